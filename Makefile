@@ -1,0 +1,33 @@
+# `make run` and `make test` bootstrap .venv themselves (DESIGN.md §2).
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test test-fast bench lint clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test,dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python examples/resnet50.py
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q tests
+
+# Skips the heavy whole-network checks (AlexNet, ResNet-50 vs onnxruntime).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q -m 'not network' tests
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/latency.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check cldnn_py kernel_selector tests examples benchmarks
+	$(BIN)/mypy cldnn_py kernel_selector
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache
