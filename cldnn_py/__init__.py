@@ -1,0 +1,55 @@
+"""cldnn_py: a clDNN-style deep-learning inference engine in Python.
+
+Describe a network as a :class:`Topology` of primitives, compile it with :class:`Program` for an :class:`Engine`
+(an OpenCL device; PoCL on the CPU by default), and run it with :class:`Network`. See README.md.
+"""
+
+from .device import DeviceInfo, list_devices
+from .engine import Engine
+from .errors import (
+    CldnnError,
+    DeviceError,
+    DTypeError,
+    KernelBuildError,
+    ShapeError,
+    TopologyError,
+    UnsupportedError,
+)
+from .layout import DataType, Format, Layout, Padding
+from .memory import Memory
+from .network import Network, NetworkOutput, ProfilingEntry
+from .primitives import (
+    LRN,
+    Activation,
+    ActivationFunc,
+    BatchNorm,
+    Concatenation,
+    Convolution,
+    Crop,
+    Data,
+    Eltwise,
+    EltwiseMode,
+    FullyConnected,
+    InputLayout,
+    Permute,
+    Pooling,
+    PoolingMode,
+    Primitive,
+    Reorder,
+    Reshape,
+    Scale,
+    Softmax,
+)
+from .program import BuildOptions, Program
+from .topology import Topology
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",
+    "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",
+    "Engine", "Format", "FullyConnected", "InputLayout", "KernelBuildError", "Layout", "Memory", "Network",
+    "NetworkOutput", "Padding", "Permute", "Pooling", "PoolingMode", "Primitive", "Program", "ProfilingEntry",
+    "Reorder", "Reshape", "Scale", "ShapeError", "Softmax", "Topology", "TopologyError", "UnsupportedError",
+    "list_devices",
+]

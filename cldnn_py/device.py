@@ -1,0 +1,112 @@
+"""Device discovery and selection: ``list_devices()`` and the ``cl:P:D`` device spec.
+
+Specs: ``"cl:P:D"`` (platform P, device D), ``"cl:N"`` (N-th device over all platforms), ``None`` (then
+``CLDNN_PY_DEVICE``, then ``PYOPENCL_CTX`` as pyopencl reads it, then the first device of the first platform; PoCL
+from ``pocl-binary-distribution`` is always there). Never prompts.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from . import env
+from .errors import DeviceError
+
+NO_PLATFORM_HELP = (
+    "no OpenCL platform found. Install the embedded PoCL CPU driver with `pip install pocl-binary-distribution` "
+    "(a dependency of cldnn_py) or a system OpenCL ICD for your device."
+)
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """What the engine needs to know about a device: names, versions and limits (bytes, work-items)."""
+
+    spec: str
+    name: str
+    platform: str
+    platform_version: str
+    driver_version: str
+    max_alloc_bytes: int
+    global_mem_bytes: int
+    max_work_group_size: int
+    compute_units: int
+    supports_fp16: bool
+    out_of_order: bool
+
+
+def _cl() -> Any:
+    import pyopencl as cl
+
+    return cl
+
+
+def _platforms() -> list[Any]:
+    cl = _cl()
+    try:
+        return list(cl.get_platforms())
+    except cl.LogicError:  # CL_PLATFORM_NOT_FOUND_KHR
+        return []
+
+
+def describe(device: Any, spec: str) -> DeviceInfo:
+    """DeviceInfo of a ``pyopencl.Device``."""
+    cl = _cl()
+    plat = device.platform
+    qp = device.queue_properties
+    return DeviceInfo(
+        spec=spec, name=device.name.strip(), platform=plat.name.strip(), platform_version=plat.version.strip(),
+        driver_version=device.driver_version.strip(), max_alloc_bytes=int(device.max_mem_alloc_size),
+        global_mem_bytes=int(device.global_mem_size), max_work_group_size=int(device.max_work_group_size),
+        compute_units=int(device.max_compute_units), supports_fp16="cl_khr_fp16" in device.extensions,
+        out_of_order=bool(qp & cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE),
+    )
+
+
+def list_devices() -> list[DeviceInfo]:
+    """Every OpenCL device of every platform, with its ``cl:P:D`` spec. Empty when there is no platform."""
+    out = []
+    for p, plat in enumerate(_platforms()):
+        for d, dev in enumerate(plat.get_devices()):
+            out.append(describe(dev, f"cl:{p}:{d}"))
+    return out
+
+
+def select_device(spec: str | None) -> tuple[Any, str]:
+    """Resolve a device spec to (``pyopencl.Device``, canonical ``cl:P:D`` spec).
+
+    Raises DeviceError for a malformed spec, an index out of range, or no OpenCL platform at all.
+    """
+    spec = spec if spec is not None else env.device()
+    if spec is None and os.environ.get("PYOPENCL_CTX"):
+        spec = "cl:" + os.environ["PYOPENCL_CTX"].replace(":", ":", 1)
+    plats = _platforms()
+    if not plats:
+        raise DeviceError(NO_PLATFORM_HELP)
+    table = [(p, d, dev) for p, plat in enumerate(plats) for d, dev in enumerate(plat.get_devices())]
+    if not table:
+        raise DeviceError(NO_PLATFORM_HELP)
+    if spec is None or spec in ("cl", "gpu", "opencl"):
+        p, d, dev = table[0]
+        return dev, f"cl:{p}:{d}"
+    parts = spec.split(":")
+    try:
+        if parts[0] != "cl" or not 2 <= len(parts) <= 3:
+            raise ValueError
+        nums = [int(x) if x != "" else 0 for x in parts[1:]]
+    except ValueError:
+        raise DeviceError(f"bad device spec {spec!r}: expected 'cl:P:D' or 'cl:N'") from None
+    if len(nums) == 1:
+        if not 0 <= nums[0] < len(table):
+            raise DeviceError(f"device spec {spec!r}: expected index 0..{len(table) - 1}, got {nums[0]}")
+        p, d, dev = table[nums[0]]
+        return dev, f"cl:{p}:{d}"
+    p, d = nums
+    if not 0 <= p < len(plats):
+        raise DeviceError(f"device spec {spec!r}: expected platform 0..{len(plats) - 1}, got {p}")
+    devs = plats[p].get_devices()
+    if not 0 <= d < len(devs):
+        raise DeviceError(f"device spec {spec!r}: platform {p} has devices 0..{len(devs) - 1}, got {d}")
+    return devs[d], f"cl:{p}:{d}"

@@ -1,0 +1,104 @@
+"""Engine: one OpenCL device with its context, command queue, allocation and kernel build.
+
+``Engine()`` takes the default device (see :mod:`cldnn_py.device`); ``Engine(device="cl:0:0")`` a given one.
+The queue is out-of-order with profiling when the device allows it (every enqueue then carries an explicit wait
+list), in-order with profiling otherwise. Programs are built with ``build()``; a failed build raises
+KernelBuildError carrying the build log (tinygrad ``ops_cl.py`` keeps the log the same way).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+import numpy as np
+
+from .device import DeviceInfo, describe, select_device
+from .errors import DeviceError, KernelBuildError
+from .layout import Layout
+from .memory import Memory
+
+log = logging.getLogger("cldnn_py.engine")
+
+
+class Engine:
+    """An OpenCL device ready to allocate, build and run.
+
+    Args:
+        device: ``"cl:P:D"``, ``"cl:N"`` or None for the default device. ``"cpu"`` (the numba engine) is not
+            available yet and raises DeviceError.
+    Attributes:
+        kind: ``"ocl"``, the engine kind the kernel_selector matches kernels on.
+        info: DeviceInfo (name, platform version, limits in bytes).
+    Raises:
+        DeviceError: no OpenCL platform, bad spec, or an unknown engine kind.
+    """
+
+    kind = "ocl"
+
+    def __init__(self, device: str | None = None) -> None:
+        if device == "cpu":
+            raise DeviceError("the CPU (numba) engine is not available yet; use Engine() for OpenCL")
+        import pyopencl as cl
+
+        self._cl = cl
+        dev, spec = select_device(device)
+        self.device = dev
+        self.info: DeviceInfo = describe(dev, spec)
+        self.context = cl.Context([dev])
+        props = cl.command_queue_properties.PROFILING_ENABLE
+        if self.info.out_of_order:
+            props |= cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
+        self.queue = cl.CommandQueue(self.context, dev, properties=props)
+        self.lock = threading.RLock()
+        log.debug("engine on %s (%s, %s), out_of_order=%s", self.info.name, self.info.platform,
+                  self.info.platform_version, self.info.out_of_order)
+
+    def __repr__(self) -> str:
+        return f"Engine({self.info.spec!r}: {self.info.name}, {self.info.platform_version})"
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a cldnn_py Engine holds live OpenCL objects and cannot be pickled; "
+                        "pass the device spec string (e.g. 'cl:0:0') and build a new Engine instead")
+
+    # ----- memory ------------------------------------------------------------------------------------------------
+    def allocate(self, layout: Layout, owner: str = "") -> Memory:
+        """A zero-filled device buffer of ``layout.bytes`` bytes.
+
+        Raises DeviceError naming ``owner`` (a primitive id) when the size exceeds the device's max allocation.
+        """
+        nbytes = layout.bytes
+        if nbytes > self.info.max_alloc_bytes:
+            raise DeviceError(f"primitive '{owner}': buffer of {nbytes} bytes ({layout}) exceeds the device's "
+                              f"max allocation of {self.info.max_alloc_bytes} bytes")
+        cl = self._cl
+        buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(nbytes, 4))
+        cl.enqueue_fill_buffer(self.queue, buf, np.zeros(1, np.uint8), 0, max(nbytes, 4)).wait()
+        return Memory(self, layout, buf)
+
+    def write_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None,
+                     blocking: bool = True) -> Any:
+        """Copy host bytes into a buffer; returns the event."""
+        return self._cl.enqueue_copy(self.queue, buffer, host, wait_for=wait_for, is_blocking=blocking)
+
+    def read_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None) -> None:
+        """Copy a buffer into host memory after ``wait_for``; blocks until done."""
+        self._cl.enqueue_copy(self.queue, host, buffer, wait_for=wait_for, is_blocking=True)
+
+    # ----- kernels -----------------------------------------------------------------------------------------------
+    def build(self, source: str, options: list[str] | None = None) -> Any:
+        """Build OpenCL C ``source`` into a ``pyopencl.Program``.
+
+        Raises KernelBuildError with the compiler's build log on failure.
+        """
+        cl = self._cl
+        prg = cl.Program(self.context, source)
+        try:
+            return prg.build(options=options or [])
+        except (cl.RuntimeError, cl.LogicError) as e:  # build failure, invalid source
+            try:
+                logs = prg.get_build_info(self.device, cl.program_build_info.LOG)
+            except Exception:  # noqa: BLE001 - the log is a courtesy
+                logs = ""
+            raise KernelBuildError(f"OpenCL build failed: {e}", build_log=str(logs or e)) from None

@@ -1,0 +1,44 @@
+"""Every environment knob of cldnn_py, read in one place (README lists them).
+
+- ``CLDNN_PY_DEVICE``: default device spec for ``Engine()`` (``cl:P:D``, ``cl:N``).
+- ``CLDNN_PY_CACHE_DIR``: where compiled kernel binaries are cached (issue 7).
+- ``CLDNN_PY_DEBUG``: ``1`` turns on debug logging of passes and kernel selection.
+- ``CLDNN_PY_DUMP_GRAPHS``: a directory; the pass manager writes ``NN_<pass>.dot`` after every pass.
+- ``CLDNN_PY_FORCE_IMPL``: ``prim_id:kernel_name[,prim_id:kernel_name...]`` forces the kernel of a primitive.
+``PYOPENCL_CTX`` is honoured the way pyopencl reads it when no device is given.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def device() -> str | None:
+    """The ``CLDNN_PY_DEVICE`` spec, or None."""
+    return os.environ.get("CLDNN_PY_DEVICE") or None
+
+
+def cache_dir() -> str | None:
+    """The ``CLDNN_PY_CACHE_DIR`` directory, or None."""
+    return os.environ.get("CLDNN_PY_CACHE_DIR") or None
+
+
+def debug() -> bool:
+    """True when ``CLDNN_PY_DEBUG`` is set to a non-empty value other than ``0``."""
+    return os.environ.get("CLDNN_PY_DEBUG", "0") not in ("", "0")
+
+
+def dump_graphs_dir() -> str | None:
+    """The ``CLDNN_PY_DUMP_GRAPHS`` directory, or None."""
+    return os.environ.get("CLDNN_PY_DUMP_GRAPHS") or None
+
+
+def forced_impls() -> dict[str, str]:
+    """``CLDNN_PY_FORCE_IMPL`` parsed as {primitive id: kernel name}."""
+    raw = os.environ.get("CLDNN_PY_FORCE_IMPL", "")
+    out: dict[str, str] = {}
+    for item in raw.split(","):
+        if ":" in item:
+            pid, name = item.rsplit(":", 1)
+            out[pid.strip()] = name.strip()
+    return out

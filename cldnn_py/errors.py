@@ -1,0 +1,43 @@
+"""The exception hierarchy of cldnn_py.
+
+Every error is raised where the bad input enters (``Topology.add``, ``Program`` build,
+``Network.set_input_data``) and names the primitive id with the expected and actual value.
+All derive from :class:`CldnnError`, so ``except cl.CldnnError`` catches anything the engine raises.
+"""
+
+from __future__ import annotations
+
+
+class CldnnError(Exception):
+    """Base class of every error raised by cldnn_py."""
+
+
+class TopologyError(CldnnError):
+    """The graph itself is wrong: duplicate id, missing input id, cycle, bad output name."""
+
+
+class ShapeError(CldnnError):
+    """A tensor shape does not fit a primitive (weights vs convolution, input data vs InputLayout...)."""
+
+
+class DTypeError(CldnnError):
+    """A data type is not the one expected, or not supported by the device."""
+
+
+class UnsupportedError(CldnnError):
+    """No kernel supports a primitive with these parameters; the message carries selector.explain()."""
+
+
+class KernelBuildError(CldnnError):
+    """An OpenCL program failed to build; the message names the primitive, the kernel and the build log."""
+
+    def __init__(self, message: str, *, primitive_ids: list[str] | None = None,
+                 kernel_name: str = "", build_log: str = "") -> None:
+        super().__init__(message)
+        self.primitive_ids = list(primitive_ids or [])
+        self.kernel_name = kernel_name
+        self.build_log = build_log
+
+
+class DeviceError(CldnnError):
+    """No usable OpenCL device, a bad device spec, or a resource limit of the device exceeded."""

@@ -1,0 +1,248 @@
+"""Data types, memory formats, padding and Layout: the logical shape apart from the physical order.
+
+A :class:`Layout` is (data type, format, logical shape, padding). The logical shape is N-D in NCHW order
+(rank 1 to 4; sizes are ``(b, f, y, x)`` padded with trailing ones to 4-D internally). The *format* says how
+those elements sit in memory, outermost dimension first:
+
+- ``bfyx`` (NCHW), ``byxf`` (NHWC), ``yxfb``, ``fyxb``: plain orders.
+- ``b_fs_yx_fsv16``: features split in slices of 16; each slice is stored ``[y][x][16]``, the 16 features of one
+  pixel innermost, the last slice zero-padded (OpenVINO ``gpu_memory_formats.md``).
+- weights: ``oiyx`` (= bfyx with o=b, i=f), ``os_iyx_osv16`` (16 output features innermost).
+
+Padding is lower/upper per dimension ``(b, f, y, x)`` in elements; a producer writes the interior so a consumer
+can read a halo without bounds checks (clDNN ``padding``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import DTypeError, ShapeError
+
+
+class DataType(enum.Enum):
+    """Element types. ``value`` is the short clDNN name; ``numpy`` / ``cl_type`` / ``size`` (bytes) describe it."""
+
+    f32 = "f32"
+    f16 = "f16"
+    i32 = "i32"
+    i64 = "i64"
+    i8 = "i8"
+    u8 = "u8"
+
+    @property
+    def numpy(self) -> np.dtype:
+        """The numpy dtype of this data type."""
+        return np.dtype(_NP[self])
+
+    @property
+    def cl_type(self) -> str:
+        """The OpenCL C scalar type name (``float``, ``int``, ``uchar`` ...)."""
+        return _CL[self]
+
+    @property
+    def size(self) -> int:
+        """Bytes per element."""
+        return self.numpy.itemsize
+
+    @classmethod
+    def from_numpy(cls, dtype: np.dtype | type) -> DataType:
+        """The DataType of a numpy dtype; raises DTypeError for float64 and other unsupported dtypes."""
+        dt = np.dtype(dtype)
+        for k, v in _NP.items():
+            if np.dtype(v) == dt:
+                return k
+        raise DTypeError(f"numpy dtype {dt} has no cldnn_py DataType (supported: "
+                         f"{', '.join(str(np.dtype(v)) for v in _NP.values())})")
+
+
+_NP = {DataType.f32: "float32", DataType.f16: "float16", DataType.i32: "int32", DataType.i64: "int64",
+       DataType.i8: "int8", DataType.u8: "uint8"}
+_CL = {DataType.f32: "float", DataType.f16: "half", DataType.i32: "int", DataType.i64: "long",
+       DataType.i8: "char", DataType.u8: "uchar"}
+
+
+class Format(enum.Enum):
+    """Physical memory formats. ``order`` lists (b, f, y, x) outermost first; ``block`` is (dim, size) or None.
+
+    For weights formats the letters mean o=b (output features) and i=f (input features).
+    """
+
+    bfyx = "bfyx"
+    byxf = "byxf"
+    yxfb = "yxfb"
+    fyxb = "fyxb"
+    b_fs_yx_fsv16 = "b_fs_yx_fsv16"
+    oiyx = "oiyx"
+    os_iyx_osv16 = "os_iyx_osv16"
+
+    @property
+    def order(self) -> str:
+        """Dimension letters in b/f/y/x terms, outermost first."""
+        return _ORDER[self]
+
+    @property
+    def block(self) -> tuple[str, int] | None:
+        """The blocked dimension and its block size, or None for plain formats."""
+        return _BLOCK.get(self)
+
+    @property
+    def is_blocked(self) -> bool:
+        """True for formats that split one dimension into slices (fsv16, osv16)."""
+        return self in _BLOCK
+
+    @property
+    def is_weights(self) -> bool:
+        """True for formats meant for weights (oiyx, os_iyx_osv16)."""
+        return self in (Format.oiyx, Format.os_iyx_osv16)
+
+
+_ORDER = {Format.bfyx: "bfyx", Format.byxf: "byxf", Format.yxfb: "yxfb", Format.fyxb: "fyxb",
+          Format.b_fs_yx_fsv16: "bfyx", Format.oiyx: "bfyx", Format.os_iyx_osv16: "bfyx"}
+_BLOCK = {Format.b_fs_yx_fsv16: ("f", 16), Format.os_iyx_osv16: ("b", 16)}
+DIMS = "bfyx"
+
+
+@dataclass(frozen=True)
+class Padding:
+    """Lower and upper padding in elements for (b, f, y, x). Padding of a blocked dimension is not allowed."""
+
+    lower: tuple[int, int, int, int] = (0, 0, 0, 0)
+    upper: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+    def __post_init__(self) -> None:
+        if len(self.lower) != 4 or len(self.upper) != 4 or min(self.lower + self.upper) < 0:
+            raise ShapeError(f"Padding needs 4 non-negative values per side (b, f, y, x), "
+                             f"got lower={self.lower} upper={self.upper}")
+
+    @property
+    def is_zero(self) -> bool:
+        """True when no dimension is padded."""
+        return not any(self.lower) and not any(self.upper)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Data type, format, logical shape (rank 1-4, NCHW order) and padding of one tensor.
+
+    Derived quantities: ``dims4`` (b, f, y, x), ``padded_dims`` (physical extent per dimension including padding
+    and block round-up), ``pitches`` (elements between neighbours in b, f-slice, y, x), ``buffer_size``
+    (elements) and ``bytes``. Raises ShapeError for a bad shape and for padding a blocked dimension.
+    """
+
+    dtype: DataType
+    format: Format
+    shape: tuple[int, ...]
+    padding: Padding = field(default_factory=Padding)
+
+    def __post_init__(self) -> None:
+        shape = tuple(int(s) for s in self.shape)
+        object.__setattr__(self, "shape", shape)
+        if not 1 <= len(shape) <= 4 or min(shape) < 1:
+            raise ShapeError(f"Layout shape must have rank 1-4 with positive sizes, got {shape}")
+        if not isinstance(self.dtype, DataType) or not isinstance(self.format, Format):
+            raise DTypeError(f"Layout needs a DataType and a Format, got {self.dtype!r}, {self.format!r}")
+        blk = self.format.block
+        if blk is not None:
+            i = DIMS.index(blk[0])
+            if self.padding.lower[i] or self.padding.upper[i]:
+                raise ShapeError(f"format {self.format.value} cannot pad its blocked dimension '{blk[0]}'")
+
+    # ----- sizes -------------------------------------------------------------------------------------------------
+    @property
+    def rank(self) -> int:
+        """Rank of the logical shape."""
+        return len(self.shape)
+
+    @property
+    def dims4(self) -> tuple[int, int, int, int]:
+        """The logical shape as (b, f, y, x), trailing ones added."""
+        s = self.shape + (1,) * (4 - len(self.shape))
+        return (s[0], s[1], s[2], s[3])
+
+    def count(self) -> int:
+        """Number of logical elements."""
+        return int(np.prod(self.shape))
+
+    @property
+    def padded_dims(self) -> tuple[int, int, int, int]:
+        """Physical extent per (b, f, y, x): size + padding, the blocked dimension rounded up to its block."""
+        out = [d + lo + hi for d, lo, hi in zip(self.dims4, self.padding.lower, self.padding.upper)]
+        blk = self.format.block
+        if blk is not None:
+            i = DIMS.index(blk[0])
+            out[i] = -(-out[i] // blk[1]) * blk[1]
+        return (out[0], out[1], out[2], out[3])
+
+    @property
+    def pitches(self) -> dict[str, int]:
+        """Elements between neighbours of each dimension; for the blocked dimension, between its slices."""
+        pd = dict(zip(DIMS, self.padded_dims))
+        blk = self.format.block
+        inner = blk[1] if blk else 1
+        if blk:
+            pd[blk[0]] //= blk[1]
+        pitch: dict[str, int] = {}
+        for d in reversed(self.format.order):
+            pitch[d] = inner
+            inner *= pd[d]
+        return pitch
+
+    @property
+    def buffer_size(self) -> int:
+        """Elements of the physical buffer (padding and block tails included)."""
+        return int(np.prod(self.padded_dims))
+
+    @property
+    def bytes(self) -> int:
+        """Bytes of the physical buffer."""
+        return self.buffer_size * self.dtype.size
+
+    def with_(self, **changes: object) -> Layout:
+        """A copy with some fields replaced (dtype, format, shape, padding)."""
+        kw = {"dtype": self.dtype, "format": self.format, "shape": self.shape, "padding": self.padding}
+        kw.update(changes)
+        return Layout(**kw)  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        pad = "" if self.padding.is_zero else f" pad{self.padding.lower}/{self.padding.upper}"
+        return f"{self.dtype.value}:{self.format.value}:{'x'.join(map(str, self.shape))}{pad}"
+
+    # ----- host conversion ---------------------------------------------------------------------------------------
+    def _physical_view_shape(self) -> tuple[list[int], list[int]]:
+        """Shape of the padded 4-D/5-D array and the transpose taking logical bfyx(+block) to physical order."""
+        pd = list(self.padded_dims)
+        blk = self.format.block
+        order = [DIMS.index(d) for d in self.format.order]
+        if blk is None:
+            return pd, order
+        i = DIMS.index(blk[0])
+        shape5 = pd[:i] + [pd[i] // blk[1], blk[1]] + pd[i + 1:]
+        # axes of shape5: dims before i keep index, slice at i, block at i+1, dims after shift by one
+        def ax(d: int) -> int:
+            return d if d <= i else d + 1
+        return shape5, [ax(d) for d in order] + [i + 1]
+
+    def to_physical(self, array: np.ndarray) -> np.ndarray:
+        """Logical array (this layout's shape) → flat physical buffer contents (padding zero-filled)."""
+        a = np.asarray(array, dtype=self.dtype.numpy).reshape(self.dims4)
+        full = np.zeros(self.padded_dims, dtype=self.dtype.numpy)
+        lo = self.padding.lower
+        full[lo[0]:lo[0] + a.shape[0], lo[1]:lo[1] + a.shape[1],
+             lo[2]:lo[2] + a.shape[2], lo[3]:lo[3] + a.shape[3]] = a
+        shape, perm = self._physical_view_shape()
+        return np.ascontiguousarray(full.reshape(shape).transpose(perm)).reshape(-1)
+
+    def from_physical(self, flat: np.ndarray) -> np.ndarray:
+        """Flat physical buffer contents → logical array of this layout's shape (padding dropped)."""
+        shape, perm = self._physical_view_shape()
+        phys_shape = [shape[p] for p in perm]
+        inv = np.argsort(perm)
+        full = np.asarray(flat)[: self.buffer_size].reshape(phys_shape).transpose(inv).reshape(self.padded_dims)
+        lo = self.padding.lower
+        b, f, y, x = self.dims4
+        out = full[lo[0]:lo[0] + b, lo[1]:lo[1] + f, lo[2]:lo[2] + y, lo[3]:lo[3] + x]
+        return np.ascontiguousarray(out).reshape(self.shape)

@@ -1,0 +1,210 @@
+"""Network: a Program with memory, ready to run (clDNN ``network`` and ``primitive_inst``).
+
+``execute()`` enqueues every kernel without a host wait between them: each enqueue carries the events of its
+dependencies as its wait list (the queue is out-of-order when the device allows it). Outputs carry their events;
+``NetworkOutput.numpy()`` and ``run()`` wait only on those. Profiling comes from the OpenCL events.
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .engine import Engine
+from .errors import CldnnError, DTypeError, ShapeError, TopologyError
+from .memory import Memory
+from .program import BuildOptions, Program
+from .program_node import ProgramNode
+from .topology import Topology
+
+
+@dataclass
+class PrimitiveInst:
+    """Runtime instance of one node: output memory, bound ``pyopencl.Kernel``s with gws/lws, last events."""
+
+    node: ProgramNode
+    memory: Memory
+    kernels: list[tuple[Any, tuple[int, ...], tuple[int, ...] | None]]
+    events: list[Any]
+
+
+@dataclass
+class NetworkOutput:
+    """One output of ``execute()``: its ``event`` (complete when the data is ready) and ``numpy()``."""
+
+    id: str
+    memory: Memory
+    event: Any
+
+    @property
+    def layout(self) -> Any:
+        """The output Layout."""
+        return self.memory.layout
+
+    def numpy(self) -> np.ndarray:
+        """Wait for the event and return the logical array (shape ``layout.shape``)."""
+        return self.memory.read(wait_for=[self.event] if self.event is not None else None)
+
+
+@dataclass(frozen=True)
+class ProfilingEntry:
+    """Per primitive: id, type, kernel name, status (EXECUTED, OPTIMIZED_OUT, INPUT), device time in µs."""
+
+    id: str
+    type: str
+    kernel: str
+    status: str
+    time_us: float
+
+
+class Network:
+    """A runnable network. ``Network(program)`` or ``Network(engine, topology[, options])``.
+
+    One Network used from several threads is serialized by a lock (each call runs whole). Raises the Program's
+    errors when built from a topology; ``set_input_data`` raises TopologyError / ShapeError / DTypeError.
+    """
+
+    def __init__(self, program_or_engine: Program | Engine, topology: Topology | None = None,
+                 options: BuildOptions | None = None) -> None:
+        if isinstance(program_or_engine, Program):
+            program = program_or_engine
+        elif isinstance(program_or_engine, Engine) and topology is not None:
+            program = Program(program_or_engine, topology, options)
+        else:
+            raise TypeError("Network(program) or Network(engine, topology[, options])")
+        self.program = program
+        self.engine = program.engine
+        self._lock = threading.RLock()
+        self._insts: dict[str, PrimitiveInst] = {}
+        self._inputs: dict[str, Any] = {}  # id -> host array kept alive while its copy runs
+        import pyopencl as cl
+
+        for node in program.order:
+            if node.kind == "data":
+                mem = program.constants[node.id]
+            else:
+                mem = self.engine.allocate(node.layout(), owner=node.id)
+            kernels = []
+            if node.impl is not None:
+                for kd in node.impl.kernels:
+                    prg = program.cl_programs[program.entry_program[kd.entry]]
+                    k = cl.Kernel(prg, kd.entry)
+                    k.set_args(*[self._arg(node, a, mem) for a in kd.args])
+                    kernels.append((k, kd.gws, kd.lws))
+            self._insts[node.id] = PrimitiveInst(node, mem, kernels, [])
+        self.input_ids = [n.id for n in program.order if n.kind == "input_layout"]
+        self.output_ids = list(program.outputs)
+
+    def _arg(self, node: ProgramNode, arg: Any, out: Memory) -> Any:
+        if arg.kind == "input":
+            return self._insts[node.dependencies[int(arg.index)].id].memory.buffer
+        if arg.kind == "output":
+            return out.buffer
+        if arg.kind == "int":
+            return np.int32(arg.index)
+        if arg.kind == "float":
+            return np.float32(arg.index)
+        raise CldnnError(f"primitive '{node.id}': unknown kernel argument kind {arg.kind!r}")
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a cldnn_py Network holds live OpenCL objects and cannot be pickled; pass the Topology "
+                        "(or a model path / bytes) and the device spec, and build it again")
+
+    # ----- inputs -----------------------------------------------------------------------------------------------
+    def set_input_data(self, pid: str, array: np.ndarray) -> None:
+        """Copy a logical array (the InputLayout's shape and data type) to the input's device memory.
+
+        Raises TopologyError for an unknown id (suggesting the closest input), ShapeError for a wrong shape,
+        DTypeError for a wrong dtype. On error nothing is written.
+        """
+        if pid not in self.input_ids:
+            close = difflib.get_close_matches(str(pid), self.input_ids, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise TopologyError(f"set_input_data: '{pid}' is not an input of this network "
+                                f"(inputs: {self.input_ids}){hint}")
+        inst = self._insts[pid]
+        lay = inst.memory.layout
+        arr = np.asarray(array)
+        if tuple(arr.shape) != lay.shape:
+            raise ShapeError(f"input_layout '{pid}': shape: expected {lay.shape}, got {tuple(arr.shape)}")
+        if arr.dtype != lay.dtype.numpy:
+            raise DTypeError(f"input_layout '{pid}': dtype: expected {lay.dtype.numpy} ({lay.dtype.value}), "
+                             f"got {arr.dtype}")
+        with self._lock:
+            phys = lay.to_physical(arr)
+            ev = self.engine.write_buffer(inst.memory.buffer, phys, wait_for=self._pending(), blocking=False)
+            inst.events = [ev]
+            self._inputs[pid] = phys
+
+    def _pending(self) -> list[Any]:
+        """Events of the previous execution that must finish before an input buffer is overwritten."""
+        return [e for i in self._insts.values() if i.node.kind != "input_layout" for e in i.events]
+
+    # ----- execution --------------------------------------------------------------------------------------------
+    def execute(self) -> dict[str, NetworkOutput]:
+        """Enqueue every kernel in order, dependencies' events as wait lists; no host wait.
+
+        Returns {output id: NetworkOutput}. Raises CldnnError naming inputs that were never set.
+        """
+        import pyopencl as cl
+
+        with self._lock:
+            missing = [i for i in self.input_ids if i not in self._inputs]
+            if missing:
+                raise CldnnError(f"execute: inputs {missing} were never set with set_input_data")
+            q = self.engine.queue
+            for inst in self._insts.values():
+                if not inst.kernels:
+                    continue
+                wait = [e for d in inst.node.dependencies for e in self._insts[d.id].events]
+                wait += [e for u in inst.node.users for e in self._insts[u.id].events]  # WAR on reuse
+                inst.events = [cl.enqueue_nd_range_kernel(q, k, gws, lws, wait_for=wait or None)
+                               for k, gws, lws in inst.kernels]
+            q.flush()
+            return {o: NetworkOutput(o, self._insts[o].memory, self._event(o)) for o in self.output_ids}
+
+    def _event(self, pid: str) -> Any:
+        evs = self._insts[pid].events
+        if len(evs) <= 1:
+            return evs[0] if evs else None
+        import pyopencl as cl
+
+        return cl.enqueue_marker(self.engine.queue, wait_for=evs)
+
+    def run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``set_input_data`` for each feed, ``execute()``, and the outputs as {id: array}."""
+        with self._lock:
+            for k, v in feeds.items():
+                self.set_input_data(k, v)
+            outs = self.execute()
+            return {k: o.numpy() for k, o in outs.items()}
+
+    # ----- introspection ----------------------------------------------------------------------------------------
+    def get_output_layout(self, pid: str) -> Any:
+        """The output Layout of a primitive."""
+        return self.program.node(pid).layout()
+
+    def get_profiling_info(self) -> list[ProfilingEntry]:
+        """Per primitive of the last execution, in execution order; waits for its events.
+
+        ``time_us`` is the device time (sum over the primitive's kernels, from OpenCL profiling) in µs.
+        """
+        out = []
+        for inst in self._insts.values():
+            n = inst.node
+            t = 0.0
+            for e in inst.events:
+                e.wait()
+                t += (e.profile.end - e.profile.start) / 1e3
+            if n.kind == "data":
+                status, kernel = "OPTIMIZED_OUT", ""
+            elif n.kind == "input_layout":
+                status, kernel = "INPUT", "copy_to_device"
+            else:
+                status, kernel = "EXECUTED", n.impl.kernel_name if n.impl else ""
+            out.append(ProfilingEntry(n.id, n.kind, kernel, status, t))
+        return out

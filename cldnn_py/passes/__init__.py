@@ -1,0 +1,21 @@
+"""PIPELINE: the ordered list of graph passes a Program runs; the one place to read the flow.
+
+clDNN's ``build_program`` order, adapted; later issues add reorder_inputs, prepare_primitive_fusing,
+prepare_padding, prepare_buffer_fusing, propagate_constants and prepare_memory_dependencies between these.
+"""
+
+from __future__ import annotations
+
+from ..pass_manager import BasePass
+from .compile_graph import CompileGraph
+from .graph_initializations import GraphInitializations
+from .mark_nodes import MarkNodes
+from .trim_to_outputs import TrimToOutputs
+
+
+def pipeline() -> list[BasePass]:
+    """Fresh pass instances in order."""
+    return [GraphInitializations(), TrimToOutputs(), MarkNodes(), CompileGraph()]
+
+
+PIPELINE: list[str] = [p.name for p in pipeline()]

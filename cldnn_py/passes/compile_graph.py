@@ -1,0 +1,78 @@
+"""compile_graph: select a kernel for every node that runs one, then build all kernels in batched programs.
+
+The kernel_selector is the only bridge between nodes and kernels (DESIGN.md §4.3): this pass turns a node into
+``Params`` (layouts, attributes, fused ops), asks the selector, and stores the Impl. Identical kernel sources
+(same template, same jit header) are built once. Sources are grouped into few ``cl.Program``s; a failed batch is
+rebuilt kernel by kernel to name the primitive, and KernelBuildError carries the build log.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from kernel_selector import Params, selector
+
+from ..errors import KernelBuildError
+from ..pass_manager import BasePass
+from ..program import ProgramBuilder
+from ..program_node import Impl, ProgramNode
+
+log = logging.getLogger("cldnn_py.passes.compile_graph")
+
+KERNELS_PER_PROGRAM = 24
+
+
+def node_params(program: ProgramBuilder, node: ProgramNode) -> Params:
+    """The kernel_selector Params of a node."""
+    return Params(kind=node.kind, engine=program.engine.kind, inputs=[d.layout() for d in node.dependencies],
+                  output=node.layout(), attrs=node.primitive.attrs(), fused_ops=list(node.fused_ops),
+                  layer_id=node.id, device=program.engine.info)
+
+
+class CompileGraph(BasePass):
+    """Selects and builds kernels; fills ``node.impl`` and ``program.cl_programs`` / ``program.entry_program``."""
+
+    name = "compile_graph"
+
+    def run(self, program: ProgramBuilder) -> None:
+        """Select per node, deduplicate sources, build in batches."""
+        forced = program.forced_impls
+        sources: dict[str, str] = {}
+        users: dict[str, list[str]] = {}
+        for node in program.order:
+            if node.optimized_out:
+                continue
+            kernel, kd = selector.select(node_params(program, node), forced.get(node.id))
+            node.impl = Impl(kd.kernel_name, kd.kernels)
+            log.debug("%s '%s': %s", node.kind, node.id, kd.kernel_name)
+            for k in kd.kernels:
+                sources.setdefault(k.entry, k.source)
+                users.setdefault(k.entry, []).append(node.id)
+        entries = list(sources)
+        for start in range(0, len(entries), KERNELS_PER_PROGRAM):
+            batch = entries[start:start + KERNELS_PER_PROGRAM]
+            prg = self._build(program, batch, sources, users)
+            idx = len(program.cl_programs)
+            program.cl_programs.append(prg)
+            for e in batch:
+                program.entry_program[e] = idx
+        program.kernels_built = len(entries)
+
+    @staticmethod
+    def _build(program: ProgramBuilder, batch: list[str], sources: dict[str, str],
+               users: dict[str, list[str]]) -> object:
+        from kernel_selector.kernel_base import common_header
+
+        src = common_header() + "\n".join(sources[e] for e in batch)
+        try:
+            return program.engine.build(src)
+        except KernelBuildError as batch_error:
+            for e in batch:  # find the culprit so the error names the primitive
+                try:
+                    program.engine.build(common_header() + sources[e])
+                except KernelBuildError as err:
+                    name = e.split("__")[0]
+                    raise KernelBuildError(
+                        f"kernel '{name}' of primitive(s) {users[e]} failed to build:\n{err.build_log}",
+                        primitive_ids=users[e], kernel_name=name, build_log=err.build_log) from None
+            raise batch_error

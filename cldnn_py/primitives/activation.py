@@ -1,0 +1,66 @@
+"""Activation: an element-wise function with up to two parameters a, b (clDNN ``activation``)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..errors import TopologyError
+from ..layout import Layout
+from .base import Primitive, one_input
+
+
+class ActivationFunc(str, enum.Enum):
+    """Functions and their parameters (a, b); formulas in kernel_selector/activation_functions.py.
+
+    relu; relu_negative_slope (a = slope); clamp (a = min, b = max); logistic; tanh; elu (a = alpha); abs; exp;
+    log; sqrt; square; softplus; hard_sigmoid (a = alpha, b = beta: max(0, min(1, a*x + b))); hard_swish
+    (x * relu6(x + 3) / 6); swish (x * sigmoid(a*x), a defaults to 1); gelu (erf form); linear (a*x + b).
+    """
+
+    relu = "relu"
+    relu_negative_slope = "relu_negative_slope"
+    clamp = "clamp"
+    logistic = "logistic"
+    tanh = "tanh"
+    elu = "elu"
+    abs = "abs"
+    exp = "exp"
+    log = "log"
+    sqrt = "sqrt"
+    square = "square"
+    softplus = "softplus"
+    hard_sigmoid = "hard_sigmoid"
+    hard_swish = "hard_swish"
+    swish = "swish"
+    gelu = "gelu"
+    linear = "linear"
+
+
+@dataclass(frozen=True)
+class Activation(Primitive):
+    """y = func(x; a, b) element-wise; output has the input's layout (any format, any shape)."""
+
+    input: str = ""
+    func: ActivationFunc = ActivationFunc.relu
+    a: float = 0.0
+    b: float = 0.0
+    type_name: ClassVar[str] = "activation"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        try:
+            object.__setattr__(self, "func", ActivationFunc(self.func))
+        except ValueError:
+            raise TopologyError(f"activation '{self.id}': func must be one of "
+                                f"{[f.value for f in ActivationFunc]}, got {self.func!r}") from None
+
+    def dependencies(self) -> list[str]:
+        """[input]."""
+        return [self.input]
+
+    def calc_output_layout(self, inputs: list[Layout]) -> Layout:
+        """The input's layout without padding."""
+        x = one_input(self, inputs)
+        return Layout(x.dtype, x.format, x.shape)

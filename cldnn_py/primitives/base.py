@@ -1,0 +1,64 @@
+"""The base of every primitive descriptor: a frozen dataclass with an id, its inputs and shape inference.
+
+A primitive is the user's description of one operation (clDNN ``primitive``). Its ``dependencies()`` are the ids it
+reads, in kernel argument order (data inputs first, then weights, bias ...). ``calc_output_layout`` is the
+output-layout calculation that Program runs for every program_node; it raises ShapeError naming the primitive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from ..errors import ShapeError, TopologyError
+from ..layout import Layout
+
+
+def pair(value: Any, name: str, pid: str) -> tuple[int, int]:
+    """Normalize an int or a (y, x) pair to a tuple of two ints; raises TopologyError otherwise."""
+    if isinstance(value, int):
+        return (value, value)
+    try:
+        y, x = value
+        return (int(y), int(x))
+    except (TypeError, ValueError):
+        raise TopologyError(f"primitive '{pid}': {name} must be an int or a (y, x) pair, got {value!r}") from None
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """Base of all primitives. ``id`` is unique in a Topology; subclasses add inputs and parameters."""
+
+    id: str
+    type_name: ClassVar[str] = "primitive"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id:
+            raise TopologyError(f"primitive id must be a non-empty string, got {self.id!r}")
+
+    def dependencies(self) -> list[str]:
+        """Ids of the primitives this one reads, in kernel argument order."""
+        return []
+
+    def calc_output_layout(self, inputs: list[Layout]) -> Layout:
+        """Output layout from the layouts of ``dependencies()`` (same order). Raises ShapeError."""
+        raise NotImplementedError
+
+    def attrs(self) -> dict[str, Any]:
+        """Parameters of this primitive other than ids, for the kernel_selector params."""
+        skip = {"id", "input", "inputs", "weights", "bias"} | set(self._id_fields())
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
+
+    def _id_fields(self) -> tuple[str, ...]:
+        return ()
+
+    def shape_error(self, what: str, expected: Any, actual: Any) -> ShapeError:
+        """A ShapeError naming this primitive, with the expected and actual value."""
+        return ShapeError(f"{self.type_name} '{self.id}': {what}: expected {expected}, got {actual}")
+
+
+def one_input(prim: Primitive, inputs: list[Layout]) -> Layout:
+    """The single input layout of a one-input primitive."""
+    if len(inputs) < 1:
+        raise prim.shape_error("number of inputs", ">= 1", len(inputs))
+    return inputs[0]

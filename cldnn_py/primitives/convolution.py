@@ -1,0 +1,83 @@
+"""Convolution: 2-D convolution with stride, dilation, asymmetric padding and groups (clDNN ``convolution``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..errors import TopologyError
+from ..layout import Format, Layout
+from .base import Primitive, one_input, pair
+
+
+def conv_out_size(size: int, k: int, stride: int, dilation: int, pb: int, pe: int) -> int:
+    """Output extent of a convolution window: floor((size + pb + pe - dilation*(k-1) - 1) / stride) + 1."""
+    return (size + pb + pe - dilation * (k - 1) - 1) // stride + 1
+
+
+@dataclass(frozen=True)
+class Convolution(Primitive):
+    """y = conv(x, W) + bias, cross-correlation as in every DL framework.
+
+    Shapes: input (N, C, H, W); weights ``Data`` (OC, C/groups, KH, KW) in oiyx; bias (OC,); output
+    (N, OC, OH, OW) with OH = floor((H + pad_y + pad_end_y - dilation_y*(KH-1) - 1) / stride_y) + 1.
+    ``groups == C == OC`` is depthwise. Spatial parameters are (y, x) pairs; ``pad`` pads both ends unless
+    ``pad_end`` sets the bottom/right side. Raises ShapeError naming the primitive when the weights do not match.
+    """
+
+    input: str = ""
+    weights: str = ""
+    bias: str | None = None
+    stride: Any = (1, 1)
+    dilation: Any = (1, 1)
+    pad: Any = (0, 0)
+    pad_end: Any = None
+    groups: int = 1
+    type_name: ClassVar[str] = "convolution"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("stride", "dilation", "pad"):
+            object.__setattr__(self, name, pair(getattr(self, name), name, self.id))
+        pe = self.pad if self.pad_end is None else pair(self.pad_end, "pad_end", self.id)
+        object.__setattr__(self, "pad_end", pe)
+        if min(self.stride + self.dilation) < 1 or min(self.pad + self.pad_end) < 0:
+            raise TopologyError(f"convolution '{self.id}': stride/dilation must be >= 1 and pads >= 0, got "
+                                f"stride={self.stride} dilation={self.dilation} pad={self.pad}/{self.pad_end}")
+        if not isinstance(self.groups, int) or self.groups < 1:
+            raise TopologyError(f"convolution '{self.id}': groups must be a positive int, got {self.groups!r}")
+        if not self.input or not self.weights:
+            raise TopologyError(f"convolution '{self.id}': input and weights ids are required")
+
+    def dependencies(self) -> list[str]:
+        """[input, weights] + [bias] when given."""
+        return [self.input, self.weights] + ([self.bias] if self.bias else [])
+
+    def _id_fields(self) -> tuple[str, ...]:
+        return ("bias",)
+
+    def calc_output_layout(self, inputs: list[Layout]) -> Layout:
+        """(N, OC, OH, OW) in the input's format and data type."""
+        x = one_input(self, inputs)
+        if x.rank != 4:
+            raise self.shape_error("input rank", 4, f"{x.rank} (shape {x.shape})")
+        w = inputs[1]
+        n, c, h, wd = x.shape
+        g = self.groups
+        if w.rank != 4:
+            raise self.shape_error(f"weights '{self.weights}' shape", "(OC, C/groups, KH, KW)", w.shape)
+        oc, ic, kh, kw = w.shape
+        if c % g or oc % g or ic * g != c:
+            raise self.shape_error(f"weights '{self.weights}' shape",
+                                   f"({'OC'}, {c // g if c % g == 0 else 'C/groups'}, KH, KW) for input {x.shape} "
+                                   f"and groups={g}", w.shape)
+        if oc % g:
+            raise self.shape_error("output channels divisible by groups", f"multiple of {g}", oc)
+        if self.bias is not None and inputs[2].count() != oc:
+            raise self.shape_error(f"bias '{self.bias}' shape", f"({oc},)", inputs[2].shape)
+        oh = conv_out_size(h, kh, self.stride[0], self.dilation[0], self.pad[0], self.pad_end[0])
+        ow = conv_out_size(wd, kw, self.stride[1], self.dilation[1], self.pad[1], self.pad_end[1])
+        if oh < 1 or ow < 1:
+            raise self.shape_error("output size", "positive", (oh, ow))
+        fmt = x.format if not x.format.is_weights else Format.bfyx
+        return Layout(x.dtype, fmt, (n, oc, oh, ow))

@@ -1,0 +1,41 @@
+"""LRN across channels: local response normalization (Krizhevsky et al. 2012; clDNN ``lrn``, ONNX LRN)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..errors import TopologyError
+from ..layout import Layout
+from .base import Primitive, one_input
+
+
+@dataclass(frozen=True)
+class LRN(Primitive):
+    """y[c] = x[c] / (k + alpha / size * Σ_{c'} x[c']²) ** beta, c' in [c - (size-1)//2, c + size//2].
+
+    ONNX's convention: ``alpha`` is divided by ``size``. Input (N, C, H, W), output the same.
+    """
+
+    input: str = ""
+    size: int = 5
+    alpha: float = 1e-4
+    beta: float = 0.75
+    k: float = 1.0
+    type_name: ClassVar[str] = "lrn"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not isinstance(self.size, int) or self.size < 1:
+            raise TopologyError(f"lrn '{self.id}': size must be a positive int, got {self.size!r}")
+
+    def dependencies(self) -> list[str]:
+        """[input]."""
+        return [self.input]
+
+    def calc_output_layout(self, inputs: list[Layout]) -> Layout:
+        """The input's layout."""
+        x = one_input(self, inputs)
+        if x.rank < 2:
+            raise self.shape_error("input rank", ">= 2", x.rank)
+        return Layout(x.dtype, x.format, x.shape)

@@ -1,0 +1,41 @@
+"""Permute: transpose of the logical dimensions (clDNN ``permute``, ONNX Transpose)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..errors import TopologyError
+from ..layout import Format, Layout
+from .base import Primitive, one_input
+
+
+@dataclass(frozen=True)
+class Permute(Primitive):
+    """Output dimension i is input dimension ``order[i]`` (numpy.transpose semantics). Output is bfyx."""
+
+    input: str = ""
+    order: Any = ()
+    type_name: ClassVar[str] = "permute"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        try:
+            order = tuple(int(o) for o in self.order)
+        except (TypeError, ValueError):
+            raise TopologyError(f"permute '{self.id}': order must be ints, got {self.order!r}") from None
+        if sorted(order) != list(range(len(order))):
+            raise TopologyError(f"permute '{self.id}': order must be a permutation of 0..{len(order) - 1}, "
+                                f"got {order}")
+        object.__setattr__(self, "order", order)
+
+    def dependencies(self) -> list[str]:
+        """[input]."""
+        return [self.input]
+
+    def calc_output_layout(self, inputs: list[Layout]) -> Layout:
+        """Permuted shape; raises ShapeError when the order's length differs from the input rank."""
+        x = one_input(self, inputs)
+        if len(self.order) != x.rank:
+            raise self.shape_error("order length (input rank)", x.rank, len(self.order))
+        return Layout(x.dtype, Format.bfyx, tuple(x.shape[o] for o in self.order))

@@ -1,0 +1,86 @@
+"""Pooling: max or average over 2-D windows, global, ceil mode, asymmetric pads (clDNN ``pooling``)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..errors import TopologyError
+from ..layout import Layout
+from .base import Primitive, one_input, pair
+
+
+class PoolingMode(str, enum.Enum):
+    """``max``; ``average`` (divisor counts pad positions inside pad/pad_end); ``average_no_padding``."""
+
+    max = "max"
+    average = "average"
+    average_no_padding = "average_no_padding"
+
+
+def pool_out_size(size: int, k: int, stride: int, pb: int, pe: int, ceil_mode: bool) -> int:
+    """Output extent; in ceil mode the last window must start inside the input or its begin pad (ONNX rule)."""
+    span = size + pb + pe - k
+    out = (-(-span // stride) if ceil_mode else span // stride) + 1
+    if ceil_mode and (out - 1) * stride >= size + pb:
+        out -= 1
+    return out
+
+
+@dataclass(frozen=True)
+class Pooling(Primitive):
+    """Pooling of (N, C, H, W) to (N, C, OH, OW) over ``kernel`` (y, x) windows.
+
+    ``global_pooling=True`` pools the whole plane (kernel = (H, W), output 1×1). ``average`` divides by the window
+    clipped to the padded extent (ONNX count_include_pad=1); ``average_no_padding`` by the valid elements only.
+    """
+
+    input: str = ""
+    mode: PoolingMode = PoolingMode.max
+    kernel: Any = (1, 1)
+    stride: Any = (1, 1)
+    pad: Any = (0, 0)
+    pad_end: Any = None
+    ceil_mode: bool = False
+    global_pooling: bool = False
+    type_name: ClassVar[str] = "pooling"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        try:
+            object.__setattr__(self, "mode", PoolingMode(self.mode))
+        except ValueError:
+            raise TopologyError(f"pooling '{self.id}': mode must be one of "
+                                f"{[m.value for m in PoolingMode]}, got {self.mode!r}") from None
+        for name in ("kernel", "stride", "pad"):
+            object.__setattr__(self, name, pair(getattr(self, name), name, self.id))
+        pe = self.pad if self.pad_end is None else pair(self.pad_end, "pad_end", self.id)
+        object.__setattr__(self, "pad_end", pe)
+        if min(self.kernel + self.stride) < 1 or min(self.pad + self.pad_end) < 0:
+            raise TopologyError(f"pooling '{self.id}': kernel/stride must be >= 1 and pads >= 0")
+
+    def dependencies(self) -> list[str]:
+        """[input]."""
+        return [self.input]
+
+    def window(self, input_layout: Layout) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int],
+                                                    tuple[int, int]]:
+        """(kernel, stride, pad, pad_end) after resolving global pooling for this input."""
+        if self.global_pooling:
+            return (input_layout.shape[2], input_layout.shape[3]), (1, 1), (0, 0), (0, 0)
+        return self.kernel, self.stride, self.pad, self.pad_end
+
+    def calc_output_layout(self, inputs: list[Layout]) -> Layout:
+        """(N, C, OH, OW) in the input's format."""
+        x = one_input(self, inputs)
+        if x.rank != 4:
+            raise self.shape_error("input rank", 4, f"{x.rank} (shape {x.shape})")
+        k, s, pb, pe = self.window(x)
+        if max(pb[0], pe[0]) >= k[0] or max(pb[1], pe[1]) >= k[1]:
+            raise self.shape_error("pads smaller than the kernel", f"< {k}", (pb, pe))
+        oh = pool_out_size(x.shape[2], k[0], s[0], pb[0], pe[0], self.ceil_mode)
+        ow = pool_out_size(x.shape[3], k[1], s[1], pb[1], pe[1], self.ceil_mode)
+        if oh < 1 or ow < 1:
+            raise self.shape_error("output size", "positive", (oh, ow))
+        return Layout(x.dtype, x.format, (x.shape[0], x.shape[1], oh, ow))

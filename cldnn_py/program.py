@@ -1,0 +1,131 @@
+"""Program: a Topology compiled for one Engine (clDNN ``program``).
+
+Build sequence (clDNN ``program.cpp`` ``build_program``): validate the topology → make program_nodes → run the
+PIPELINE (``passes/__init__.py``): layouts, trimming, flags, kernel selection and batched kernel build → upload
+every Data to the device. The build is all-or-nothing: the graph is built in a ``ProgramBuilder`` and the Program
+object exists only when every step succeeded, so a failure leaves nothing half-built behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import env
+from .engine import Engine
+from .errors import TopologyError
+from .memory import Memory
+from .pass_manager import PassManager
+from .primitives.base import Primitive
+from .program_node import ProgramNode, topological_order
+from .topology import Topology
+
+log = logging.getLogger("cldnn_py.program")
+
+
+@dataclass
+class BuildOptions:
+    """Options of a Program build.
+
+    outputs: ids that are network outputs in addition to the primitives nobody consumes.
+    optimize_data: run the optimizing passes (issue 4 adds them; the reference pipeline ignores it).
+    force_implementations: {primitive id: kernel name}, merged over ``CLDNN_PY_FORCE_IMPL``.
+    """
+
+    outputs: list[str] | None = None
+    optimize_data: bool = True
+    force_implementations: dict[str, str] = field(default_factory=dict)
+
+
+class ProgramBuilder:
+    """The mutable graph state passes work on: ``nodes`` {id: ProgramNode}, ``order`` (dependencies first),
+    ``outputs`` (ids), the engine and what compile_graph produces (``cl_programs``, ``entry_program``)."""
+
+    def __init__(self, engine: Engine, topology: Topology, options: BuildOptions) -> None:
+        self.engine = engine
+        self.options = options
+        ids = topology.validate()
+        self.nodes: dict[str, ProgramNode] = {pid: ProgramNode(topology[pid]) for pid in ids}
+        for node in self.nodes.values():
+            for dep in node.primitive.dependencies():
+                d = self.nodes[dep]
+                node.dependencies.append(d)
+                d.users.append(node)
+        self.order: list[ProgramNode] = topological_order(self.nodes)
+        self.outputs = self._outputs(topology, options)
+        self.forced_impls = {**env.forced_impls(), **options.force_implementations}
+        self.cl_programs: list[Any] = []
+        self.entry_program: dict[str, int] = {}
+        self.kernels_built = 0
+
+    def _outputs(self, topology: Topology, options: BuildOptions) -> list[str]:
+        sinks = [n.id for n in self.order if not n.users and n.kind not in ("data", "input_layout")]
+        named = list(options.outputs or [])
+        for o in named:
+            if o not in self.nodes:
+                raise TopologyError(f"BuildOptions.outputs names '{o}', which is not in the topology")
+        out = sinks + [o for o in named if o not in sinks]
+        if not out:
+            raise TopologyError("the topology has no output: every primitive is Data or an input")
+        return out
+
+
+class Program:
+    """A compiled Topology.
+
+    Args:
+        engine: the Engine to build for.
+        topology: the user's Topology (not modified).
+        options: BuildOptions (defaults when None).
+    Attributes:
+        nodes: {id: ProgramNode} after the passes; ``order``: execution order; ``outputs``: output ids;
+        constants: {Data id: Memory} uploaded to the device; build_time_ms; kernels_built (distinct kernels);
+        pass_timings_ms.
+    Raises:
+        TopologyError, ShapeError, DTypeError, UnsupportedError, KernelBuildError, DeviceError.
+    """
+
+    def __init__(self, engine: Engine, topology: Topology, options: BuildOptions | None = None) -> None:
+        t0 = time.perf_counter()
+        from .passes import pipeline
+
+        opts = options or BuildOptions()
+        b = ProgramBuilder(engine, topology, opts)
+        pm = PassManager()
+        pm.run(b, pipeline())
+        constants: dict[str, Memory] = {}
+        for node in b.order:
+            if node.kind == "data":
+                mem = engine.allocate(node.layout(), owner=node.id)
+                mem.write(node.primitive.array)  # type: ignore[attr-defined]
+                constants[node.id] = mem
+        # success: publish
+        self.engine = engine
+        self.options = opts
+        self.nodes = b.nodes
+        self.order = b.order
+        self.outputs = b.outputs
+        self.cl_programs = b.cl_programs
+        self.entry_program = b.entry_program
+        self.kernels_built = b.kernels_built
+        self.constants = constants
+        self.pass_timings_ms = pm.timings_ms
+        self.build_time_ms = (time.perf_counter() - t0) * 1e3
+        log.info("program built in %.0f ms: %d nodes, %d kernels in %d cl programs", self.build_time_ms,
+                 len(self.nodes), self.kernels_built, len(self.cl_programs))
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a cldnn_py Program holds live OpenCL objects and cannot be pickled; pass the Topology "
+                        "(or a model path / bytes) and the device spec, and build it again")
+
+    def node(self, pid: str) -> ProgramNode:
+        """The node of a primitive id; raises TopologyError if it was trimmed or never existed."""
+        if pid not in self.nodes:
+            raise TopologyError(f"primitive '{pid}' is not in the program (trimmed or unknown)")
+        return self.nodes[pid]
+
+    def primitive(self, pid: str) -> Primitive:
+        """The primitive descriptor of an id."""
+        return self.node(pid).primitive

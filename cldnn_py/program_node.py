@@ -1,0 +1,84 @@
+"""ProgramNode: the graph vertex at build time, and the graph-edit helpers passes use (clDNN ``program_node``).
+
+A node holds its primitive, its dependencies and users (edges both ways), the output Layout computed by the
+primitive's ``calc_output_layout``, fused ops, the selected implementation and flags:
+``constant`` (all inputs constant), ``is_output`` (a network output), ``optimized_out`` (runs no kernel:
+Data, InputLayout).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .layout import Layout
+from .primitives.base import Primitive
+
+
+@dataclass
+class Impl:
+    """The selected implementation of a node: kernel name and its enqueues (``ClKernelData`` list)."""
+
+    kernel_name: str
+    kernels: list[Any]
+
+
+@dataclass(eq=False)
+class ProgramNode:
+    """One primitive in the program graph. Identity equality: two nodes are equal only if they are the same."""
+
+    primitive: Primitive
+    dependencies: list[ProgramNode] = field(default_factory=list)
+    users: list[ProgramNode] = field(default_factory=list)
+    output_layout: Layout | None = None
+    fused_ops: list[Any] = field(default_factory=list)
+    impl: Impl | None = None
+    constant: bool = False
+    is_output: bool = False
+    optimized_out: bool = False
+
+    @property
+    def id(self) -> str:
+        """The primitive id."""
+        return self.primitive.id
+
+    @property
+    def kind(self) -> str:
+        """The primitive type name (``convolution``, ``data`` ...)."""
+        return self.primitive.type_name
+
+    def layout(self) -> Layout:
+        """The output layout; raises RuntimeError when graph_initializations has not run."""
+        if self.output_layout is None:
+            raise RuntimeError(f"node '{self.id}' has no output layout yet")
+        return self.output_layout
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} '{self.id}' {self.output_layout}>"
+
+
+def remove_node(nodes: dict[str, ProgramNode], node: ProgramNode) -> None:
+    """Detach ``node`` from its dependencies and users and drop it from ``nodes``."""
+    for d in node.dependencies:
+        d.users = [u for u in d.users if u is not node]
+    for u in node.users:
+        u.dependencies = [d for d in u.dependencies if d is not node]
+    node.dependencies, node.users = [], []
+    nodes.pop(node.id, None)
+
+
+def topological_order(nodes: dict[str, ProgramNode]) -> list[ProgramNode]:
+    """Nodes with every dependency before its users; ties keep insertion order (stable, deterministic)."""
+    indeg = {n.id: len({id(d) for d in n.dependencies}) for n in nodes.values()}
+    ready = [n for n in nodes.values() if indeg[n.id] == 0]
+    order: list[ProgramNode] = []
+    pos = {nid: i for i, nid in enumerate(nodes)}
+    while ready:
+        ready.sort(key=lambda n: pos[n.id])
+        n = ready.pop(0)
+        order.append(n)
+        for u in {id(u): u for u in n.users}.values():
+            indeg[u.id] -= 1
+            if indeg[u.id] == 0:
+                ready.append(u)
+    return order

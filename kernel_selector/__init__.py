@@ -1,0 +1,19 @@
+"""kernel_selector: params in, KernelData out. Knows nothing of the graph (DESIGN.md §2, §4.3)."""
+
+from .jitter import JitConstants, tensor_jit
+from .kernel_base import (
+    DONT_USE_IF_HAVE_SOMETHING_ELSE,
+    FORCE_PRIORITY_1,
+    Arg,
+    ClKernelData,
+    KernelBase,
+    KernelData,
+)
+from .params import FusedOp, Params, SupportedKey
+from .selector import KernelSelector, Verdict, candidates, register, selector
+
+__all__ = [
+    "Arg", "ClKernelData", "DONT_USE_IF_HAVE_SOMETHING_ELSE", "FORCE_PRIORITY_1", "FusedOp", "JitConstants",
+    "KernelBase", "KernelData", "KernelSelector", "Params", "SupportedKey", "Verdict", "candidates", "register",
+    "selector", "tensor_jit",
+]

@@ -1,0 +1,45 @@
+"""OpenCL C bodies of every activation function, shared by the activation kernel and fused ops.
+
+Each entry maps a function name (``cldnn_py.ActivationFunc`` values) to a function-like macro body in the macro
+argument ``x`` and the parameters ``A``/``B``. Formulas follow ONNX operator definitions (Relu, LeakyRelu, Clip,
+Sigmoid, Tanh, Elu, Softplus, HardSigmoid, HardSwish, Gelu) and clDNN's activation_func list.
+"""
+
+from __future__ import annotations
+
+FORMULAS: dict[str, str] = {
+    "relu": "fmax((x), 0.0f)",
+    "relu_negative_slope": "((x) >= 0.0f ? (x) : A * (x))",
+    "clamp": "fmin(fmax((x), A), B)",
+    "logistic": "(1.0f / (1.0f + exp(-(x))))",
+    "tanh": "tanh(x)",
+    "elu": "((x) >= 0.0f ? (x) : A * (exp(x) - 1.0f))",
+    "abs": "fabs(x)",
+    "exp": "exp(x)",
+    "log": "log(x)",
+    "sqrt": "sqrt(x)",
+    "square": "((x) * (x))",
+    "softplus": "((x) > 20.0f ? (x) : log(1.0f + exp(x)))",
+    "hard_sigmoid": "fmax(0.0f, fmin(1.0f, A * (x) + B))",
+    "hard_swish": "((x) * fmin(fmax((x) + 3.0f, 0.0f), 6.0f) / 6.0f)",
+    "swish": "((x) / (1.0f + exp(-A * (x))))",
+    "gelu": "(0.5f * (x) * (1.0f + erf((x) * 0.7071067811865476f)))",
+    "linear": "(A * (x) + B)",
+}
+
+
+def float_literal(v: float) -> str:
+    """A float as a parenthesized OpenCL C literal (``(1e-05f)``, ``INFINITY``, ``NAN``)."""
+    v = float(v)
+    if v != v:
+        return "NAN"
+    if v in (float("inf"), float("-inf")):
+        return "INFINITY" if v > 0 else "(-INFINITY)"
+    r = repr(v)
+    return f"({r}f)" if ("e" in r or "." in r) else f"({r}.0f)"
+
+
+def macro_body(func: str, a: float, b: float) -> str:
+    """Body of a function-like macro of ``x`` computing ``func`` with parameters a, b substituted."""
+    body = FORMULAS[func]
+    return "(" + body.replace("A", float_literal(a)).replace("B", float_literal(b)) + ")"

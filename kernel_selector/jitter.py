@@ -1,0 +1,103 @@
+"""JitConstants: the ``#define`` header that specializes a kernel template to one primitive.
+
+Shapes are compile-time constants (DESIGN.md §4.2). For every tensor NAME (INPUT0, INPUT1, OUTPUT ...) the jitter
+emits, in clDNN's vocabulary:
+
+- ``NAME_TYPE``, ``NAME_RANK``, ``NAME_BATCH_NUM``, ``NAME_FEATURE_NUM``, ``NAME_SIZE_Y``, ``NAME_SIZE_X``,
+  ``NAME_LENGTH`` (logical elements);
+- ``NAME_PAD_BEFORE_{BATCH_NUM,FEATURE_NUM,SIZE_Y,SIZE_X}`` and ``..._PAD_AFTER_...``;
+- ``NAME_{BATCH,FEATURE,Y,X}_PITCH`` (elements; for the blocked dimension, between slices), ``NAME_OFFSET``;
+- ``NAME_GET_INDEX(b, f, y, x)``: the element's offset in the buffer for any format (plain or blocked), so a
+  ``_ref`` kernel handles ``bfyx``, ``byxf``, ``yxfb``, ``b_fs_yx_fsv16`` ... through one macro;
+- ``NAME_FORMAT_<format>`` set to 1.
+``ACTIVATION(x)``-style macros come from :mod:`kernel_selector.activation_functions`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from cldnn_py.layout import DIMS, Layout
+
+from .activation_functions import macro_body
+
+_SIZE = {"b": "BATCH_NUM", "f": "FEATURE_NUM", "y": "SIZE_Y", "x": "SIZE_X"}
+_PITCH = {"b": "BATCH_PITCH", "f": "FEATURE_PITCH", "y": "Y_PITCH", "x": "X_PITCH"}
+
+
+class JitConstants:
+    """An ordered set of ``#define``s. Keys may be plain names or function-like macros (``NAME(a, b)``)."""
+
+    def __init__(self, items: dict[str, object] | None = None) -> None:
+        self._items: dict[str, str] = {}
+        if items:
+            self.update(items)
+
+    def add(self, name: str, value: object) -> JitConstants:
+        """Define ``name`` (or macro signature) as ``value``; bools become 0/1. Returns self."""
+        if isinstance(value, bool):
+            value = int(value)
+        self._items[name] = str(value)
+        return self
+
+    def update(self, items: dict[str, object] | JitConstants) -> JitConstants:
+        """Add every item of a dict or of another JitConstants. Returns self."""
+        src = items._items if isinstance(items, JitConstants) else items
+        for k, v in src.items():
+            self.add(k, v)
+        return self
+
+    def __getitem__(self, name: str) -> str:
+        return self._items[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    def header(self) -> str:
+        """The ``#define`` lines."""
+        return "".join(f"#define {k} {v}\n" for k, v in self._items.items())
+
+    def undefs(self) -> str:
+        """``#undef`` of every name, so the next kernel in a batched program starts clean."""
+        return "".join(f"#undef {k.split('(')[0]}\n" for k in self._items)
+
+
+def tensor_jit(name: str, layout: Layout) -> JitConstants:
+    """Size, padding, pitch and ``GET_INDEX`` constants of one tensor (see the module docstring)."""
+    j = JitConstants()
+    j.add(f"{name}_TYPE", layout.dtype.cl_type)
+    j.add(f"{name}_RANK", layout.rank)
+    for d, size in zip(DIMS, layout.dims4):
+        j.add(f"{name}_{_SIZE[d]}", size)
+    j.add(f"{name}_LENGTH", layout.count())
+    for d, lo, hi in zip(DIMS, layout.padding.lower, layout.padding.upper):
+        j.add(f"{name}_PAD_BEFORE_{_SIZE[d]}", lo)
+        j.add(f"{name}_PAD_AFTER_{_SIZE[d]}", hi)
+    pitches = layout.pitches
+    for d in DIMS:
+        j.add(f"{name}_{_PITCH[d]}", pitches[d])
+    blk = layout.format.block
+    terms = []
+    offset = 0
+    for d, lo in zip(DIMS, layout.padding.lower):
+        arg = f"(({d.upper()}) + {lo})" if lo else f"({d.upper()})"
+        if blk and blk[0] == d:
+            terms.append(f"({arg} / {blk[1]}) * {pitches[d]} + ({arg} % {blk[1]})")
+        else:
+            terms.append(f"{arg} * {pitches[d]}")
+            offset += lo * pitches[d]
+    j.add(f"{name}_OFFSET", offset)
+    j.add(f"{name}_GET_INDEX(B, F, Y, X)", "(" + " + ".join(terms) + ")")
+    j.add(f"{name}_FORMAT_{layout.format.value.upper()}", 1)
+    return j
+
+
+def activation_jit(macro: str, func: str | None, a: float = 0.0, b: float = 0.0) -> JitConstants:
+    """``macro(x)`` applying activation ``func`` (identity when func is None)."""
+    body = "(x)" if func is None else macro_body(func, a, b)
+    return JitConstants({f"{macro}(x)": body})
+
+
+def source_hash(text: str) -> str:
+    """Short stable hash of a kernel's full source, used to name and deduplicate entry points."""
+    return hashlib.sha1(text.encode()).hexdigest()[:12]

@@ -1,0 +1,131 @@
+"""KernelBase: how a kernel declares what it supports, how it is dispatched, and what it compiles to.
+
+The hooks follow clDNN's ``KernelBase`` (see ``activation_kernel_tutorial.cpp``):
+
+- ``supported_key()``: engine kinds, data types and formats (checked by the selector first);
+- ``validate(params)``: anything the key cannot say (a stride, a rank); returns a reason string or None;
+- ``priority(params)``: lower wins (``FORCE_PRIORITY_1`` ... ``DONT_USE_IF_HAVE_SOMETHING_ELSE``);
+- ``jit_constants(params)``: the ``#define`` header (tensor sizes, pitches, activation ...);
+- ``dispatch(params)``: gws (and lws, None lets the driver choose) of each enqueue;
+- ``kernel_data(params)``: the KernelData the engine builds and runs.
+
+An OpenCL kernel's template is ``cl_kernels/<name>.cl``. Its entry point is written ``KERNEL(<name>)(args...)``:
+``KERNEL`` expands to a unique ``__kernel void`` name so many kernels share one batched ``cl.Program``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from .jitter import JitConstants, source_hash, tensor_jit
+from .params import Params, SupportedKey
+
+FORCE_PRIORITY_1 = 1
+FORCE_PRIORITY_2 = 2
+FORCE_PRIORITY_3 = 3
+FORCE_PRIORITY_5 = 5
+FORCE_PRIORITY_7 = 7
+FORCE_PRIORITY_9 = 9
+DONT_USE_IF_HAVE_SOMETHING_ELSE = 1000
+
+
+@dataclass(frozen=True)
+class Arg:
+    """A kernel argument: ``("input", i)`` (the i-th dependency's buffer), ``("output", 0)``, or a scalar
+    ``("int", value)`` / ``("float", value)``."""
+
+    kind: str
+    index: int | float = 0
+
+
+@dataclass
+class ClKernelData:
+    """One enqueue: the full OpenCL source of the kernel (header + template), its entry point, gws, lws, args."""
+
+    entry: str
+    source: str
+    gws: tuple[int, ...]
+    lws: tuple[int, ...] | None
+    args: list[Arg]
+    build_options: tuple[str, ...] = ()
+
+
+@dataclass
+class KernelData:
+    """What the selector returns for one primitive: the chosen kernel's name and its enqueues, in order."""
+
+    kernel_name: str
+    kernels: list[ClKernelData] = field(default_factory=list)
+
+
+_COMMON: str | None = None
+
+
+def common_header() -> str:
+    """``cl_kernels/include/common.cl``: helpers shared by every kernel (prepended once per program)."""
+    global _COMMON
+    if _COMMON is None:
+        _COMMON = resources.files("cl_kernels").joinpath("include/common.cl").read_text()
+    return _COMMON
+
+
+def load_template(name: str) -> str:
+    """The text of ``cl_kernels/<name>.cl`` (importlib.resources, so it works from a wheel)."""
+    return resources.files("cl_kernels").joinpath(f"{name}.cl").read_text()
+
+
+class KernelBase:
+    """Base of every kernel. Subclasses set ``name`` (= template file and registry name) and ``primitive``
+    (the primitive type name it implements) and override the hooks. ``n_data_inputs`` says how many of the
+    params' inputs the supported key checks (the rest are weights, bias ...)."""
+
+    name: str = ""
+    primitive: str = ""
+    engine: str = "ocl"
+    n_data_inputs: int | None = 1
+
+    def supported_key(self) -> SupportedKey:
+        """Default: OpenCL, f32 in and out, any format, padding allowed."""
+        return SupportedKey()
+
+    def validate(self, params: Params) -> str | None:
+        """Reason this kernel cannot run ``params`` beyond its key, or None."""
+        return None
+
+    def priority(self, params: Params) -> int:
+        """Lower wins. Reference kernels return DONT_USE_IF_HAVE_SOMETHING_ELSE."""
+        return DONT_USE_IF_HAVE_SOMETHING_ELSE
+
+    def jit_constants(self, params: Params) -> JitConstants:
+        """Tensor constants of every input (INPUT0, INPUT1 ...) and of the OUTPUT."""
+        j = JitConstants()
+        for i, x in enumerate(params.inputs):
+            j.update(tensor_jit(f"INPUT{i}", x))
+        j.update(tensor_jit("OUTPUT", params.output))
+        return j
+
+    def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+        """Default gws: (x, y, f * b) of the output; lws None (driver's choice)."""
+        b, f, y, x = params.output.dims4
+        return (x, y, f * b), None
+
+    def args(self, params: Params) -> list[Arg]:
+        """Default: every input buffer in order, then the output."""
+        return [Arg("input", i) for i in range(len(params.inputs))] + [Arg("output", 0)]
+
+    def make_source(self, jit: JitConstants, template: str | None = None) -> tuple[str, str]:
+        """(entry point name, source) for a template specialized by ``jit``; the name hashes the source."""
+        body = jit.header() + (template if template is not None else load_template(self.name))
+        entry = f"{self.name}__{source_hash(body)}"
+        src = f"#define KERNEL(name) __kernel void {entry}\n{body}\n#undef KERNEL\n{jit.undefs()}"
+        return entry, src
+
+    def kernel_data(self, params: Params) -> KernelData:
+        """One enqueue of this kernel's template with ``jit_constants``, ``dispatch`` and ``args``."""
+        entry, src = self.make_source(self.jit_constants(params))
+        gws, lws = self.dispatch(params)
+        return KernelData(self.name, [ClKernelData(entry, src, gws, lws, self.args(params))])
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.name} for {self.primitive}>"
+

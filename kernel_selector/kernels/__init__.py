@@ -1,0 +1,4 @@
+"""Kernels, one file each, grouped by primitive: ``kernels/<prim>/<prim>_kernel_<variant>.py``.
+
+Every module here is imported by ``selector._load_all`` so its ``@register`` runs; adding a kernel is adding a file.
+"""

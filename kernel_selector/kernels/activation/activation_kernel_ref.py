@@ -1,0 +1,28 @@
+"""activation_ref: one work-item per output element, any format (reads/writes through GET_INDEX)."""
+
+from __future__ import annotations
+
+from ...activation_functions import FORMULAS
+from ...jitter import JitConstants, activation_jit
+from ...params import Params
+from ...selector import register
+from ...kernel_base import KernelBase
+
+
+@register
+class ActivationKernelRef(KernelBase):
+    """Reference activation (clDNN ``activation_ref``): y[b,f,y,x] = ACTIVATION(x[b,f,y,x])."""
+
+    name = "activation_ref"
+    primitive = "activation"
+
+    def validate(self, params: Params) -> str | None:
+        """Any shape; the function must be known."""
+        func = params.attrs["func"].value
+        return None if func in FORMULAS else f"unknown activation function {func}"
+
+    def jit_constants(self, params: Params) -> JitConstants:
+        """Tensors plus ``ACTIVATION(x)``."""
+        j = super().jit_constants(params)
+        return j.update(activation_jit("ACTIVATION", params.attrs["func"].value,
+                                       params.attrs["a"], params.attrs["b"]))

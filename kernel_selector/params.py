@@ -1,0 +1,76 @@
+"""Kernel parameters: what a kernel is told about one primitive, nothing about the graph.
+
+``Params`` carries the primitive type, the engine kind, input/output tensor descriptors (``Layout``: logical
+shape, format, padding, pitches), the primitive's attributes and its fused ops. ``SupportedKey`` is what a kernel
+declares it can take (engine kinds, data types, formats); ``SupportedKey.mismatch`` says why it cannot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cldnn_py.layout import DataType, Format, Layout
+
+
+@dataclass
+class FusedOp:
+    """An operation folded into a kernel's epilogue (issue 4 fills these; empty in the reference pipeline)."""
+
+    kind: str
+    attrs: dict[str, Any] = field(default_factory=dict)
+    extra_inputs: list[Layout] = field(default_factory=list)
+
+
+@dataclass
+class Params:
+    """Everything a kernel needs: ``kind`` (primitive type name), ``engine`` ('ocl' or 'cpu'), ``inputs``
+    (layouts of the dependencies in primitive order: data, weights, bias ...), ``output`` layout, ``attrs``
+    (primitive parameters), ``fused_ops``, ``layer_id`` (for messages) and the device description."""
+
+    kind: str
+    engine: str
+    inputs: list[Layout]
+    output: Layout
+    attrs: dict[str, Any] = field(default_factory=dict)
+    fused_ops: list[FusedOp] = field(default_factory=list)
+    layer_id: str = ""
+    device: Any = None
+
+
+ANY = None
+
+
+@dataclass(frozen=True)
+class SupportedKey:
+    """Engine kinds, data types and formats a kernel accepts; ``None`` for a field means any."""
+
+    engines: frozenset[str] = frozenset({"ocl"})
+    input_dtypes: frozenset[DataType] | None = frozenset({DataType.f32})
+    output_dtypes: frozenset[DataType] | None = frozenset({DataType.f32})
+    input_formats: frozenset[Format] | None = ANY
+    output_formats: frozenset[Format] | None = ANY
+    padded_inputs: bool = True
+    padded_output: bool = True
+
+    def mismatch(self, p: Params, n_data_inputs: int | None = None) -> str | None:
+        """Why ``p`` does not fit this key, or None when it does. Only the first ``n_data_inputs`` inputs are
+        checked for data type and format (weights and bias are the kernel's own business)."""
+        if p.engine not in self.engines:
+            return f"engine kind '{p.engine}' not in {sorted(self.engines)}"
+        ins = p.inputs if n_data_inputs is None else p.inputs[:n_data_inputs]
+        for i, x in enumerate(ins):
+            if self.input_dtypes is not None and x.dtype not in self.input_dtypes:
+                return f"input {i} data type {x.dtype.value} not in {sorted(d.value for d in self.input_dtypes)}"
+            if self.input_formats is not None and x.format not in self.input_formats:
+                return f"input {i} format {x.format.value} not in {sorted(f.value for f in self.input_formats)}"
+            if not self.padded_inputs and not x.padding.is_zero:
+                return f"input {i} is padded"
+        o = p.output
+        if self.output_dtypes is not None and o.dtype not in self.output_dtypes:
+            return f"output data type {o.dtype.value} not in {sorted(d.value for d in self.output_dtypes)}"
+        if self.output_formats is not None and o.format not in self.output_formats:
+            return f"output format {o.format.value} not in {sorted(f.value for f in self.output_formats)}"
+        if not self.padded_output and not o.padding.is_zero:
+            return "output is padded"
+        return None

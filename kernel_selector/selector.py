@@ -1,0 +1,107 @@
+"""KernelSelector: for one Params, the candidates of its primitive type and engine kind, filtered by supported
+key and ``validate()``, the lowest ``priority()`` wins (clDNN ``kernel_selector``).
+
+Kernels register with the ``@register`` decorator; ``kernel_selector.kernels`` imports every kernel module so the
+registry is complete. ``explain(params)`` lists every candidate with its verdict; ``select`` raises
+UnsupportedError carrying that explanation when nothing fits. A forced kernel name (``CLDNN_PY_FORCE_IMPL`` or
+``BuildOptions(force_implementations=...)``) is taken if it is valid, otherwise the error says why not.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+
+from cldnn_py.errors import UnsupportedError
+
+from .kernel_base import KernelBase, KernelData
+from .params import Params
+
+_REGISTRY: dict[str, list[KernelBase]] = {}
+_LOADED = False
+
+
+def register(cls: type[KernelBase]) -> type[KernelBase]:
+    """Class decorator: add one instance of a kernel to the registry under its primitive type."""
+    inst = cls()
+    if not inst.name or not inst.primitive:
+        raise TypeError(f"{cls.__name__} must set name and primitive")
+    lst = _REGISTRY.setdefault(inst.primitive, [])
+    if any(k.name == inst.name and k.engine == inst.engine for k in lst):
+        raise TypeError(f"kernel name {inst.name!r} registered twice for {inst.primitive}")
+    lst.append(inst)
+    return cls
+
+
+def _load_all() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    from . import kernels
+
+    for mod in pkgutil.walk_packages(kernels.__path__, kernels.__name__ + "."):
+        importlib.import_module(mod.name)
+    _LOADED = True
+
+
+def candidates(primitive: str) -> list[KernelBase]:
+    """Every registered kernel of a primitive type (all engine kinds)."""
+    _load_all()
+    return list(_REGISTRY.get(primitive, []))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One candidate's fate: ``reason`` is None when it is usable."""
+
+    kernel: str
+    priority: int | None
+    reason: str | None
+
+    def __str__(self) -> str:
+        return f"{self.kernel}: " + (f"ok (priority {self.priority})" if self.reason is None
+                                     else f"rejected: {self.reason}")
+
+
+class KernelSelector:
+    """Chooses the kernel for a Params. Stateless; one module-level instance, ``selector``."""
+
+    def explain(self, params: Params) -> list[Verdict]:
+        """Every candidate of ``params.kind`` with its verdict, usable ones first by priority."""
+        out = []
+        for k in candidates(params.kind):
+            reason = k.supported_key().mismatch(params, k.n_data_inputs) if k.engine == params.engine else \
+                f"engine kind '{k.engine}' is not '{params.engine}'"
+            if reason is None:
+                reason = k.validate(params)
+            out.append(Verdict(k.name, k.priority(params) if reason is None else None, reason))
+        out.sort(key=lambda v: (v.reason is not None, v.priority or 0, v.kernel))
+        return out
+
+    def select(self, params: Params, forced: str | None = None) -> tuple[KernelBase, KernelData]:
+        """The winning kernel and its KernelData. Raises UnsupportedError with the explanation."""
+        verdicts = self.explain(params)
+        by_name = {k.name: k for k in candidates(params.kind) if k.engine == params.engine}
+        if forced is not None:
+            v = next((v for v in verdicts if v.kernel == forced), None)
+            if v is None or v.reason is not None:
+                raise UnsupportedError(self._message(params, verdicts, f"forced kernel '{forced}' "
+                                                     + ("does not exist" if v is None else "cannot run it")))
+            k = by_name[forced]
+            return k, k.kernel_data(params)
+        ok = [v for v in verdicts if v.reason is None]
+        if not ok:
+            raise UnsupportedError(self._message(params, verdicts, "no kernel supports it"))
+        k = by_name[ok[0].kernel]
+        return k, k.kernel_data(params)
+
+    @staticmethod
+    def _message(params: Params, verdicts: list[Verdict], what: str) -> str:
+        ins = ", ".join(str(x) for x in params.inputs)
+        lines = [f"{params.kind} '{params.layer_id}' ({ins} -> {params.output}) on engine '{params.engine}': {what}"]
+        lines += [f"  - {v}" for v in verdicts] or ["  (no kernel is registered for this primitive type)"]
+        return "\n".join(lines)
+
+
+selector = KernelSelector()
