@@ -183,6 +183,17 @@ class Network:
             outs = self.execute()
             return {k: o.numpy() for k, o in outs.items()}
 
+    def poison(self, value: float = float("nan")) -> None:
+        """Debugging aid: fill every computed buffer's logical elements with ``value`` (NaN by default), so an
+        element a kernel fails to write shows in the output. Padding and block tails stay zero."""
+        with self._lock:
+            for inst in self._insts.values():
+                if inst.node.kind in ("data", "input_layout"):
+                    continue
+                lay = inst.memory.layout
+                fill = value if lay.dtype.numpy.kind == "f" else -7
+                inst.memory.write(np.full(lay.shape, fill, dtype=lay.dtype.numpy), wait_for=self._pending())
+
     # ----- introspection ----------------------------------------------------------------------------------------
     def get_output_layout(self, pid: str) -> Any:
         """The output Layout of a primitive."""

@@ -1,0 +1,41 @@
+"""Shared fixtures. Each pytest-xdist worker gets its own POCL_CACHE_DIR (parallel PoCL processes sharing one
+cache have crashed PoCL: pocl#1480); it is set before pyopencl is imported anywhere."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import tempfile
+
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+_root = pathlib.Path(os.environ.get("CLDNN_PY_TEST_CACHE", tempfile.gettempdir())) / "cldnn_py_test_pocl"
+os.environ["POCL_CACHE_DIR"] = str(_root / _worker)
+os.makedirs(os.environ["POCL_CACHE_DIR"], exist_ok=True)
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+GENERATED = pathlib.Path(__file__).parent / ".generated"  # git-ignored; seeded models are written here
+
+
+@pytest.fixture(scope="session")
+def engine():
+    """One OpenCL Engine per worker (default device)."""
+    import cldnn_py as cl
+
+    return cl.Engine()
+
+
+@pytest.fixture
+def rng(request):
+    """A fresh random generator per test; the seed is printed so a failure can be replayed."""
+    seed = int.from_bytes(os.urandom(4), "little")
+    print(f"rng seed for {request.node.nodeid}: {seed}")
+    return np.random.default_rng(seed)
+
+
+@pytest.fixture(scope="session")
+def generated_dir():
+    """The git-ignored folder for generated models and weights."""
+    GENERATED.mkdir(exist_ok=True)
+    return GENERATED

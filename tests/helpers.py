@@ -1,0 +1,52 @@
+"""Test helpers: run a small topology with poisoned output buffers and compare with a float64 reference."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import cldnn_py as cl
+
+
+def f32(a: np.ndarray) -> np.ndarray:
+    """As float32."""
+    return np.asarray(a, dtype=np.float32)
+
+
+def run_topology(engine: cl.Engine, topo: cl.Topology, feeds: dict[str, np.ndarray],
+                 options: cl.BuildOptions | None = None) -> dict[str, np.ndarray]:
+    """Build, poison every computed buffer with NaN, run, return {output id: array}."""
+    net = cl.Network(cl.Program(engine, topo, options or cl.BuildOptions()))
+    net.poison()
+    return net.run(feeds)
+
+
+def run_single(engine: cl.Engine, prim: cl.Primitive, inputs: dict[str, np.ndarray],
+               data: dict[str, np.ndarray] | None = None, fmt: cl.Format = cl.Format.bfyx,
+               out_fmt: cl.Format | None = None) -> np.ndarray:
+    """Run one primitive. ``inputs`` become InputLayouts (f32 bfyx, then reordered to ``fmt`` when it is not
+    bfyx, under the same id the primitive reads); ``data`` become Data. ``out_fmt`` adds a final reorder."""
+    topo = cl.Topology()
+    for name, arr in inputs.items():
+        dt = cl.DataType.from_numpy(arr.dtype)
+        if fmt == cl.Format.bfyx:
+            topo.add(cl.InputLayout(name, cl.Layout(dt, cl.Format.bfyx, arr.shape)))
+        else:
+            topo.add(cl.InputLayout(name + "__host", cl.Layout(dt, cl.Format.bfyx, arr.shape)))
+            topo.add(cl.Reorder(name, name + "__host", fmt))
+    for name, arr in (data or {}).items():
+        topo.add(cl.Data(name, arr))
+    topo.add(prim)
+    out_id = prim.id
+    if out_fmt is not None:
+        topo.add(cl.Reorder(prim.id + "__out", prim.id, out_fmt))
+        out_id = prim.id + "__out"
+    feeds = {(n if fmt == cl.Format.bfyx else n + "__host"): a for n, a in inputs.items()}
+    outs = run_topology(engine, topo, feeds)
+    return outs[out_id]
+
+
+def assert_close(actual: np.ndarray, expected: np.ndarray, rtol: float = 1e-4, atol: float = 1e-5) -> None:
+    """Shapes equal, no NaN (unwritten poison), values within tolerance of the float64 reference."""
+    assert actual.shape == expected.shape, f"shape {actual.shape} != {expected.shape}"
+    assert not np.isnan(actual).any() or np.isnan(expected).any(), "NaN in output: an element was not written"
+    np.testing.assert_allclose(actual.astype(np.float64), expected, rtol=rtol, atol=atol)
