@@ -47,10 +47,10 @@ class Engine:
         self.device = dev
         self.info: DeviceInfo = describe(dev, spec)
         self.context = cl.Context([dev])
-        props = cl.command_queue_properties.PROFILING_ENABLE
+        props: int = int(cl.command_queue_properties.PROFILING_ENABLE)
         if self.info.out_of_order:
-            props |= cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
-        self.queue = cl.CommandQueue(self.context, dev, properties=props)
+            props |= int(cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        self.queue = cl.CommandQueue(self.context, dev, properties=props)  # type: ignore[arg-type]
         self.lock = threading.RLock()
         log.debug("engine on %s (%s, %s), out_of_order=%s", self.info.name, self.info.platform,
                   self.info.platform_version, self.info.out_of_order)

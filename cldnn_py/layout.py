@@ -231,8 +231,8 @@ class Layout:
         a = np.asarray(array, dtype=self.dtype.numpy).reshape(self.dims4)
         full = np.zeros(self.padded_dims, dtype=self.dtype.numpy)
         lo = self.padding.lower
-        full[lo[0]:lo[0] + a.shape[0], lo[1]:lo[1] + a.shape[1],
-             lo[2]:lo[2] + a.shape[2], lo[3]:lo[3] + a.shape[3]] = a
+        b, f, y, x = self.dims4
+        full[lo[0]:lo[0] + b, lo[1]:lo[1] + f, lo[2]:lo[2] + y, lo[3]:lo[3] + x] = a
         shape, perm = self._physical_view_shape()
         return np.ascontiguousarray(full.reshape(shape).transpose(perm)).reshape(-1)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from importlib import resources
+
 from .jitter import JitConstants, source_hash, tensor_jit
 from .params import Params, SupportedKey
 

@@ -20,7 +20,7 @@ class Data(Primitive):
     Raises DTypeError for float64 and other unsupported dtypes (convert with ``.astype(np.float32)``).
     """
 
-    array: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    array: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]
     type_name: ClassVar[str] = "data"
 
     def __post_init__(self) -> None:

@@ -36,7 +36,8 @@ def _conv_topology(w_shape=(4, 3, 3, 3)):
 
 
 def test_weights_shape_mismatch_names_primitive_expected_and_actual(engine):
-    with pytest.raises(cl.ShapeError, match=r"convolution 'conv1': weights 'w' shape: expected .*3.*got \(4, 2, 3, 3\)"):
+    msg = r"convolution 'conv1': weights 'w' shape: expected .*3.*got \(4, 2, 3, 3\)"
+    with pytest.raises(cl.ShapeError, match=msg):
         cl.Program(engine, _conv_topology((4, 2, 3, 3)))
 
 
@@ -65,7 +66,8 @@ def test_kernel_build_failure_names_primitive_kernel_and_log(engine):
 
 def test_forced_kernel_that_cannot_run_is_explained(engine):
     opts = cl.BuildOptions(force_implementations={"conv1": "no_such_kernel"})
-    with pytest.raises(cl.UnsupportedError, match=r"forced kernel 'no_such_kernel' does not exist[\s\S]*convolution_ref"):
+    msg = r"forced kernel 'no_such_kernel' does not exist[\s\S]*convolution_ref"
+    with pytest.raises(cl.UnsupportedError, match=msg):
         cl.Program(engine, _conv_topology(), opts)
 
 
