@@ -21,8 +21,12 @@ class Crop(Primitive):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        shape = tuple(int(s) for s in self.shape)
-        offsets = tuple(int(o) for o in (self.offsets if self.offsets is not None else (0,) * len(shape)))
+        try:
+            shape = tuple(int(s) for s in self.shape)
+            offsets = tuple(int(o) for o in (self.offsets if self.offsets is not None else (0,) * len(shape)))
+        except (TypeError, ValueError):
+            raise TopologyError(f"crop '{self.id}': shape and offsets must be sequences of ints, got "
+                                f"{self.shape!r} at {self.offsets!r}") from None
         if len(shape) != len(offsets) or min(shape, default=0) < 1 or min(offsets, default=0) < 0:
             raise TopologyError(f"crop '{self.id}': shape and offsets need equal length, positive sizes and "
                                 f"non-negative offsets, got {shape} at {offsets}")

@@ -1,0 +1,56 @@
+"""permute_ref: one work-item per output element; reads any input format/padding, writes the bfyx output."""
+
+from __future__ import annotations
+
+from cldnn_py.layout import DIMS, DataType
+
+from ...jitter import JitConstants
+from ...kernel_base import KernelBase
+from ...params import Params, SupportedKey
+from ...selector import register
+
+_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
+
+
+def input_coords(order: tuple[int, ...]) -> list[str]:
+    """For each input dimension (b, f, y, x), the output coordinate variable that indexes it, or ``0``.
+
+    ONNX Transpose / numpy.transpose: output dimension i is input dimension ``order[i]``, so input dimension
+    ``order[i]`` is indexed by output coordinate i. Dimensions beyond the logical rank (the trailing ones of
+    ``dims4``) have coordinate 0.
+    """
+    coords = ["0"] * 4
+    for i, d in enumerate(order):
+        coords[d] = DIMS[i]
+    return coords
+
+
+@register
+class PermuteKernelRef(KernelBase):
+    """Reference permute (clDNN ``permute_ref``): y[i0..ir] = x[j] with j[order[k]] = i[k] (logical rank 1-4).
+
+    INPUT0 is any format, possibly padded; OUTPUT is bfyx of the permuted shape. gws = (x, y, f * b) of the
+    output's dims4; ``IN_B/IN_F/IN_Y/IN_X`` name the output coordinate that indexes each input dimension (see
+    :func:`input_coords`). The value is copied in its own type; data types f32, i32, i8, u8.
+    """
+
+    name = "permute_ref"
+    primitive = "permute"
+
+    def supported_key(self) -> SupportedKey:
+        """f32, i32, i8, u8 (same in and out); any input format, padding allowed."""
+        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
+
+    def validate(self, params: Params) -> str | None:
+        """The order must be a permutation of the input's logical rank."""
+        order = tuple(params.attrs["order"])
+        if sorted(order) != list(range(params.inputs[0].rank)):
+            return f"order {order} is not a permutation of rank {params.inputs[0].rank}"
+        return None
+
+    def jit_constants(self, params: Params) -> JitConstants:
+        """Tensors plus ``IN_B``, ``IN_F``, ``IN_Y``, ``IN_X``."""
+        j = super().jit_constants(params)
+        for d, c in zip(DIMS, input_coords(tuple(params.attrs["order"]))):
+            j.add(f"IN_{d.upper()}", c)
+        return j

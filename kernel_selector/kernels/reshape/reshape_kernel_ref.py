@@ -1,0 +1,31 @@
+"""reshape_ref: one work-item per output element; reads any input format/padding, writes the bfyx output."""
+
+from __future__ import annotations
+
+from cldnn_py.layout import DataType
+
+from ...kernel_base import KernelBase
+from ...params import SupportedKey
+from ...selector import register
+
+_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
+
+
+@register
+class ReshapeKernelRef(KernelBase):
+    """Reference reshape (clDNN ``reshape_ref``): the same elements in logical row-major order, new shape.
+
+    INPUT0 is any format, possibly padded, logical rank 1-4; OUTPUT is bfyx of the new shape (rank 1-4). Each
+    work-item (gws = (x, y, f * b) of the output's dims4) turns its output coordinate into the linear logical
+    (row-major NCHW) index and that index back into an input coordinate with the input's logical sizes, then
+    copies the element through INPUT0_GET_INDEX / OUTPUT_GET_INDEX. A rank-r shape is 4-D with trailing ones
+    (``Layout.dims4``), which leaves the row-major linear index unchanged, so the 4-D arithmetic is exact for
+    every rank. The value is copied in its own type (exact for integers); data types f32, i32, i8, u8.
+    """
+
+    name = "reshape_ref"
+    primitive = "reshape"
+
+    def supported_key(self) -> SupportedKey:
+        """f32, i32, i8, u8 (same in and out); any input format, padding allowed."""
+        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)

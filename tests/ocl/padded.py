@@ -1,0 +1,52 @@
+"""Run one kernel directly on padded buffers (no Program): the layouts' padding is chosen by the test.
+
+No graph pass produces padded buffers yet, so kernel tests call :func:`run_kernel_padded` to check that a kernel
+reads its inputs and writes its output only through the ``GET_INDEX`` macros: every input's padding and block tail
+is filled with NaN (read by mistake, it shows in the output) and the output's with a sentinel that must survive.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernel_selector import Params, selector
+from kernel_selector.kernel_base import common_header
+
+SENTINEL = 1234.5
+
+
+def padding_mask(layout) -> np.ndarray:
+    """Boolean mask over the flat physical buffer: True where no logical element lives (padding, block tails)."""
+    return layout.to_physical(np.ones(layout.shape, dtype=layout.dtype.numpy)) == 0
+
+
+def run_kernel_padded(engine, kind: str, inputs: list, output, attrs: dict, arrays: list[np.ndarray],
+                      kernel: str | None = None) -> np.ndarray:
+    """Select (or force) the kernel of primitive type ``kind`` for these layouts, run it on ``arrays`` (logical,
+    one per input layout) and return the logical output. Asserts the output's padding was not written."""
+    import pyopencl as cl
+
+    params = Params(kind=kind, engine=engine.kind, inputs=list(inputs), output=output, attrs=dict(attrs),
+                    layer_id=kind, device=engine.info)
+    _, kd = selector.select(params, kernel)
+    mems = []
+    for lay, arr in zip(inputs, arrays):
+        mem = engine.allocate(lay)
+        phys = lay.to_physical(arr)
+        phys[padding_mask(lay)] = np.nan
+        engine.write_buffer(mem.buffer, phys)
+        mems.append(mem)
+    out = engine.allocate(output)
+    phys = np.full(output.buffer_size, np.nan, dtype=output.dtype.numpy)
+    out_mask = padding_mask(output)
+    phys[out_mask] = SENTINEL
+    engine.write_buffer(out.buffer, phys)
+    for k in kd.kernels:
+        knl = cl.Kernel(engine.build(common_header() + k.source), k.entry)
+        args = [mems[int(a.index)].buffer if a.kind == "input" else out.buffer for a in k.args]
+        knl.set_args(*args)
+        cl.enqueue_nd_range_kernel(engine.queue, knl, k.gws, k.lws).wait()
+    raw = np.empty(output.buffer_size, dtype=output.dtype.numpy)
+    engine.read_buffer(out.buffer, raw)
+    assert (raw[out_mask] == SENTINEL).all(), "the kernel wrote into the output's padding"
+    return output.from_physical(raw)
