@@ -126,7 +126,10 @@ class Padding:
 
 @dataclass(frozen=True)
 class Layout:
-    """Data type, format, logical shape (rank 1-4, NCHW order) and padding of one tensor.
+    """Data type, format, logical shape (rank 1-4 in any format, 5-6 in bfyx only) and padding of one tensor.
+
+    Rank 5 and 6 tensors (ONNX reshape/transpose chains such as ShuffleNet's channel shuffle) are stored row-major
+    in ``bfyx``; ``dims4`` folds their trailing dimensions into x, which keeps the memory order exact.
 
     Derived quantities: ``dims4`` (b, f, y, x), ``padded_dims`` (physical extent per dimension including padding
     and block round-up), ``pitches`` (elements between neighbours in b, f-slice, y, x), ``buffer_size``
@@ -141,10 +144,13 @@ class Layout:
     def __post_init__(self) -> None:
         shape = tuple(int(s) for s in self.shape)
         object.__setattr__(self, "shape", shape)
-        if not 1 <= len(shape) <= 4 or min(shape) < 1:
-            raise ShapeError(f"Layout shape must have rank 1-4 with positive sizes, got {shape}")
+        if not 1 <= len(shape) <= 6 or min(shape) < 1:
+            raise ShapeError(f"Layout shape must have rank 1-6 with positive sizes, got {shape}")
         if not isinstance(self.dtype, DataType) or not isinstance(self.format, Format):
             raise DTypeError(f"Layout needs a DataType and a Format, got {self.dtype!r}, {self.format!r}")
+        if len(shape) > 4 and (self.format != Format.bfyx or not self.padding.is_zero):
+            raise ShapeError(f"rank {len(shape)} tensors need format bfyx without padding, got "
+                             f"{self.format.value} shape {shape}")
         blk = self.format.block
         if blk is not None:
             i = DIMS.index(blk[0])
@@ -159,7 +165,9 @@ class Layout:
 
     @property
     def dims4(self) -> tuple[int, int, int, int]:
-        """The logical shape as (b, f, y, x), trailing ones added."""
+        """The logical shape as (b, f, y, x): trailing ones added; for rank 5-6, trailing dimensions folded into x."""
+        if len(self.shape) > 4:
+            return (self.shape[0], self.shape[1], self.shape[2], int(np.prod(self.shape[3:])))
         s = self.shape + (1,) * (4 - len(self.shape))
         return (s[0], s[1], s[2], s[3])
 

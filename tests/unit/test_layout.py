@@ -169,9 +169,9 @@ def test_dims4_adds_trailing_ones():
     assert lay.rank == 4 and lay.count() == 120 and lay.bytes == 480
 
 
-@pytest.mark.parametrize("shape", [(), (1, 2, 3, 4, 5), (2, 0, 3), (3, -1)], ids=str)
+@pytest.mark.parametrize("shape", [(), (1, 2, 3, 4, 5, 6, 7), (2, 0, 3), (3, -1)], ids=str)
 def test_bad_shapes_raise_shape_error(shape):
-    with pytest.raises(cl.ShapeError, match="rank 1-4 with positive sizes"):
+    with pytest.raises(cl.ShapeError, match="rank 1-6 with positive sizes"):
         Layout(F32, Format.bfyx, shape)
 
 
@@ -211,3 +211,13 @@ def test_from_numpy_rejects_unsupported_dtypes_clearly(dtype):
         cl.DataType.from_numpy(dtype)
     msg = str(err.value)
     assert str(np.dtype(dtype)) in msg and "float32" in msg, msg   # names the bad dtype and what is supported
+
+
+def test_rank5_is_row_major_bfyx_only():
+    lay = Layout(F32, Format.bfyx, (2, 3, 4, 5, 6))
+    assert lay.dims4 == (2, 3, 4, 30) and lay.buffer_size == 720
+    a = np.arange(720, dtype=np.float32).reshape(2, 3, 4, 5, 6)
+    np.testing.assert_array_equal(lay.to_physical(a), a.reshape(-1))
+    np.testing.assert_array_equal(lay.from_physical(lay.to_physical(a)), a)
+    with pytest.raises(cl.ShapeError, match="rank 5 tensors need format bfyx"):
+        Layout(F32, Format.b_fs_yx_fsv16, (2, 3, 4, 5, 6))
