@@ -1,0 +1,58 @@
+"""pooling_ref: one work-item per output element; max / average / average_no_padding, any data format."""
+
+from __future__ import annotations
+
+from cldnn_py.primitives.pooling import Pooling, PoolingMode
+
+from ...jitter import JitConstants
+from ...kernel_base import KernelBase
+from ...params import Params
+from ...selector import register
+
+_MODE = {PoolingMode.max: 0, PoolingMode.average: 1, PoolingMode.average_no_padding: 2}
+
+
+def pooling_window(params: Params) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
+    """(kernel, stride, pad, pad_end), each (y, x), with global pooling resolved for the input layout.
+
+    The primitive is rebuilt from ``params.attrs`` so the rule lives in one place, ``Pooling.window``.
+    """
+    return Pooling(params.layer_id or "pooling", input="input", **params.attrs).window(params.inputs[0])
+
+
+@register
+class PoolingKernelRef(KernelBase):
+    """Reference 2-D pooling (clDNN ``pooling_gpu_ref``): y[b,f,oy,ox] over the window
+    [oy·stride − pad, oy·stride − pad + kernel) × (same for x).
+
+    Input (N, C, H, W) and output (N, C, OH, OW) in any format, padded or not. Modes:
+
+    - ``max``: maximum of the valid input elements of the window (pad positions never win);
+    - ``average``: sum of the valid elements divided by the window clipped to the padded extent
+      [−pad, size + pad_end), i.e. ONNX ``count_include_pad=1`` / PyTorch: the extra tail that ceil mode adds past
+      ``pad_end`` is not counted;
+    - ``average_no_padding``: sum divided by the number of valid elements.
+
+    The output size (ceil mode included) comes from the primitive's ``calc_output_layout``; every window then holds
+    at least one valid element because pads are smaller than the kernel.
+    """
+
+    name = "pooling_ref"
+    primitive = "pooling"
+
+    def validate(self, params: Params) -> str | None:
+        """Input must be 4-D (N, C, H, W)."""
+        if params.inputs[0].rank != 4:
+            return f"input rank {params.inputs[0].rank} is not 4"
+        return None
+
+    def jit_constants(self, params: Params) -> JitConstants:
+        """Tensors plus window sizes, strides, begin/end pads and ``POOL_MODE`` (0 max, 1 average,
+        2 average_no_padding)."""
+        j = super().jit_constants(params)
+        k, s, pb, pe = pooling_window(params)
+        mode = PoolingMode(params.attrs["mode"])
+        j.update({"POOL_SIZE_Y": k[0], "POOL_SIZE_X": k[1], "STRIDE_Y": s[0], "STRIDE_X": s[1],
+                  "PAD_Y": pb[0], "PAD_X": pb[1], "PAD_END_Y": pe[0], "PAD_END_X": pe[1],
+                  "POOL_MODE": _MODE[mode]})
+        return j
