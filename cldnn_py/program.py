@@ -61,11 +61,14 @@ class ProgramBuilder:
         self.kernels_built = 0
 
     def _outputs(self, topology: Topology, options: BuildOptions) -> list[str]:
-        sinks = [n.id for n in self.order if not n.users and n.kind not in ("data", "input_layout")]
+        if topology.outputs is not None:
+            sinks = list(topology.outputs)
+        else:
+            sinks = [n.id for n in self.order if not n.users and n.kind not in ("data", "input_layout")]
         named = list(options.outputs or [])
-        for o in named:
+        for o in named + sinks:
             if o not in self.nodes:
-                raise TopologyError(f"BuildOptions.outputs names '{o}', which is not in the topology")
+                raise TopologyError(f"output '{o}' (BuildOptions.outputs or Topology.outputs) is not in the topology")
         out = sinks + [o for o in named if o not in sinks]
         if not out:
             raise TopologyError("the topology has no output: every primitive is Data or an input")

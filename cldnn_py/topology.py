@@ -22,6 +22,10 @@ class Topology:
 
     def __init__(self, *primitives: Primitive) -> None:
         self._prims: dict[str, Primitive] = {}
+        self.outputs: list[str] | None = None
+        """Declared outputs (the ONNX importer sets the graph outputs). When set, the network outputs are exactly
+        these (plus ``BuildOptions.outputs``) and everything else no output needs is trimmed; when None, the
+        outputs are the primitives nobody consumes."""
         if primitives:
             self.add(*primitives)
 

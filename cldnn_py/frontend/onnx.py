@@ -1,0 +1,129 @@
+"""ONNX ModelProto → Topology.
+
+``load_onnx(model, input_shapes=None)`` parses with the ``onnx`` package (load, checker), fixes input dimensions,
+folds constant subgraphs, and converts each remaining node with the converter registered for its op type in
+``frontend/onnx_ops/`` (one function per op type, in a table). ONNX tensor names become primitive ids, so a
+network built from the Topology reads and returns tensors under the model's own names.
+
+Constant folding: a node whose inputs are all constants (initializers, Constant, or Shape of a tensor whose shape
+is static) is evaluated at import with ``onnx.reference.ReferenceEvaluator`` (the ONNX project's own semantics),
+so shape-computing chains (Shape → Gather → Unsqueeze → Concat → Reshape) and generated weights
+(ConstantOfShape) vanish before any kernel is chosen.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+import numpy as np
+
+from ..errors import CldnnError, ShapeError, UnsupportedError
+from ..topology import Topology
+from .onnx_context import ImportContext
+from .onnx_ops import CONVERTERS
+
+log = logging.getLogger("cldnn_py.frontend.onnx")
+
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+class OnnxImportError(CldnnError):
+    """The model file is not ONNX, is truncated, or fails the ONNX checker; the message names the file."""
+
+
+def _load(model: Any) -> tuple[Any, str]:
+    import onnx
+
+    if isinstance(model, onnx.ModelProto):
+        return model, f"<ModelProto {model.graph.name!r}>"
+    if isinstance(model, (bytes, bytearray)):
+        name, data = "<bytes>", bytes(model)
+    else:
+        name = os.fspath(model)
+        try:
+            with open(name, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise OnnxImportError(f"cannot read ONNX model '{name}': {e}") from None
+    try:
+        m = onnx.load_from_string(data)
+    except Exception as e:  # noqa: BLE001 - protobuf raises DecodeError and others
+        raise OnnxImportError(f"'{name}' is not a valid ONNX model (truncated or not ONNX): {e}") from None
+    if not m.graph.node and not m.graph.output:
+        raise OnnxImportError(f"'{name}' is not a valid ONNX model: it has no graph")
+    return m, name
+
+
+def load_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None) -> Topology:
+    """Convert an ONNX model (path, bytes or ``onnx.ModelProto``) to a Topology.
+
+    Args:
+        model: the model.
+        input_shapes: {input name: shape} to fix dynamic or different input dimensions (e.g. a batch of 8).
+    Returns:
+        A Topology whose ``outputs`` are the graph outputs, with InputLayouts named as the graph inputs.
+    Raises:
+        OnnxImportError: not ONNX, truncated, or fails the checker (names the file).
+        UnsupportedError: lists every unsupported node at once (op type, opset, node name) and the supported list.
+        ShapeError: an input dimension is dynamic and not given in ``input_shapes``.
+    """
+    import onnx
+
+    m, name = _load(model)
+    opset = next((o.version for o in m.opset_import if o.domain in DEFAULT_DOMAINS), 1)
+    try:
+        onnx.checker.check_model(m)
+    except onnx.checker.ValidationError as e:
+        if "No Op registered" not in str(e):  # unknown operators are listed with all other unsupported nodes
+            raise OnnxImportError(f"'{name}' fails the ONNX checker: {str(e).splitlines()[0]}") from None
+    ctx = ImportContext(m, opset, input_shapes or {})
+    _check_supported(ctx, name)
+    for i, node in enumerate(m.graph.node):
+        ctx.convert(i, node)
+    for out in m.graph.output:
+        if out.name not in ctx.topology:
+            ctx.materialize(out.name)
+    ctx.topology.outputs = [o.name for o in m.graph.output]
+    return ctx.topology
+
+
+def _check_supported(ctx: ImportContext, name: str) -> None:
+    """One pass over the graph: every node that will not be folded needs a converter for its opset version."""
+    import onnx.defs
+
+    bad = []
+    for i, node in enumerate(ctx.model.graph.node):
+        if ctx.foldable(node):
+            ctx.mark_folded(i, node)
+            continue
+        domain = node.domain or ""
+        conv = CONVERTERS.get(node.op_type) if domain in DEFAULT_DOMAINS else None
+        if conv is None:
+            bad.append(f"{node.op_type} (domain '{domain}', opset {ctx.opset}, node '{node.name}')")
+            continue
+        try:
+            since = onnx.defs.get_schema(node.op_type, ctx.opset).since_version
+        except Exception:  # noqa: BLE001 - unknown schema
+            since = -1
+        if since not in conv.versions:
+            bad.append(f"{node.op_type} version {since} (opset {ctx.opset}, node '{node.name}'): "
+                       f"semantics of versions {sorted(conv.versions)} are supported")
+    if bad:
+        supported = ", ".join(sorted(CONVERTERS))
+        raise UnsupportedError(f"'{name}': {len(bad)} unsupported node(s):\n  " + "\n  ".join(bad)
+                               + f"\nsupported operators: {supported}")
+
+
+def input_arrays_info(topology: Topology) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """{input id: (shape, numpy dtype)} of a Topology's InputLayouts (helper for tools and the CLI)."""
+    out = {}
+    for p in topology:
+        if p.type_name == "input_layout":
+            lay = p.layout  # type: ignore[attr-defined]
+            out[p.id] = (lay.shape, lay.dtype.numpy)
+    return out
+
+
+__all__ = ["OnnxImportError", "ShapeError", "input_arrays_info", "load_onnx"]

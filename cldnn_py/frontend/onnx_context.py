@@ -1,0 +1,245 @@
+"""ImportContext: the state of one ONNX import, and the helpers converters use.
+
+- ``const(name)`` / ``is_const(name)``: folded constant values (initializers, Constant, folded nodes);
+- ``ref(name)``: the primitive id holding a tensor (adds a ``Data`` for a constant on first use: float → f32,
+  int64 → i32, bool → u8);
+- ``add(*prims)``: add primitives and compute their output layouts at once, so ``shape(name)`` is always exact;
+- ``attrs(node)``: the node's attributes as Python values; ``fresh(base)``: a unique auxiliary id;
+- ``alias(out, src)``: a no-kernel output (Identity, Dropout) that refers to ``src``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import CldnnError, ShapeError, UnsupportedError
+from ..layout import DataType, Format, Layout
+from ..primitives import Data, InputLayout, Reorder
+from ..primitives.base import Primitive
+from ..topology import Topology
+
+_INT_TYPES = {np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.int16), np.dtype(np.uint16),
+              np.dtype(np.uint32), np.dtype(np.uint64)}
+
+
+def to_device_array(a: np.ndarray) -> np.ndarray:
+    """A constant as the engine stores it: floats as f32, wide integers as i32, bool as u8."""
+    a = np.asarray(a)
+    if a.dtype.kind == "f":
+        return a.astype(np.float32)
+    if a.dtype == np.bool_:
+        return a.astype(np.uint8)
+    if a.dtype in _INT_TYPES:
+        return a.astype(np.int32)
+    return a
+
+
+def onnx_dtype_to_numpy(elem_type: int) -> np.dtype:
+    """numpy dtype of an ONNX TensorProto element type."""
+    from onnx import helper
+
+    return np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
+
+
+class ImportContext:
+    """State of one import. ``topology`` is the result; ``layouts`` the output Layout of every primitive added."""
+
+    def __init__(self, model: Any, opset: int, input_shapes: dict[str, tuple[int, ...]]) -> None:
+        import onnx
+        from onnx import numpy_helper
+
+        self.model = model
+        self.opset = opset
+        self.topology = Topology()
+        self.layouts: dict[str, Layout] = {}
+        self.consts: dict[str, np.ndarray] = {}
+        self.aliases: dict[str, str] = {}
+        self.folded: set[int] = set()  # indices of folded nodes in graph.node
+        self.output_names = {o.name for o in model.graph.output}
+        self._n = 0
+        for init in model.graph.initializer:
+            self.consts[init.name] = numpy_helper.to_array(init)
+        unknown = set(input_shapes) - {i.name for i in model.graph.input}
+        if unknown:
+            raise ShapeError(f"input_shapes names {sorted(unknown)}, which are not inputs of the model "
+                             f"(inputs: {[i.name for i in model.graph.input if i.name not in self.consts]})")
+        # fix input shapes, then let ONNX infer the static shapes of everything else
+        m = onnx.ModelProto()
+        m.CopyFrom(model)
+        for inp in m.graph.input:
+            if inp.name in self.consts:
+                continue
+            shape = self._input_shape(inp, input_shapes.get(inp.name))
+            dims = inp.type.tensor_type.shape.dim
+            del dims[:]
+            for s in shape:
+                dims.add().dim_value = s
+            np_dtype = onnx_dtype_to_numpy(inp.type.tensor_type.elem_type)
+            dt = DataType.from_numpy(to_device_array(np.zeros(1, np_dtype)).dtype)
+            self.add(InputLayout(inp.name, Layout(dt, Format.bfyx, shape if shape else (1,))))
+        try:
+            inferred = onnx.shape_inference.infer_shapes(m, data_prop=True)
+        except Exception:  # noqa: BLE001 - inference is a help, not a requirement
+            inferred = m
+        self.inferred: dict[str, tuple[int, ...]] = {}
+        for vi in list(inferred.graph.value_info) + list(inferred.graph.output):
+            t = vi.type.tensor_type
+            if t.HasField("shape") and all(d.HasField("dim_value") for d in t.shape.dim):
+                self.inferred[vi.name] = tuple(d.dim_value for d in t.shape.dim)
+
+    def _input_shape(self, inp: Any, given: tuple[int, ...] | None) -> tuple[int, ...]:
+        dims = inp.type.tensor_type.shape.dim
+        if given is not None:
+            given = tuple(int(s) for s in given)
+            if len(given) != len(dims) and len(dims) > 0:
+                raise ShapeError(f"input '{inp.name}': input_shapes rank: expected {len(dims)}, got {given}")
+            return given
+        shape = []
+        for i, d in enumerate(dims):
+            if not d.HasField("dim_value") or d.dim_value <= 0:
+                raise ShapeError(f"input '{inp.name}': dimension {i} is dynamic ({d.dim_param or '?'}); give it "
+                                 f"with input_shapes={{'{inp.name}': (...)}}")
+            shape.append(d.dim_value)
+        return tuple(shape)
+
+    # ----- constants and folding --------------------------------------------------------------------------------
+    def is_const(self, name: str) -> bool:
+        """True when the tensor's value is known at import."""
+        return name in self.consts
+
+    def const(self, name: str) -> np.ndarray:
+        """The constant value of a tensor; raises UnsupportedError when it is computed at run time."""
+        if name not in self.consts:
+            raise UnsupportedError(f"tensor '{name}' must be a constant (an initializer or computable at import)")
+        return self.consts[name]
+
+    def foldable(self, node: Any) -> bool:
+        """All inputs constant, or Shape/Size of a tensor whose shape is static."""
+        if node.op_type in ("Shape", "Size") and node.input[0] not in self.consts:
+            return self.static_shape(node.input[0]) is not None
+        return all((not i) or i in self.consts for i in node.input)
+
+    def mark_folded(self, index: int, node: Any) -> None:
+        """Evaluate a foldable node with onnx.reference and store its outputs as constants."""
+        from onnx import helper
+        from onnx.reference import ReferenceEvaluator
+
+        if node.op_type in ("Shape", "Size") and node.input[0] not in self.consts:
+            shape = np.array(self.static_shape(node.input[0]), dtype=np.int64)
+            if node.op_type == "Size":
+                self.consts[node.output[0]] = np.array(np.prod(shape), dtype=np.int64)
+                self.folded.add(index)
+                return
+            a = self.attrs(node)
+            r = len(shape)
+            start, end = a.get("start", 0), a.get("end", r)
+            start, end = (start + r if start < 0 else start), (end + r if end < 0 else end)
+            self.consts[node.output[0]] = shape[max(0, start):min(r, end)]
+            self.folded.add(index)
+            return
+        opsets = {o.domain or "": o.version for o in self.model.opset_import}
+        g = helper.make_graph([node], "fold", [helper.make_tensor_value_info(i, 0, None) for i in node.input if i],
+                              [helper.make_tensor_value_info(o, 0, None) for o in node.output if o])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets.items()])
+        try:
+            outs = ReferenceEvaluator(m).run(None, {i: self.consts[i] for i in node.input if i})
+        except Exception as e:  # noqa: BLE001
+            raise CldnnError(f"{node.op_type} '{node.name}': constant folding failed: {e}") from None
+        for name, val in zip([o for o in node.output if o], outs):
+            self.consts[name] = np.asarray(val)
+        self.folded.add(index)
+
+    def static_shape(self, name: str) -> tuple[int, ...] | None:
+        """The static shape of a tensor if known (converted primitive, constant, or ONNX shape inference)."""
+        pid = self.aliases.get(name, name)
+        if pid in self.layouts:
+            return self.layouts[pid].shape
+        if name in self.consts:
+            return tuple(self.consts[name].shape)
+        return self.inferred.get(name)
+
+    # ----- conversion -------------------------------------------------------------------------------------------
+    def convert(self, index: int, node: Any) -> None:
+        """Convert node number ``index`` with its registered converter (folded nodes are skipped)."""
+        from .onnx_ops import CONVERTERS
+
+        if index in self.folded:
+            return
+        try:
+            CONVERTERS[node.op_type].fn(self, node)
+        except CldnnError as e:
+            if hasattr(e, "add_note"):
+                e.add_note(f"while converting ONNX node '{node.name}' ({node.op_type})")
+            raise
+
+    def attrs(self, node: Any) -> dict[str, Any]:
+        """The node's attributes as Python values (bytes decoded to str)."""
+        from onnx import helper
+
+        out = {}
+        for a in node.attribute:
+            v = helper.get_attribute_value(a)
+            if isinstance(v, bytes):
+                v = v.decode()
+            out[a.name] = v
+        return out
+
+    def fresh(self, base: str) -> str:
+        """A new primitive id derived from ``base`` that is not used yet."""
+        while True:
+            self._n += 1
+            pid = f"{base}__{self._n}"
+            if pid not in self.topology and pid not in self.consts:
+                return pid
+
+    def ref(self, name: str) -> str:
+        """The primitive id that holds tensor ``name`` (a Data is added for a constant on first use)."""
+        pid = self.aliases.get(name, name)
+        if pid in self.topology:
+            return pid
+        if name in self.consts:
+            arr = to_device_array(self.consts[name])
+            self.add(Data(name, arr.reshape(1) if arr.ndim == 0 else arr))
+            return name
+        raise CldnnError(f"tensor '{name}' is used before it is produced")
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        """Static shape of a tensor; raises ShapeError when unknown."""
+        s = self.static_shape(name)
+        if s is None:
+            raise ShapeError(f"the shape of tensor '{name}' is not static")
+        return s
+
+    def layout(self, name: str) -> Layout:
+        """Layout of the primitive holding tensor ``name`` (adds a Data for a constant)."""
+        return self.layouts[self.ref(name)]
+
+    def add(self, *prims: Primitive) -> str:
+        """Add primitives in order, computing each output layout; returns the id of the last one."""
+        for p in prims:
+            lay = p.calc_output_layout([self.layouts[d] for d in p.dependencies()])
+            self.topology.add(p)
+            self.layouts[p.id] = lay
+        return prims[-1].id
+
+    def alias(self, out: str, src: str) -> None:
+        """Make tensor ``out`` refer to ``src`` without a kernel (a copy is added if ``out`` is a graph output)."""
+        if src in self.consts and out not in self.output_names:
+            self.consts[out] = self.consts[src]
+            return
+        pid = self.ref(src)
+        if out in self.output_names:
+            self.add(Reorder(out, pid, format=self.layouts[pid].format))
+        else:
+            self.aliases[out] = pid
+
+    def materialize(self, name: str) -> None:
+        """Give a graph output a primitive of its own name (a constant becomes Data, an alias a copy)."""
+        if name in self.consts:
+            self.ref(name)
+        elif name in self.aliases:
+            self.add(Reorder(name, self.aliases[name], format=self.layouts[self.aliases[name]].format))
+        else:
+            raise CldnnError(f"graph output '{name}' is never produced")
