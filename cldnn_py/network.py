@@ -191,7 +191,7 @@ class Network:
                 if inst.node.kind in ("data", "input_layout"):
                     continue
                 lay = inst.memory.layout
-                fill = value if lay.dtype.numpy.kind == "f" else -7
+                fill = value if lay.dtype.numpy.kind == "f" else np.array(-7).astype(lay.dtype.numpy)  # u8: 249
                 inst.memory.write(np.full(lay.shape, fill, dtype=lay.dtype.numpy), wait_for=self._pending())
 
     # ----- introspection ----------------------------------------------------------------------------------------

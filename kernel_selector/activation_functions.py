@@ -13,13 +13,13 @@ FORMULAS: dict[str, str] = {
     "clamp": "fmin(fmax((x), A), B)",
     "logistic": "(1.0f / (1.0f + exp(-(x))))",
     "tanh": "tanh(x)",
-    "elu": "((x) >= 0.0f ? (x) : A * (exp(x) - 1.0f))",
+    "elu": "((x) >= 0.0f ? (x) : A * expm1(x))",  # expm1: exp(x) - 1 loses all digits near 0
     "abs": "fabs(x)",
     "exp": "exp(x)",
     "log": "log(x)",
     "sqrt": "sqrt(x)",
     "square": "((x) * (x))",
-    "softplus": "((x) > 20.0f ? (x) : log(1.0f + exp(x)))",
+    "softplus": "((x) > 20.0f ? (x) : log1p(exp(x)))",  # log1p: 1 + exp(x) rounds to 1 for x << 0
     "hard_sigmoid": "fmax(0.0f, fmin(1.0f, A * (x) + B))",
     "hard_swish": "((x) * fmin(fmax((x) + 3.0f, 0.0f), 6.0f) / 6.0f)",
     "swish": "((x) / (1.0f + exp(-A * (x))))",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ...activation_functions import FORMULAS
 from ...jitter import JitConstants, activation_jit
+from ...kernel_base import KernelBase
 from ...params import Params
 from ...selector import register
-from ...kernel_base import KernelBase
 
 
 @register
