@@ -38,14 +38,24 @@ class ActivationFunc(str, enum.Enum):
     linear = "linear"
 
 
+DEFAULTS: dict[str, tuple[float, float]] = {
+    "swish": (1.0, 0.0), "elu": (1.0, 0.0), "hard_sigmoid": (0.2, 0.5), "clamp": (0.0, 6.0), "linear": (1.0, 0.0),
+    "relu_negative_slope": (0.01, 0.0),
+}
+
+
 @dataclass(frozen=True)
 class Activation(Primitive):
-    """y = func(x; a, b) element-wise; output has the input's layout (any format, any shape)."""
+    """y = func(x; a, b) element-wise; output has the input's layout (any format, any shape).
+
+    ``a``/``b`` left as None take the function's default: swish a=1; elu a=1; hard_sigmoid a=0.2, b=0.5 (ONNX);
+    clamp a=0, b=6; linear a=1, b=0; relu_negative_slope a=0.01 (ONNX LeakyRelu); 0 otherwise.
+    """
 
     input: str = ""
     func: ActivationFunc = ActivationFunc.relu
-    a: float = 0.0
-    b: float = 0.0
+    a: float | None = None
+    b: float | None = None
     type_name: ClassVar[str] = "activation"
 
     def __post_init__(self) -> None:
@@ -55,6 +65,9 @@ class Activation(Primitive):
         except ValueError:
             raise TopologyError(f"activation '{self.id}': func must be one of "
                                 f"{[f.value for f in ActivationFunc]}, got {self.func!r}") from None
+        da, db = DEFAULTS.get(self.func.value, (0.0, 0.0))
+        object.__setattr__(self, "a", float(da if self.a is None else self.a))
+        object.__setattr__(self, "b", float(db if self.b is None else self.b))
 
     def dependencies(self) -> list[str]:
         """[input]."""

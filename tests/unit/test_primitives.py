@@ -308,3 +308,10 @@ def test_eltwise_constructor_errors(kw, match):
     with pytest.raises(cl.TopologyError, match="eltwise 'sum1'") as err:
         cl.Eltwise("sum1", **args)
     assert match in str(err.value)
+
+
+def test_activation_parameter_defaults():
+    assert (cl.Activation("s", "x", "swish").a, cl.Activation("s", "x", "swish").b) == (1.0, 0.0)
+    assert (cl.Activation("h", "x", "hard_sigmoid").a, cl.Activation("h", "x", "hard_sigmoid").b) == (0.2, 0.5)
+    assert cl.Activation("r", "x", "relu").a == 0.0
+    assert cl.Activation("l", "x", "relu_negative_slope", a=0.3).a == 0.3
