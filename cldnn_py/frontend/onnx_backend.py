@@ -1,0 +1,77 @@
+"""cldnn_py as an ``onnx.backend.base.Backend``: run ONNX models (and ONNX's node conformance cases) on the engine.
+
+``CldnnBackend.prepare(model)`` imports with ``load_onnx`` and builds a Network on the default OpenCL device (or
+``engine=``); ``rep.run(inputs)`` feeds the graph inputs in order (int64 → i32, bool → u8, as the engine stores
+them) and returns the outputs in graph order, cast back to the dtypes and shapes the model declares.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from onnx.backend.base import Backend, BackendRep
+
+from ..engine import Engine
+from ..network import Network
+from .onnx import load_onnx
+from .onnx_context import onnx_dtype_to_numpy, to_device_array
+
+_ENGINE: Engine | None = None
+
+
+def _default_engine() -> Engine:
+    global _ENGINE
+    if _ENGINE is None:
+        _ENGINE = Engine()
+    return _ENGINE
+
+
+class CldnnBackendRep(BackendRep):
+    """A prepared model: its Network and the graph's input/output names, dtypes and shapes."""
+
+    def __init__(self, model: Any, engine: Engine) -> None:
+        init = {i.name for i in model.graph.initializer}
+        self.input_names = [i.name for i in model.graph.input if i.name not in init]
+        self.outputs = []
+        for o in model.graph.output:
+            t = o.type.tensor_type
+            shape = tuple(d.dim_value for d in t.shape.dim) if t.HasField("shape") else None
+            if shape is not None and any(s <= 0 for s in shape):
+                shape = None
+            self.outputs.append((o.name, onnx_dtype_to_numpy(t.elem_type), shape))
+        self.network = Network(engine, load_onnx(model))
+
+    def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
+        """Run with inputs given as a list (graph order) or a dict; returns the outputs in graph order."""
+        if isinstance(inputs, dict):
+            feeds = dict(inputs)
+        else:
+            if isinstance(inputs, np.ndarray):
+                inputs = [inputs]
+            feeds = dict(zip(self.input_names, inputs))
+        feeds = {k: to_device_array(np.asarray(v)) for k, v in feeds.items()}
+        feeds = {k: (v.reshape(1) if v.ndim == 0 else v) for k, v in feeds.items()}
+        outs = self.network.run(feeds)
+        result = []
+        for name, dtype, shape in self.outputs:
+            a = outs[name]
+            if shape is not None and a.size == int(np.prod(shape)):
+                a = a.reshape(shape)  # rank-0 outputs are stored as (1,)
+            result.append(a.astype(dtype))
+        return tuple(result)
+
+
+class CldnnBackend(Backend):
+    """The ONNX backend interface over cldnn_py. ``device`` is "CPU" (PoCL runs on the CPU) or "OCL"."""
+
+    @classmethod
+    def prepare(cls, model: Any, device: str = "CPU", **kwargs: Any) -> CldnnBackendRep:
+        """Import and build; ``engine=`` chooses the Engine (default: one shared default Engine)."""
+        engine = kwargs.get("engine") or _default_engine()
+        return CldnnBackendRep(model, engine)
+
+    @classmethod
+    def supports_device(cls, device: str) -> bool:
+        """CPU and OCL (both mean the default OpenCL device)."""
+        return device in ("CPU", "OCL")

@@ -1,0 +1,77 @@
+"""ONNX's own node test cases (onnx.backend.test.case.node) through cldnn_py's ONNX backend.
+
+Collected: every case whose operators all have a converter (or fold away as constants) and whose inputs and
+outputs are float32 (integer and bool inputs are allowed where the operator takes indices, shapes or masks).
+Excluded cases are listed with their reason in tests/onnx/exclusions.py. Run one operator: ``-k test_relu``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from cldnn_py.frontend.onnx_backend import CldnnBackend
+from cldnn_py.frontend.onnx_ops import CONVERTERS
+from tests.onnx.exclusions import EXCLUDED
+
+FOLD_ONLY = {"Constant", "ConstantOfShape", "Shape", "Size", "Range"}
+OK_DTYPES = {np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.bool_), np.dtype(np.uint8),
+             np.dtype(np.int8)}
+
+
+def _arrays(case) -> list[np.ndarray]:
+    out = []
+    for inputs, outputs in case.data_sets or []:
+        out += [np.asarray(a) for a in list(inputs) + list(outputs) if not isinstance(a, (list, dict))]
+    return out
+
+
+def _collect():
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = collect_testcases()
+    selected = []
+    for case in cases:
+        if case.model is None or not case.data_sets:
+            continue
+        ops = {n.op_type for n in case.model.graph.node}
+        if not ops <= set(CONVERTERS) | FOLD_ONLY or not ops & set(CONVERTERS):
+            continue
+        arrays = _arrays(case)
+        if not arrays or any(a.dtype not in OK_DTYPES for a in arrays):
+            continue
+        if not any(a.dtype == np.float32 for a in arrays):
+            continue
+        selected.append(case)
+    return selected
+
+
+CASES = _collect()
+
+
+def _param(case):
+    marks = [pytest.mark.skip(reason=EXCLUDED[case.name])] if case.name in EXCLUDED else []
+    return pytest.param(case, id=case.name, marks=marks)
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in CASES])
+def test_onnx_node_case(case, engine):
+    rep = CldnnBackend.prepare(case.model, engine=engine)
+    for inputs, expected in case.data_sets:
+        outputs = rep.run(list(inputs))
+        assert len(outputs) == len(expected)
+        for got, ref in zip(outputs, expected):
+            ref = np.asarray(ref)
+            assert got.dtype == ref.dtype, f"dtype {got.dtype} != {ref.dtype}"
+            assert got.shape == ref.shape, f"shape {got.shape} != {ref.shape}"
+            np.testing.assert_allclose(got, ref, rtol=case.rtol, atol=case.atol)
+
+
+def test_every_exclusion_names_a_collected_case():
+    names = {c.name for c in CASES}
+    stale = sorted(set(EXCLUDED) - names)
+    assert not stale, f"exclusions that match no collected case (remove them): {stale}"
