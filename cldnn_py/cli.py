@@ -1,19 +1,29 @@
 """The ``cldnn-py`` command line (argparse). The library prints nothing; this module does.
 
-    cldnn-py devices            list OpenCL devices with their cl:P:D spec and limits
-    cldnn-py version            package, pyopencl and platform versions
+    cldnn-py devices                                   OpenCL devices, and which one Engine() picks and why
+    cldnn-py run MODEL [--input NAME=FILE.npy ...] [--output OUT.npz] [--device ID] [--shape NAME=DIMS]
+    cldnn-py benchmark MODEL [--device ID] [-n ITER | -t SECONDS] [--batch N] [--shape NAME=DIMS] [--pc]
+                       [--report FILE.json] [--check]
+    cldnn-py dump-graph MODEL -o FILE.dot
+    cldnn-py version
 
-``run``, ``benchmark`` and ``dump-graph`` on ONNX models come with the ONNX front end (issue 3).
+Modelled on OpenVINO's benchmark_app and onnxruntime_perf_test. Every subcommand is a function taking the parsed
+arguments and returning the exit status; ``main(argv)`` is the entry point.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
+from typing import Any
+
+import numpy as np
 
 
 def _devices(_: argparse.Namespace) -> int:
-    from .device import NO_PLATFORM_HELP, list_devices
+    from .device import NO_PLATFORM_HELP, default_choice, list_devices
 
     devs = list_devices()
     if not devs:
@@ -23,16 +33,196 @@ def _devices(_: argparse.Namespace) -> int:
         print(f"{d.spec}  {d.name}  [{d.platform_version}]  compute units {d.compute_units}, "
               f"max alloc {d.max_alloc_bytes / 2**20:.0f} MiB, global {d.global_mem_bytes / 2**20:.0f} MiB, "
               f"fp16 {'yes' if d.supports_fp16 else 'no'}, out-of-order queue {'yes' if d.out_of_order else 'no'}")
+    spec, why = default_choice()
+    print(f"Engine() picks {spec}: {why}")
     return 0
 
 
 def _version(_: argparse.Namespace) -> int:
-    import numpy
     import pyopencl
 
     from . import __version__
 
-    print(f"cldnn_py {__version__}, pyopencl {pyopencl.VERSION_TEXT}, numpy {numpy.__version__}")
+    print(f"cldnn_py {__version__}, pyopencl {pyopencl.VERSION_TEXT}, numpy {np.__version__}")
+    return 0
+
+
+# ----- shared helpers ---------------------------------------------------------------------------------------------
+def _shapes(items: list[str] | None) -> dict[str, tuple[int, ...]]:
+    out = {}
+    for item in items or []:
+        name, _, dims = item.rpartition("=")
+        if not name or not dims:
+            raise SystemExit(f"--shape expects NAME=D1,D2,... (or NAME=D1xD2x...), got {item!r}")
+        out[name] = tuple(int(d) for d in dims.replace("x", ",").split(",") if d)
+    return out
+
+
+def _model_inputs(model: Any) -> dict[str, tuple[list[Any], Any]]:
+    import onnx
+
+    m = model if isinstance(model, onnx.ModelProto) else onnx.load(model)
+    init = {i.name for i in m.graph.initializer}
+    return {i.name: ([d.dim_value if d.HasField("dim_value") else None for d in i.type.tensor_type.shape.dim],
+                     i.type.tensor_type.elem_type) for i in m.graph.input if i.name not in init}
+
+
+def _build(path: str, device: str | None, shapes: dict[str, tuple[int, ...]], quiet: bool = False) -> Any:
+    """Engine, Topology, Program (with a tqdm bar on a terminal)."""
+    from . import BuildOptions, Engine, Program
+    from .frontend import load_onnx
+
+    engine = Engine(device)
+    topo = load_onnx(path, shapes or None)
+    bar = None
+    if sys.stderr.isatty() and not quiet:
+        from tqdm import tqdm
+
+        bar = tqdm(desc="compiling kernels", unit="kernel", file=sys.stderr, leave=False)
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+    try:
+        program = Program(engine, topo, BuildOptions(progress=progress))
+    finally:
+        if bar is not None:
+            bar.close()
+    return engine, topo, program
+
+
+def _feeds(net: Any, given: dict[str, np.ndarray], seed: int = 0) -> tuple[dict[str, np.ndarray], list[str]]:
+    """Given arrays plus seeded random data for the inputs not given; returns (feeds, names filled)."""
+    rng = np.random.default_rng(seed)
+    feeds, filled = dict(given), []
+    for pid in net.input_ids:
+        if pid in feeds:
+            continue
+        lay = net.get_output_layout(pid)
+        if lay.dtype.numpy.kind == "f":
+            feeds[pid] = rng.standard_normal(lay.shape).astype(lay.dtype.numpy)
+        else:
+            feeds[pid] = rng.integers(0, 10, lay.shape).astype(lay.dtype.numpy)
+        filled.append(pid)
+    return feeds, filled
+
+
+# ----- run --------------------------------------------------------------------------------------------------------
+def _run(args: argparse.Namespace) -> int:
+    from . import Network
+
+    given = {}
+    for item in args.input or []:
+        name, _, path = item.partition("=")
+        if not path:
+            raise SystemExit(f"--input expects NAME=FILE.npy, got {item!r}")
+        given[name] = np.load(path)
+    shapes = _shapes(args.shape)
+    for name, arr in given.items():
+        shapes.setdefault(name, tuple(arr.shape))
+    _, _, program = _build(args.model, args.device, shapes)
+    net = Network(program)
+    feeds, filled = _feeds(net, given)
+    for name in filled:
+        print(f"input '{name}': not given, filled with seeded random data {feeds[name].shape} {feeds[name].dtype}")
+    outs = net.run(feeds)
+    for name, a in outs.items():
+        print(f"output '{name}': shape {a.shape} {a.dtype}, min {a.min():.6g}, max {a.max():.6g}")
+    if args.output:
+        np.savez(args.output, **outs)
+        print(f"wrote {args.output}")
+    return 0
+
+
+# ----- benchmark --------------------------------------------------------------------------------------------------
+def _benchmark(args: argparse.Namespace) -> int:
+    from . import Network
+
+    shapes = _shapes(args.shape)
+    if args.batch:
+        for name, (dims, _) in _model_inputs(args.model).items():
+            base = list(shapes.get(name, dims))
+            if base and None not in base[1:]:
+                shapes[name] = (args.batch, *base[1:])
+    engine, _, program = _build(args.model, args.device, shapes)
+    print(f"device: {engine.info.spec} {engine.info.name} ({engine.info.platform_version})")
+    print(f"program build: {program.build_time_ms:.0f} ms, {program.kernels_built} kernels")
+    net = Network(program)
+    feeds, _ = _feeds(net, {})
+    outs = net.run(feeds)  # warm-up
+    if args.check:
+        _check_against_onnxruntime(args.model, feeds, outs)
+    times: list[float] = []
+    t_end = time.perf_counter() + (args.time or 0.0)
+    n = args.niter if args.niter else (None if args.time else 10)
+    while (n is not None and len(times) < n) or (n is None and time.perf_counter() < t_end):
+        t0 = time.perf_counter()
+        net.run(feeds)
+        times.append((time.perf_counter() - t0) * 1e3)
+    batch = next(iter(feeds.values())).shape[0] if feeds else 1
+    t = np.array(times)
+    report = {"model": str(args.model), "device": engine.info.spec, "build_ms": program.build_time_ms,
+              "iterations": len(times), "batch": batch, "latency_ms": {
+                  "min": float(t.min()), "median": float(np.median(t)), "p90": float(np.percentile(t, 90)),
+                  "max": float(t.max())}, "throughput_per_s": float(batch * 1e3 / np.median(t))}
+    lat = report["latency_ms"]
+    print(f"latency over {len(times)} runs (ms): min {lat['min']:.2f}  median {lat['median']:.2f}  "
+          f"p90 {lat['p90']:.2f}  max {lat['max']:.2f}")
+    print(f"throughput: {report['throughput_per_s']:.2f} inferences/s (batch {batch})")
+    if args.pc:
+        report["per_primitive"] = _print_pc(net)
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=2)
+        print(f"wrote {args.report}")
+    return 0
+
+
+def _print_pc(net: Any) -> list[dict[str, Any]]:
+    info = net.get_profiling_info()
+    total = sum(p.time_us for p in info if p.status == "EXECUTED") or 1.0
+    rows = []
+    print(f"{'id':<40} {'type':<16} {'kernel':<28} {'status':<13} {'time ms':>9} {'share':>6}")
+    for p in sorted(info, key=lambda p: -p.time_us):
+        share = p.time_us / total if p.status == "EXECUTED" else 0.0
+        print(f"{p.id[:40]:<40} {p.type:<16} {p.kernel[:28]:<28} {p.status:<13} {p.time_us / 1e3:9.3f} "
+              f"{100 * share:5.1f}%")
+        rows.append({"id": p.id, "type": p.type, "kernel": p.kernel, "status": p.status, "time_us": p.time_us,
+                     "share": share})
+    print(f"total device time: {total / 1e3:.2f} ms")
+    return rows
+
+
+def _check_against_onnxruntime(model: str, feeds: dict[str, np.ndarray], outs: dict[str, np.ndarray]) -> None:
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        print("check: onnxruntime is not installed; skipped")
+        return
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    ort_feeds = {i.name: feeds[i.name].astype(np.int64) if "int64" in i.type else feeds[i.name]
+                 for i in sess.get_inputs()}
+    ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, ort_feeds)))
+    for name, r in ref.items():
+        err = float(np.abs(outs[name] - r).max() / max(np.abs(r).max(), 1e-30))
+        print(f"check vs onnxruntime: output '{name}' relative error {err:.2e}")
+        if err > 1e-3:
+            raise SystemExit(f"output '{name}' differs from onnxruntime: relative error {err:.2e}")
+
+
+# ----- dump-graph -------------------------------------------------------------------------------------------------
+def _dump_graph(args: argparse.Namespace) -> int:
+    from .pass_manager import to_dot
+
+    _, _, program = _build(args.model, args.device, _shapes(args.shape))
+    with open(args.output, "w") as f:
+        f.write(to_dot(program))
+    print(f"wrote {args.output}: {len(program.nodes)} nodes, {program.kernels_built} kernels")
     return 0
 
 
@@ -42,13 +232,45 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("devices", help="list OpenCL devices").set_defaults(func=_devices)
     sub.add_parser("version", help="print versions").set_defaults(func=_version)
+
+    def model_cmd(name: str, help: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help)
+        sp.add_argument("model", help="ONNX model file")
+        sp.add_argument("--device", help="cl:P:D (default: see `cldnn-py devices`)")
+        sp.add_argument("--shape", action="append", metavar="NAME=DIMS", help="fix an input's shape, e.g. x=1,3,224,224")
+        return sp
+
+    r = model_cmd("run", "run a model once on given or random inputs")
+    r.add_argument("--input", action="append", metavar="NAME=FILE.npy", help="an input array (repeatable)")
+    r.add_argument("--output", metavar="OUT.npz", help="write all outputs to this .npz")
+    r.set_defaults(func=_run)
+
+    b = model_cmd("benchmark", "measure build time, latency and throughput")
+    g = b.add_mutually_exclusive_group()
+    g.add_argument("-n", "--niter", type=int, help="number of timed runs (default 10)")
+    g.add_argument("-t", "--time", type=float, help="run for this many seconds")
+    b.add_argument("--batch", type=int, help="set the batch dimension of every input")
+    b.add_argument("--pc", action="store_true", help="per-primitive device times")
+    b.add_argument("--report", metavar="FILE.json", help="write the figures as JSON")
+    b.add_argument("--check", action="store_true", help="compare the outputs with onnxruntime first")
+    b.set_defaults(func=_benchmark)
+
+    d = model_cmd("dump-graph", "write the compiled graph as Graphviz DOT")
+    d.add_argument("-o", "--output", required=True, metavar="FILE.dot")
+    d.set_defaults(func=_dump_graph)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``cldnn-py`` console script; returns the exit status."""
+    """Entry point of the ``cldnn-py`` console script; returns the exit status. Errors print one line, exit 2."""
+    from .errors import CldnnError
+
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except CldnnError as e:
+        print(f"cldnn-py {args.command}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ def select_device(spec: str | None) -> tuple[Any, str]:
     """
     spec = spec if spec is not None else env.device()
     if spec is None and os.environ.get("PYOPENCL_CTX"):
-        spec = "cl:" + os.environ["PYOPENCL_CTX"].replace(":", ":", 1)
+        spec = "cl:" + os.environ["PYOPENCL_CTX"]
     plats = _platforms()
     if not plats:
         raise DeviceError(NO_PLATFORM_HELP)
@@ -110,3 +110,13 @@ def select_device(spec: str | None) -> tuple[Any, str]:
     if not 0 <= d < len(devs):
         raise DeviceError(f"device spec {spec!r}: platform {p} has devices 0..{len(devs) - 1}, got {d}")
     return devs[d], f"cl:{p}:{d}"
+
+
+def default_choice() -> tuple[str, str]:
+    """(spec, reason) of the device ``Engine()`` picks with no argument; raises DeviceError without a platform."""
+    _, spec = select_device(None)
+    if env.device():
+        return spec, f"CLDNN_PY_DEVICE={env.device()}"
+    if os.environ.get("PYOPENCL_CTX"):
+        return spec, f"PYOPENCL_CTX={os.environ['PYOPENCL_CTX']}"
+    return spec, "the first device of the first platform (set CLDNN_PY_DEVICE=cl:P:D to choose another)"

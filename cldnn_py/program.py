@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from . import env
@@ -32,11 +33,14 @@ class BuildOptions:
     outputs: ids that are network outputs in addition to the primitives nobody consumes.
     optimize_data: run the optimizing passes (issue 4 adds them; the reference pipeline ignores it).
     force_implementations: {primitive id: kernel name}, merged over ``CLDNN_PY_FORCE_IMPL``.
+    progress: called as ``progress(kernels_built, kernels_total)`` after each batch of kernels is compiled
+        (the CLI draws a tqdm bar with it; the library itself prints nothing).
     """
 
     outputs: list[str] | None = None
     optimize_data: bool = True
     force_implementations: dict[str, str] = field(default_factory=dict)
+    progress: Callable[[int, int], None] | None = None
 
 
 class ProgramBuilder:

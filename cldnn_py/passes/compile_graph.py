@@ -19,7 +19,7 @@ from ..program_node import Impl, ProgramNode
 
 log = logging.getLogger("cldnn_py.passes.compile_graph")
 
-KERNELS_PER_PROGRAM = 24
+KERNELS_PER_PROGRAM = 16  # one clBuildProgram per batch: fewer is faster, smaller gives finer progress
 
 
 def node_params(program: ProgramBuilder, node: ProgramNode) -> Params:
@@ -56,6 +56,8 @@ class CompileGraph(BasePass):
             program.cl_programs.append(prg)
             for e in batch:
                 program.entry_program[e] = idx
+            if program.options.progress is not None:
+                program.options.progress(min(start + len(batch), len(entries)), len(entries))
         program.kernels_built = len(entries)
 
     @staticmethod

@@ -1,0 +1,86 @@
+"""Every cldnn-py subcommand, exercised through main(argv) on a small generated model."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from cldnn_py.cli import main
+
+
+@pytest.fixture
+def model_path(tmp_path):
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["h"]), helper.make_node("Relu", ["h"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 5, 5])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3, 5, 5])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=10)
+    path = tmp_path / "relu.onnx"
+    onnx.save(m, path)
+    return str(path)
+
+
+def test_devices_lists_the_default_device_and_why(capsys):
+    assert main(["devices"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("cl:0:0") and "max alloc" in out and "Engine() picks cl:0:0: " in out
+
+
+def test_version(capsys):
+    assert main(["version"]) == 0
+    assert "cldnn_py 0.1.0" in capsys.readouterr().out
+
+
+def test_run_with_given_input_writes_outputs(model_path, tmp_path, capsys, rng):
+    x = rng.standard_normal((2, 3, 5, 5)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "out.npz"
+    assert main(["run", model_path, "--input", f"x={tmp_path / 'x.npy'}", "--output", str(out)]) == 0
+    np.testing.assert_array_equal(np.load(out)["y"], np.maximum(x, 0))
+    assert "not given" not in capsys.readouterr().out
+
+
+def test_run_fills_missing_inputs_and_says_so(model_path, capsys):
+    assert main(["run", model_path, "--shape", "x=1,3,5,5"]) == 0
+    out = capsys.readouterr().out
+    assert "input 'x': not given, filled with seeded random data (1, 3, 5, 5)" in out
+    assert "output 'y': shape (1, 3, 5, 5)" in out
+
+
+def test_run_dynamic_input_without_shape_fails_clearly(model_path, capsys):
+    assert main(["run", model_path]) == 2
+    assert "dimension 0 is dynamic" in capsys.readouterr().err
+
+
+def test_benchmark_report_and_per_primitive_table(model_path, tmp_path, capsys):
+    report = tmp_path / "r.json"
+    assert main(["benchmark", model_path, "--batch", "2", "-n", "3", "--pc", "--check", "--report", str(report)]) == 0
+    out = capsys.readouterr().out
+    for needle in ("program build:", "latency over 3 runs", "p90", "throughput:", "share", "activation_ref",
+                   "check vs onnxruntime: output 'y' relative error"):
+        assert needle in out, needle
+    r = json.loads(report.read_text())
+    assert r["batch"] == 2 and r["iterations"] == 3 and len(r["per_primitive"]) == 3
+    assert r["latency_ms"]["min"] <= r["latency_ms"]["median"] <= r["latency_ms"]["max"]
+
+
+def test_benchmark_for_a_time(model_path, capsys):
+    assert main(["benchmark", model_path, "--shape", "x=1x3x5x5", "-t", "0.2"]) == 0
+    assert "latency over" in capsys.readouterr().out
+
+
+def test_dump_graph(model_path, tmp_path):
+    dot = tmp_path / "g.dot"
+    assert main(["dump-graph", model_path, "--shape", "x=1,3,5,5", "-o", str(dot)]) == 0
+    text = dot.read_text()
+    assert text.startswith("digraph") and '"h" -> "y"' in text and "activation_ref" in text and "bfyx" in text
+
+
+def test_unreadable_model_fails_clearly(tmp_path, capsys):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07garbage")
+    assert main(["run", str(bad)]) == 2
+    assert "bad.onnx" in capsys.readouterr().err
