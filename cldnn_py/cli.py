@@ -132,7 +132,7 @@ def _run(args: argparse.Namespace) -> int:
     for name, a in outs.items():
         print(f"output '{name}': shape {a.shape} {a.dtype}, min {a.min():.6g}, max {a.max():.6g}")
     if args.output:
-        np.savez(args.output, **outs)
+        np.savez(args.output, **outs)  # type: ignore[arg-type]
         print(f"wrote {args.output}")
     return 0
 
@@ -237,7 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help)
         sp.add_argument("model", help="ONNX model file")
         sp.add_argument("--device", help="cl:P:D (default: see `cldnn-py devices`)")
-        sp.add_argument("--shape", action="append", metavar="NAME=DIMS", help="fix an input's shape, e.g. x=1,3,224,224")
+        sp.add_argument("--shape", action="append", metavar="NAME=DIMS",
+                        help="fix an input's shape, e.g. x=1,3,224,224")
         return sp
 
     r = model_cmd("run", "run a model once on given or random inputs")

@@ -53,7 +53,7 @@ class Activation(Primitive):
     """
 
     input: str = ""
-    func: ActivationFunc = ActivationFunc.relu
+    func: ActivationFunc | str = ActivationFunc.relu
     a: float | None = None
     b: float | None = None
     type_name: ClassVar[str] = "activation"
@@ -65,7 +65,7 @@ class Activation(Primitive):
         except ValueError:
             raise TopologyError(f"activation '{self.id}': func must be one of "
                                 f"{[f.value for f in ActivationFunc]}, got {self.func!r}") from None
-        da, db = DEFAULTS.get(self.func.value, (0.0, 0.0))
+        da, db = DEFAULTS.get(ActivationFunc(self.func).value, (0.0, 0.0))
         object.__setattr__(self, "a", float(da if self.a is None else self.a))
         object.__setattr__(self, "b", float(db if self.b is None else self.b))
 

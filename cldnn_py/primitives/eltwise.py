@@ -33,7 +33,7 @@ class Eltwise(Primitive):
     """
 
     inputs: Any = ()
-    mode: EltwiseMode = EltwiseMode.sum
+    mode: EltwiseMode | str = EltwiseMode.sum
     coefficients: Any = None
     type_name: ClassVar[str] = "eltwise"
 
@@ -50,7 +50,7 @@ class Eltwise(Primitive):
         if self.coefficients is not None:
             if self.mode != EltwiseMode.sum or len(self.coefficients) != len(self.inputs):
                 raise TopologyError(f"eltwise '{self.id}': coefficients need mode sum and one value per input "
-                                    f"({len(self.inputs)}), got mode {self.mode.value} and {self.coefficients!r}")
+                                    f"({len(self.inputs)}), got mode {EltwiseMode(self.mode).value} and {self.coefficients!r}")
             object.__setattr__(self, "coefficients", tuple(float(c) for c in self.coefficients))
 
     def dependencies(self) -> list[str]:

@@ -37,7 +37,7 @@ class Pooling(Primitive):
     """
 
     input: str = ""
-    mode: PoolingMode = PoolingMode.max
+    mode: PoolingMode | str = PoolingMode.max
     kernel: Any = (1, 1)
     stride: Any = (1, 1)
     pad: Any = (0, 0)
