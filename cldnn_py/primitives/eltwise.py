@@ -49,8 +49,9 @@ class Eltwise(Primitive):
                                 f"{[m.value for m in EltwiseMode]}, got {self.mode!r}") from None
         if self.coefficients is not None:
             if self.mode != EltwiseMode.sum or len(self.coefficients) != len(self.inputs):
+                mode = EltwiseMode(self.mode).value
                 raise TopologyError(f"eltwise '{self.id}': coefficients need mode sum and one value per input "
-                                    f"({len(self.inputs)}), got mode {EltwiseMode(self.mode).value} and {self.coefficients!r}")
+                                    f"({len(self.inputs)}), got mode {mode} and {self.coefficients!r}")
             object.__setattr__(self, "coefficients", tuple(float(c) for c in self.coefficients))
 
     def dependencies(self) -> list[str]:
