@@ -15,6 +15,7 @@ from .errors import (
     TopologyError,
     UnsupportedError,
 )
+from .frontend import OnnxImportError, load_onnx
 from .layout import DataType, Format, Layout, Padding
 from .memory import Memory
 from .network import Network, NetworkOutput, ProfilingEntry
@@ -51,5 +52,5 @@ __all__ = [
     "Engine", "Format", "FullyConnected", "InputLayout", "KernelBuildError", "Layout", "Memory", "Network",
     "NetworkOutput", "Padding", "Permute", "Pooling", "PoolingMode", "Primitive", "Program", "ProfilingEntry",
     "Reorder", "Reshape", "Scale", "ShapeError", "Softmax", "Topology", "TopologyError", "UnsupportedError",
-    "list_devices",
+    "list_devices", "load_onnx", "OnnxImportError",
 ]
