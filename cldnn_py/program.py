@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import env
@@ -101,7 +101,7 @@ class Program:
         opts = options or BuildOptions()
         b = ProgramBuilder(engine, topology, opts)
         pm = PassManager()
-        pm.run(b, pipeline())
+        pm.run(b, pipeline(opts.optimize_data))
         constants: dict[str, Memory] = {}
         for node in b.order:
             if node.kind == "data":

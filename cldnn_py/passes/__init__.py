@@ -10,12 +10,16 @@ from ..pass_manager import BasePass
 from .compile_graph import CompileGraph
 from .graph_initializations import GraphInitializations
 from .mark_nodes import MarkNodes
+from .propagate_constants import PropagateConstants
 from .trim_to_outputs import TrimToOutputs
 
 
-def pipeline() -> list[BasePass]:
-    """Fresh pass instances in order."""
-    return [GraphInitializations(), TrimToOutputs(), MarkNodes(), CompileGraph()]
+def pipeline(optimize_data: bool = True) -> list[BasePass]:
+    """Fresh pass instances in order. ``optimize_data=False`` keeps only what correctness needs."""
+    passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes()]
+    if optimize_data:
+        passes += [PropagateConstants()]
+    return passes + [CompileGraph()]
 
 
 PIPELINE: list[str] = [p.name for p in pipeline()]

@@ -14,13 +14,15 @@ from .base import Primitive
 
 @dataclass(frozen=True, eq=False)
 class Data(Primitive):
-    """A constant numpy array of rank 1-4 (f32, i32, i64, i8 or u8), logical NCHW order, stored bfyx.
+    """A constant numpy array of rank 1-6 (f32, i32, i64, i8 or u8), logical NCHW order, stored in ``format``
+    (bfyx by default; passes store pre-packed weights as e.g. ``os_iyx_osv16``).
 
     The array is copied at construction, so later changes to the caller's array do not leak in.
     Raises DTypeError for float64 and other unsupported dtypes (convert with ``.astype(np.float32)``).
     """
 
     array: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]
+    format: Format = Format.bfyx
     type_name: ClassVar[str] = "data"
 
     def __post_init__(self) -> None:
@@ -31,12 +33,12 @@ class Data(Primitive):
             DataType.from_numpy(self.array.dtype)
         except DTypeError as e:
             raise DTypeError(f"data '{self.id}': {e}; convert with .astype(np.float32)") from None
-        if not 1 <= self.array.ndim <= 4:
-            raise TopologyError(f"data '{self.id}': rank must be 1-4, got shape {self.array.shape}")
+        if not 1 <= self.array.ndim <= 6:
+            raise TopologyError(f"data '{self.id}': rank must be 1-6, got shape {self.array.shape}")
         arr = np.array(self.array, copy=True, order="C")
         arr.setflags(write=False)
         object.__setattr__(self, "array", arr)
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
-        """bfyx layout of the array's shape and dtype."""
-        return Layout(DataType.from_numpy(self.array.dtype), Format.bfyx, self.array.shape)
+        """The array's shape and dtype in ``format``."""
+        return Layout(DataType.from_numpy(self.array.dtype), self.format, self.array.shape)
