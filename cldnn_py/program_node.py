@@ -36,6 +36,7 @@ class ProgramNode:
     constant: bool = False
     is_output: bool = False
     optimized_out: bool = False
+    forced_format: Any = None  # a Format chosen by reorder_inputs; None keeps the primitive's own choice
 
     @property
     def id(self) -> str:
@@ -65,6 +66,30 @@ def remove_node(nodes: dict[str, ProgramNode], node: ProgramNode) -> None:
         u.dependencies = [d for d in u.dependencies if d is not node]
     node.dependencies, node.users = [], []
     nodes.pop(node.id, None)
+
+
+def recompute_layouts(order: list[ProgramNode]) -> None:
+    """Output layouts of every node from its dependencies, honouring ``forced_format`` (keeps padding)."""
+    for node in order:
+        lay = node.primitive.calc_output_layout([d.layout() for d in node.dependencies])
+        if node.forced_format is not None:
+            lay = lay.with_(format=node.forced_format)
+        if node.output_layout is not None and not node.output_layout.padding.is_zero:
+            lay = lay.with_(padding=node.output_layout.padding)
+        node.output_layout = lay
+
+
+def insert_between(nodes: dict[str, ProgramNode], dep: ProgramNode, user: ProgramNode,
+                   prim: Primitive) -> ProgramNode:
+    """Put a new node for ``prim`` (whose only input is ``dep``) on every edge dep → user; returns it.
+    Its layout is computed from dep's; the caller recomputes the users' layouts."""
+    node = ProgramNode(prim, dependencies=[dep], constant=dep.constant)
+    node.output_layout = prim.calc_output_layout([dep.layout()])
+    nodes[prim.id] = node
+    dep.users = [u for u in dep.users if u is not user] + [node]
+    node.users = [user]
+    user.dependencies = [node if d is dep else d for d in user.dependencies]
+    return node
 
 
 def topological_order(nodes: dict[str, ProgramNode]) -> list[ProgramNode]:

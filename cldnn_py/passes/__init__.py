@@ -11,6 +11,7 @@ from .compile_graph import CompileGraph
 from .graph_initializations import GraphInitializations
 from .mark_nodes import MarkNodes
 from .propagate_constants import PropagateConstants
+from .reorder_inputs import ReorderInputs
 from .trim_to_outputs import TrimToOutputs
 
 
@@ -18,7 +19,7 @@ def pipeline(optimize_data: bool = True) -> list[BasePass]:
     """Fresh pass instances in order. ``optimize_data=False`` keeps only what correctness needs."""
     passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes()]
     if optimize_data:
-        passes += [PropagateConstants()]
+        passes += [ReorderInputs(), PropagateConstants()]
     return passes + [CompileGraph()]
 
 

@@ -1,0 +1,74 @@
+"""reorder_inputs: the layout optimizer. Decides, for the whole network, which convolutions run in the blocked
+``b_fs_yx_fsv16`` format, and inserts the reorders that gets data and weights there.
+
+Why: the fast convolution kernels want activations with 16 features innermost and weights packed per 16 output
+channels (``os_iyx_osv16``); if every convolution converted its input back and forth, the reorders would cost more
+than the kernels save. So the choice is made per node from what the kernel_selector offers for this device (a
+convolution goes blocked only if a non-reference kernel validates for the blocked layouts), and every other
+primitive keeps the format of its input, so blocked data flows from layer to layer with no reorder in between
+(clDNN ``reorder_inputs.cpp`` with ``layout_optimizer``). Weight reorders are constant and are folded into packed
+Data by propagate_constants.
+"""
+
+from __future__ import annotations
+
+from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, selector
+
+from ..layout import Format, Padding
+from ..pass_manager import BasePass
+from ..primitives import Reorder
+from ..program import ProgramBuilder
+from ..program_node import ProgramNode, insert_between, recompute_layouts, topological_order
+
+BLOCKED = Format.b_fs_yx_fsv16
+PACKED_WEIGHTS = Format.os_iyx_osv16
+
+
+def fast_blocked_kernel(program: ProgramBuilder, node: ProgramNode) -> str | None:
+    """Name of a non-reference kernel that runs ``node`` (a convolution) on blocked layouts, or None."""
+    from .compile_graph import node_params
+
+    p = node_params(program, node)
+    p.inputs = [p.inputs[0].with_(format=BLOCKED, padding=Padding()),
+                p.inputs[1].with_(format=PACKED_WEIGHTS)] + p.inputs[2:]
+    p.output = p.output.with_(format=BLOCKED)
+    for v in selector.explain(p):
+        if v.reason is None and v.priority is not None and v.priority < DONT_USE_IF_HAVE_SOMETHING_ELSE:
+            return v.kernel
+    return None
+
+
+class ReorderInputs(BasePass):
+    """Marks convolutions blocked where a fast kernel exists and reorders their inputs and weights."""
+
+    name = "reorder_inputs"
+
+    def run(self, program: ProgramBuilder) -> None:
+        """Choose formats, insert reorders, recompute layouts."""
+        if program.engine.kind != "ocl":
+            return
+        chosen = [n for n in program.order if n.kind == "convolution" and n.dependencies[0].layout().rank == 4
+                  and n.id not in program.forced_impls and fast_blocked_kernel(program, n) is not None]
+        for conv in chosen:
+            conv.forced_format = BLOCKED
+        recompute_layouts(program.order)
+        for conv in chosen:
+            data, weights = conv.dependencies[0], conv.dependencies[1]
+            if data.layout().format != BLOCKED:
+                self._reorder(program, data, conv, f"{conv.id}__input_{BLOCKED.value}", BLOCKED)
+            if weights.layout().format != PACKED_WEIGHTS:
+                existing = program.nodes.get(f"{weights.id}__{PACKED_WEIGHTS.value}")
+                if existing is not None:  # weights shared by several convolutions: one packed copy
+                    weights.users = [u for u in weights.users if u is not conv]
+                    existing.users.append(conv)
+                    conv.dependencies[1] = existing
+                else:
+                    self._reorder(program, weights, conv, f"{weights.id}__{PACKED_WEIGHTS.value}", PACKED_WEIGHTS)
+        program.order = topological_order(program.nodes)
+        recompute_layouts(program.order)
+
+    @staticmethod
+    def _reorder(program: ProgramBuilder, dep: ProgramNode, user: ProgramNode, rid: str, fmt: Format) -> None:
+        while rid in program.nodes:
+            rid += "_"
+        insert_between(program.nodes, dep, user, Reorder(rid, dep.id, format=fmt))
