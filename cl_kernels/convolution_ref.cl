@@ -1,10 +1,11 @@
 // Reference convolution: gws = (OX, OY, OF * B). Cross-correlation with stride, dilation, begin pads, groups.
-// Out-of-range taps (the zero padding) are skipped by bounds checks.
+// Out-of-range taps (the zero padding) are skipped by bounds checks. Fused ops (activation, residual sum) are
+// applied to the accumulator before the store.
 KERNEL(convolution_ref)(const __global INPUT0_TYPE* input, const __global INPUT1_TYPE* weights,
 #if BIAS_TERM
                         const __global INPUT2_TYPE* bias,
 #endif
-                        __global OUTPUT_TYPE* output)
+                        __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
     const int ox = get_global_id(0);
     const int oy = get_global_id(1);
@@ -28,5 +29,6 @@ KERNEL(convolution_ref)(const __global INPUT0_TYPE* input, const __global INPUT1
             }
         }
     }
+    FUSED_OPS(acc, b, of, oy, ox);
     output[OUTPUT_GET_INDEX(b, of, oy, ox)] = acc;
 }

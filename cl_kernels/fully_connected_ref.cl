@@ -4,7 +4,7 @@ KERNEL(fully_connected_ref)(const __global INPUT0_TYPE* input, const __global IN
 #if BIAS_TERM
                             const __global INPUT2_TYPE* bias,
 #endif
-                            __global OUTPUT_TYPE* output)
+                            __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
     const int m = get_global_id(0);
     const int n = get_global_id(1);
@@ -27,5 +27,6 @@ KERNEL(fully_connected_ref)(const __global INPUT0_TYPE* input, const __global IN
 #if BIAS_TERM
     acc += bias[BIAS_INDEX(m)];
 #endif
+    FUSED_OPS(acc, n, m, 0, 0);
     output[OUTPUT_GET_INDEX(n, m, 0, 0)] = acc;
 }

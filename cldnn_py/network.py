@@ -165,7 +165,8 @@ class Network:
                 inst.events = [cl.enqueue_nd_range_kernel(q, k, gws, lws, wait_for=wait or None)
                                for k, gws, lws in inst.kernels]
             q.flush()
-            return {o: NetworkOutput(o, self._insts[o].memory, self._event(o)) for o in self.output_ids}
+            return {o: NetworkOutput(o, self._insts[self.program.resolve(o)].memory,
+                                     self._event(self.program.resolve(o))) for o in self.output_ids}
 
     def _event(self, pid: str) -> Any:
         evs = self._insts[pid].events
@@ -202,7 +203,10 @@ class Network:
     def get_profiling_info(self) -> list[ProfilingEntry]:
         """Per primitive of the last execution, in execution order; waits for its events.
 
-        ``time_us`` is the device time (sum over the primitive's kernels, from OpenCL profiling) in µs.
+        ``time_us`` is the device time (sum over the primitive's kernels, from OpenCL profiling) in µs. Status is
+        EXECUTED (ran a kernel), INPUT, OPTIMIZED_OUT (Data, or folded away at build) or FUSED (its work is done by
+        the kernel named in ``kernel``: "fused into <id>"). On an out-of-order queue kernels may overlap, so the
+        times of concurrent primitives each include the other's share of the cores.
         """
         out = []
         for inst in self._insts.values():
@@ -218,4 +222,13 @@ class Network:
             else:
                 status, kernel = "EXECUTED", n.impl.kernel_name if n.impl else ""
             out.append(ProfilingEntry(n.id, n.kind, kernel, status, t))
+            for op in n.fused_ops:
+                out.append(ProfilingEntry(op.fused_id, self.program.removed.get(op.fused_id, (op.kind, ""))[0],
+                                          f"fused into {n.id}", "FUSED", 0.0))
+        listed = {e.id for e in out}
+        for pid, (kind, host) in self.program.removed.items():
+            if pid not in listed:
+                status = "FUSED" if host else "OPTIMIZED_OUT"
+                out.append(ProfilingEntry(pid, kind, f"fused into {self.program.resolve(pid)}" if host else "",
+                                          status, 0.0))
         return out

@@ -63,6 +63,29 @@ class ProgramBuilder:
         self.cl_programs: list[Any] = []
         self.entry_program: dict[str, int] = {}
         self.kernels_built = 0
+        # primitives that no longer have a node: {id: (type name, host id it was fused into, or "")}
+        self.removed: dict[str, tuple[str, str]] = {}
+
+    def fuse(self, node: ProgramNode, host: ProgramNode) -> None:
+        """Remove ``node`` whose work ``host`` now does: node's users read host, node's id resolves to host."""
+        for u in node.users:
+            u.dependencies = [host if d is node else d for d in u.dependencies]
+            if u not in host.users:
+                host.users.append(u)
+        host.users = [u for u in host.users if u is not node]
+        for d in node.dependencies:
+            d.users = [u for u in d.users if u is not node]
+        if node.is_output:
+            host.is_output = True
+        self.removed[node.id] = (node.kind, host.id)
+        self.nodes.pop(node.id, None)
+        node.dependencies, node.users = [], []
+
+    def resolve(self, pid: str) -> str:
+        """The node id holding primitive ``pid``'s result (itself, or the node it was fused into)."""
+        while pid not in self.nodes and pid in self.removed and self.removed[pid][1]:
+            pid = self.removed[pid][1]
+        return pid
 
     def _outputs(self, topology: Topology, options: BuildOptions) -> list[str]:
         if topology.outputs is not None:
@@ -118,6 +141,7 @@ class Program:
         self.entry_program = b.entry_program
         self.kernels_built = b.kernels_built
         self.constants = constants
+        self.removed = b.removed
         self.pass_timings_ms = pm.timings_ms
         self.build_time_ms = (time.perf_counter() - t0) * 1e3
         log.info("program built in %.0f ms: %d nodes, %d kernels in %d cl programs", self.build_time_ms,
@@ -127,8 +151,16 @@ class Program:
         raise TypeError("a cldnn_py Program holds live OpenCL objects and cannot be pickled; pass the Topology "
                         "(or a model path / bytes) and the device spec, and build it again")
 
+    def resolve(self, pid: str) -> str:
+        """The node id holding primitive ``pid``'s result (itself, or the node it was fused into)."""
+        while pid not in self.nodes and pid in self.removed and self.removed[pid][1]:
+            pid = self.removed[pid][1]
+        return pid
+
     def node(self, pid: str) -> ProgramNode:
-        """The node of a primitive id; raises TopologyError if it was trimmed or never existed."""
+        """The node of a primitive id (or of the node it was fused into); raises TopologyError if it was trimmed or
+        never existed."""
+        pid = self.resolve(pid)
         if pid not in self.nodes:
             raise TopologyError(f"primitive '{pid}' is not in the program (trimmed or unknown)")
         return self.nodes[pid]

@@ -101,3 +101,32 @@ def activation_jit(macro: str, func: str | None, a: float = 0.0, b: float = 0.0)
 def source_hash(text: str) -> str:
     """Short stable hash of a kernel's full source, used to name and deduplicate entry points."""
     return hashlib.sha1(text.encode()).hexdigest()[:12]
+
+
+_ELTWISE_FUSED = {"sum": "(val) + (v)", "sub": "(val) - (v)", "prod": "(val) * (v)", "div": "(val) / (v)",
+                  "max": "fmax((val), (v))", "min": "fmin((val), (v))"}
+
+
+def fused_ops_jit(fused_ops: list) -> JitConstants:
+    """``FUSED_OPS_ARGS`` (extra kernel parameters, appended after the output) and ``FUSED_OPS(val, b, f, y, x)``
+    (statements applying every fused op to ``val`` in order), plus ``FUSEDi_*`` tensor constants of the extra
+    inputs. Both macros are empty without fused ops, so a kernel template can use them unconditionally."""
+    j = JitConstants()
+    args, stmts = [], []
+    n_in = 0
+    for k, op in enumerate(fused_ops):
+        if op.kind == "activation":
+            j.update(activation_jit(f"FUSED_ACT{k}", op.attrs["func"], op.attrs.get("a", 0.0), op.attrs.get("b", 0.0)))
+            stmts.append(f"val = FUSED_ACT{k}(val);")
+        elif op.kind == "eltwise":
+            name = f"FUSED{n_in}"
+            j.update(tensor_jit(name, op.extra_inputs[0]))
+            args.append(f"const __global {op.extra_inputs[0].dtype.cl_type}* fused_input{n_in}")
+            v = f"(float)fused_input{n_in}[{name}_GET_INDEX(b, f, y, x)]"
+            stmts.append("val = " + _ELTWISE_FUSED[op.attrs["mode"]].replace("(v)", f"({v})") + ";")
+            n_in += 1
+        else:
+            raise ValueError(f"unknown fused op kind {op.kind!r}")
+    j.add("FUSED_OPS_ARGS", "".join(", " + a for a in args))
+    j.add("FUSED_OPS(val, b, f, y, x)", "do { " + " ".join(stmts) + " } while (0)")
+    return j

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from importlib import resources
 
-from .jitter import JitConstants, source_hash, tensor_jit
+from .jitter import JitConstants, fused_ops_jit, source_hash, tensor_jit
 from .params import Params, SupportedKey
 
 FORCE_PRIORITY_1 = 1
@@ -84,6 +84,7 @@ class KernelBase:
     primitive: str = ""
     engine: str = "ocl"
     n_data_inputs: int | None = 1
+    supports_fused_ops: bool = False  # True when the template ends with FUSED_OPS(...) and FUSED_OPS_ARGS
 
     def supported_key(self) -> SupportedKey:
         """Default: OpenCL, f32 in and out, any format, padding allowed."""
@@ -122,10 +123,16 @@ class KernelBase:
         return entry, src
 
     def kernel_data(self, params: Params) -> KernelData:
-        """One enqueue of this kernel's template with ``jit_constants``, ``dispatch`` and ``args``."""
-        entry, src = self.make_source(self.jit_constants(params))
+        """One enqueue of this kernel's template with ``jit_constants``, ``dispatch`` and ``args`` (plus the fused
+        ops' jit and extra inputs when the kernel supports fused ops)."""
+        jit = self.jit_constants(params)
+        args = self.args(params)
+        if self.supports_fused_ops:
+            jit.update(fused_ops_jit(params.fused_ops))
+            args += [Arg("input", i) for op in params.fused_ops for i in op.dep_indices]
+        entry, src = self.make_source(jit)
         gws, lws = self.dispatch(params)
-        return KernelData(self.name, [ClKernelData(entry, src, gws, lws, self.args(params))])
+        return KernelData(self.name, [ClKernelData(entry, src, gws, lws, args)])
 
     def __repr__(self) -> str:
         return f"<kernel {self.name} for {self.primitive}>"

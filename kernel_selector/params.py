@@ -15,11 +15,19 @@ from cldnn_py.layout import DataType, Format, Layout
 
 @dataclass
 class FusedOp:
-    """An operation folded into a kernel's epilogue (issue 4 fills these; empty in the reference pipeline)."""
+    """An operation folded into a kernel's epilogue by prepare_primitive_fusing.
+
+    kind: ``activation`` (attrs func, a, b) or ``eltwise`` (attrs mode: sum/prod/sub/div/max/min, the kernel's
+    value is the left operand). ``dep_indices``: positions of the extra inputs among the node's dependencies
+    (after its own inputs); ``extra_inputs``: their layouts, filled in when Params are made. ``fused_id``: the id
+    of the primitive that was fused (for profiling).
+    """
 
     kind: str
     attrs: dict[str, Any] = field(default_factory=dict)
     extra_inputs: list[Layout] = field(default_factory=list)
+    dep_indices: list[int] = field(default_factory=list)
+    fused_id: str = ""
 
 
 @dataclass

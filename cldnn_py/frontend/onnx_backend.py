@@ -3,6 +3,10 @@
 ``CldnnBackend.prepare(model)`` imports with ``load_onnx`` and builds a Network on the default OpenCL device (or
 ``engine=``); ``rep.run(inputs)`` feeds the graph inputs in order (int64 → i32, bool → u8, as the engine stores
 them) and returns the outputs in graph order, cast back to the dtypes and shapes the model declares.
+
+Integer graph inputs that a converter needs as constants (Reduce* ``axes``, Reshape ``shape`` ... given as graph
+inputs, as many conformance cases do): when the plain import fails, the model is imported again at ``run`` with
+its int32/int64 graph inputs bound to the fed values (as initializers), one Network per distinct value set.
 """
 
 from __future__ import annotations
@@ -10,9 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from onnx import ModelProto, TensorProto, numpy_helper
 from onnx.backend.base import Backend, BackendRep
 
 from ..engine import Engine
+from ..errors import ShapeError, UnsupportedError
 from ..network import Network
 from .onnx import load_onnx
 from .onnx_context import onnx_dtype_to_numpy, to_device_array
@@ -40,7 +46,31 @@ class CldnnBackendRep(BackendRep):
             if shape is not None and any(s <= 0 for s in shape):
                 shape = None
             self.outputs.append((o.name, onnx_dtype_to_numpy(t.elem_type), shape))
-        self.network = Network(engine, load_onnx(model))
+        self.model, self.engine = model, engine
+        self.bound_inputs: list[str] = []  # integer inputs bound as constants at run time (see module docstring)
+        self._specialized: dict[tuple, Network] = {}
+        try:
+            self.network: Network | None = Network(engine, load_onnx(model))
+        except (UnsupportedError, ShapeError) as e:
+            self.bound_inputs = [i.name for i in model.graph.input if i.name not in init
+                                 and i.type.tensor_type.elem_type in (TensorProto.INT64, TensorProto.INT32)]
+            if not self.bound_inputs or ("must be a constant" not in str(e)
+                                         and not any(f"'{n}'" in str(e) for n in self.bound_inputs)):
+                raise
+            self.network = None
+
+    def _network_for(self, feeds: dict[str, np.ndarray]) -> Network:
+        """The Network, or the one specialized to the fed values of the bound integer inputs."""
+        if self.network is not None:
+            return self.network
+        key = tuple((n, feeds[n].dtype.str, feeds[n].shape, feeds[n].tobytes()) for n in self.bound_inputs)
+        if key not in self._specialized:
+            m = ModelProto()
+            m.CopyFrom(self.model)
+            for n in self.bound_inputs:
+                m.graph.initializer.append(numpy_helper.from_array(feeds[n], n))
+            self._specialized[key] = Network(self.engine, load_onnx(m))
+        return self._specialized[key]
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
         """Run with inputs given as a list (graph order) or a dict; returns the outputs in graph order."""
@@ -50,9 +80,11 @@ class CldnnBackendRep(BackendRep):
             if isinstance(inputs, np.ndarray):
                 inputs = [inputs]
             feeds = dict(zip(self.input_names, inputs))
-        feeds = {k: to_device_array(np.asarray(v)) for k, v in feeds.items()}
+        feeds = {k: np.asarray(v) for k, v in feeds.items()}
+        network = self._network_for(feeds)
+        feeds = {k: to_device_array(v) for k, v in feeds.items() if k not in self.bound_inputs}
         feeds = {k: (v.reshape(1) if v.ndim == 0 else v) for k, v in feeds.items()}
-        outs = self.network.run(feeds)
+        outs = network.run(feeds)
         result = []
         for name, dtype, shape in self.outputs:
             a = outs[name]

@@ -10,6 +10,7 @@ from ..pass_manager import BasePass
 from .compile_graph import CompileGraph
 from .graph_initializations import GraphInitializations
 from .mark_nodes import MarkNodes
+from .prepare_primitive_fusing import PreparePrimitiveFusing
 from .propagate_constants import PropagateConstants
 from .reorder_inputs import ReorderInputs
 from .trim_to_outputs import TrimToOutputs
@@ -19,7 +20,7 @@ def pipeline(optimize_data: bool = True) -> list[BasePass]:
     """Fresh pass instances in order. ``optimize_data=False`` keeps only what correctness needs."""
     passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes()]
     if optimize_data:
-        passes += [ReorderInputs(), PropagateConstants()]
+        passes += [PreparePrimitiveFusing(), ReorderInputs(), PropagateConstants()]
     return passes + [CompileGraph()]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from kernel_selector import Params, selector
+from kernel_selector import FusedOp, Params, selector
 
 from ..errors import KernelBuildError
 from ..pass_manager import BasePass
@@ -23,9 +23,13 @@ KERNELS_PER_PROGRAM = 16  # one clBuildProgram per batch: fewer is faster, small
 
 
 def node_params(program: ProgramBuilder, node: ProgramNode) -> Params:
-    """The kernel_selector Params of a node."""
-    return Params(kind=node.kind, engine=program.engine.kind, inputs=[d.layout() for d in node.dependencies],
-                  output=node.layout(), attrs=node.primitive.attrs(), fused_ops=list(node.fused_ops),
+    """The kernel_selector Params of a node: its own inputs' layouts (fused ops' extra inputs, which follow them
+    among the dependencies, go with their FusedOp)."""
+    own = len(node.primitive.dependencies())
+    fused = [FusedOp(op.kind, dict(op.attrs), [node.dependencies[i].layout() for i in op.dep_indices],
+                     list(op.dep_indices), op.fused_id) for op in node.fused_ops]
+    return Params(kind=node.kind, engine=program.engine.kind, inputs=[d.layout() for d in node.dependencies[:own]],
+                  output=node.layout(), attrs=node.primitive.attrs(), fused_ops=fused,
                   layer_id=node.id, device=program.engine.info)
 
 

@@ -16,7 +16,9 @@ class ActivationFunc(str, enum.Enum):
 
     relu; relu_negative_slope (a = slope); clamp (a = min, b = max); logistic; tanh; elu (a = alpha); abs; exp;
     log; sqrt; square; softplus; hard_sigmoid (a = alpha, b = beta: max(0, min(1, a*x + b))); hard_swish
-    (x * relu6(x + 3) / 6); swish (x * sigmoid(a*x), a defaults to 1); gelu (erf form); linear (a*x + b).
+    (x * relu6(x + 3) / 6); swish (x * sigmoid(a*x), a defaults to 1); gelu (erf form); gelu_tanh (ONNX Gelu
+    approximate="tanh"); linear (a*x + b); neg (-x); reciprocal (1/x); erf; selu (a = alpha, b = gamma: ONNX Selu,
+    defaults 1.67326..., 1.05070...).
     """
 
     relu = "relu"
@@ -36,11 +38,18 @@ class ActivationFunc(str, enum.Enum):
     swish = "swish"
     gelu = "gelu"
     linear = "linear"
+    gelu_tanh = "gelu_tanh"
+    neg = "neg"
+    reciprocal = "reciprocal"
+    erf = "erf"
+    selu = "selu"
 
 
 DEFAULTS: dict[str, tuple[float, float]] = {
     "swish": (1.0, 0.0), "elu": (1.0, 0.0), "hard_sigmoid": (0.2, 0.5), "clamp": (0.0, 6.0), "linear": (1.0, 0.0),
     "relu_negative_slope": (0.01, 0.0),
+    # ONNX Selu defaults (float32 values of the opset-6 attributes)
+    "selu": (1.67326319217681884765625, 1.05070102214813232421875),
 }
 
 
@@ -49,7 +58,8 @@ class Activation(Primitive):
     """y = func(x; a, b) element-wise; output has the input's layout (any format, any shape).
 
     ``a``/``b`` left as None take the function's default: swish a=1; elu a=1; hard_sigmoid a=0.2, b=0.5 (ONNX);
-    clamp a=0, b=6; linear a=1, b=0; relu_negative_slope a=0.01 (ONNX LeakyRelu); 0 otherwise.
+    clamp a=0, b=6; linear a=1, b=0; relu_negative_slope a=0.01 (ONNX LeakyRelu); selu a=1.6732632, b=1.0507010
+    (ONNX); 0 otherwise.
     """
 
     input: str = ""

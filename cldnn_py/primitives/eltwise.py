@@ -14,7 +14,8 @@ from .base import Primitive
 
 
 class EltwiseMode(str, enum.Enum):
-    """sum (optionally with per-input coefficients), sub, prod, div, max, min; folded left to right."""
+    """Folded left to right: sum (optionally with per-input coefficients), sub, prod, div, max, min;
+    pow (acc ** in_i, ONNX Pow); prelu (acc >= 0 ? acc : in_i * acc, ONNX PRelu with a broadcast slope)."""
 
     sum = "sum"
     sub = "sub"
@@ -22,6 +23,8 @@ class EltwiseMode(str, enum.Enum):
     div = "div"
     max = "max"
     min = "min"
+    pow = "pow"
+    prelu = "prelu"
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,10 @@ class Eltwise(Primitive):
 
     ``coefficients`` (one float per input) is allowed for ``sum`` only: y = Σ c_i·in_i.
     The output takes the format of the first input whose shape equals the output shape (bfyx otherwise).
+    Data types: every input has the same type (f32 or i32: integer modes compute in int, C semantics, so div
+    truncates), which is the output's; in ``pow`` mode only the base (input 0) sets the output type and the
+    exponents may be of another type (ONNX Pow: T and T1). Output rank > 4 (rank 5-6, bfyx only) is allowed when
+    every input has the output's shape or a single element (no per-dimension broadcast there).
     """
 
     inputs: Any = ()
@@ -65,10 +72,11 @@ class Eltwise(Primitive):
         except ValueError:
             raise self.shape_error("input shapes that broadcast", "numpy-broadcastable shapes",
                                    [x.shape for x in inputs]) from None
-        if len(shape) > 4:
-            raise self.shape_error("output rank", "<= 4", len(shape))
+        if len(shape) > 4 and any(x.shape != shape and x.count() != 1 for x in inputs):
+            raise self.shape_error("inputs of an output of rank > 4", f"the output shape {shape} or one element",
+                                   [x.shape for x in inputs])
         fmt = next((x.format for x in inputs if x.shape == shape and not x.format.is_weights), Format.bfyx)
-        dtypes = {x.dtype for x in inputs}
+        dtypes = {x.dtype for x in (inputs[:1] if self.mode == EltwiseMode.pow else inputs)}
         if len(dtypes) != 1:
             raise self.shape_error("input data types", "all equal", sorted(d.value for d in dtypes))
         return Layout(inputs[0].dtype, fmt, shape)

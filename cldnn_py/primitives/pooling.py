@@ -1,4 +1,4 @@
-"""Pooling: max or average over 2-D windows, global, ceil mode, asymmetric pads (clDNN ``pooling``)."""
+"""Pooling: max or average over 2-D windows, global, ceil mode, asymmetric pads, dilation (clDNN ``pooling``)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,9 @@ class Pooling(Primitive):
 
     ``global_pooling=True`` pools the whole plane (kernel = (H, W), output 1×1). ``average`` divides by the window
     clipped to the padded extent (ONNX count_include_pad=1); ``average_no_padding`` by the valid elements only.
+    ``dilation`` (y, x) spaces the window taps (ONNX MaxPool-10 / AveragePool-19 ``dilations``): the window of
+    output o covers o·stride − pad + t·dilation, t in [0, kernel); its extent (kernel − 1)·dilation + 1 replaces
+    the kernel in the output-size rule.
     """
 
     input: str = ""
@@ -44,6 +47,7 @@ class Pooling(Primitive):
     pad_end: Any = None
     ceil_mode: bool = False
     global_pooling: bool = False
+    dilation: Any = (1, 1)
     type_name: ClassVar[str] = "pooling"
 
     def __post_init__(self) -> None:
@@ -53,12 +57,14 @@ class Pooling(Primitive):
         except ValueError:
             raise TopologyError(f"pooling '{self.id}': mode must be one of "
                                 f"{[m.value for m in PoolingMode]}, got {self.mode!r}") from None
-        for name in ("kernel", "stride", "pad"):
+        for name in ("kernel", "stride", "pad", "dilation"):
             object.__setattr__(self, name, pair(getattr(self, name), name, self.id))
         pe = self.pad if self.pad_end is None else pair(self.pad_end, "pad_end", self.id)
         object.__setattr__(self, "pad_end", pe)
         if min(self.kernel + self.stride) < 1 or min(self.pad + self.pad_end) < 0:
             raise TopologyError(f"pooling '{self.id}': kernel/stride must be >= 1 and pads >= 0")
+        if min(self.dilation) < 1:
+            raise TopologyError(f"pooling '{self.id}': dilation must be >= 1, got {self.dilation}")
 
     def dependencies(self) -> list[str]:
         """[input]."""
@@ -77,6 +83,8 @@ class Pooling(Primitive):
         if x.rank != 4:
             raise self.shape_error("input rank", 4, f"{x.rank} (shape {x.shape})")
         k, s, pb, pe = self.window(x)
+        d = (1, 1) if self.global_pooling else self.dilation
+        k = ((k[0] - 1) * d[0] + 1, (k[1] - 1) * d[1] + 1)  # the window's extent
         if max(pb[0], pe[0]) >= k[0] or max(pb[1], pe[1]) >= k[1]:
             raise self.shape_error("pads smaller than the kernel", f"< {k}", (pb, pe))
         oh = pool_out_size(x.shape[2], k[0], s[0], pb[0], pe[0], self.ceil_mode)

@@ -12,7 +12,7 @@ from .base import Primitive, one_input
 
 @dataclass(frozen=True)
 class Reshape(Primitive):
-    """New ``shape`` of rank 1-4; one entry may be -1 (inferred). Output is bfyx."""
+    """New ``shape`` of rank 1-6 (5-6: row-major bfyx, see Layout); one entry may be -1 (inferred). Output is bfyx."""
 
     input: str = ""
     shape: Any = ()
@@ -24,8 +24,8 @@ class Reshape(Primitive):
             shape = tuple(int(s) for s in self.shape)
         except (TypeError, ValueError):
             raise TopologyError(f"reshape '{self.id}': shape must be a tuple of ints, got {self.shape!r}") from None
-        if not 1 <= len(shape) <= 4 or shape.count(-1) > 1 or any(s < 1 and s != -1 for s in shape):
-            raise TopologyError(f"reshape '{self.id}': shape needs rank 1-4, positive sizes and at most one -1, "
+        if not 1 <= len(shape) <= 6 or shape.count(-1) > 1 or any(s < 1 and s != -1 for s in shape):
+            raise TopologyError(f"reshape '{self.id}': shape needs rank 1-6, positive sizes and at most one -1, "
                                 f"got {shape}")
         object.__setattr__(self, "shape", shape)
 

@@ -18,6 +18,7 @@ class ConvolutionKernelRef(KernelBase):
 
     name = "convolution_ref"
     primitive = "convolution"
+    supports_fused_ops = True
 
     def validate(self, params: Params) -> str | None:
         """Weights must be plain (oiyx/bfyx) and unpadded."""

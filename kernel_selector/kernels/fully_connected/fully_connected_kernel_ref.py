@@ -21,6 +21,7 @@ class FullyConnectedKernelRef(KernelBase):
 
     name = "fully_connected_ref"
     primitive = "fully_connected"
+    supports_fused_ops = True
 
     def validate(self, params: Params) -> str | None:
         """Weights must be 2-D (M, K); bias, when present, must have M elements."""

@@ -1,0 +1,76 @@
+"""Reductions: ReduceMean, ReduceSum, ReduceMax, ReduceMin → Reduce; ArgMax → ArgMax (i32 indices).
+
+Axes come from the ``axes`` attribute (ReduceX before opset 18, ReduceSum before 13) or from the optional second
+input (ReduceSum 13+, the others 18+), which must be a constant here (the backend binds integer graph inputs as
+constants when a model needs that). Empty or absent axes mean every axis, unless ``noop_with_empty_axes`` is
+set, in which case the node is the identity. A reduction to rank 0 (keepdims=0 over every axis) is stored with
+shape (1,).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import UnsupportedError
+from ...primitives.arg_max import ArgMax
+from ...primitives.reduce import Reduce
+from . import converter
+
+
+def _axes(ctx: Any, node: Any, attrs: dict[str, Any]) -> tuple[int, ...] | None:
+    """The node's axes (attribute or constant second input), or None when none are given / the list is empty."""
+    if "axes" in attrs:
+        axes = list(attrs["axes"])
+    elif len(node.input) > 1 and node.input[1]:
+        axes = [int(a) for a in np.asarray(ctx.const(node.input[1])).reshape(-1)]
+    else:
+        axes = []
+    return tuple(int(a) for a in axes) or None
+
+
+def _reduce(ctx: Any, node: Any, mode: str) -> None:
+    """One ReduceX node → Reduce(mode), or an alias of the input for noop_with_empty_axes with no axes."""
+    a = ctx.attrs(node)
+    axes = _axes(ctx, node, a)
+    if axes is None and a.get("noop_with_empty_axes", 0):
+        ctx.alias(node.output[0], node.input[0])
+        return
+    rank = len(ctx.shape(node.input[0]))
+    if axes is not None and any(not -rank <= ax < rank for ax in axes):
+        raise UnsupportedError(f"{node.op_type} '{node.name}': axes {axes} out of range for rank {rank}")
+    ctx.add(Reduce(node.output[0], ctx.ref(node.input[0]), mode=mode, axes=axes or (),
+                   keep_dims=bool(a.get("keepdims", 1))))
+
+
+@converter("ReduceMean", versions=(1, 11, 13, 18))
+def reduce_mean(ctx: Any, node: Any) -> None:
+    """ReduceMean → Reduce mean."""
+    _reduce(ctx, node, "mean")
+
+
+@converter("ReduceSum", versions=(1, 11, 13))
+def reduce_sum(ctx: Any, node: Any) -> None:
+    """ReduceSum → Reduce sum."""
+    _reduce(ctx, node, "sum")
+
+
+@converter("ReduceMax", versions=(1, 11, 12, 13, 18, 20))
+def reduce_max(ctx: Any, node: Any) -> None:
+    """ReduceMax → Reduce max."""
+    _reduce(ctx, node, "max")
+
+
+@converter("ReduceMin", versions=(1, 11, 12, 13, 18, 20))
+def reduce_min(ctx: Any, node: Any) -> None:
+    """ReduceMin → Reduce min."""
+    _reduce(ctx, node, "min")
+
+
+@converter("ArgMax", versions=(1, 11, 12, 13))
+def arg_max(ctx: Any, node: Any) -> None:
+    """ArgMax (axis, keepdims, select_last_index) → ArgMax; the int64 result is stored as i32."""
+    a = ctx.attrs(node)
+    ctx.add(ArgMax(node.output[0], ctx.ref(node.input[0]), axis=int(a.get("axis", 0)),
+                   keep_dims=bool(a.get("keepdims", 1)), select_last_index=bool(a.get("select_last_index", 0))))

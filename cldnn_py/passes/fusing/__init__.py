@@ -1,0 +1,9 @@
+"""Fusion rules of prepare_primitive_fusing, one per file, applied in the order of ``RULES``."""
+
+from .fuse_activation import fuse_activation
+from .fuse_batch_norm import fuse_batch_norm
+from .fuse_eltwise_sum import fuse_eltwise_sum
+
+RULES = [fuse_batch_norm, fuse_eltwise_sum, fuse_activation]
+
+__all__ = ["RULES", "fuse_activation", "fuse_batch_norm", "fuse_eltwise_sum"]

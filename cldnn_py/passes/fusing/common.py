@@ -1,0 +1,20 @@
+"""Helpers shared by the fusion rules."""
+
+from __future__ import annotations
+
+from ...program_node import ProgramNode
+
+FUSABLE_HOSTS = ("convolution", "fully_connected")
+
+
+def sole_user(node: ProgramNode) -> ProgramNode | None:
+    """The only user of ``node`` when it has exactly one and is not a network output."""
+    users = {id(u): u for u in node.users}
+    if len(users) != 1 or node.is_output:
+        return None
+    return next(iter(users.values()))
+
+
+def can_host(node: ProgramNode) -> bool:
+    """A node whose kernel can apply fused ops in its epilogue (and that is not constant)."""
+    return node.kind in FUSABLE_HOSTS and not node.constant

@@ -1,0 +1,30 @@
+"""Fold an activation into the kernel of its producer (convolution, fully connected), applied in the epilogue.
+
+The producer must have the activation as its only user. The activation's users then read the producer; the
+activation's id resolves to the producer, and profiling shows it as FUSED.
+"""
+
+from __future__ import annotations
+
+from kernel_selector import FusedOp
+
+from ...program import ProgramBuilder
+from ...program_node import ProgramNode
+from .common import can_host, sole_user
+
+
+def fuse_activation(program: ProgramBuilder, act: ProgramNode) -> bool:
+    """Apply the rule to ``act``; True when it fused."""
+    if act.kind != "activation" or len(act.dependencies) != 1:
+        return False
+    host = act.dependencies[0]
+    if not can_host(host) or sole_user(host) is not act:
+        return False
+    if host.output_layout is not None and act.output_layout is not None and \
+            host.output_layout.dtype != act.output_layout.dtype:
+        return False
+    a = act.primitive.attrs()
+    host.fused_ops.append(FusedOp("activation", {"func": a["func"].value, "a": a["a"], "b": a["b"]},
+                                  fused_id=act.id))
+    program.fuse(act, host)
+    return True

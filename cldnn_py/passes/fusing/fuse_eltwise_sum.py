@@ -1,0 +1,39 @@
+"""Fold an element-wise sum into the convolution that produces one of its inputs (the ResNet shortcut).
+
+``sum(conv(x), other)`` becomes one convolution kernel that reads ``other`` in its epilogue: one full tensor write
+and read saved. Both inputs must have the output's shape (no broadcasting) and there are no coefficients. When both
+inputs are convolutions, the one later in execution order hosts (the residual branch, as in clDNN).
+"""
+
+from __future__ import annotations
+
+from kernel_selector import FusedOp
+
+from ...program import ProgramBuilder
+from ...program_node import ProgramNode
+from .common import can_host, sole_user
+
+
+def fuse_eltwise_sum(program: ProgramBuilder, elt: ProgramNode) -> bool:
+    """Apply the rule to ``elt``; True when it fused."""
+    if elt.kind != "eltwise" or len(elt.dependencies) != 2:
+        return False
+    a = elt.primitive.attrs()
+    if a["mode"].value != "sum" or (a["coefficients"] is not None and any(c != 1.0 for c in a["coefficients"])):
+        return False
+    out = elt.layout()
+    if any(d.layout().shape != out.shape or d.layout().dtype != out.dtype for d in elt.dependencies):
+        return False
+    pos = {n.id: i for i, n in enumerate(program.order)}
+    hosts = [d for d in elt.dependencies if can_host(d) and sole_user(d) is elt and not d.fused_ops]
+    if not hosts or elt.dependencies[0] is elt.dependencies[1]:
+        return False
+    host = max(hosts, key=lambda n: pos[n.id])
+    other = elt.dependencies[1] if elt.dependencies[0] is host else elt.dependencies[0]
+    host.fused_ops.append(FusedOp("eltwise", {"mode": "sum"}, dep_indices=[len(host.dependencies)],
+                                  fused_id=elt.id))
+    host.dependencies.append(other)
+    other.users = [u for u in other.users if u is not elt] + [host]
+    elt.dependencies = [host]
+    program.fuse(elt, host)
+    return True

@@ -1,0 +1,30 @@
+"""prepare_primitive_fusing: fold BatchNorm into convolution weights, residual sums and activations into the
+kernel that produces their input (rules in ``passes/fusing/``, one per file).
+
+Why: every fused op saves a full tensor write and read and a kernel launch (clDNN ``prepare_primitive_fusing``).
+Rules run in order over the graph until nothing changes; then Data nodes left without users are removed.
+"""
+
+from __future__ import annotations
+
+from ..pass_manager import BasePass
+from ..program import ProgramBuilder
+from ..program_node import remove_node, topological_order
+from .fusing import RULES
+
+
+class PreparePrimitiveFusing(BasePass):
+    """Applies every fusion rule to every node."""
+
+    name = "prepare_primitive_fusing"
+
+    def run(self, program: ProgramBuilder) -> None:
+        """Rules in order, each over the nodes in execution order."""
+        for rule in RULES:
+            for node in list(program.order):
+                if node.id in program.nodes and program.nodes[node.id] is node:
+                    rule(program, node)
+            program.order = topological_order(program.nodes)
+        for n in [n for n in program.nodes.values() if n.kind == "data" and not n.users and not n.is_output]:
+            remove_node(program.nodes, n)
+        program.order = topological_order(program.nodes)

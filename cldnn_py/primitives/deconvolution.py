@@ -1,0 +1,89 @@
+"""Deconvolution: 2-D transposed convolution with stride, dilation, pads, output padding and groups
+(clDNN ``deconvolution``; ONNX ConvTranspose)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..errors import TopologyError
+from ..layout import Format, Layout
+from .base import Primitive, one_input, pair
+
+
+def deconv_out_size(size: int, k: int, stride: int, dilation: int, pb: int, pe: int, output_padding: int) -> int:
+    """Output extent of a transposed convolution: stride·(size − 1) + output_padding + dilation·(k − 1) + 1 − pb − pe
+    (the ONNX ConvTranspose formula)."""
+    return stride * (size - 1) + output_padding + dilation * (k - 1) + 1 - pb - pe
+
+
+@dataclass(frozen=True)
+class Deconvolution(Primitive):
+    """y = the transpose of a convolution applied to x (the gradient of Convolution with respect to its input).
+
+    Every input pixel x[n, c, i, j] scatters x·W[c, o, ky, kx] to the full output position
+    (i·stride_y + ky·dilation_y, j·stride_x + kx·dilation_x); the output is that full result with ``pad`` rows
+    and columns cut at the beginning and ``pad_end`` at the end, extended by ``output_padding`` at the end, plus
+    bias[o]. Shapes: input (N, C, H, W); weights (C, OC/groups, KH, KW), the ONNX/PyTorch order (input channels
+    first); bias (OC,); output (N, OC, OH, OW), OH = stride_y·(H − 1) + output_padding_y + dilation_y·(KH − 1) + 1
+    − pad_y − pad_end_y. Channel c of group g = c // (C/groups) feeds outputs g·OC/groups .. (g+1)·OC/groups − 1.
+    Spatial parameters are (y, x) pairs; ``pad`` pads both ends unless ``pad_end`` is given. Raises ShapeError
+    naming the primitive when the weights do not match or the output would be empty.
+    """
+
+    input: str = ""
+    weights: str = ""
+    bias: str | None = None
+    stride: Any = (1, 1)
+    dilation: Any = (1, 1)
+    pad: Any = (0, 0)
+    pad_end: Any = None
+    output_padding: Any = (0, 0)
+    groups: int = 1
+    type_name: ClassVar[str] = "deconvolution"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("stride", "dilation", "pad", "output_padding"):
+            object.__setattr__(self, name, pair(getattr(self, name), name, self.id))
+        pe = self.pad if self.pad_end is None else pair(self.pad_end, "pad_end", self.id)
+        object.__setattr__(self, "pad_end", pe)
+        if min(self.stride + self.dilation) < 1 or min(self.pad + self.pad_end + self.output_padding) < 0:
+            raise TopologyError(f"deconvolution '{self.id}': stride/dilation must be >= 1 and pads >= 0, got "
+                                f"stride={self.stride} dilation={self.dilation} pad={self.pad}/{self.pad_end} "
+                                f"output_padding={self.output_padding}")
+        if not isinstance(self.groups, int) or self.groups < 1:
+            raise TopologyError(f"deconvolution '{self.id}': groups must be a positive int, got {self.groups!r}")
+        if not self.input or not self.weights:
+            raise TopologyError(f"deconvolution '{self.id}': input and weights ids are required")
+
+    def dependencies(self) -> list[str]:
+        """[input, weights] + [bias] when given."""
+        return [self.input, self.weights] + ([self.bias] if self.bias else [])
+
+    def _id_fields(self) -> tuple[str, ...]:
+        return ("bias",)
+
+    def calc_output_layout(self, inputs: list[Layout]) -> Layout:
+        """(N, OC, OH, OW) in the input's format and data type."""
+        x = one_input(self, inputs)
+        if x.rank != 4:
+            raise self.shape_error("input rank", 4, f"{x.rank} (shape {x.shape})")
+        w = inputs[1]
+        n, c, h, wd = x.shape
+        g = self.groups
+        if w.rank != 4 or w.shape[0] != c or c % g:
+            raise self.shape_error(f"weights '{self.weights}' shape",
+                                   f"({c}, OC/groups, KH, KW) with {c} divisible by groups={g}", w.shape)
+        oc = w.shape[1] * g
+        kh, kw = w.shape[2], w.shape[3]
+        if self.bias is not None and inputs[2].count() != oc:
+            raise self.shape_error(f"bias '{self.bias}' shape", f"({oc},)", inputs[2].shape)
+        oh = deconv_out_size(h, kh, self.stride[0], self.dilation[0], self.pad[0], self.pad_end[0],
+                             self.output_padding[0])
+        ow = deconv_out_size(wd, kw, self.stride[1], self.dilation[1], self.pad[1], self.pad_end[1],
+                             self.output_padding[1])
+        if oh < 1 or ow < 1:
+            raise self.shape_error("output size", "positive", (oh, ow))
+        fmt = x.format if not x.format.is_weights else Format.bfyx
+        return Layout(x.dtype, fmt, (n, oc, oh, ow))

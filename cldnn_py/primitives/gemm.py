@@ -1,0 +1,97 @@
+"""Gemm: batched matrix product with numpy ``matmul`` semantics, transposes, alpha/beta and an added C
+(clDNN ``gemm``; ONNX MatMul and Gemm)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import TopologyError
+from ..layout import Format, Layout
+from .base import Primitive
+
+
+def gemm_shapes(a: tuple[int, ...], b: tuple[int, ...], transpose_a: bool, transpose_b: bool
+                ) -> tuple[tuple[int, ...], int, int, int, tuple[int, ...]]:
+    """(batch shape, M, K, N, output shape) of op(A)·op(B) under numpy ``matmul`` rules.
+
+    A rank-1 A is the row (1, K) and a rank-1 B the column (K, 1), and that dimension is dropped from the output;
+    the transposes apply to operands of rank >= 2 only. Batch dimensions broadcast (numpy rules). The output
+    shape of two vectors is () (a scalar). Raises ValueError when K differs or the batches do not broadcast.
+    """
+    if len(a) == 1:
+        m, ka, a_batch = 1, a[0], ()
+    else:
+        m, ka = (a[-1], a[-2]) if transpose_a else (a[-2], a[-1])
+        a_batch = a[:-2]
+    if len(b) == 1:
+        kb, n, b_batch = b[0], 1, ()
+    else:
+        kb, n = (b[-1], b[-2]) if transpose_b else (b[-2], b[-1])
+        b_batch = b[:-2]
+    if ka != kb:
+        raise ValueError(f"inner dimensions differ: {ka} (A {a}) vs {kb} (B {b})")
+    batch = tuple(np.broadcast_shapes(a_batch, b_batch))
+    out = batch + ((m,) if len(a) > 1 else ()) + ((n,) if len(b) > 1 else ())
+    return batch, m, ka, n, out
+
+
+@dataclass(frozen=True)
+class Gemm(Primitive):
+    """y = alpha · op(A) · op(B) + beta · C, with op = transpose of the last two dimensions when asked.
+
+    ``inputs`` = (A, B) or (A, B, C). A and B follow numpy ``matmul``: ranks 1-6, rank-1 operands are a row (A) or
+    a column (B) whose dimension is dropped from the result, leading (batch) dimensions broadcast. C, when given,
+    broadcasts to the output by numpy rules (ONNX Gemm's unidirectional broadcast of C to (M, N) is a special
+    case). The output (batch..., M, N) is f32 bfyx; a scalar result is stored as shape (1,). Raises ShapeError
+    naming the primitive for mismatched inner dimensions or shapes that do not broadcast.
+    """
+
+    inputs: Any = ()
+    transpose_a: bool = False
+    transpose_b: bool = False
+    alpha: float = 1.0
+    beta: float = 1.0
+    type_name: ClassVar[str] = "gemm"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if isinstance(self.inputs, str) or len(self.inputs) not in (2, 3) or not all(self.inputs):
+            raise TopologyError(f"gemm '{self.id}': inputs must be (A, B) or (A, B, C) ids, got {self.inputs!r}")
+        object.__setattr__(self, "inputs", tuple(self.inputs))
+        object.__setattr__(self, "transpose_a", bool(self.transpose_a))
+        object.__setattr__(self, "transpose_b", bool(self.transpose_b))
+        object.__setattr__(self, "alpha", float(self.alpha))
+        object.__setattr__(self, "beta", float(self.beta))
+
+    def dependencies(self) -> list[str]:
+        """[A, B] + [C] when given."""
+        return list(self.inputs)
+
+    def calc_output_layout(self, inputs: list[Layout]) -> Layout:
+        """(batch..., M, N) f32 bfyx; raises ShapeError for mismatched shapes."""
+        if len(inputs) < 2:
+            raise self.shape_error("number of inputs", "2 or 3", len(inputs))
+        a, b = inputs[0], inputs[1]
+        try:
+            _, _, _, _, out = gemm_shapes(a.shape, b.shape, self.transpose_a, self.transpose_b)
+        except ValueError as e:
+            raise self.shape_error("A and B shapes", f"compatible for matmul ({e})",
+                                   (a.shape, b.shape)) from None
+        if not out:
+            out = (1,)
+        if len(out) > 6:
+            raise self.shape_error("output rank", "<= 6", len(out))
+        if len(inputs) > 2:
+            c = inputs[2]
+            try:
+                ok = np.broadcast_shapes(c.shape, out) == out
+            except ValueError:
+                ok = False
+            if not ok:
+                raise self.shape_error(f"C '{self.inputs[2]}' shape broadcastable to the output", out, c.shape)
+        if a.dtype != b.dtype:
+            raise self.shape_error("input data types", "equal", (a.dtype.value, b.dtype.value))
+        return Layout(a.dtype, Format.bfyx, out)

@@ -1,0 +1,84 @@
+"""Reduce: mean, sum, max or min over a set of axes (clDNN ``reduce``; ONNX ReduceMean/Sum/Max/Min)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..errors import TopologyError
+from ..layout import Format, Layout
+from .base import Primitive, one_input
+
+
+class ReduceMode(str, enum.Enum):
+    """How the reduced elements are combined: arithmetic mean, sum, maximum or minimum (NaN propagates)."""
+
+    mean = "mean"
+    sum = "sum"
+    max = "max"
+    min = "min"
+
+
+def normalize_axes(axes: tuple[int, ...], rank: int) -> tuple[int, ...]:
+    """Sorted non-negative axes for a rank-``rank`` tensor; an empty tuple means every axis.
+
+    Raises ValueError for an axis outside ``[-rank, rank)`` or an axis named twice (ONNX Reduce* rules).
+    """
+    if not axes:
+        return tuple(range(rank))
+    out = []
+    for a in axes:
+        if not -rank <= a < rank:
+            raise ValueError(f"axis {a} is out of range [{-rank}, {rank})")
+        out.append(a % rank)
+    if len(set(out)) != len(out):
+        raise ValueError(f"axes {tuple(axes)} name an axis twice")
+    return tuple(sorted(out))
+
+
+@dataclass(frozen=True)
+class Reduce(Primitive):
+    """y = mode over ``axes`` of the input (logical axes, negative count from the end; empty = all axes).
+
+    ``keep_dims`` keeps every reduced axis as a size-1 dimension; otherwise the reduced axes are removed, and a
+    reduction over every axis gives shape ``(1,)`` (an ONNX rank-0 tensor is stored as ``(1,)``). Input of rank
+    1-6 in any format; the output is bfyx in the input's data type.
+    """
+
+    input: str = ""
+    mode: ReduceMode | str = ReduceMode.sum
+    axes: Any = ()
+    keep_dims: bool = True
+    type_name: ClassVar[str] = "reduce"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        try:
+            object.__setattr__(self, "mode", ReduceMode(self.mode))
+        except ValueError:
+            raise TopologyError(f"reduce '{self.id}': mode must be one of {[m.value for m in ReduceMode]}, "
+                                f"got {self.mode!r}") from None
+        try:
+            axes = tuple(int(a) for a in ([self.axes] if isinstance(self.axes, int) else self.axes))
+        except (TypeError, ValueError):
+            raise TopologyError(f"reduce '{self.id}': axes must be ints, got {self.axes!r}") from None
+        object.__setattr__(self, "axes", axes)
+        object.__setattr__(self, "keep_dims", bool(self.keep_dims))
+
+    def dependencies(self) -> list[str]:
+        """[input]."""
+        return [self.input]
+
+    def calc_output_layout(self, inputs: list[Layout]) -> Layout:
+        """bfyx: reduced axes become 1 (keep_dims) or are removed; raises ShapeError for a bad axis."""
+        x = one_input(self, inputs)
+        try:
+            axes = normalize_axes(self.axes, x.rank)
+        except ValueError as e:
+            raise self.shape_error(f"axes for input shape {x.shape}", "distinct axes in range", str(e)) from None
+        if self.keep_dims:
+            shape = tuple(1 if i in axes else s for i, s in enumerate(x.shape))
+        else:
+            shape = tuple(s for i, s in enumerate(x.shape) if i not in axes) or (1,)
+        return Layout(x.dtype, Format.bfyx, shape)

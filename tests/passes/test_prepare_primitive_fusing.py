@@ -1,0 +1,89 @@
+"""prepare_primitive_fusing: BatchNorm folded into convolution weights, residual sum and activations fused into
+the convolution kernel. Each case runs with optimize_data True and False: same outputs, fewer kernels."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import cldnn_py as cl
+from cldnn_py.passes.graph_initializations import GraphInitializations
+from cldnn_py.passes.mark_nodes import MarkNodes
+from cldnn_py.passes.prepare_primitive_fusing import PreparePrimitiveFusing
+from cldnn_py.passes.trim_to_outputs import TrimToOutputs
+from tests.passes.graphs import builder, graph
+
+
+def _block(rng, c=8):
+    """x -> conv1 -> bn1 -> relu1 -> conv2 -> bn2 ; sum(bn2, x) -> relu_out (a ResNet basic block)."""
+    f = np.float32
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, c, 6, 6))))
+    for i in (1, 2):
+        t.add(cl.Data(f"w{i}", (rng.standard_normal((c, c, 3, 3)) * 0.2).astype(f)),
+              cl.Data(f"mean{i}", rng.standard_normal(c).astype(f) * 0.1),
+              cl.Data(f"var{i}", rng.uniform(0.5, 1.5, c).astype(f)),
+              cl.Data(f"scale{i}", rng.uniform(0.5, 1.0, c).astype(f)),
+              cl.Data(f"shift{i}", rng.standard_normal(c).astype(f) * 0.1))
+    t.add(cl.Convolution("conv1", "x", weights="w1", pad=(1, 1)),
+          cl.BatchNorm("bn1", "conv1", mean="mean1", variance="var1", scale="scale1", shift="shift1"),
+          cl.Activation("relu1", "bn1", "relu"),
+          cl.Convolution("conv2", "relu1", weights="w2", pad=(1, 1)),
+          cl.BatchNorm("bn2", "conv2", mean="mean2", variance="var2", scale="scale2", shift="shift2"),
+          cl.Eltwise("sum", ["x", "bn2"], mode="sum"),
+          cl.Activation("relu_out", "sum", "relu"))
+    return t
+
+
+def test_graph_after_fusing(engine, rng):
+    b = builder(engine, _block(rng))
+    for p in (GraphInitializations(), TrimToOutputs(), MarkNodes(), PreparePrimitiveFusing()):
+        p.run(b)
+    ids, edges = graph(b)
+    assert ids == ["x", "conv1__w_bn1", "conv1__b_bn1", "conv1", "conv2__w_bn2", "conv2__b_bn2", "conv2"]
+    assert ("x", "conv2") in edges and ("conv1", "conv2") in edges  # the shortcut is read by conv2's epilogue
+    assert [op.fused_id for op in b.nodes["conv1"].fused_ops] == ["relu1"]
+    assert [(op.kind, op.fused_id) for op in b.nodes["conv2"].fused_ops] == [("eltwise", "sum"),
+                                                                           ("activation", "relu_out")]
+    assert b.outputs == ["relu_out"] and b.resolve("relu_out") == "conv2" and b.resolve("bn1") == "conv1"
+
+
+def test_fused_and_unfused_agree_with_fewer_kernels(engine, rng):
+    topo = _block(rng)
+    x = rng.standard_normal((1, 8, 6, 6)).astype(np.float32)
+    results, executed = {}, {}
+    for opt in (False, True):
+        net = cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=opt)))
+        net.poison()
+        results[opt] = net.run({"x": x})["relu_out"]
+        info = net.get_profiling_info()
+        executed[opt] = [p.id for p in info if p.status == "EXECUTED"]
+        if opt:
+            fused = {p.id: p.kernel for p in info if p.status == "FUSED"}
+            assert fused == {"bn1": "fused into conv1", "relu1": "fused into conv1", "bn2": "fused into conv2",
+                             "sum": "fused into conv2", "relu_out": "fused into conv2"}
+    assert executed[False] == ["conv1", "bn1", "relu1", "conv2", "bn2", "sum", "relu_out"]
+    assert executed[True] == ["conv1", "conv2"]
+    np.testing.assert_allclose(results[True], results[False], rtol=1e-5, atol=1e-5)
+
+
+def test_no_fusion_when_the_producer_has_other_users(engine, rng):
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 4, 5, 5))),
+                    cl.Data("w", rng.standard_normal((4, 4, 1, 1)).astype(np.float32)),
+                    cl.Convolution("conv", "x", weights="w"),
+                    cl.Activation("relu", "conv", "relu"), cl.Activation("tanh", "conv", "tanh"))
+    b = builder(engine, t)
+    for p in (GraphInitializations(), TrimToOutputs(), MarkNodes(), PreparePrimitiveFusing()):
+        p.run(b)
+    assert set(b.nodes) == {"x", "w", "conv", "relu", "tanh"} and not b.nodes["conv"].fused_ops
+
+
+def test_fully_connected_with_fused_activation(engine, rng):
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, 6))),
+                    cl.Data("w", rng.standard_normal((5, 6)).astype(np.float32)),
+                    cl.Data("bias", rng.standard_normal(5).astype(np.float32)),
+                    cl.FullyConnected("fc", "x", weights="w", bias="bias"),
+                    cl.Activation("act", "fc", "relu_negative_slope", a=0.1))
+    x = rng.standard_normal((2, 6)).astype(np.float32)
+    net = cl.Network(cl.Program(engine, t))
+    y = x.astype(np.float64) @ t["w"].array.T + t["bias"].array
+    np.testing.assert_allclose(net.run({"x": x})["act"], np.where(y > 0, y, 0.1 * y), rtol=1e-5, atol=1e-6)
+    assert [p.id for p in net.get_profiling_info() if p.status == "EXECUTED"] == ["fc"]
