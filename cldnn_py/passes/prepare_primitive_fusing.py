@@ -22,7 +22,7 @@ class PreparePrimitiveFusing(BasePass):
         """Rules in order, each over the nodes in execution order."""
         for rule in RULES:
             for node in list(program.order):
-                if node.id in program.nodes and program.nodes[node.id] is node:
+                if program.nodes.get(node.id) is node and node.id not in program.forced_impls:
                     rule(program, node)
             program.order = topological_order(program.nodes)
         for n in [n for n in program.nodes.values() if n.kind == "data" and not n.users and not n.is_output]:

@@ -1,4 +1,6 @@
-"""Network.execute enqueues without host waits; dependency order is carried by events; profiling is per primitive."""
+"""Network.execute enqueues without host waits; dependency order is carried by events; profiling is per primitive.
+
+These test the runtime, so they build without graph optimizations (reference kernels, one per primitive)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import numpy as np
 import pyopencl as pcl
 
 import cldnn_py as cl
+
+REF = cl.BuildOptions(optimize_data=False)
 
 
 def _chain(rng, n_layers=6, c=32, hw=40):
@@ -22,7 +26,7 @@ def _chain(rng, n_layers=6, c=32, hw=40):
 
 def test_enqueue_returns_before_kernels_finish(engine, rng):
     topo, last = _chain(rng)
-    net = cl.Network(cl.Program(engine, topo))
+    net = cl.Network(cl.Program(engine, topo, REF))
     x = rng.standard_normal((1, 32, 40, 40)).astype(np.float32)
     net.run({"data": x})  # warm-up: first launches pay one-time costs
     net.set_input_data("data", x)
@@ -39,7 +43,7 @@ def test_enqueue_returns_before_kernels_finish(engine, rng):
 
 def test_events_order_dependencies(engine, rng):
     topo, last = _chain(rng, n_layers=3, c=8, hw=16)
-    net = cl.Network(cl.Program(engine, topo))
+    net = cl.Network(cl.Program(engine, topo, REF))
     net.run({"data": rng.standard_normal((1, 8, 16, 16)).astype(np.float32)})
     insts = net._insts
     for i in range(1, 3):
@@ -50,7 +54,7 @@ def test_events_order_dependencies(engine, rng):
 
 def test_profiling_info_lists_every_primitive(engine, rng):
     topo, last = _chain(rng, n_layers=2, c=8, hw=8)
-    net = cl.Network(cl.Program(engine, topo))
+    net = cl.Network(cl.Program(engine, topo, REF))
     net.run({"data": rng.standard_normal((1, 8, 8, 8)).astype(np.float32)})
     info = net.get_profiling_info()
     by_id = {p.id: p for p in info}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...program import ProgramBuilder
 from ...program_node import ProgramNode
 
 FUSABLE_HOSTS = ("convolution", "fully_connected")
@@ -15,6 +16,6 @@ def sole_user(node: ProgramNode) -> ProgramNode | None:
     return next(iter(users.values()))
 
 
-def can_host(node: ProgramNode) -> bool:
-    """A node whose kernel can apply fused ops in its epilogue (and that is not constant)."""
-    return node.kind in FUSABLE_HOSTS and not node.constant
+def can_host(program: ProgramBuilder, node: ProgramNode) -> bool:
+    """A node whose kernel can apply fused ops in its epilogue: not constant, kernel not forced by the user."""
+    return node.kind in FUSABLE_HOSTS and not node.constant and node.id not in program.forced_impls

@@ -18,7 +18,7 @@ def fuse_activation(program: ProgramBuilder, act: ProgramNode) -> bool:
     if act.kind != "activation" or len(act.dependencies) != 1:
         return False
     host = act.dependencies[0]
-    if not can_host(host) or sole_user(host) is not act:
+    if not can_host(program, host) or sole_user(host) is not act:
         return False
     if host.output_layout is not None and act.output_layout is not None and \
             host.output_layout.dtype != act.output_layout.dtype:

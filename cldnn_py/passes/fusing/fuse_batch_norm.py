@@ -27,7 +27,8 @@ def fuse_batch_norm(program: ProgramBuilder, bn: ProgramNode) -> bool:
     if bn.kind != "batch_norm" or not bn.dependencies:
         return False
     conv = bn.dependencies[0]
-    if conv.kind != "convolution" or sole_user(conv) is not bn or conv.fused_ops or conv.constant:
+    if conv.kind != "convolution" or sole_user(conv) is not bn or conv.fused_ops or conv.constant \
+            or conv.id in program.forced_impls:
         return False
     stats = [_data(d) for d in bn.dependencies[1:]]
     w = _data(conv.dependencies[1])
