@@ -77,6 +77,18 @@ class Engine:
         cl.enqueue_fill_buffer(self.queue, buf, np.zeros(1, np.uint8), 0, max(nbytes, 4)).wait()
         return Memory(self, layout, buf)
 
+    def allocate_buffer(self, nbytes: int, owner: str = "") -> Any:
+        """A zero-filled raw device buffer of ``nbytes`` bytes (a memory-pool slot shared by several tensors).
+
+        Raises DeviceError naming ``owner`` when it exceeds the device's max allocation."""
+        if nbytes > self.info.max_alloc_bytes:
+            raise DeviceError(f"{owner}: buffer of {nbytes} bytes exceeds the device's max allocation of "
+                              f"{self.info.max_alloc_bytes} bytes")
+        cl = self._cl
+        buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(nbytes, 4))
+        cl.enqueue_fill_buffer(self.queue, buf, np.zeros(1, np.uint8), 0, max(nbytes, 4)).wait()
+        return buf
+
     def write_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None,
                      blocking: bool = True) -> Any:
         """Copy host bytes into a buffer; returns the event."""

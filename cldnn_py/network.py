@@ -83,11 +83,18 @@ class Network:
         self._inputs: dict[str, Any] = {}  # id -> host array kept alive while its copy runs
         import pyopencl as cl
 
+        slots = [self.engine.allocate_buffer(n, owner=f"memory pool slot {i}")
+                 for i, n in enumerate(program.slot_bytes)]
+        self._slot_bytes = sum(program.slot_bytes)
+        self._own_bytes = 0
         for node in program.order:
             if node.kind == "data":
                 mem = program.constants[node.id]
+            elif node.id in program.memory_slots:
+                mem = Memory(self.engine, node.layout(), slots[program.memory_slots[node.id]])
             else:
                 mem = self.engine.allocate(node.layout(), owner=node.id)
+                self._own_bytes += mem.bytes
             kernels = []
             if node.impl is not None:
                 for kd in node.impl.kernels:
@@ -157,11 +164,14 @@ class Network:
             if missing:
                 raise CldnnError(f"execute: inputs {missing} were never set with set_input_data")
             q = self.engine.queue
+            # the previous execution's kernels finish before this one writes any buffer (write-after-read)
+            cl.enqueue_barrier(q)
+            mdeps = self.program.memory_deps
             for inst in self._insts.values():
                 if not inst.kernels:
                     continue
                 wait = [e for d in inst.node.dependencies for e in self._insts[d.id].events]
-                wait += [e for u in inst.node.users for e in self._insts[u.id].events]  # WAR on reuse
+                wait += [e for m in mdeps.get(inst.node.id, ()) for e in self._insts[m].events]  # pool reuse
                 inst.events = [cl.enqueue_nd_range_kernel(q, k, gws, lws, wait_for=wait or None)
                                for k, gws, lws in inst.kernels]
             q.flush()
@@ -183,6 +193,12 @@ class Network:
                 self.set_input_data(k, v)
             outs = self.execute()
             return {k: o.numpy() for k, o in outs.items()}
+
+    def memory_info(self) -> dict[str, int]:
+        """Device memory in bytes: ``activations`` (memory-pool slots plus buffers of their own: inputs, outputs,
+        padded tensors), ``pool`` (the shared slots alone), ``constants`` (weights and other Data)."""
+        consts = sum(m.bytes for m in self.program.constants.values())
+        return {"activations": self._slot_bytes + self._own_bytes, "pool": self._slot_bytes, "constants": consts}
 
     def poison(self, value: float = float("nan")) -> None:
         """Debugging aid: fill every computed buffer's logical elements with ``value`` (NaN by default), so an

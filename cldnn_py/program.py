@@ -65,6 +65,11 @@ class ProgramBuilder:
         self.kernels_built = 0
         # primitives that no longer have a node: {id: (type name, host id it was fused into, or "")}
         self.removed: dict[str, tuple[str, str]] = {}
+        # memory pool plan (prepare_memory_dependencies): node id -> shared buffer slot, slot sizes in bytes,
+        # and the nodes whose kernels must finish before a node may write its (reused) buffer
+        self.memory_slots: dict[str, int] = {}
+        self.slot_bytes: list[int] = []
+        self.memory_deps: dict[str, list[str]] = {}
 
     def fuse(self, node: ProgramNode, host: ProgramNode) -> None:
         """Remove ``node`` whose work ``host`` now does: node's users read host, node's id resolves to host."""
@@ -142,6 +147,9 @@ class Program:
         self.kernels_built = b.kernels_built
         self.constants = constants
         self.removed = b.removed
+        self.memory_slots = b.memory_slots
+        self.slot_bytes = b.slot_bytes
+        self.memory_deps = b.memory_deps
         self.pass_timings_ms = pm.timings_ms
         self.build_time_ms = (time.perf_counter() - t0) * 1e3
         log.info("program built in %.0f ms: %d nodes, %d kernels in %d cl programs", self.build_time_ms,

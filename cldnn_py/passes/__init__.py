@@ -10,6 +10,7 @@ from ..pass_manager import BasePass
 from .compile_graph import CompileGraph
 from .graph_initializations import GraphInitializations
 from .mark_nodes import MarkNodes
+from .prepare_memory_dependencies import PrepareMemoryDependencies
 from .prepare_primitive_fusing import PreparePrimitiveFusing
 from .propagate_constants import PropagateConstants
 from .reorder_inputs import ReorderInputs
@@ -21,7 +22,10 @@ def pipeline(optimize_data: bool = True) -> list[BasePass]:
     passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes()]
     if optimize_data:
         passes += [PreparePrimitiveFusing(), ReorderInputs(), PropagateConstants()]
-    return passes + [CompileGraph()]
+    passes += [CompileGraph()]
+    if optimize_data:
+        passes += [PrepareMemoryDependencies()]
+    return passes
 
 
 PIPELINE: list[str] = [p.name for p in pipeline()]

@@ -1,0 +1,58 @@
+"""prepare_memory_dependencies + memory pool: tensors with disjoint lifetimes share buffers; results unchanged."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import cldnn_py as cl
+
+L = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 4, 8, 8))
+
+
+def _chain(n=6):
+    t = cl.Topology(cl.InputLayout("x", L))
+    prev = "x"
+    funcs = ["tanh", "abs", "logistic", "square", "sqrt", "exp"]
+    for i in range(n):
+        t.add(cl.Activation(f"a{i}", prev, funcs[i % len(funcs)]))
+        prev = f"a{i}"
+    return t, prev
+
+
+def _diamond():
+    # x -> a; a -> b, a -> c; d = b + c; e = tanh(d); f = e * a  (a lives long)
+    return cl.Topology(cl.InputLayout("x", L), cl.Activation("a", "x", "tanh"), cl.Activation("b", "a", "abs"),
+                       cl.Activation("c", "a", "square"), cl.Eltwise("d", ["b", "c"], mode="sum"),
+                       cl.Activation("e", "d", "tanh"), cl.Eltwise("f", ["e", "a"], mode="prod"))
+
+
+def test_chain_ping_pongs_between_two_buffers(engine, rng):
+    topo, last = _chain()
+    prog = cl.Program(engine, topo)
+    slots = prog.memory_slots
+    assert set(slots) == {"a0", "a1", "a2", "a3", "a4"}  # a5 is the output: its own buffer
+    assert len(set(slots.values())) == 2
+    for i in range(1, 5):
+        assert slots[f"a{i}"] != slots[f"a{i - 1}"]  # never the buffer of its own input
+    assert prog.memory_deps["a2"] == ["a0", "a1"]  # waits for the previous owner and its reader
+    net = cl.Network(prog)
+    info = net.memory_info()
+    assert info["pool"] == 2 * L.bytes and info["activations"] == info["pool"] + 2 * L.bytes
+
+
+def test_pooled_results_match_unpooled(engine, rng):
+    for topo, out in (_chain(), (_diamond(), "f")):
+        x = rng.uniform(0.1, 1.0, (1, 4, 8, 8)).astype(np.float32)
+        pooled = cl.Network(cl.Program(engine, topo))
+        plain = cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=False)))
+        assert plain.program.memory_slots == {}
+        for _ in range(3):  # repeated executions must not race on reused buffers
+            np.testing.assert_allclose(pooled.run({"x": x})[out], plain.run({"x": x})[out], rtol=1e-6)
+
+
+def test_long_lived_tensor_is_not_overwritten(engine):
+    prog = cl.Program(engine, _diamond())
+    s = prog.memory_slots
+    # 'a' is read by b, c and f: nothing created before f may take its buffer
+    for pid in ("b", "c", "d", "e"):
+        assert s[pid] != s["a"]
