@@ -53,6 +53,6 @@ def fuse_batch_norm(program: ProgramBuilder, bn: ProgramNode) -> bool:
     for d in conv.dependencies[1:]:
         d.users = [u for u in d.users if u is not conv]
     conv.dependencies = [conv.dependencies[0], wnode, bnode]
-    conv.primitive = dataclasses.replace(conv.primitive, weights=wid, bias=bid)  # type: ignore[type-var]
+    conv.primitive = dataclasses.replace(conv.primitive, weights=wid, bias=bid)  # type: ignore[call-arg]
     program.fuse(bn, conv)
     return True
