@@ -87,14 +87,20 @@ class Network:
                  for i, n in enumerate(program.slot_bytes)]
         self._slot_bytes = sum(program.slot_bytes)
         self._own_bytes = 0
-        for node in program.order:
+        mems: dict[str, Memory] = {}
+        for node in program.order:  # buffers of their own first; views and in-place slices share them after
             if node.kind == "data":
-                mem = program.constants[node.id]
+                mems[node.id] = program.constants[node.id]
             elif node.id in program.memory_slots:
-                mem = Memory(self.engine, node.layout(), slots[program.memory_slots[node.id]])
-            else:
-                mem = self.engine.allocate(node.layout(), owner=node.id)
-                self._own_bytes += mem.bytes
+                mems[node.id] = Memory(self.engine, node.layout(), slots[program.memory_slots[node.id]])
+            elif node.buffer_of is None:
+                mems[node.id] = self.engine.allocate(node.layout(), owner=node.id)
+                self._own_bytes += mems[node.id].bytes
+        for node in program.order:
+            if node.buffer_of is not None:
+                mems[node.id] = Memory(self.engine, node.layout(), mems[node.buffer_of].buffer)
+        for node in program.order:
+            mem = mems[node.id]
             kernels = []
             if node.impl is not None:
                 for kd in node.impl.kernels:
@@ -169,6 +175,8 @@ class Network:
             mdeps = self.program.memory_deps
             for inst in self._insts.values():
                 if not inst.kernels:
+                    if inst.node.kind not in ("data", "input_layout"):  # view / in-place concat: ready with deps
+                        inst.events = [e for d in inst.node.dependencies for e in self._insts[d.id].events]
                     continue
                 wait = [e for d in inst.node.dependencies for e in self._insts[d.id].events]
                 wait += [e for m in mdeps.get(inst.node.id, ()) for e in self._insts[m].events]  # pool reuse
@@ -235,6 +243,8 @@ class Network:
                 status, kernel = "OPTIMIZED_OUT", ""
             elif n.kind == "input_layout":
                 status, kernel = "INPUT", "copy_to_device"
+            elif n.optimized_out:
+                status, kernel = "OPTIMIZED_OUT", ("in place" if n.in_place else "view" if n.buffer_of else "")
             else:
                 status, kernel = "EXECUTED", n.impl.kernel_name if n.impl else ""
             out.append(ProfilingEntry(n.id, n.kind, kernel, status, t))

@@ -37,6 +37,8 @@ class ProgramNode:
     is_output: bool = False
     optimized_out: bool = False
     forced_format: Any = None  # a Format chosen by reorder_inputs; None keeps the primitive's own choice
+    buffer_of: str | None = None  # prepare_buffer_fusing: this node's output lives in that node's buffer
+    in_place: bool = False  # prepare_buffer_fusing: other nodes write into this node's buffer (in-place concat)
 
     @property
     def id(self) -> str:

@@ -10,6 +10,7 @@ from ..pass_manager import BasePass
 from .compile_graph import CompileGraph
 from .graph_initializations import GraphInitializations
 from .mark_nodes import MarkNodes
+from .prepare_buffer_fusing import PrepareBufferFusing
 from .prepare_memory_dependencies import PrepareMemoryDependencies
 from .prepare_primitive_fusing import PreparePrimitiveFusing
 from .propagate_constants import PropagateConstants
@@ -21,7 +22,7 @@ def pipeline(optimize_data: bool = True) -> list[BasePass]:
     """Fresh pass instances in order. ``optimize_data=False`` keeps only what correctness needs."""
     passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes()]
     if optimize_data:
-        passes += [PreparePrimitiveFusing(), ReorderInputs(), PropagateConstants()]
+        passes += [PreparePrimitiveFusing(), ReorderInputs(), PropagateConstants(), PrepareBufferFusing()]
     passes += [CompileGraph()]
     if optimize_data:
         passes += [PrepareMemoryDependencies()]

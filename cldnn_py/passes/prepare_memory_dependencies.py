@@ -27,7 +27,8 @@ def _poolable(node: ProgramNode) -> bool:
     blk = lay.format.block
     if blk is not None and lay.dims4["bfyx".index(blk[0])] % blk[1]:
         return False
-    return getattr(node, "buffer_of", None) is None
+    # in-place concat buffers, views and the tensors they view live by other rules
+    return node.buffer_of is None and not node.in_place and not any(u.buffer_of == node.id for u in node.users)
 
 
 class PrepareMemoryDependencies(BasePass):

@@ -28,9 +28,7 @@ def test_impls_selected_and_duplicates_built_once(engine):
 
 
 def test_pipeline_order_is_declared_in_one_place():
-    from cldnn_py.passes import PIPELINE
-
-    from cldnn_py.passes import pipeline
+    from cldnn_py.passes import PIPELINE, pipeline
 
     assert PIPELINE[0] == "graph_initializations" and PIPELINE[-1] == "prepare_memory_dependencies"
     assert {"trim_to_outputs", "mark_nodes", "compile_graph"} <= set(PIPELINE)

@@ -19,7 +19,6 @@ from ...primitives.pad import Pad
 from ...primitives.strided_slice import StridedSlice, slice_ranges
 from ...primitives.tile import Tile
 from . import converter
-from .shape_ops import axes_input
 
 
 def _ints(ctx: Any, node: Any, index: int) -> list[int] | None:

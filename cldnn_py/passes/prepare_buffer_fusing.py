@@ -1,0 +1,78 @@
+"""prepare_buffer_fusing: concatenation in place, and reshape as a view, so neither runs a kernel.
+
+Concatenation: each input writes straight into its slice of the concat output. The trick is clDNN's: the input's
+output layout becomes the concat's layout with padding along the concat axis (lower = its offset, upper = what
+follows), so the producer's kernel, which writes through OUTPUT_GET_INDEX, lands in the shared buffer. Conditions:
+plain format (or a blocked format with every offset and size a multiple of the block), every input a kernel-running
+node with the concat as its only user, same data type, no padding already.
+
+Reshape: in a plain unpadded row-major format (bfyx), a reshape is the same bytes under another shape, so its
+output is a view of its input's buffer.
+"""
+
+from __future__ import annotations
+
+from ..layout import DIMS, Format, Padding
+from ..pass_manager import BasePass
+from ..program import ProgramBuilder
+from ..program_node import ProgramNode
+
+
+def _concat_in_place(program: ProgramBuilder, node: ProgramNode) -> bool:
+    out = node.layout()
+    axis = node.primitive.axis % out.rank  # type: ignore[attr-defined]
+    d = DIMS[axis]
+    blk = out.format.block
+    if out.rank > 4 or not out.padding.is_zero or (blk is not None and blk[0] == d):
+        return False  # a blocked axis cannot be padded, so its slices cannot be expressed as padding
+    deps = node.dependencies
+    if len({id(x) for x in deps}) != len(deps):
+        return False
+    offset = 0
+    pads = []
+    for x in deps:
+        lay = x.layout()
+        users = {id(u) for u in x.users}
+        if (x.optimized_out or x.constant or x.kind in ("data", "input_layout") or x.is_output or len(users) != 1
+                or x.buffer_of or x.in_place or lay.dtype != out.dtype
+                or lay.format != out.format or not lay.padding.is_zero):
+            return False
+        size = lay.dims4[DIMS.index(d)]
+        pads.append((offset, out.dims4[DIMS.index(d)] - offset - size))
+        offset += size
+    i = DIMS.index(d)
+    for x, (lo, hi) in zip(deps, pads):
+        lower = [0, 0, 0, 0]
+        upper = [0, 0, 0, 0]
+        lower[i], upper[i] = lo, hi
+        x.output_layout = x.layout().with_(padding=Padding(tuple(lower), tuple(upper)))  # type: ignore[arg-type]
+        x.buffer_of = node.id
+    node.in_place = True
+    node.optimized_out = True
+    return True
+
+
+def _reshape_view(node: ProgramNode) -> bool:
+    src = node.dependencies[0]
+    a, b = src.layout(), node.layout()
+    if a.format != Format.bfyx or b.format != Format.bfyx or not a.padding.is_zero or not b.padding.is_zero:
+        return False
+    if src.kind == "data" or src.in_place:
+        return False
+    node.buffer_of = src.buffer_of or src.id
+    node.optimized_out = True
+    return True
+
+
+class PrepareBufferFusing(BasePass):
+    """Marks in-place concatenations and reshape views (before kernels are selected)."""
+
+    name = "prepare_buffer_fusing"
+
+    def run(self, program: ProgramBuilder) -> None:
+        """One walk in execution order."""
+        for node in program.order:
+            if node.kind == "concatenation" and not node.constant:
+                _concat_in_place(program, node)
+            elif node.kind == "reshape" and not node.constant:
+                _reshape_view(node)
