@@ -17,7 +17,8 @@ def _concat_topology(axis, fmt=cl.Format.bfyx):
         t.add(cl.Reorder("xr", "x", fmt))
         src = "xr"
     t.add(cl.Activation("a", src, "tanh"), cl.Activation("b", src, "abs"), cl.Activation("c", src, "square"),
-          cl.Concatenation("cat", ["a", "b", "c"], axis=axis), cl.Activation("out", "cat", "relu_negative_slope", a=0.5))
+          cl.Concatenation("cat", ["a", "b", "c"], axis=axis),
+          cl.Activation("out", "cat", "relu_negative_slope", a=0.5))
     return t
 
 
