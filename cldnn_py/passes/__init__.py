@@ -1,12 +1,16 @@
 """PIPELINE: the ordered list of graph passes a Program runs; the one place to read the flow.
 
-clDNN's ``build_program`` order, adapted; later issues add reorder_inputs, prepare_primitive_fusing,
-prepare_padding, prepare_buffer_fusing, propagate_constants and prepare_memory_dependencies between these.
+clDNN's ``build_program`` order, adapted. With ``BuildOptions(optimize_data=False)`` only the passes correctness
+needs run (layouts, trimming, flags, kernel selection and build), for debugging and for tests comparing the two.
+Deviation from clDNN: weights are reordered into the kernel's packed format by reorder_inputs (the layout
+optimizer already knows which kernel will run) and folded by propagate_constants, so there is no separate
+post_optimize_weights pass.
 """
 
 from __future__ import annotations
 
 from ..pass_manager import BasePass
+from .add_required_reorders import AddRequiredReorders
 from .compile_graph import CompileGraph
 from .graph_initializations import GraphInitializations
 from .mark_nodes import MarkNodes
@@ -14,6 +18,7 @@ from .prepare_buffer_fusing import PrepareBufferFusing
 from .prepare_memory_dependencies import PrepareMemoryDependencies
 from .prepare_primitive_fusing import PreparePrimitiveFusing
 from .propagate_constants import PropagateConstants
+from .remove_redundant_reorders import RemoveRedundantReorders
 from .reorder_inputs import ReorderInputs
 from .trim_to_outputs import TrimToOutputs
 
@@ -22,7 +27,10 @@ def pipeline(optimize_data: bool = True) -> list[BasePass]:
     """Fresh pass instances in order. ``optimize_data=False`` keeps only what correctness needs."""
     passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes()]
     if optimize_data:
-        passes += [PreparePrimitiveFusing(), ReorderInputs(), PropagateConstants(), PrepareBufferFusing()]
+        passes += [PreparePrimitiveFusing(), ReorderInputs()]
+    passes += [AddRequiredReorders()]
+    if optimize_data:
+        passes += [RemoveRedundantReorders(), PropagateConstants(), PrepareBufferFusing()]
     passes += [CompileGraph()]
     if optimize_data:
         passes += [PrepareMemoryDependencies()]
