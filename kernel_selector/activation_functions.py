@@ -2,7 +2,10 @@
 
 Each entry maps a function name (``cldnn_py.ActivationFunc`` values) to a function-like macro body in the macro
 argument ``x`` and the parameters ``A``/``B``. Formulas follow ONNX operator definitions (Relu, LeakyRelu, Clip,
-Sigmoid, Tanh, Elu, Softplus, HardSigmoid, HardSwish, Gelu) and clDNN's activation_func list.
+Sigmoid, Tanh, Elu, Selu, Softplus, HardSigmoid, HardSwish, Gelu, Erf, Neg, Reciprocal) and clDNN's
+activation_func list. Forms are chosen to keep tiny results accurate in float (conformance tests compare with
+rtol 1e-3 and atol 1e-7): expm1 rather than exp - 1, log1p rather than log(1 + ...), erfc rather than 1 + erf, and
+the tanh-approximated Gelu as x * sigmoid(2z) rather than 0.5x(1 + tanh z), which cancels for x << 0.
 """
 
 from __future__ import annotations
@@ -23,8 +26,16 @@ FORMULAS: dict[str, str] = {
     "hard_sigmoid": "fmax(0.0f, fmin(1.0f, A * (x) + B))",
     "hard_swish": "((x) * fmin(fmax((x) + 3.0f, 0.0f), 6.0f) / 6.0f)",
     "swish": "((x) / (1.0f + exp(-A * (x))))",
-    "gelu": "(0.5f * (x) * (1.0f + erf((x) * 0.7071067811865476f)))",
+    # 0.5x(1 + erf(x/sqrt2)) = 0.5x erfc(-x/sqrt2): no cancellation for x << 0
+    "gelu": "(0.5f * (x) * erfc(-(x) * 0.7071067811865476f))",
+    # ONNX Gelu approximate="tanh": 0.5x(1 + tanh z), z = sqrt(2/pi)(x + 0.044715x^3), = x / (1 + exp(-2z))
+    "gelu_tanh": "((x) / (1.0f + exp(-1.5957691216057308f * ((x) + 0.044715f * (x) * (x) * (x)))))",
     "linear": "(A * (x) + B)",
+    "neg": "(-(x))",
+    "reciprocal": "(1.0f / (x))",
+    "erf": "erf(x)",
+    # ONNX Selu: gamma * x for x > 0, gamma * alpha * (exp(x) - 1) otherwise (a = alpha, b = gamma)
+    "selu": "((x) > 0.0f ? B * (x) : B * A * expm1(x))",
 }
 
 

@@ -18,6 +18,7 @@ from tests.ocl.padded import run_kernel_padded
 
 AF = cl.ActivationFunc
 _erf = np.vectorize(math.erf, otypes=[np.float64])
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
 
 def _sigmoid(v):
@@ -42,8 +43,13 @@ REFS = {
     AF.hard_sigmoid: lambda x, a, b: np.clip(a * x + b, 0.0, 1.0),
     AF.hard_swish: lambda x, a, b: x * np.clip(x + 3.0, 0.0, 6.0) / 6.0,
     AF.swish: lambda x, a, b: x * _sigmoid(a * x),
-    AF.gelu: lambda x, a, b: 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))),
+    AF.gelu: lambda x, a, b: x * 0.5 * _erfc(-x / math.sqrt(2.0)),          # x * Phi(x), Phi via float64 erfc
+    AF.gelu_tanh: lambda x, a, b: 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3))),
     AF.linear: lambda x, a, b: a * x + b,
+    AF.neg: lambda x, a, b: -x,
+    AF.reciprocal: lambda x, a, b: 1.0 / x,
+    AF.erf: lambda x, a, b: _erf(x),
+    AF.selu: lambda x, a, b: b * np.where(x > 0, x, a * (np.exp(x) - 1.0)),
 }
 
 # value ranges (name -> generator of a float32 array of the test shape)
@@ -80,8 +86,18 @@ CASES = [
     (AF.swish, 1.0, 0.0, "wide", None),
     (AF.swish, 1.702, 0.0, "tails", None),
     (AF.gelu, 0.0, 0.0, "wide", None),
+    (AF.gelu, 0.0, 0.0, "tails", (1e-4, 1e-30)),             # tiny results for x << 0 stay accurate
+    (AF.gelu_tanh, 0.0, 0.0, "wide", None),
+    (AF.gelu_tanh, 0.0, 0.0, "small", (1e-5, 0.0)),
     (AF.linear, 2.5, -0.75, "wide", None),
     (AF.linear, -0.3, 4.0, "wide", None),
+    (AF.neg, 0.0, 0.0, "wide", (0.0, 0.0)),                   # exact
+    (AF.reciprocal, 0.0, 0.0, "wide", None),
+    (AF.reciprocal, 0.0, 0.0, "small", None),                 # huge results
+    (AF.erf, 0.0, 0.0, "wide", None),
+    (AF.erf, 0.0, 0.0, "small", (1e-5, 0.0)),                 # relative accuracy near 0
+    (AF.selu, 1.6732632423543772, 1.0507009873554805, "wide", None),
+    (AF.selu, 2.0, 0.5, "small", (1e-5, 0.0)),                # expm1 near 0
 ]
 DEFAULT_TOL = (1e-5, 1e-6)
 

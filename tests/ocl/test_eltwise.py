@@ -1,5 +1,6 @@
 """eltwise vs a float64 numpy reference: every mode folded left to right over 2-4 inputs, sum coefficients, numpy
-broadcasting across ranks, formats (the output takes the first full-shape input's format), padded buffers."""
+broadcasting across ranks, formats (the output takes the first full-shape input's format), padded buffers; i32
+inputs (exact integer math vs numpy int64), pow with an exponent of another data type, rank 5-6 outputs."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from tests.ocl.padded import run_kernel_padded
 
 E = cl.EltwiseMode
 NP_OP = {E.sum: np.add, E.sub: np.subtract, E.prod: np.multiply, E.div: np.divide, E.max: np.maximum,
-         E.min: np.minimum}
+         E.min: np.minimum, E.pow: np.power, E.prelu: lambda v, slope: np.where(v >= 0, v, slope * v)}
 
 
 def eltwise_ref(arrays, mode, coefficients=None):
@@ -26,11 +27,14 @@ def eltwise_ref(arrays, mode, coefficients=None):
 
 
 def make_inputs(rng, shapes, mode):
-    """Random inputs; divisors kept away from zero (|v| in [0.5, 2], random sign)."""
+    """Random inputs; divisors kept away from zero (|v| in [0.5, 2], random sign); pow: positive bases in
+    [0.2, 3], exponents in [-2, 2]."""
     out = []
     for i, s in enumerate(shapes):
         if mode == E.div and i > 0:
             a = rng.uniform(0.5, 2.0, s) * rng.choice([-1.0, 1.0], s)
+        elif mode == E.pow:
+            a = rng.uniform(0.2, 3.0, s) if i == 0 else rng.uniform(-2.0, 2.0, s)
         else:
             a = rng.standard_normal(s)
         out.append(f32(a))
@@ -59,7 +63,7 @@ BCAST = [
 
 
 @pytest.mark.parametrize("shapes", BCAST, ids=lambda s: "+".join("x".join(map(str, t)) for t in s))
-@pytest.mark.parametrize("mode", [E.sub, E.div, E.max])
+@pytest.mark.parametrize("mode", [E.sub, E.div, E.max, E.pow, E.prelu])
 def test_eltwise_broadcast(engine, rng, shapes, mode):
     arrays = make_inputs(rng, shapes, mode)
     names = [f"in{i}" for i in range(len(shapes))]
@@ -113,3 +117,106 @@ def test_eltwise_padded_buffers(engine, rng, fmt):
     lout = prim.calc_output_layout([l0, l1]).with_(padding=cl.Padding((0, 1, 1, 2), (1, 1, 0, 1)))
     out = run_kernel_padded(engine, "eltwise", [l0, l1], lout, prim.attrs(), arrays)
     assert_close(out, eltwise_ref(arrays, E.min))
+
+
+def test_eltwise_pow_negative_base(engine, rng):
+    """A negative base with integral exponents (C99 pow: defined, sign from the parity) and a non-integral one."""
+    x = f32(rng.uniform(-3.0, 3.0, (2, 3, 4)))
+    e = f32(rng.integers(-3, 4, (3, 4)))
+    e[0, 0] = 0.5
+    out = run_single(engine, cl.Eltwise("elt", ["x", "e"], mode=E.pow), {"x": x, "e": e})
+    with np.errstate(invalid="ignore"):
+        ref = eltwise_ref([x, e], E.pow)
+    assert np.isnan(out[:, 0, 0][x[:, 0, 0] < 0]).all()
+    mask = np.ones(ref.shape, bool)
+    mask[:, 0, 0] = False
+    np.testing.assert_allclose(out[mask], ref[mask], rtol=1e-5, atol=1e-6)
+
+
+def int_ref(arrays, mode):
+    """numpy int64 reference with C semantics: div truncates toward zero; pow by Python integers."""
+    xs = [a.astype(np.int64) for a in arrays]
+
+    def step(acc, v):
+        if mode == E.div:
+            q = np.abs(acc) // np.abs(v)
+            return np.where((acc < 0) != (v < 0), -q, q)
+        if mode == E.pow:
+            return np.vectorize(lambda p, q: p ** q if q >= 0 else int(1 / p ** -q) if p else 0)(acc, v)
+        return NP_OP[mode](acc, v)
+
+    return functools.reduce(step, xs)
+
+
+@pytest.mark.parametrize("mode", list(E), ids=lambda m: m.value)
+def test_eltwise_int32(engine, rng, mode):
+    """All-i32 inputs compute in int: exact beyond float's 24 bits, div truncating toward zero."""
+    shapes = [(2, 3, 4, 5), (3, 1, 5)]
+    if mode == E.pow:
+        a = rng.integers(-6, 7, shapes[0])
+        b = rng.integers(-2, 9, shapes[1])
+    elif mode == E.div:
+        a = rng.integers(-10**9, 10**9, shapes[0])
+        b = rng.integers(1, 1000, shapes[1]) * rng.choice([-1, 1], shapes[1])
+    else:
+        a = rng.integers(-10**8, 10**8, shapes[0])   # beyond float32's exact integers
+        b = (rng.integers(-20, 21, shapes[1]) if mode in (E.prod, E.prelu)
+             else rng.integers(-10**8, 10**8, shapes[1]))
+    arrays = [a.astype(np.int32), b.astype(np.int32)]
+    out = run_single(engine, cl.Eltwise("elt", ["a", "b"], mode=mode), {"a": arrays[0], "b": arrays[1]},
+                     fmt=cl.Format.byxf, out_fmt=cl.Format.bfyx)
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out.astype(np.int64), int_ref(arrays, mode))
+
+
+def test_eltwise_int32_div_by_zero_does_not_trap(engine):
+    a = np.array([7, -7, 5, -2147483648], np.int32)
+    b = np.array([0, 2, -1, -1], np.int32)
+    out = run_single(engine, cl.Eltwise("elt", ["a", "b"], mode=E.div), {"a": a, "b": b})
+    np.testing.assert_array_equal(out[:3], [0, -3, -5])
+
+
+def test_eltwise_pow_mixed_dtypes(engine, rng):
+    """pow: an f32 base with an i32 exponent gives f32; an i32 base with an f32 exponent gives i32 (truncated
+    toward zero as ONNX casts the power; exact integer powers stay exact)."""
+    x = f32(rng.uniform(-3.0, 3.0, (3, 4)))
+    e = rng.integers(-3, 4, (4,)).astype(np.int32)
+    out = run_single(engine, cl.Eltwise("elt", ["x", "e"], mode=E.pow), {"x": x, "e": e})
+    assert out.dtype == np.float32
+    assert_close(out, np.power(x.astype(np.float64), e.astype(np.float64)))
+    xi = rng.integers(-6, 7, (3, 4)).astype(np.int32)
+    ef = f32(rng.uniform(0.0, 3.0, (3, 4)))
+    ef[0] = [6.0, 5.0, 3.0, 2.0]                       # integral exponents: exact integer powers
+    xi[0] = [3, -3, 7, -5]
+    out = run_single(engine, cl.Eltwise("elt", ["xi", "ef"], mode=E.pow), {"xi": xi, "ef": ef})
+    assert out.dtype == np.int32
+    with np.errstate(invalid="ignore"):
+        ref = np.power(xi.astype(np.float64), ef.astype(np.float64))
+    ok = ~np.isnan(ref)                                 # negative base, fractional exponent: NaN → unspecified
+    np.testing.assert_array_equal(out[ok], np.trunc(ref[ok]))
+    np.testing.assert_array_equal(out[0], [729, -243, 343, 25])
+
+
+def test_eltwise_dtype_rules():
+    """Only pow's exponents may differ in type from the base; the output has the base's type."""
+    f, i = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, 3)), cl.Layout(cl.DataType.i32, cl.Format.bfyx, (3,))
+    assert cl.Eltwise("p", ["a", "b"], mode=E.pow).calc_output_layout([i, f]).dtype == cl.DataType.i32
+    assert cl.Eltwise("p", ["a", "b"], mode=E.pow).calc_output_layout([f, i]).dtype == cl.DataType.f32
+    with pytest.raises(cl.ShapeError, match="input data types"):
+        cl.Eltwise("p", ["a", "b"], mode=E.prelu).calc_output_layout([f, i])
+
+
+@pytest.mark.parametrize("shapes", [[(2, 3, 2, 2, 3)] * 2, [(1, 2, 3, 2, 2, 3), (1,), (1, 2, 3, 2, 2, 3)],
+                                    [(1, 1, 1, 1, 1), (2, 3, 2, 2, 3)]], ids=["same5", "scalar6", "scalar5"])
+def test_eltwise_rank5_6(engine, rng, shapes):
+    """Rank 5-6 outputs: inputs of the output's shape or one element."""
+    arrays = make_inputs(rng, shapes, E.sub)
+    names = [f"in{i}" for i in range(len(shapes))]
+    out = run_single(engine, cl.Eltwise("elt", names, mode=E.sub), dict(zip(names, arrays)))
+    assert_close(out, eltwise_ref(arrays, E.sub))
+
+
+def test_eltwise_rank5_broadcast_rejected():
+    lay = [cl.Layout(cl.DataType.f32, cl.Format.bfyx, s) for s in [(2, 3, 2, 2, 3), (2, 1, 1)]]
+    with pytest.raises(cl.ShapeError, match="rank > 4"):
+        cl.Eltwise("e", ["a", "b"]).calc_output_layout(lay)

@@ -117,7 +117,7 @@ def _clip_bounds(ctx: Any, node: Any) -> tuple[Any, Any]:
     """(min, max): a float constant, a tensor name (run-time bound) or None (missing)."""
     if since_version(ctx, node) < 11:
         return attr(ctx, node, "min"), attr(ctx, node, "max")
-    out = []
+    out: list[Any] = []
     for i in (1, 2):
         name = node.input[i] if len(node.input) > i else ""
         if not name:

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import math
+
+from cldnn_py.layout import DataType
 from cldnn_py.primitives.eltwise import EltwiseMode
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
-from ...params import Params
+from ...params import Params, SupportedKey
 from ...selector import register
 
 _INFIX = {EltwiseMode.sum: "+", EltwiseMode.sub: "-", EltwiseMode.prod: "*", EltwiseMode.div: "/"}
-_FUNC = {EltwiseMode.max: "fmax", EltwiseMode.min: "fmin"}
+# two-argument functions per computation type (float / int); the eltwise_* helpers live in eltwise_ref.cl
+_FUNC = {
+    "float": {EltwiseMode.max: "fmax", EltwiseMode.min: "fmin", EltwiseMode.pow: "pow",
+              EltwiseMode.prelu: "eltwise_prelu_float"},
+    "int": {EltwiseMode.max: "max", EltwiseMode.min: "min", EltwiseMode.pow: "eltwise_ipow",
+            EltwiseMode.prelu: "eltwise_prelu_int", EltwiseMode.div: "eltwise_idiv"},
+}
+_TYPES = frozenset({DataType.f32, DataType.i32})
 
 
 def broadcast_get_index(name: str, shape: tuple[int, ...], out_rank: int) -> str:
@@ -19,12 +29,19 @@ def broadcast_get_index(name: str, shape: tuple[int, ...], out_rank: int) -> str
 
     The trailing dimensions are aligned: input dimension j pairs with output dimension j + out_rank - len(shape)
     (output dimensions are b, f, y, x in that order, the unused ones 0); a dimension of size 1 reads index 0.
-    The result uses the names ``b``, ``f``, ``y``, ``x``. Raises ValueError when ``shape`` has more dimensions
-    than the output or the output has more than 4 (rank 5-6 tensors fold dimensions into x and cannot broadcast
-    per dimension).
+    The result uses the names ``b``, ``f``, ``y``, ``x``. An output of rank 5-6 folds its trailing dimensions into
+    x (``Layout.dims4``), so there only an input of the output's rank (the caller checks it has the output's shape)
+    or of one element can be indexed. Raises ValueError when ``shape`` has more dimensions than the output, or
+    cannot be indexed in a rank 5-6 output.
     """
     off = out_rank - len(shape)
-    if off < 0 or out_rank > 4:
+    if off < 0:
+        raise ValueError(f"{name}: cannot broadcast shape {shape} to an output of rank {out_rank}")
+    if out_rank > 4:
+        if math.prod(shape) == 1:
+            return f"{name}_GET_INDEX(0, 0, 0, 0)"
+        if off == 0:
+            return f"{name}_GET_INDEX((b), (f), (y), (x))"
         raise ValueError(f"{name}: cannot broadcast shape {shape} to an output of rank {out_rank}")
     coords = ["0"] * 4
     for j, size in enumerate(shape):
@@ -38,32 +55,56 @@ def _float_literal(c: float) -> str:
     return f"({c:.9e}f)"
 
 
+def compute_type(params: Params) -> str:
+    """``int`` when every input and the output are i32 and no coefficient is given (exact integer math, C
+    semantics: div truncates toward zero, x / 0 gives 0 instead of a trap; pow by repeated squaring);
+    ``float`` otherwise."""
+    ints = all(x.dtype == DataType.i32 for x in [*params.inputs, params.output])
+    return "int" if ints and params.attrs.get("coefficients") is None else "float"
+
+
 @register
 class EltwiseKernelRef(KernelBase):
     """Reference eltwise (clDNN ``eltwise_ref``): y = in0 ∘ in1 ∘ ... ∘ in(N-1), left to right.
 
     Modes: ``sum`` (with optional per-input coefficients: y = Σ c_i·in_i), ``sub``, ``prod``, ``div``, ``max``,
-    ``min``. Inputs may have different logical shapes and ranks as long as they broadcast by numpy rules to the
-    output shape (trailing dimensions aligned, size-1 dimensions broadcast); each input and the output may be in any
-    format, padded or not. Since N varies, the jit generates the parameter list (``ELTWISE_INPUTS_DECL``), one
-    ``INPUTi_BCAST_INDEX(b, f, y, x)`` per input and the whole folded expression (``ELTWISE_RESULT``).
+    ``min``, ``pow`` (OpenCL ``pow``, C99 semantics: a negative base with an integral exponent is defined),
+    ``prelu`` (acc >= 0 ? acc : in_i * acc). Inputs may have different logical shapes and ranks as long as they
+    broadcast by numpy rules to the output shape (trailing dimensions aligned, size-1 dimensions broadcast); each
+    input and the output may be in any format, padded or not. Data types f32 and i32: all-i32 computes in int,
+    anything else in float. An i32 output from float math saturates; ``pow`` of an integer base by a float
+    exponent truncates toward zero like ONNX's cast of the power to the base type, except that a float power
+    within 1e-6 (relative) of an integer is taken as that integer (float ``pow`` of 3 by 6 may return 728.99994);
+    a sum with coefficients rounds to nearest even. Since N varies, the jit generates the parameter list
+    (``ELTWISE_INPUTS_DECL``), one ``INPUTi_BCAST_INDEX(b, f, y, x)`` per input and the whole folded expression
+    (``ELTWISE_RESULT``).
     """
 
     name = "eltwise_ref"
     primitive = "eltwise"
     n_data_inputs = None
 
+    def supported_key(self) -> SupportedKey:
+        """OpenCL; f32 and i32 inputs and output; any format, padded or not."""
+        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
+
     def validate(self, params: Params) -> str | None:
-        """Output rank <= 4, every input broadcast to the output's rank; coefficients, when given, one per input."""
-        out_rank = params.output.rank
-        if out_rank > 4:
-            return f"output rank {out_rank} > 4"
+        """Every input broadcasts to the output's rank (for a rank 5-6 output: the output's shape or one element);
+        coefficients, when given, one per input; except in ``pow`` mode, inputs of the output's data type."""
+        out = params.output
         for i, x in enumerate(params.inputs):
-            if x.rank > out_rank:
-                return f"input {i} rank {x.rank} exceeds the output rank {out_rank}"
+            if x.rank > out.rank:
+                return f"input {i} rank {x.rank} exceeds the output rank {out.rank}"
+            if out.rank > 4 and x.shape != out.shape and x.count() != 1:
+                return f"input {i} shape {x.shape} cannot broadcast to the rank {out.rank} output {out.shape}"
         coeffs = params.attrs.get("coefficients")
         if coeffs is not None and len(coeffs) != len(params.inputs):
             return f"{len(coeffs)} coefficients for {len(params.inputs)} inputs"
+        mode = EltwiseMode(params.attrs["mode"])
+        checked = params.inputs[:1] if mode == EltwiseMode.pow else params.inputs
+        for i, x in enumerate(checked):
+            if x.dtype != out.dtype:
+                return f"input {i} data type {x.dtype.value} differs from the output's {out.dtype.value}"
         return None
 
     def jit_constants(self, params: Params) -> JitConstants:
@@ -72,17 +113,23 @@ class EltwiseKernelRef(KernelBase):
         j = super().jit_constants(params)
         n = len(params.inputs)
         out_rank = params.output.rank
+        acc = compute_type(params)
         j.add("ELTWISE_INPUTS_DECL", ", ".join(f"const __global INPUT{i}_TYPE* input{i}" for i in range(n)))
         vals = []
         for i, x in enumerate(params.inputs):
             j.add(f"INPUT{i}_BCAST_INDEX(b, f, y, x)", broadcast_get_index(f"INPUT{i}", x.shape, out_rank))
-            vals.append(f"((float)input{i}[INPUT{i}_BCAST_INDEX(b, f, y, x)])")
+            vals.append(f"(({acc})input{i}[INPUT{i}_BCAST_INDEX(b, f, y, x)])")
         mode = EltwiseMode(params.attrs["mode"])
         coeffs = params.attrs.get("coefficients")
         if mode == EltwiseMode.sum and coeffs is not None:
             vals = [f"{_float_literal(c)} * {v}" for c, v in zip(coeffs, vals)]
         expr = vals[0]
+        funcs = _FUNC[acc]
         for v in vals[1:]:
-            expr = f"{_FUNC[mode]}({expr}, {v})" if mode in _FUNC else f"({expr} {_INFIX[mode]} {v})"
+            expr = f"{funcs[mode]}({expr}, {v})" if mode in funcs else f"({expr} {_INFIX[mode]} {v})"
+        if acc == "float" and params.output.dtype != DataType.f32:
+            if mode == EltwiseMode.pow:  # ONNX casts the power to the base's type: truncation
+                expr = f"eltwise_pow_to_int({expr})"
+            expr = f"CONVERT_TO(OUTPUT_TYPE, {expr})"
         j.add("ELTWISE_RESULT(b, f, y, x)", f"({expr})")
         return j
