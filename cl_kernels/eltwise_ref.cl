@@ -30,11 +30,13 @@ inline float eltwise_pow_to_int(float v)
 }
 #endif
 
-KERNEL(eltwise_ref)(ELTWISE_INPUTS_DECL, __global OUTPUT_TYPE* output)
+KERNEL(eltwise_ref)(ELTWISE_INPUTS_DECL, __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
     const int x = get_global_id(0);
     const int y = get_global_id(1);
     const int f = get_global_id(2) % OUTPUT_FEATURE_NUM;
     const int b = get_global_id(2) / OUTPUT_FEATURE_NUM;
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = ELTWISE_RESULT(b, f, y, x);
+    OUTPUT_TYPE val = ELTWISE_RESULT(b, f, y, x);
+    FUSED_OPS(val, b, f, y, x);  // fused activation (float outputs only)
+    output[OUTPUT_GET_INDEX(b, f, y, x)] = val;
 }

@@ -87,3 +87,13 @@ def test_fully_connected_with_fused_activation(engine, rng):
     y = x.astype(np.float64) @ t["w"].array.T + t["bias"].array
     np.testing.assert_allclose(net.run({"x": x})["act"], np.where(y > 0, y, 0.1 * y), rtol=1e-5, atol=1e-6)
     assert [p.id for p in net.get_profiling_info() if p.status == "EXECUTED"] == ["fc"]
+
+
+def test_activation_fused_into_broadcasting_eltwise(engine, rng):
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, 3, 4, 4))),
+                    cl.Data("s", rng.standard_normal((1, 3, 1, 1)).astype(np.float32)),
+                    cl.Eltwise("mul", ["x", "s"], mode="prod"), cl.Activation("act", "mul", "tanh"))
+    x = rng.standard_normal((2, 3, 4, 4)).astype(np.float32)
+    net = cl.Network(cl.Program(engine, t))
+    np.testing.assert_allclose(net.run({"x": x})["act"], np.tanh(x * t["s"].array), rtol=1e-5, atol=1e-6)
+    assert [p.id for p in net.get_profiling_info() if p.status == "EXECUTED"] == ["mul"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...program import ProgramBuilder
 from ...program_node import ProgramNode
 
-FUSABLE_HOSTS = ("convolution", "fully_connected")
+FUSABLE_HOSTS = ("convolution", "fully_connected", "eltwise")
 
 
 def sole_user(node: ProgramNode) -> ProgramNode | None:
@@ -18,4 +18,6 @@ def sole_user(node: ProgramNode) -> ProgramNode | None:
 
 def can_host(program: ProgramBuilder, node: ProgramNode) -> bool:
     """A node whose kernel can apply fused ops in its epilogue: not constant, kernel not forced by the user."""
-    return node.kind in FUSABLE_HOSTS and not node.constant and node.id not in program.forced_impls
+    if node.kind not in FUSABLE_HOSTS or node.constant or node.id in program.forced_impls:
+        return False
+    return node.output_layout is None or node.output_layout.dtype.value == "f32"

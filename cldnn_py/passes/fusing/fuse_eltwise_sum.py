@@ -25,7 +25,8 @@ def fuse_eltwise_sum(program: ProgramBuilder, elt: ProgramNode) -> bool:
     if any(d.layout().shape != out.shape or d.layout().dtype != out.dtype for d in elt.dependencies):
         return False
     pos = {n.id: i for i, n in enumerate(program.order)}
-    hosts = [d for d in elt.dependencies if can_host(program, d) and sole_user(d) is elt and not d.fused_ops]
+    hosts = [d for d in elt.dependencies if d.kind == "convolution" and can_host(program, d)
+             and sole_user(d) is elt and not d.fused_ops]
     if not hosts or elt.dependencies[0] is elt.dependencies[1]:
         return False
     host = max(hosts, key=lambda n: pos[n.id])

@@ -82,6 +82,7 @@ class EltwiseKernelRef(KernelBase):
 
     name = "eltwise_ref"
     primitive = "eltwise"
+    supports_fused_ops = True
     n_data_inputs = None
 
     def supported_key(self) -> SupportedKey:
