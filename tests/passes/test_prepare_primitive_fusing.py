@@ -61,7 +61,8 @@ def test_fused_and_unfused_agree_with_fewer_kernels(engine, rng):
             assert fused == {"bn1": "fused into conv1", "relu1": "fused into conv1", "bn2": "fused into conv2",
                              "sum": "fused into conv2", "relu_out": "fused into conv2"}
     assert executed[False] == ["conv1", "bn1", "relu1", "conv2", "bn2", "sum", "relu_out"]
-    assert executed[True] == ["conv1", "conv2"]
+    # with a blocked fast convolution kernel available, the network input is reordered once to b_fs_yx_fsv16
+    assert [k for k in executed[True] if k != "conv1__input_b_fs_yx_fsv16"] == ["conv1", "conv2"]
     np.testing.assert_allclose(results[True], results[False], rtol=1e-5, atol=1e-5)
 
 
