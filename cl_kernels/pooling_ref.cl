@@ -1,6 +1,6 @@
-// Reference pooling: gws = (OX, OY, OF * B). Window [o*STRIDE - PAD, o*STRIDE - PAD + POOL_SIZE) per axis.
-// POOL_MODE 0: max over valid elements; 1: average, divisor = window clipped to [-PAD, SIZE + PAD_END)
-// (ONNX count_include_pad=1); 2: average, divisor = number of valid elements.
+// Reference pooling: gws = (OX, OY, OF * B). Window taps o*STRIDE - PAD + t*DILATION, t in [0, POOL_SIZE), per axis.
+// POOL_MODE 0: max over valid taps; 1: average, divisor = taps inside [-PAD, SIZE + PAD_END)
+// (ONNX count_include_pad=1); 2: average, divisor = number of valid taps.
 KERNEL(pooling_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
 {
     const int ox = get_global_id(0);
@@ -10,18 +10,22 @@ KERNEL(pooling_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* out
 
     const int y0 = oy * STRIDE_Y - PAD_Y;
     const int x0 = ox * STRIDE_X - PAD_X;
-    const int ys = max(y0, 0);
-    const int ye = min(y0 + POOL_SIZE_Y, INPUT0_SIZE_Y);
-    const int xs = max(x0, 0);
-    const int xe = min(x0 + POOL_SIZE_X, INPUT0_SIZE_X);
 
 #if POOL_MODE == 0
     float acc = -INFINITY;
 #else
     float acc = 0.0f;
 #endif
-    for (int y = ys; y < ye; ++y) {
-        for (int x = xs; x < xe; ++x) {
+    int vy = 0;  // valid taps along y
+    int cy = 0;  // taps inside the padded extent along y
+    for (int ky = 0; ky < POOL_SIZE_Y; ++ky) {
+        const int y = y0 + ky * DILATION_Y;
+        cy += (y < INPUT0_SIZE_Y + PAD_END_Y);
+        if (y < 0 || y >= INPUT0_SIZE_Y) continue;
+        ++vy;
+        for (int kx = 0; kx < POOL_SIZE_X; ++kx) {
+            const int x = x0 + kx * DILATION_X;
+            if (x < 0 || x >= INPUT0_SIZE_X) continue;
             const float v = input[INPUT0_GET_INDEX(b, f, y, x)];
 #if POOL_MODE == 0
             acc = fmax(acc, v);
@@ -30,12 +34,19 @@ KERNEL(pooling_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* out
 #endif
         }
     }
+#if POOL_MODE != 0
+    int vx = 0;
+    int cx = 0;
+    for (int kx = 0; kx < POOL_SIZE_X; ++kx) {
+        const int x = x0 + kx * DILATION_X;
+        cx += (x < INPUT0_SIZE_X + PAD_END_X);
+        vx += (x >= 0 && x < INPUT0_SIZE_X);
+    }
+#endif
 #if POOL_MODE == 1
-    const int cy = min(y0 + POOL_SIZE_Y, INPUT0_SIZE_Y + PAD_END_Y) - y0;
-    const int cx = min(x0 + POOL_SIZE_X, INPUT0_SIZE_X + PAD_END_X) - x0;
     acc /= (float)(cy * cx);
 #elif POOL_MODE == 2
-    acc /= (float)((ye - ys) * (xe - xs));
+    acc /= (float)(vy * vx);
 #endif
     output[OUTPUT_GET_INDEX(b, f, oy, ox)] = acc;
 }

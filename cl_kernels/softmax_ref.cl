@@ -1,33 +1,32 @@
-// Reference softmax along dims4 axis SOFTMAX_AXIS: gws = the three other dims4 sizes in b, f, y, x order.
-// Each work-item owns one row: pass 1 max, pass 2 sum of exp(x - max), pass 3 exp(x - max) / sum.
-#if SOFTMAX_AXIS == 0
-#define ROW_IN(a) INPUT0_GET_INDEX(a, g0, g1, g2)
-#define ROW_OUT(a) OUTPUT_GET_INDEX(a, g0, g1, g2)
-#elif SOFTMAX_AXIS == 1
-#define ROW_IN(a) INPUT0_GET_INDEX(g0, a, g1, g2)
-#define ROW_OUT(a) OUTPUT_GET_INDEX(g0, a, g1, g2)
-#elif SOFTMAX_AXIS == 2
-#define ROW_IN(a) INPUT0_GET_INDEX(g0, g1, a, g2)
-#define ROW_OUT(a) OUTPUT_GET_INDEX(g0, g1, a, g2)
-#else
-#define ROW_IN(a) INPUT0_GET_INDEX(g0, g1, g2, a)
-#define ROW_OUT(a) OUTPUT_GET_INDEX(g0, g1, g2, a)
-#endif
-
+// Reference softmax / log-softmax: gws = (OUTER_SIZE,), one work-item per row. The row's coordinates come from
+// OUTER_COORDS (fixed) and REDUCE_COORDS (the loop); both assign c0..c5 of the six-dimensional logical index.
+// Pass 1: max; pass 2: sum of exp(x - max); pass 3: exp(x - max) / sum, or x - max - log(sum) (SOFTMAX_LOG).
 KERNEL(softmax_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
 {
-    const int g0 = get_global_id(0);
-    const int g1 = get_global_id(1);
-    const int g2 = get_global_id(2);
+    const int g = get_global_id(0);
+    int c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0;
+    OUTER_COORDS(g)
     float m = -INFINITY;
-    for (int a = 0; a < SOFTMAX_AXIS_SIZE; ++a)
-        m = fmax(m, (float)input[ROW_IN(a)]);
+    for (int r = 0; r < REDUCE_SIZE; ++r) {
+        REDUCE_COORDS(r)
+        m = fmax(m, (float)input[INPUT0_IDX6(c0, c1, c2, c3, c4, c5)]);
+    }
     float sum = 0.0f;
-    for (int a = 0; a < SOFTMAX_AXIS_SIZE; ++a)
-        sum += exp((float)input[ROW_IN(a)] - m);
+    for (int r = 0; r < REDUCE_SIZE; ++r) {
+        REDUCE_COORDS(r)
+        sum += exp((float)input[INPUT0_IDX6(c0, c1, c2, c3, c4, c5)] - m);
+    }
+#if SOFTMAX_LOG
+    const float shift = m + log(sum);
+    for (int r = 0; r < REDUCE_SIZE; ++r) {
+        REDUCE_COORDS(r)
+        output[OUTPUT_IDX6(c0, c1, c2, c3, c4, c5)] = (float)input[INPUT0_IDX6(c0, c1, c2, c3, c4, c5)] - shift;
+    }
+#else
     const float inv = 1.0f / sum;
-    for (int a = 0; a < SOFTMAX_AXIS_SIZE; ++a)
-        output[ROW_OUT(a)] = exp((float)input[ROW_IN(a)] - m) * inv;
+    for (int r = 0; r < REDUCE_SIZE; ++r) {
+        REDUCE_COORDS(r)
+        output[OUTPUT_IDX6(c0, c1, c2, c3, c4, c5)] = exp((float)input[INPUT0_IDX6(c0, c1, c2, c3, c4, c5)] - m) * inv;
+    }
+#endif
 }
-#undef ROW_IN
-#undef ROW_OUT

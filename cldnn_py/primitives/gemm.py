@@ -21,13 +21,15 @@ def gemm_shapes(a: tuple[int, ...], b: tuple[int, ...], transpose_a: bool, trans
     the transposes apply to operands of rank >= 2 only. Batch dimensions broadcast (numpy rules). The output
     shape of two vectors is () (a scalar). Raises ValueError when K differs or the batches do not broadcast.
     """
+    a_batch: tuple[int, ...] = ()
+    b_batch: tuple[int, ...] = ()
     if len(a) == 1:
-        m, ka, a_batch = 1, a[0], ()
+        m, ka = 1, a[0]
     else:
         m, ka = (a[-1], a[-2]) if transpose_a else (a[-2], a[-1])
         a_batch = a[:-2]
     if len(b) == 1:
-        kb, n, b_batch = b[0], 1, ()
+        kb, n = b[0], 1
     else:
         kb, n = (b[-1], b[-2]) if transpose_b else (b[-2], b[-1])
         b_batch = b[:-2]

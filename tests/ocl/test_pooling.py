@@ -136,3 +136,49 @@ def test_pooling_matches_onnxruntime(engine, rng, case):
     assert_close(pool_ref(x, mode, k, s, pb, pe, ceil_mode), expected.astype(np.float64), rtol=1e-5, atol=1e-6)
     prim = cl.Pooling("pool", "x", mode=mode, kernel=k, stride=s, pad=pb, pad_end=pe, ceil_mode=ceil_mode)
     assert_close(run_single(engine, prim, {"x": x}), expected.astype(np.float64))
+
+
+# ----- dilation (ONNX MaxPool-10 / AveragePool-19 dilations) ---------------------------------------------------------
+def pool_dilated_ref(x, mode, k, s, pb, pe, d, ceil_mode=False):
+    """Tap by tap in float64: taps o*s - pb + t*d; the average divisor counts taps inside [-pb, size + pe)
+    (``average``) or inside the input (``average_no_padding``)."""
+    x = x.astype(np.float64)
+    n, c, h, w = x.shape
+    ext = ((k[0] - 1) * d[0] + 1, (k[1] - 1) * d[1] + 1)
+    oh = out_size(h, ext[0], s[0], pb[0], pe[0], ceil_mode)
+    ow = out_size(w, ext[1], s[1], pb[1], pe[1], ceil_mode)
+    out = np.empty((n, c, oh, ow))
+    for i in range(oh):
+        ys = [i * s[0] - pb[0] + t * d[0] for t in range(k[0])]
+        for j in range(ow):
+            xs = [j * s[1] - pb[1] + t * d[1] for t in range(k[1])]
+            vals = [x[:, :, yy, xx] for yy in ys for xx in xs if 0 <= yy < h and 0 <= xx < w]
+            vals = np.stack(vals, axis=-1)
+            if mode == M.max:
+                out[:, :, i, j] = vals.max(axis=-1)
+            elif mode == M.average_no_padding:
+                out[:, :, i, j] = vals.mean(axis=-1)
+            else:
+                area = sum(yy < h + pe[0] for yy in ys) * sum(xx < w + pe[1] for xx in xs)
+                out[:, :, i, j] = vals.sum(axis=-1) / area
+    return out
+
+
+DILATED = [
+    # mode, (N, C, H, W), kernel, stride, pad, pad_end, dilation, ceil_mode
+    (M.max, (1, 2, 4, 4), (2, 2), (1, 1), (0, 0), (0, 0), (2, 2), True),
+    (M.average, (1, 3, 11, 10), (3, 2), (2, 3), (1, 0), (2, 1), (2, 3), False),
+    (M.average, (2, 2, 12, 13), (3, 3), (3, 2), (2, 1), (1, 2), (2, 2), True),   # ceil tail past pad_end
+    (M.average_no_padding, (2, 2, 12, 13), (3, 3), (3, 2), (2, 1), (1, 2), (2, 2), True),
+]
+
+
+@pytest.mark.parametrize("case", DILATED, ids=lambda c: f"{c[0].value}-{c[1]}-k{c[2]}-s{c[3]}-d{c[6]}-ceil{int(c[7])}")
+def test_pooling_dilation(engine, rng, case):
+    mode, shape, k, s, pb, pe, d, ceil_mode = case
+    x = f32(rng.standard_normal(shape))
+    prim = cl.Pooling("pool", "x", mode=mode, kernel=k, stride=s, pad=pb, pad_end=pe, dilation=d,
+                      ceil_mode=ceil_mode)
+    fmt = cl.Format.byxf if mode == M.average else cl.Format.bfyx
+    out = run_single(engine, prim, {"x": x}, fmt=fmt, out_fmt=cl.Format.bfyx if fmt != cl.Format.bfyx else None)
+    assert_close(out, pool_dilated_ref(x, mode, k, s, pb, pe, d, ceil_mode))

@@ -66,3 +66,56 @@ def test_softmax_padded_buffers(engine, rng, axis):
     x = f32(rng.standard_normal(shape) * 3)
     out = run_kernel_padded(engine, "softmax", [lin], lout, {"axis": axis}, [x])
     assert_close(out, softmax_ref(x, axis), rtol=1e-4, atol=1e-6)
+
+
+# ----- log-softmax, ONNX opset < 13 "coerce to 2-D", rank 5-6 ---------------------------------------------------
+def softmax_general_ref(x, axis, log=False, coerce_2d=False):
+    """float64 (log-)softmax; with coerce_2d the input is viewed as 2-D at ``axis`` (ONNX Softmax-1/11)."""
+    x = x.astype(np.float64)
+    axis %= x.ndim
+    shape = x.shape
+    if coerce_2d:
+        x = x.reshape(int(np.prod(shape[:axis])), -1)
+        axis = 1
+    m = x.max(axis=axis, keepdims=True)
+    lse = m + np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
+    y = x - lse if log else np.exp(x - lse)
+    return y.reshape(shape)
+
+
+GENERAL = [
+    # shape, axis, log, coerce_2d, fmt
+    ((2, 3, 4, 5), -1, True, False, cl.Format.b_fs_yx_fsv16),
+    ((2, 3, 4, 5), 2, True, True, cl.Format.byxf),         # over (4, 5) together
+    ((3, 4, 5), 0, False, True, cl.Format.bfyx),           # the whole tensor
+    ((2, 18, 3), 1, False, True, cl.Format.b_fs_yx_fsv16),
+    ((2, 3, 2, 3, 4), 3, False, False, cl.Format.bfyx),    # rank 5
+    ((2, 2, 3, 2, 3, 2), 2, True, True, cl.Format.bfyx),   # rank 6
+]
+
+
+@pytest.mark.parametrize("case", GENERAL, ids=lambda c: f"{c[0]}-axis{c[1]}-log{int(c[2])}-c2d{int(c[3])}-"
+                         f"{c[4].value}")
+def test_softmax_log_and_coerce_2d(engine, rng, case):
+    shape, axis, log, coerce, fmt = case
+    x = f32(rng.standard_normal(shape) * 5)
+    prim = cl.Softmax("sm", "x", axis=axis, log=log, coerce_2d=coerce)
+    out = run_single(engine, prim, {"x": x}, fmt=fmt, out_fmt=cl.Format.bfyx if fmt != cl.Format.bfyx else None)
+    assert_close(out, softmax_general_ref(x, axis, log, coerce), rtol=1e-4, atol=1e-5)
+
+
+def test_log_softmax_stays_finite_where_softmax_underflows(engine, rng):
+    """Logits 200 apart: exp underflows to 0 in float32, but log-softmax is just x - max (about -200)."""
+    x = f32(rng.standard_normal((3, 6)) + np.array([0, -200, -150, 0, -300, 5], np.float32))
+    out = run_single(engine, cl.Softmax("sm", "x", axis=1, log=True), {"x": x})
+    assert np.isfinite(out).all()
+    assert_close(out, softmax_general_ref(x, 1, log=True), rtol=1e-5, atol=1e-4)
+
+
+def test_log_softmax_padded_buffers(engine, rng):
+    shape = (2, 19, 4, 3)
+    lin = cl.Layout(cl.DataType.f32, cl.Format.byxf, shape, cl.Padding((1, 0, 2, 1), (0, 1, 1, 2)))
+    lout = cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, shape, cl.Padding((0, 0, 1, 0), (1, 0, 0, 3)))
+    x = f32(rng.standard_normal(shape) * 3)
+    out = run_kernel_padded(engine, "softmax", [lin], lout, {"axis": 1, "log": True, "coerce_2d": True}, [x])
+    assert_close(out, softmax_general_ref(x, 1, log=True, coerce_2d=True), rtol=1e-4, atol=1e-5)

@@ -1,4 +1,11 @@
-"""MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool → Pooling (2-D; 1-D lifted to 2-D; 3-D refused)."""
+"""MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool → Pooling.
+
+2-D pools map directly; 1-D pools run as 2-D on a (N, C, L, 1) view; 3-D pools run as two 2-D poolings, because
+a box window is separable for max and for both averages: (N, C·D, H, W) pooled over (h, w), then
+(N, C, D, H'·W') pooled over d. The maximum of maxima is the maximum; for the averages the divisor of a box is
+the product of its per-axis counts (taps inside the padded extent for count_include_pad=1, valid taps for 0),
+so the average over d of the averages over (h, w) is the box average; ceil mode and dilation are per axis too.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +20,7 @@ from .nn_common import ints, reshape_to, resolve_pads, spatial_rank, where
 def _pool(ctx: Any, node: Any, mode: PoolingMode) -> None:
     """A windowed pooling node (kernel_shape, strides, pads, auto_pad, ceil_mode, dilations) → Pooling."""
     x = node.input[0]
-    n = spatial_rank(ctx, node, x)
+    n = spatial_rank(ctx, node, x, supported=(1, 2, 3))
     a = ctx.attrs(node)
     if "kernel_shape" not in a:
         raise UnsupportedError(f"{where(node)}: the kernel_shape attribute is required")
@@ -25,16 +32,26 @@ def _pool(ctx: Any, node: Any, mode: PoolingMode) -> None:
     pb, pe = resolve_pads(node, a, list(ctx.shape(x)[2:]), ext, strides)
     same = (a.get("auto_pad") or "NOTSET") in ("SAME_UPPER", "SAME_LOWER")
     ceil_mode = bool(a.get("ceil_mode", 0)) and not same   # SAME fixes the output to ceil(size / stride)
+    shape = ctx.shape(x)
 
-    def pair(v: list[int], fill: int) -> tuple[int, int]:
-        return (v[0], v[1]) if n == 2 else (v[0], fill)
+    def pool(out: str, src: str, axes: list[int]) -> str:
+        """Pooling of ``src`` over the spatial axes ``axes`` (one or two of 0..n-1; one gets x = 1)."""
+        def pick(v: list[int], fill: int) -> tuple[int, int]:
+            return (v[axes[0]], v[axes[1]]) if len(axes) == 2 else (v[axes[0]], fill)
+        return ctx.add(Pooling(out, src, mode=mode, kernel=pick(k, 1), stride=pick(strides, 1),
+                               pad=pick(pb, 0), pad_end=pick(pe, 0), dilation=pick(dil, 1), ceil_mode=ceil_mode))
 
-    xi = ctx.ref(x) if n == 2 else reshape_to(ctx, node, x, ctx.shape(x) + (1,))
-    out = node.output[0] if n == 2 else ctx.fresh(node.output[0])
-    ctx.add(Pooling(out, xi, mode=mode, kernel=pair(k, 1), stride=pair(strides, 1), pad=pair(pb, 0),
-                    pad_end=pair(pe, 0), dilation=pair(dil, 1), ceil_mode=ceil_mode))
-    if n == 1:
+    if n == 2:
+        pool(node.output[0], ctx.ref(x), [0, 1])
+    elif n == 1:
+        out = pool(ctx.fresh(node.output[0]), reshape_to(ctx, node, x, shape + (1,)), [0])
         reshape_to(ctx, node, out, ctx.layouts[out].shape[:3], out_id=node.output[0])
+    else:
+        nb, c, d = shape[:3]
+        hw = pool(ctx.fresh(node.output[0]), reshape_to(ctx, node, x, (nb, c * d) + shape[3:]), [1, 2])
+        oh, ow = ctx.layouts[hw].shape[2:]
+        dd = pool(ctx.fresh(node.output[0]), reshape_to(ctx, node, hw, (nb, c, d, oh * ow)), [0])
+        reshape_to(ctx, node, dd, (nb, c, ctx.layouts[dd].shape[2], oh, ow), out_id=node.output[0])
 
 
 @converter("MaxPool", versions=(1, 8, 10, 11, 12, 22))

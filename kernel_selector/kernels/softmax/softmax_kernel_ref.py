@@ -1,4 +1,5 @@
-"""softmax_ref: numerically stable softmax along any axis, one work-item per row, any data format."""
+"""softmax_ref: numerically stable softmax / log-softmax over one axis or the trailing axes, one work-item per
+row, any data format, ranks 1-6."""
 
 from __future__ import annotations
 
@@ -6,41 +7,53 @@ from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params
 from ...selector import register
+from ..nd_index import nd_check, nd_jit
+from ..nd_reduce import normalize_axes, reduce_jit
 
 
-def softmax_axis4(params: Params) -> int:
-    """The dims4 index (0 b, 1 f, 2 y, 3 x) of the primitive's logical ``axis`` (negative counts from the end of
-    the logical rank; trailing padded dimensions of size 1 come after it)."""
+def softmax_axes(params: Params) -> tuple[int, ...]:
+    """The logical axes normalized together: (axis,), or axis .. rank-1 when ``coerce_2d`` (ONNX opset < 13)."""
     rank = params.inputs[0].rank
-    return int(params.attrs["axis"]) % rank
+    axis = normalize_axes([params.attrs["axis"]], rank)[0]
+    if params.attrs.get("coerce_2d"):
+        return tuple(range(axis, rank))
+    return (axis,)
 
 
 @register
 class SoftmaxKernelRef(KernelBase):
-    """Reference softmax (clDNN ``softmax_gpu_ref``): y = exp(x - max) / Σ exp(x - max) along one axis.
+    """Reference softmax (clDNN ``softmax_gpu_ref``): y = exp(x - max) / Σ exp(x - max) over the row, or with
+    ``log`` y = x - max - log Σ exp(x - max) (log-softmax).
 
-    INPUT0 of rank 1-4 in any format, output the same layout. Logical axis ``a`` of a rank-r tensor is dims4
-    index ``a mod r``. gws = the three other dims4 sizes; each work-item makes three passes over its row of
-    SOFTMAX_AXIS_SIZE elements (max, sum of exponentials, normalize).
+    INPUT0 of rank 1-6 (any format up to rank 4, unpadded bfyx for rank 5-6), output the same shape in any format.
+    A row is the set of elements that differ only in the normalized axes (see :func:`softmax_axes`); its elements
+    are visited through ``REDUCE_COORDS`` and ``INPUT0_IDX6`` (kernels/nd_reduce.py). gws = the number of rows;
+    each work-item makes three passes over its row (max, sum of exponentials, normalize).
     """
 
     name = "softmax_ref"
     primitive = "softmax"
 
     def validate(self, params: Params) -> str | None:
-        """The axis must lie in [-rank, rank)."""
+        """The axis must lie in [-rank, rank); ranks 5-6 must be plain unpadded bfyx."""
         rank, axis = params.inputs[0].rank, int(params.attrs["axis"])
-        return None if -rank <= axis < rank else f"axis {axis} out of range for rank {rank}"
+        if not -rank <= axis < rank:
+            return f"axis {axis} out of range for rank {rank}"
+        return nd_check(params.inputs, params.output)
 
     def jit_constants(self, params: Params) -> JitConstants:
-        """Tensors plus SOFTMAX_AXIS (dims4 index) and SOFTMAX_AXIS_SIZE."""
+        """Tensors, their IDX6 macros, the row enumeration (OUTER_/REDUCE_ macros) and SOFTMAX_LOG."""
         j = super().jit_constants(params)
-        ax = softmax_axis4(params)
-        return j.update({"SOFTMAX_AXIS": ax, "SOFTMAX_AXIS_SIZE": params.inputs[0].dims4[ax]})
+        j.update(nd_jit("INPUT0", params.inputs[0]))
+        j.update(nd_jit("OUTPUT", params.output))
+        j.update(reduce_jit(params.inputs[0], softmax_axes(params)))
+        j.add("SOFTMAX_LOG", bool(params.attrs.get("log", False)))
+        return j
 
     def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
-        """gws = the dims4 sizes other than the axis, outermost first; lws left to the driver."""
-        ax = softmax_axis4(params)
-        d = params.output.dims4
-        others = tuple(s for i, s in enumerate(d) if i != ax)
-        return others, None
+        """gws = (number of rows,); lws left to the driver."""
+        x = params.inputs[0]
+        rows = x.count()
+        for a in softmax_axes(params):
+            rows //= x.shape[a]
+        return (rows,), None

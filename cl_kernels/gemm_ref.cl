@@ -1,0 +1,28 @@
+// Reference gemm: gws = (N, M, batch). y = ALPHA * sum_k A[.., m, k] * B[.., k, n] (+ BETA * C[broadcast]).
+// GEMM_BATCH_COORDS sets the output batch coordinates bc0..bc3; A_INDEX / B_INDEX / C_INDEX broadcast them.
+KERNEL(gemm_ref)(const __global INPUT0_TYPE* a, const __global INPUT1_TYPE* b,
+#if HAS_C
+                 const __global INPUT2_TYPE* c,
+#endif
+                 __global OUTPUT_TYPE* output)
+{
+    const int n = get_global_id(0);
+    const int m = get_global_id(1);
+    const int z = get_global_id(2);
+    int bc0 = 0, bc1 = 0, bc2 = 0, bc3 = 0;
+    GEMM_BATCH_COORDS(z)
+    float acc0 = 0.0f;
+    float acc1 = 0.0f;
+    int k = 0;
+    for (; k + 1 < GEMM_K; k += 2) {
+        acc0 += (float)a[A_INDEX(m, k)] * (float)b[B_INDEX(k, n)];
+        acc1 += (float)a[A_INDEX(m, k + 1)] * (float)b[B_INDEX(k + 1, n)];
+    }
+    if (k < GEMM_K)
+        acc0 += (float)a[A_INDEX(m, k)] * (float)b[B_INDEX(k, n)];
+    float r = ALPHA * (acc0 + acc1);
+#if HAS_C
+    r += BETA * (float)c[C_INDEX(m, n)];
+#endif
+    output[OUT_INDEX(m, n)] = r;
+}
