@@ -1,7 +1,7 @@
 // Reference pooling: gws = (OX, OY, OF * B). Window taps o*STRIDE - PAD + t*DILATION, t in [0, POOL_SIZE), per axis.
 // POOL_MODE 0: max over valid taps; 1: average, divisor = taps inside [-PAD, SIZE + PAD_END)
 // (ONNX count_include_pad=1); 2: average, divisor = number of valid taps.
-KERNEL(pooling_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
+KERNEL(pooling_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
     const int ox = get_global_id(0);
     const int oy = get_global_id(1);
@@ -48,5 +48,6 @@ KERNEL(pooling_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* out
 #elif POOL_MODE == 2
     acc /= (float)(vy * vx);
 #endif
+    FUSED_OPS(acc, b, f, oy, ox);
     output[OUTPUT_GET_INDEX(b, f, oy, ox)] = acc;
 }

@@ -98,3 +98,14 @@ def test_activation_fused_into_broadcasting_eltwise(engine, rng):
     net = cl.Network(cl.Program(engine, t))
     np.testing.assert_allclose(net.run({"x": x})["act"], np.tanh(x * t["s"].array), rtol=1e-5, atol=1e-6)
     assert [p.id for p in net.get_profiling_info() if p.status == "EXECUTED"] == ["mul"]
+
+
+def test_activation_fused_into_pooling(engine, rng):
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 3, 6, 6))),
+                    cl.Pooling("pool", "x", mode="average", kernel=(2, 2), stride=(2, 2)),
+                    cl.Activation("act", "pool", "hard_swish"))
+    x = rng.standard_normal((1, 3, 6, 6)).astype(np.float32)
+    net = cl.Network(cl.Program(engine, t))
+    p = x.reshape(1, 3, 3, 2, 3, 2).mean(axis=(3, 5))
+    np.testing.assert_allclose(net.run({"x": x})["act"], p * np.clip(p + 3, 0, 6) / 6, rtol=1e-5, atol=1e-6)
+    assert [p.id for p in net.get_profiling_info() if p.status == "EXECUTED"] == ["pool"]

@@ -41,6 +41,7 @@ class PoolingKernelRef(KernelBase):
 
     name = "pooling_ref"
     primitive = "pooling"
+    supports_fused_ops = True
 
     def validate(self, params: Params) -> str | None:
         """Input must be 4-D (N, C, H, W)."""
