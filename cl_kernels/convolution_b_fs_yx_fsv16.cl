@@ -1,0 +1,229 @@
+// Blocked direct convolution (oneDNN / clDNN convolution_gpu_bfyx_f16 style), tuned for PoCL on a CPU.
+// INPUT0 b_fs_yx_fsv16, INPUT1 weights os_iyx_osv16 [OC/16][IC/groups][KH][KW][16], INPUT2 bias (OC,) plain,
+// OUTPUT b_fs_yx_fsv16. One work-item = 16 output channels x OUT_BLOCK output pixels of one row;
+// gws = (ceil(OW / OUT_BLOCK), OH, ceil(OC / 16) * B), lws = (1, 1, 1).
+// Accumulators: two float8 per pixel. Per input channel and tap: the 16 weights as two aligned float8, one input
+// scalar broadcast per pixel, a*b+c. No vload/vstore/fma()/min()/clamp() builtins: on the pip PoCL they are
+// calls, and a call spills every register (PERF_NOTES.md lesson 1).
+// The last work-item of a row is shifted left (ox0 = OW - OUT_BLOCK) instead of running a shorter tail: it
+// recomputes a few pixels of its neighbour and writes the same values, and the inner loop stays uniform.
+// CHECK_Y / CHECK_X: 0 when the input's padding holds the whole halo (read without checks; it must be zero).
+// CHECK_Y skips rows outside the input. CHECK_X: work-items whose taps stay inside the row run the same unchecked
+// loops; the others copy, per row and input slice, the span of input they need into a private zero-padded row.
+// Fused ops: FUSED_OPS8(v, b, f, y, x) applies them to the float8 v of channels f..f+7 (from the kernel's Python
+// side: call-free vector forms where it can, lane by lane otherwise); extra inputs arrive as FUSED_OPS_ARGS.
+// DEPTHWISE: groups == IC == OC; each pixel's 16 input channels are loaded as two float8 and multiplied lane-wise.
+
+#define OCS ((OUTPUT_FEATURE_NUM + 15) / 16)
+#define W_TAP_PITCH (FILTER_SIZE_Y * FILTER_SIZE_X * 16)
+#define IN_STEP_X (STRIDE_X * 16)
+#define SPAN ((OUT_BLOCK - 1) * STRIDE_X + (FILTER_SIZE_X - 1) * DILATION_X + 1)  // input pixels of one block row
+#define LD8(p, i) (((const __global float8*)(p))[i])
+#define ST8(p, i) (((__global float8*)(p))[i])
+#define KX_UNROLL __attribute__((opencl_unroll_hint(FILTER_SIZE_X <= 8 ? FILTER_SIZE_X : 1)))
+#if CHECK_Y
+#define SKIP_ROW if (iy < 0 || iy >= INPUT0_SIZE_Y) continue;
+#else
+#define SKIP_ROW
+#endif
+
+#if DEPTHWISE
+// One tap at in_tap (global) / from the private row (border): 16 channels of each pixel times 16 weights.
+#define TAP_BODY { \
+        const float8 w0 = LD8(w_tap, 0); \
+        const float8 w1 = LD8(w_tap, 1); \
+        __attribute__((opencl_unroll_hint)) \
+        for (int p = 0; p < OUT_BLOCK; ++p) { \
+            a0[p] = LD8(in_tap + p * IN_STEP_X, 0) * w0 + a0[p]; \
+            a1[p] = LD8(in_tap + p * IN_STEP_X, 1) * w1 + a1[p]; \
+        } \
+    }
+#define ROW_TAP(NL) { \
+        const float8 w0 = LD8(w_tap, 0); \
+        const float8 w1 = LD8(w_tap, 1); \
+        __attribute__((opencl_unroll_hint)) \
+        for (int p = 0; p < OUT_BLOCK; ++p) { \
+            a0[p] = row[2 * (p * STRIDE_X + kx * DILATION_X)] * w0 + a0[p]; \
+            a1[p] = row[2 * (p * STRIDE_X + kx * DILATION_X) + 1] * w1 + a1[p]; \
+        } \
+    }
+#define IN_SLICE_OF_GROUP 0
+#else
+// One input channel (lane l of the slice at ip, weights at wp): broadcast the input of each pixel.
+#define IC_STEP { \
+        const float8 w0 = LD8(wp + l * W_TAP_PITCH, 0); \
+        const float8 w1 = LD8(wp + l * W_TAP_PITCH, 1); \
+        __attribute__((opencl_unroll_hint)) \
+        for (int p = 0; p < OUT_BLOCK; ++p) { \
+            const float x = ip[p * IN_STEP_X + l]; \
+            a0[p] = x * w0 + a0[p]; \
+            a1[p] = x * w1 + a1[p]; \
+        } \
+    }
+// One tap at in_tap, every input channel of the group: IC_FULL_SLICES slices of 16, then IC_REM channels.
+#define TAP_BODY { \
+        const __global float* ip = in_tap; \
+        const __global float* wp = w_tap; \
+        for (int s = 0; s < IC_FULL_SLICES; ++s) { \
+            __attribute__((opencl_unroll_hint)) \
+            for (int l = 0; l < 16; ++l) IC_STEP \
+            ip += INPUT0_FEATURE_PITCH; \
+            wp += 16 * W_TAP_PITCH; \
+        } \
+        __attribute__((opencl_unroll_hint)) \
+        for (int l = 0; l < IC_REM; ++l) IC_STEP \
+    }
+// One tap, NL channels of the slice copied into the private row.
+#define ROW_TAP(NL) { \
+        const float* ip = (const float*)row + kx * DILATION_X * 16; \
+        const __global float* wp = w_tap; \
+        __attribute__((opencl_unroll_hint)) \
+        for (int l = 0; l < (NL); ++l) IC_STEP \
+    }
+#define IN_SLICE_OF_GROUP (((ocs * 16) / FILTER_OFM_PER_GROUP) * (FILTER_IFM_NUM / 16))
+#endif
+
+// Interior work-items: every tap straight from the (padded) input.
+#define TAP_LOOPS \
+    for (int ky = 0; ky < FILTER_SIZE_Y; ++ky) { \
+        const int iy = oy * STRIDE_Y - PAD_Y + ky * DILATION_Y; \
+        SKIP_ROW \
+        KX_UNROLL \
+        for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
+            /* one int offset per tap: with a row pointer + kx, LLVM reuses broadcasts across taps and spills */ \
+            const __global float* in_tap = in_b + (iy * INPUT0_Y_PITCH \
+                                                   + (ox0 * STRIDE_X - PAD_X + kx * DILATION_X) * 16); \
+            const __global float* w_tap = w_oc + (ky * FILTER_SIZE_X + kx) * 16; \
+            TAP_BODY \
+        } \
+    }
+// Border work-items: for one row and input slice S, copy the SPAN pixels the block reads into row[] (zero outside
+// the input), then every tap of that row over NL channels.
+#define BORDER_SLICE(S, NL) { \
+        const __global float* src = in_b + iy * INPUT0_Y_PITCH + (S) * INPUT0_FEATURE_PITCH; \
+        const int ix_first = ox0 * STRIDE_X - PAD_X; \
+        float8 row[2 * SPAN]; \
+        __attribute__((opencl_unroll_hint(1))) /* a rolled copy keeps row[] in memory (no SROA into shuffles) */ \
+        for (int q = 0; q < SPAN; ++q) { \
+            const int ix = ix_first + q; \
+            if (ix >= 0 && ix < INPUT0_SIZE_X) { \
+                row[2 * q] = LD8(src + ix * 16, 0); \
+                row[2 * q + 1] = LD8(src + ix * 16, 1); \
+            } else { \
+                row[2 * q] = (float8)(0.0f); \
+                row[2 * q + 1] = (float8)(0.0f); \
+            } \
+        } \
+        __attribute__((opencl_unroll_hint(1))) /* unrolled, LLVM shares broadcasts across taps and spills */ \
+        for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
+            const __global float* w_tap = w_oc + (S) * 16 * W_TAP_PITCH + (ky * FILTER_SIZE_X + kx) * 16; \
+            ROW_TAP(NL) \
+        } \
+    }
+#if DEPTHWISE
+#define BORDER_LOOPS \
+    for (int ky = 0; ky < FILTER_SIZE_Y; ++ky) { \
+        const int iy = oy * STRIDE_Y - PAD_Y + ky * DILATION_Y; \
+        SKIP_ROW \
+        BORDER_SLICE(0, 16) \
+    }
+#else
+#define BORDER_LOOPS \
+    for (int ky = 0; ky < FILTER_SIZE_Y; ++ky) { \
+        const int iy = oy * STRIDE_Y - PAD_Y + ky * DILATION_Y; \
+        SKIP_ROW \
+        for (int s = 0; s < IC_FULL_SLICES; ++s) BORDER_SLICE(s, 16) \
+        if (IC_REM > 0) BORDER_SLICE(IC_FULL_SLICES, IC_REM) \
+    }
+#endif
+
+__attribute__((reqd_work_group_size(1, 1, 1)))
+KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global float* weights,
+#if BIAS_TERM
+                                  const __global float* bias,
+#endif
+                                  __global float* output FUSED_OPS_ARGS)
+{
+    const int ox_start = (int)get_global_id(0) * OUT_BLOCK;
+    const int oy = get_global_id(1);
+    const int ocs = get_global_id(2) % OCS;
+    const int b = get_global_id(2) / OCS;
+    const int ox0 = ox_start < OUTPUT_SIZE_X - OUT_BLOCK ? ox_start : OUTPUT_SIZE_X - OUT_BLOCK;
+
+    float8 a0[OUT_BLOCK], a1[OUT_BLOCK];
+    __attribute__((opencl_unroll_hint))
+    for (int p = 0; p < OUT_BLOCK; ++p) {
+        a0[p] = (float8)(0.0f);
+        a1[p] = (float8)(0.0f);
+    }
+    const __global float* in_b = input + INPUT0_OFFSET + b * INPUT0_BATCH_PITCH
+                                 + (DEPTHWISE ? ocs : IN_SLICE_OF_GROUP) * INPUT0_FEATURE_PITCH;
+    const __global float* w_oc = weights + ocs * (16 * FILTER_IFM_NUM * FILTER_SIZE_Y * FILTER_SIZE_X);
+
+#if CHECK_X
+    if (ox0 * STRIDE_X - PAD_X >= 0
+        && (ox0 + OUT_BLOCK - 1) * STRIDE_X - PAD_X + (FILTER_SIZE_X - 1) * DILATION_X < INPUT0_SIZE_X) {
+        TAP_LOOPS
+    } else {
+        BORDER_LOOPS
+    }
+#else
+    TAP_LOOPS
+#endif
+
+    // Epilogue: bias, fused ops (8 channels at a time), then 16 channels per pixel into the interior of the
+    // (possibly padded) output.
+    const int oc0 = ocs * 16;
+#if BIAS_TERM
+#if OUTPUT_FEATURE_NUM % 16 == 0
+    const float8 b0 = LD8(bias + oc0, 0);
+    const float8 b1 = LD8(bias + oc0, 1);
+#else
+    float bb[16];
+    __attribute__((opencl_unroll_hint))
+    for (int i = 0; i < 16; ++i) bb[i] = bias[oc0 + i < OUTPUT_FEATURE_NUM ? oc0 + i : OUTPUT_FEATURE_NUM - 1];
+    const float8 b0 = (float8)(bb[0], bb[1], bb[2], bb[3], bb[4], bb[5], bb[6], bb[7]);
+    const float8 b1 = (float8)(bb[8], bb[9], bb[10], bb[11], bb[12], bb[13], bb[14], bb[15]);
+#endif
+#else
+    const float8 b0 = (float8)(0.0f);
+    const float8 b1 = (float8)(0.0f);
+#endif
+    __global float* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + ocs * OUTPUT_FEATURE_PITCH
+                          + oy * OUTPUT_Y_PITCH + ox0 * 16;
+    __attribute__((opencl_unroll_hint))
+    for (int p = 0; p < OUT_BLOCK; ++p) {
+        float8 v0 = a0[p] + b0;
+        float8 v1 = a1[p] + b1;
+        FUSED_OPS8(v0, b, oc0, oy, ox0 + p);
+        FUSED_OPS8(v1, b, oc0 + 8, oy, ox0 + p);
+#if OUTPUT_FEATURE_NUM % 16 != 0
+        if (ocs == OCS - 1) {  // last slice: write only the real channels, the block tail stays as it is
+            union { float8 v[2]; float s[16]; } t;
+            t.v[0] = v0;
+            t.v[1] = v1;
+            __attribute__((opencl_unroll_hint))
+            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) out[p * 16 + i] = t.s[i];
+            continue;
+        }
+#endif
+        ST8(out + p * 16, 0) = v0;
+        ST8(out + p * 16, 1) = v1;
+    }
+}
+
+#undef OCS
+#undef W_TAP_PITCH
+#undef IN_STEP_X
+#undef SPAN
+#undef LD8
+#undef ST8
+#undef KX_UNROLL
+#undef SKIP_ROW
+#undef TAP_BODY
+#undef ROW_TAP
+#undef IN_SLICE_OF_GROUP
+#undef IC_STEP
+#undef TAP_LOOPS
+#undef BORDER_SLICE
+#undef BORDER_LOOPS

@@ -1,0 +1,205 @@
+"""convolution_b_fs_yx_fsv16: blocked direct convolution for CPU OpenCL (PoCL): fsv16 data, os_iyx_osv16 weights.
+
+The oneDNN-style design of ../shared/PERF_NOTES.md (DESIGN.md §5): 16 output channels x P pixels per work-item,
+accumulators in registers, aligned float8 pointer loads, no builtin calls. It reaches 100-200 GFLOP/s on the
+ResNet-50 shapes where ``convolution_ref`` gets 1-6 (``benchmarks/conv_kernels.py``). It validates only for data in
+``b_fs_yx_fsv16`` and weights in ``os_iyx_osv16``: reorder_inputs puts a convolution there when this kernel
+accepts it, and an input buffer padded by the convolution's halo (zeros) selects the variant without bounds checks.
+"""
+
+from __future__ import annotations
+
+from cldnn_py.layout import DataType, Format
+
+from ...activation_functions import FORMULAS, macro_body
+from ...jitter import JitConstants, tensor_jit
+from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
+from ...params import FusedOp, Params, SupportedKey
+from ...selector import register
+
+MAX_BLOCK = 6  # pixels per work-item: 2 * P accumulators + 2 weights + 1 broadcast <= 16 ymm registers (AVX2)
+MIN_BLOCK = 3
+
+
+def choose_block(ow: int, max_block: int = MAX_BLOCK) -> int:
+    """Output pixels per work-item for an output row of ``ow`` pixels.
+
+    Each work-item loads 2 weight vectors per input channel and tap and reuses them over its P pixels, so a wider
+    block is better, but the last block of a row is shifted back onto its neighbour and recomputes up to P-1
+    pixels. Minimizes (computed pixels) * (1 + 2 / P) (the weight loads per FMA pair); ties go to the wider block.
+    """
+    if ow <= max_block:
+        return ow
+    cands = range(max_block, MIN_BLOCK - 1, -1)
+    return min(cands, key=lambda p: (-(-ow // p) * p * (1 + 2 / p), -p))
+
+
+# Activations whose shared formula (activation_functions.FORMULAS) is valid and call-free on a float8, plus relu
+# written without fmax (a call on the pip PoCL; x > 0 ? x : 0 gives the same values, NaN -> 0 included).
+VECTOR_ACTIVATIONS = {"relu": "((x) > 0.0f ? (x) : (float8)(0.0f))"}
+VECTOR_SAFE_FORMULAS = {"relu_negative_slope", "linear", "square", "neg"}
+ELTWISE_OPS = {"sum": "{v} + {e}", "sub": "{v} - {e}", "prod": "{v} * {e}", "div": "{v} / {e}",
+               "max": "fmax({v}, {e})", "min": "fmin({v}, {e})"}
+
+
+def fused_ops8_jit(fused_ops: list[FusedOp], out_features: int) -> JitConstants:
+    """``FUSED_OPS_ARGS`` and ``FUSED_OPS8(val, b, f, y, x)``: the fused ops applied to ``val``, the float8 of
+    output channels f..f+7 (f a multiple of 8) of pixel (b, y, x), in order.
+
+    The jitter's scalar ``FUSED_OPS`` would cost this kernel 16 calls per pixel on the pip PoCL. Activations use a
+    call-free float8 form where one exists (VECTOR_ACTIVATIONS, VECTOR_SAFE_FORMULAS), else the shared scalar
+    formula lane by lane. An eltwise operand in b_fs_yx_fsv16 f32 is read as one aligned float8; any other layout
+    is gathered through ``FUSEDn_GET_INDEX`` (channels past the last are clamped to it; those lanes are not
+    stored). Extra inputs are named ``fused_input<n>`` as in the jitter.
+    """
+    j = JitConstants()
+    args, stmts = [], []
+    n_in = 0
+    for k, op in enumerate(fused_ops):
+        if op.kind == "activation":
+            func, a, b = op.attrs["func"], op.attrs.get("a", 0.0), op.attrs.get("b", 0.0)
+            if func in VECTOR_ACTIVATIONS:
+                j.add(f"FUSED8_ACT{k}(x)", VECTOR_ACTIVATIONS[func])
+                stmts.append(f"val = FUSED8_ACT{k}(val);")
+            elif func in VECTOR_SAFE_FORMULAS:
+                j.add(f"FUSED8_ACT{k}(x)", macro_body(func, a, b))
+                stmts.append(f"val = FUSED8_ACT{k}(val);")
+            else:
+                j.add(f"FUSED8_ACT{k}(x)", macro_body(func, a, b))
+                stmts.append(f"{{ union {{ float8 v; float s[8]; }} u_; u_.v = val; for (int i_ = 0; i_ < 8; ++i_) "
+                             f"u_.s[i_] = FUSED8_ACT{k}(u_.s[i_]); val = u_.v; }}")
+        elif op.kind == "eltwise":
+            e = op.extra_inputs[0]
+            name, ptr = f"FUSED{n_in}", f"fused_input{n_in}"
+            j.update(tensor_jit(name, e))
+            args.append(f"const __global {e.dtype.cl_type}* {ptr}")
+            if e.format == Format.b_fs_yx_fsv16 and e.dtype == DataType.f32:
+                operand = f"(((const __global float8*)({ptr} + {name}_GET_INDEX(b, f, y, x)))[0])"
+            else:
+                lanes = [f"(float){ptr}[{name}_GET_INDEX(b, ((f) + {i} < {out_features} ? (f) + {i} : "
+                         f"{out_features - 1}), y, x)]" for i in range(8)]
+                operand = "((float8)(" + ", ".join(lanes) + "))"
+            stmts.append("val = " + ELTWISE_OPS[op.attrs["mode"]].format(v="val", e=operand) + ";")
+            n_in += 1
+        else:
+            raise ValueError(f"unknown fused op kind {op.kind!r}")
+    j.add("FUSED_OPS_ARGS", "".join(", " + a for a in args))
+    j.add("FUSED_OPS8(val, b, f, y, x)", "do { " + " ".join(stmts) + " } while (0)")
+    return j
+
+
+def halo_needed(params: Params) -> tuple[tuple[int, int], tuple[int, int]]:
+    """((before_y, after_y), (before_x, after_x)): input rows/columns outside the tensor that the taps reach."""
+    a = params.attrs
+    _, _, h, w = params.inputs[0].dims4
+    _, _, kh, kw = params.inputs[1].shape
+    _, _, oh, ow = params.output.dims4
+    last_y = (oh - 1) * a["stride"][0] - a["pad"][0] + (kh - 1) * a["dilation"][0]
+    last_x = (ow - 1) * a["stride"][1] - a["pad"][1] + (kw - 1) * a["dilation"][1]
+    return (a["pad"][0], max(0, last_y - (h - 1))), (a["pad"][1], max(0, last_x - (w - 1)))
+
+
+def needs_checks(params: Params) -> tuple[bool, bool]:
+    """(check y, check x): True where the input buffer's padding does not hold the halo, so bounds are checked.
+
+    Where it does, the kernel reads the halo without checks: the padding must then contain zeros (a producer
+    writes only the interior of a zero-filled buffer).
+    """
+    (by, ay), (bx, ax) = halo_needed(params)
+    pad = params.inputs[0].padding
+    return (pad.lower[2] < by or pad.upper[2] < ay), (pad.lower[3] < bx or pad.upper[3] < ax)
+
+
+@register
+class ConvolutionKernelBFsYxFsv16(KernelBase):
+    """Blocked direct convolution: one work-item computes 16 output channels x P output pixels of one row.
+
+    Inputs: INPUT0 (N, C, H, W) in ``b_fs_yx_fsv16`` (y/x/batch padding allowed), INPUT1 weights
+    (OC, C/groups, KH, KW) in ``os_iyx_osv16`` (unpadded), INPUT2 bias (OC,) plain and unpadded when present.
+    Output (N, OC, OH, OW) in ``b_fs_yx_fsv16``, padding allowed (the interior is written, block tails are not).
+    Groups: 1, depthwise (groups == C == OC), or C/groups and OC/groups both multiples of 16. Bias and fused ops
+    (activations, an eltwise with an operand of the output's shape) run in the epilogue.
+    Variants by jit constant: CHECK_Y / CHECK_X (bounds checks when the input padding does not hold the halo),
+    DEPTHWISE, OUT_BLOCK = P (:func:`choose_block`). gws (ceil(OW/P), OH, ceil(OC/16) * N), lws (1, 1, 1).
+    """
+
+    name = "convolution_b_fs_yx_fsv16"
+    primitive = "convolution"
+    supports_fused_ops = True  # through its own FUSED_OPS8 (fused_ops8_jit), not the jitter's scalar FUSED_OPS
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL, f32, b_fs_yx_fsv16 in and out, padding allowed."""
+        fsv16 = frozenset({Format.b_fs_yx_fsv16})
+        return SupportedKey(input_formats=fsv16, output_formats=fsv16)
+
+    def validate(self, params: Params) -> str | None:
+        """Weights os_iyx_osv16 f32 unpadded; bias plain f32 unpadded; a supported grouping; rank-4 data."""
+        x, w = params.inputs[0], params.inputs[1]
+        if x.rank != 4:
+            return f"input rank {x.rank} is not 4"
+        if w.format != Format.os_iyx_osv16 or not w.padding.is_zero or w.dtype != DataType.f32:
+            return (f"weights must be f32 os_iyx_osv16 without padding, got {w.dtype.value} {w.format.value}"
+                    f"{'' if w.padding.is_zero else ' padded'}")
+        if len(params.inputs) > 2:
+            bias = params.inputs[2]
+            contiguous = bias.format in (Format.bfyx, Format.oiyx) or sum(d > 1 for d in bias.dims4) <= 1
+            if (bias.format.is_blocked or not contiguous or not bias.padding.is_zero
+                    or bias.dtype != DataType.f32 or bias.count() != w.shape[0]):
+                return f"bias must be {w.shape[0]} plain unpadded f32 values, got {bias}"
+        for op in params.fused_ops:
+            if op.kind == "activation" and op.attrs["func"] not in FORMULAS:
+                return f"fused activation {op.attrs['func']!r} has no formula"
+            if op.kind == "eltwise" and (op.attrs.get("mode") not in ELTWISE_OPS or len(op.extra_inputs) != 1
+                                         or op.extra_inputs[0].dims4 != params.output.dims4):
+                return f"fused eltwise {op.attrs.get('mode')!r} needs one operand of the output's shape"
+            if op.kind not in ("activation", "eltwise"):
+                return f"fused op {op.kind!r} is not supported"
+        g = params.attrs["groups"]
+        c, oc, icg = x.dims4[1], w.shape[0], w.shape[1]
+        if g > 1 and not (g == c == oc) and (icg % 16 or (oc // g) % 16):
+            return (f"groups={g} with {icg} input and {oc // g} output channels per group: needs both multiples "
+                    f"of 16 (or depthwise groups == C == OC)")
+        return None
+
+    def priority(self, params: Params) -> int:
+        """Well below the reference: it wins whenever it validates."""
+        return FORCE_PRIORITY_3
+
+    def block(self, params: Params) -> int:
+        """P, the output pixels per work-item: :func:`choose_block` of the output width."""
+        return choose_block(params.output.dims4[3])
+
+    def jit_constants(self, params: Params, block: int | None = None) -> JitConstants:
+        """Tensors, conv geometry, OUT_BLOCK, IC slices, CHECK_Y / CHECK_X and DEPTHWISE."""
+        j = super().jit_constants(params)
+        a = params.attrs
+        oc, icg, kh, kw = params.inputs[1].shape
+        g = a["groups"]
+        depthwise = g > 1 and g == params.inputs[0].dims4[1] == oc
+        check_y, check_x = needs_checks(params)
+        j.update({"STRIDE_Y": a["stride"][0], "STRIDE_X": a["stride"][1],
+                  "DILATION_Y": a["dilation"][0], "DILATION_X": a["dilation"][1],
+                  "PAD_Y": a["pad"][0], "PAD_X": a["pad"][1], "GROUPS": g,
+                  "FILTER_IFM_NUM": icg, "FILTER_OFM_PER_GROUP": oc // g,
+                  "FILTER_SIZE_Y": kh, "FILTER_SIZE_X": kw, "BIAS_TERM": int(len(params.inputs) > 2),
+                  "OUT_BLOCK": min(block or self.block(params), params.output.dims4[3]),
+                  "IC_FULL_SLICES": icg // 16, "IC_REM": icg % 16,
+                  "CHECK_Y": int(check_y), "CHECK_X": int(check_x), "DEPTHWISE": int(depthwise)})
+        return j
+
+    def dispatch(self, params: Params, block: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """gws (ceil(OW / P), OH, ceil(OC / 16) * N): neighbouring work-items share one slice's weights;
+        lws (1, 1, 1)."""
+        b, f, y, x = params.output.dims4
+        return (-(-x // min(block or self.block(params), x)), y, -(-f // 16) * b), (1, 1, 1)
+
+    def kernel_data(self, params: Params, block: int | None = None) -> KernelData:
+        """One enqueue (fused ops' extra inputs appended to the arguments); ``block`` overrides P (benchmarks
+        time several)."""
+        jit = self.jit_constants(params, block)
+        jit.update(fused_ops8_jit(params.fused_ops, params.output.dims4[1]))
+        args = self.args(params) + [Arg("input", i) for op in params.fused_ops for i in op.dep_indices]
+        entry, src = self.make_source(jit)
+        gws, lws = self.dispatch(params, block)
+        return KernelData(self.name, [ClKernelData(entry, src, gws, lws, args)])
+
