@@ -11,7 +11,7 @@ the tanh-approximated Gelu as x * sigmoid(2z) rather than 0.5x(1 + tanh z), whic
 from __future__ import annotations
 
 FORMULAS: dict[str, str] = {
-    "relu": "fmax((x), 0.0f)",
+    "relu": "((x) > 0.0f ? (x) : 0.0f)",  # not fmax: a call on the pip PoCL; same values, NaN -> 0 included
     "relu_negative_slope": "((x) >= 0.0f ? (x) : A * (x))",
     "clamp": "fmin(fmax((x), A), B)",
     "logistic": "(1.0f / (1.0f + exp(-(x))))",

@@ -22,9 +22,10 @@ def run_topology(engine: cl.Engine, topo: cl.Topology, feeds: dict[str, np.ndarr
 
 def run_single(engine: cl.Engine, prim: cl.Primitive, inputs: dict[str, np.ndarray],
                data: dict[str, np.ndarray] | None = None, fmt: cl.Format = cl.Format.bfyx,
-               out_fmt: cl.Format | None = None) -> np.ndarray:
+               out_fmt: cl.Format | None = None, options: cl.BuildOptions | None = None) -> np.ndarray:
     """Run one primitive. ``inputs`` become InputLayouts (f32 bfyx, then reordered to ``fmt`` when it is not
-    bfyx, under the same id the primitive reads); ``data`` become Data. ``out_fmt`` adds a final reorder."""
+    bfyx, under the same id the primitive reads); ``data`` become Data. ``out_fmt`` adds a final reorder.
+    ``options`` are the BuildOptions (e.g. ``force_implementations`` to test one kernel)."""
     topo = cl.Topology()
     for name, arr in inputs.items():
         dt = cl.DataType.from_numpy(arr.dtype)
@@ -41,7 +42,7 @@ def run_single(engine: cl.Engine, prim: cl.Primitive, inputs: dict[str, np.ndarr
         topo.add(cl.Reorder(prim.id + "__out", prim.id, out_fmt))
         out_id = prim.id + "__out"
     feeds = {(n if fmt == cl.Format.bfyx else n + "__host"): a for n, a in inputs.items()}
-    outs = run_topology(engine, topo, feeds)
+    outs = run_topology(engine, topo, feeds, options)
     return outs[out_id]
 
 

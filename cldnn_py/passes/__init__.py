@@ -16,6 +16,7 @@ from .graph_initializations import GraphInitializations
 from .mark_nodes import MarkNodes
 from .prepare_buffer_fusing import PrepareBufferFusing
 from .prepare_memory_dependencies import PrepareMemoryDependencies
+from .prepare_padding import PreparePadding
 from .prepare_primitive_fusing import PreparePrimitiveFusing
 from .propagate_constants import PropagateConstants
 from .remove_redundant_reorders import RemoveRedundantReorders
@@ -30,7 +31,7 @@ def pipeline(optimize_data: bool = True) -> list[BasePass]:
         passes += [PreparePrimitiveFusing(), ReorderInputs()]
     passes += [AddRequiredReorders()]
     if optimize_data:
-        passes += [RemoveRedundantReorders(), PropagateConstants(), PrepareBufferFusing()]
+        passes += [RemoveRedundantReorders(), PropagateConstants(), PrepareBufferFusing(), PreparePadding()]
     passes += [CompileGraph()]
     if optimize_data:
         passes += [PrepareMemoryDependencies()]

@@ -1,0 +1,60 @@
+"""prepare_padding: producers of a convolution's input write into a padded buffer, so the convolution reads its
+halo (the zero border its taps reach) without bounds checks.
+
+Why: bounds checks in the inner loop of a direct convolution cost more than the extra memory. The halo a
+convolution needs follows from its parameters alone: ``pad`` rows/columns before, and after whatever the last
+window reaches past the input: max(0, (O-1)·stride - pad + (K-1)·dilation - (I-1)). The producer's output layout
+gets at least that much y/x padding (the largest over its convolution users); buffers are allocated zero-filled
+and producers write only the interior, so the halo reads zeros. Done for convolutions on the blocked format (the
+fast kernels read without checks when the padding covers the halo); network inputs, constants, views and in-place
+buffers are left alone, and padded buffers are kept out of the memory pool.
+"""
+
+from __future__ import annotations
+
+from ..layout import Format, Padding
+from ..pass_manager import BasePass
+from ..program import ProgramBuilder
+from ..program_node import ProgramNode
+
+
+def halo(conv: ProgramNode) -> tuple[int, int, int, int]:
+    """(before y, after y, before x, after x) rows/columns outside the input that ``conv``'s windows reach."""
+    p = conv.primitive
+    _, _, h, w = conv.dependencies[0].layout().dims4
+    _, _, kh, kw = conv.dependencies[1].layout().shape
+    _, _, oh, ow = conv.layout().dims4
+    sy, sx = p.stride  # type: ignore[attr-defined]
+    dy, dx = p.dilation  # type: ignore[attr-defined]
+    py, px = p.pad  # type: ignore[attr-defined]
+    after_y = max(0, (oh - 1) * sy - py + (kh - 1) * dy - (h - 1))
+    after_x = max(0, (ow - 1) * sx - px + (kw - 1) * dx - (w - 1))
+    return py, after_y, px, after_x
+
+
+class PreparePadding(BasePass):
+    """Pads the outputs of blocked convolutions' producers by the halo the convolutions need."""
+
+    name = "prepare_padding"
+
+    def run(self, program: ProgramBuilder) -> None:
+        """Collect the largest halo per producer, then set its output padding."""
+        need: dict[str, list[int]] = {}
+        for conv in program.order:
+            if conv.kind != "convolution" or conv.constant or conv.layout().format != Format.b_fs_yx_fsv16:
+                continue
+            src = conv.dependencies[0]
+            if (src.optimized_out or src.constant or src.kind in ("data", "input_layout") or src.buffer_of
+                    or src.in_place or any(u.buffer_of == src.id for u in src.users)):
+                continue
+            h = halo(conv)
+            if not any(h):
+                continue
+            cur = need.setdefault(src.id, [0, 0, 0, 0])
+            need[src.id] = [max(a, b) for a, b in zip(cur, h)]
+        for pid, (by, ay, bx, ax) in need.items():
+            node = program.nodes[pid]
+            lay = node.layout()
+            lo, hi = list(lay.padding.lower), list(lay.padding.upper)
+            lo[2], hi[2], lo[3], hi[3] = max(lo[2], by), max(hi[2], ay), max(lo[3], bx), max(hi[3], ax)
+            node.output_layout = lay.with_(padding=Padding(tuple(lo), tuple(hi)))  # type: ignore[arg-type]
