@@ -6,11 +6,14 @@ them) and returns the outputs in graph order, cast back to the dtypes and shapes
 
 Integer graph inputs that a converter needs as constants (Reduce* ``axes``, Reshape ``shape`` ... given as graph
 inputs, as many conformance cases do): when the plain import fails, the model is imported again at ``run`` with
-its int32/int64 graph inputs bound to the fed values (as initializers), one Network per distinct value set.
+its int32/int64 graph inputs bound to the fed values (as initializers), one Network per distinct value set; a
+graph input of another type that an error names as needing to be a constant (Resize ``scales``, Pad
+``constant_value`` ...) is bound as well. Fed inputs that no output depends on (trimmed) are ignored.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -31,6 +34,12 @@ def _default_engine() -> Engine:
     if _ENGINE is None:
         _ENGINE = Engine()
     return _ENGINE
+
+
+def _needed_constant(error: Exception, input_names: list[str]) -> str | None:
+    """The graph input an import error says must be a constant (``tensor 'x' must be a constant``), or None."""
+    m = re.search(r"tensor '([^']+)' must be a constant", str(error))
+    return m.group(1) if m and m.group(1) in input_names else None
 
 
 class CldnnBackendRep(BackendRep):
@@ -54,8 +63,10 @@ class CldnnBackendRep(BackendRep):
         except (UnsupportedError, ShapeError) as e:
             self.bound_inputs = [i.name for i in model.graph.input if i.name not in init
                                  and i.type.tensor_type.elem_type in (TensorProto.INT64, TensorProto.INT32)]
-            if not self.bound_inputs or ("must be a constant" not in str(e)
-                                         and not any(f"'{n}'" in str(e) for n in self.bound_inputs)):
+            named = _needed_constant(e, self.input_names)
+            if named is not None and named not in self.bound_inputs:
+                self.bound_inputs.append(named)  # e.g. Resize scales, Pad constant_value given as float inputs
+            if not self.bound_inputs:  # with integer inputs bound, the import may succeed (or fail) at run
                 raise
             self.network = None
 
@@ -63,14 +74,21 @@ class CldnnBackendRep(BackendRep):
         """The Network, or the one specialized to the fed values of the bound integer inputs."""
         if self.network is not None:
             return self.network
-        key = tuple((n, feeds[n].dtype.str, feeds[n].shape, feeds[n].tobytes()) for n in self.bound_inputs)
-        if key not in self._specialized:
+        while True:  # a graph input named by a "must be a constant" error is bound too, one at a time
+            key = tuple((n, feeds[n].dtype.str, feeds[n].shape, feeds[n].tobytes()) for n in self.bound_inputs)
+            if key in self._specialized:
+                return self._specialized[key]
             m = ModelProto()
             m.CopyFrom(self.model)
             for n in self.bound_inputs:
                 m.graph.initializer.append(numpy_helper.from_array(feeds[n], n))
-            self._specialized[key] = Network(self.engine, load_onnx(m))
-        return self._specialized[key]
+            try:
+                self._specialized[key] = Network(self.engine, load_onnx(m))
+            except UnsupportedError as e:
+                named = _needed_constant(e, self.input_names)
+                if named is None or named in self.bound_inputs:
+                    raise
+                self.bound_inputs.append(named)
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
         """Run with inputs given as a list (graph order) or a dict; returns the outputs in graph order."""
@@ -82,7 +100,8 @@ class CldnnBackendRep(BackendRep):
             feeds = dict(zip(self.input_names, inputs))
         feeds = {k: np.asarray(v) for k, v in feeds.items()}
         network = self._network_for(feeds)
-        feeds = {k: to_device_array(v) for k, v in feeds.items() if k not in self.bound_inputs}
+        used = set(network.input_ids)  # graph inputs no output depends on are trimmed from the network
+        feeds = {k: to_device_array(v) for k, v in feeds.items() if k not in self.bound_inputs and k in used}
         feeds = {k: (v.reshape(1) if v.ndim == 0 else v) for k, v in feeds.items()}
         outs = network.run(feeds)
         result = []

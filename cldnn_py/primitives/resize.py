@@ -11,7 +11,7 @@ from .base import Primitive, one_input
 
 RESIZE_MODES = ("nearest", "linear", "cubic")
 COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
-                    "tf_half_pixel_for_nearest", "tf_crop_and_resize")
+                    "tf_half_pixel_for_nn", "tf_crop_and_resize")
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple")
 
 
@@ -22,7 +22,7 @@ class Resize(Primitive):
 
     - ``coordinate_transformation_mode``: half_pixel ``(o + 0.5) / s - 0.5``, half_pixel_symmetric (the
       same, centred when ``m != n * s``), pytorch_half_pixel (half_pixel, 0 when the output size m is 1),
-      align_corners ``o * (n - 1) / (m - 1)``, asymmetric ``o / s``, tf_half_pixel_for_nearest
+      align_corners ``o * (n - 1) / (m - 1)``, asymmetric ``o / s``, tf_half_pixel_for_nn
       ``(o + 0.5) / s``, tf_crop_and_resize (``roi``; outside the input -> ``extrapolation_value``);
     - ``mode``: nearest (``nearest_mode`` round_prefer_floor/ceil, floor, ceil, or ``simple`` = floor when
       upsampling and ceil when downsampling, the rule of Upsample and Resize-10), linear (2 taps), cubic

@@ -125,7 +125,8 @@ def canonical_permute(shape: tuple[int, ...], perm: tuple[int, ...]) -> tuple[tu
 @converter("Transpose", versions=(1, 13, 21, 23, 24, 25))
 def transpose(ctx: Any, node: Any) -> None:
     """Transpose → permute of the canonical (merged, size-1-free) view (:func:`canonical_permute`), with
-    reshapes around it when the view differs; a transpose that keeps the memory order is a reshape."""
+    reshapes around it when the view differs; a transpose that keeps the memory order is a reshape. The view is
+    usually rank <= 4 (any format); irreducible rank 5-6 permutations (DepthToSpace chains) run on bfyx."""
     shape = ctx.shape(node.input[0])
     perm = tuple(int(p) for p in ctx.attrs(node).get("perm", range(len(shape) - 1, -1, -1)))
     out_shape = tuple(shape[p] for p in perm)
@@ -133,9 +134,6 @@ def transpose(ctx: Any, node: Any) -> None:
     if list(new_perm) == sorted(new_perm):
         reshape_to(ctx, node.output[0], node.input[0], out_shape, node)
         return
-    if len(merged) > 4:
-        raise UnsupportedError(f"Transpose '{node.name}': permutation {perm} of {shape} needs a rank-"
-                               f"{len(merged)} permute (at most 4 after merging dimensions)")
     src = ctx.ref(node.input[0])
     if merged != shape:
         src = ctx.add(Reshape(ctx.fresh(node.output[0] + "_view"), src, shape=merged))

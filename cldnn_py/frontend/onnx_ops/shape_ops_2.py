@@ -57,11 +57,13 @@ def slice_(ctx: Any, node: Any) -> None:
     r = len(shape)
     a = ctx.attrs(node)
     if "starts" in a:
-        starts, ends, axes, steps = list(a["starts"]), list(a["ends"]), a.get("axes"), None
+        starts, ends = [int(v) for v in a["starts"]], [int(v) for v in a["ends"]]
+        axes_given, steps_given = a.get("axes"), None
     else:
-        starts, ends, axes, steps = _ints(ctx, node, 1), _ints(ctx, node, 2), _ints(ctx, node, 3), _ints(ctx, node, 4)
-    axes = list(range(len(starts))) if axes is None else [int(x) % r for x in axes]
-    steps = steps or [1] * len(starts)
+        starts, ends = _ints(ctx, node, 1) or [], _ints(ctx, node, 2) or []
+        axes_given, steps_given = _ints(ctx, node, 3), _ints(ctx, node, 4)
+    axes = list(range(len(starts))) if axes_given is None else [int(x) % r for x in axes_given]
+    steps = steps_given or [1] * len(starts)
     begin, end, step = [0] * r, [2**62] * r, [1] * r
     for ax, b, e, s in zip(axes, starts, ends, steps):
         begin[ax], end[ax], step[ax] = int(b), int(e), int(s)

@@ -27,10 +27,8 @@ def _floats(ctx: Any, node: Any, index: int) -> list[float] | None:
     return None
 
 
-def _full(values: list[float] | None, axes: list[int], rank: int, default: list[float]) -> list[float] | None:
-    """Per-axis values given for ``axes`` spread to all ``rank`` dimensions (others from ``default``)."""
-    if values is None:
-        return None
+def _full(values: list[float], axes: list[int], default: list[float]) -> list[float]:
+    """Per-axis ``values`` given for ``axes`` spread to all dimensions (the others from ``default``)."""
     out = list(default)
     for a, v in zip(axes, values):
         out[a] = v
@@ -62,7 +60,7 @@ def resize(ctx: Any, node: Any) -> None:
     r = len(shape)
     a = ctx.attrs(node)
     mode = a.get("mode", "nearest")
-    if len(node.input) == 2:  # Resize-10: (X, scales)
+    if ctx.opset < 11:  # Resize-10: (X, scales)
         scales = _floats(ctx, node, 1)
         add_resize(ctx, node, scales, None, mode=mode, coordinate_transformation_mode="asymmetric",
                    nearest_mode="simple")
@@ -73,9 +71,9 @@ def resize(ctx: Any, node: Any) -> None:
         raise UnsupportedError(f"Resize '{node.name}': mode {mode!r}, coordinate_transformation_mode {ctm!r}, "
                                f"nearest_mode {nearest!r} not supported")
     axes = [int(x) % r for x in a.get("axes", range(r))]
-    scales = _full(_floats(ctx, node, 2), axes, r, [1.0] * r)
-    raw_sizes = _floats(ctx, node, 3)
-    sizes = None if raw_sizes is None else [int(v) for v in _full(raw_sizes, axes, r, list(shape))]  # type: ignore
+    raw_scales, raw_sizes = _floats(ctx, node, 2), _floats(ctx, node, 3)
+    scales = None if raw_scales is None else _full(raw_scales, axes, [1.0] * r)
+    sizes = None if raw_sizes is None else [int(v) for v in _full(raw_sizes, axes, [float(n) for n in shape])]
     policy = a.get("keep_aspect_ratio_policy", "stretch")
     if sizes is not None:
         if policy != "stretch":
@@ -91,7 +89,7 @@ def resize(ctx: Any, node: Any) -> None:
         if raw is None:
             raise UnsupportedError(f"Resize '{node.name}': tf_crop_and_resize needs a constant roi")
         k = len(axes)
-        roi = _full(raw[:k], axes, r, [0.0] * r) + _full(raw[k:], axes, r, [1.0] * r)  # type: ignore[operator]
+        roi = _full(raw[:k], axes, [0.0] * r) + _full(raw[k:], axes, [1.0] * r)
     add_resize(ctx, node, scales, sizes, mode=mode, coordinate_transformation_mode=ctm, nearest_mode=nearest,
                cubic_coeff_a=float(a.get("cubic_coeff_a", -0.75)), exclude_outside=bool(a.get("exclude_outside", 0)),
                extrapolation_value=float(a.get("extrapolation_value", 0.0)), antialias=bool(a.get("antialias", 0)),

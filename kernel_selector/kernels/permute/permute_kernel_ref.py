@@ -8,6 +8,7 @@ from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params, SupportedKey
 from ...selector import register
+from ..nd_index import MAX_RANK, nd_jit, nd_output_coords
 
 _TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
@@ -27,11 +28,12 @@ def input_coords(order: tuple[int, ...]) -> list[str]:
 
 @register
 class PermuteKernelRef(KernelBase):
-    """Reference permute (clDNN ``permute_ref``): y[i0..ir] = x[j] with j[order[k]] = i[k] (logical rank 1-4).
+    """Reference permute (clDNN ``permute_ref``): y[i0..ir] = x[j] with j[order[k]] = i[k] (logical rank 1-6).
 
     INPUT0 is any format, possibly padded; OUTPUT is bfyx of the permuted shape. gws = (x, y, f * b) of the
     output's dims4; ``IN_B/IN_F/IN_Y/IN_X`` name the output coordinate that indexes each input dimension (see
-    :func:`input_coords`). The value is copied in its own type; data types f32, i32, i8, u8.
+    :func:`input_coords`). Rank 5-6 tensors (unpadded bfyx) take the ``PERMUTE_ND`` path of the template with
+    six coordinates (:mod:`..nd_index`). The value is copied in its own type; data types f32, i32, i8, u8.
     """
 
     name = "permute_ref"
@@ -49,8 +51,20 @@ class PermuteKernelRef(KernelBase):
         return None
 
     def jit_constants(self, params: Params) -> JitConstants:
-        """Tensors plus ``IN_B``, ``IN_F``, ``IN_Y``, ``IN_X``."""
+        """Tensors plus ``IN_B``, ``IN_F``, ``IN_Y``, ``IN_X``; for rank 5-6 (unpadded bfyx), ``PERMUTE_ND`` with the
+        N-D indexing of :mod:`..nd_index` and ``IN_0`` .. ``IN_5`` (the output coordinate ``o<i>`` indexing each
+        input dimension)."""
         j = super().jit_constants(params)
-        for d, c in zip(DIMS, input_coords(tuple(params.attrs["order"]))):
+        order = tuple(params.attrs["order"])
+        if len(order) > 4:
+            j.add("PERMUTE_ND", 1).update(nd_output_coords())
+            j.update(nd_jit("INPUT0", params.inputs[0])).update(nd_jit("OUTPUT", params.output))
+            coords = ["0"] * MAX_RANK
+            for i, d in enumerate(order):
+                coords[d] = f"o{i}"
+            for d, c in enumerate(coords):
+                j.add(f"IN_{d}", c)
+            return j
+        for d, c in zip(DIMS, input_coords(order)):
             j.add(f"IN_{d.upper()}", c)
         return j

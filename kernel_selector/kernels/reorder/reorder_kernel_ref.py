@@ -17,6 +17,8 @@ class ReorderKernelRef(KernelBase):
     """Reference reorder (clDNN ``reorder_data``): reads INPUT0_GET_INDEX, converts, writes OUTPUT_GET_INDEX.
 
     Float → integer rounds to nearest even and saturates (``convert_<t>_sat_rte``); other conversions are casts.
+    ``convert_mode`` "truncate" (ONNX Cast): float → integer rounds toward zero, saturating (``_sat_rtz``),
+    integer → integer is a C cast (wraps); "bool": 1 where the value is non-zero, else 0.
     """
 
     name = "reorder_ref"
@@ -30,5 +32,14 @@ class ReorderKernelRef(KernelBase):
         """Tensors plus ``TO_OUTPUT(v)``."""
         j = super().jit_constants(params)
         out = params.output.dtype
-        conv = "((OUTPUT_TYPE)(v))" if out == DataType.f32 else "CONVERT_TO(OUTPUT_TYPE, v)"
+        mode = params.attrs.get("convert_mode", "round")
+        if mode == "bool":
+            conv = "((OUTPUT_TYPE)((v) != 0))"
+        elif out == DataType.f32:
+            conv = "((OUTPUT_TYPE)(v))"
+        elif mode == "truncate":
+            conv = ("CAT(convert_, CAT(OUTPUT_TYPE, _sat_rtz))(v)" if params.inputs[0].dtype == DataType.f32
+                    else "((OUTPUT_TYPE)(v))")
+        else:
+            conv = "CONVERT_TO(OUTPUT_TYPE, v)"
         return j.add("TO_OUTPUT(v)", conv)

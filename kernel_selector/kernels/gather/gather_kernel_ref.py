@@ -1,0 +1,75 @@
+"""gather_ref: one work-item per output element; data of rank 1-6 in any format (rank <= 4), i32 indices."""
+
+from __future__ import annotations
+
+from cldnn_py.layout import DataType
+
+from ...jitter import JitConstants
+from ...kernel_base import KernelBase
+from ...params import Params, SupportedKey
+from ...selector import register
+from ..nd_index import MAX_RANK, nd_check, nd_jit, nd_output_coords
+
+_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
+
+
+def gather_coords(data_rank: int, index_rank: int, axis: int) -> tuple[list[str], list[str]]:
+    """The data and index coordinates (six each) as output coordinate names ``o<k>``, ``idx`` or ``0``.
+
+    Output coordinates are ``(o_0..o_{a-1}, o_a..o_{a+q-1}, o_{a+q}..)``: the data's dimensions before the axis,
+    the index tensor's q dimensions, the data's dimensions after the axis (numpy.take along ``axis``).
+    """
+    data = ["0"] * MAX_RANK
+    for k in range(data_rank):
+        data[k] = f"o{k}" if k < axis else ("idx" if k == axis else f"o{k - 1 + index_rank}")
+    index = ["0"] * MAX_RANK
+    for k in range(index_rank):
+        index[k] = f"o{axis + k}"
+    return data, index
+
+
+@register
+class GatherKernelRef(KernelBase):
+    """Reference gather (clDNN ``gather_ref``, numpy.take / ONNX Gather): ``idx = indices[o_a..o_{a+q-1}]``,
+    negative indices count from the end (``idx + n``) and are then clamped into [0, n) (out-of-range indices are
+    an error in ONNX; the clamp keeps the read inside the buffer), ``y[o] = data[o_0.., idx, ..]``.
+
+    INPUT0 (data) and OUTPUT in any format and padding (rank <= 4; unpadded bfyx for rank 5-6); INPUT1 (indices)
+    is i32 in any format. ``scalar_index`` drops the axis (q = 0). gws = (x, y, f * b) of the output's dims4.
+    Values are copied in their own type; f32, i32, i8, u8.
+    """
+
+    name = "gather_ref"
+    primitive = "gather"
+    n_data_inputs = 1
+
+    def supported_key(self) -> SupportedKey:
+        """Data and output f32, i32, i8, u8; any format, padding allowed (indices checked in validate)."""
+        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
+
+    def validate(self, params: Params) -> str | None:
+        """i32 indices; the output's shape is data[:a] + indices + data[a+1:]."""
+        x, idx = params.inputs[0], params.inputs[1]
+        if idx.dtype != DataType.i32:
+            return f"indices must be i32, got {idx.dtype.value}"
+        if not -x.rank <= int(params.attrs["axis"]) < x.rank:
+            return f"axis {params.attrs['axis']} out of range for rank {x.rank}"
+        ax = int(params.attrs["axis"]) % x.rank
+        mid = () if params.attrs.get("scalar_index") else idx.shape
+        shape = (x.shape[:ax] + mid + x.shape[ax + 1:]) or (1,)
+        if shape != params.output.shape:
+            return f"gather of {x.shape} by {idx.shape} on axis {ax} is {shape}, output is {params.output.shape}"
+        return nd_check(params.inputs, params.output)
+
+    def jit_constants(self, params: Params) -> JitConstants:
+        """Tensors, N-D indexing, ``DATA_COORD_0..5``, ``INDEX_COORD_0..5``, ``AXIS_SIZE``."""
+        j = super().jit_constants(params)
+        x, idx = params.inputs
+        j.update(nd_jit("INPUT0", x)).update(nd_jit("INPUT1", idx)).update(nd_jit("OUTPUT", params.output))
+        j.update(nd_output_coords())
+        ax = int(params.attrs["axis"]) % x.rank
+        q = 0 if params.attrs.get("scalar_index") else idx.rank
+        data, index = gather_coords(x.rank, q, ax)
+        for k in range(MAX_RANK):
+            j.add(f"DATA_COORD_{k}", data[k]).add(f"INDEX_COORD_{k}", index[k])
+        return j.add("AXIS_SIZE", x.shape[ax])

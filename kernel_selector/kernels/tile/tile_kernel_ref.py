@@ -1,0 +1,44 @@
+"""tile_ref: one work-item per output element; rank 1-6, any format and padding (rank <= 4)."""
+
+from __future__ import annotations
+
+from cldnn_py.layout import DataType
+
+from ...jitter import JitConstants
+from ...kernel_base import KernelBase
+from ...params import Params, SupportedKey
+from ...selector import register
+from ..nd_index import nd_check, nd_jit, nd_output_coords
+
+_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
+
+
+@register
+class TileKernelRef(KernelBase):
+    """Reference tile (clDNN ``tile_ref``, numpy.tile): ``y[o] = x[o_d mod n_d]`` per dimension.
+
+    INPUT0 and OUTPUT in any format, possibly padded (rank <= 4; unpadded bfyx for rank 5-6), same rank, each
+    output size a multiple of the input's. gws = (x, y, f * b) of the output's dims4. The value is copied in its
+    own type; f32, i32, i8, u8.
+    """
+
+    name = "tile_ref"
+    primitive = "tile"
+
+    def supported_key(self) -> SupportedKey:
+        """f32, i32, i8, u8 (same in and out); any format, padding allowed."""
+        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
+
+    def validate(self, params: Params) -> str | None:
+        """Same rank; output = input * repeats."""
+        x, out = params.inputs[0], params.output
+        reps = tuple(params.attrs["repeats"])
+        if x.rank != out.rank or tuple(n * r for n, r in zip(x.shape, reps)) != out.shape:
+            return f"input {x.shape} tiled {reps} is not the output {out.shape}"
+        return nd_check(params.inputs, out)
+
+    def jit_constants(self, params: Params) -> JitConstants:
+        """Tensors and N-D indexing."""
+        j = super().jit_constants(params)
+        return j.update(nd_jit("INPUT0", params.inputs[0])).update(nd_jit("OUTPUT", params.output)).update(
+            nd_output_coords())
