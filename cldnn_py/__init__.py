@@ -21,25 +21,38 @@ from .memory import Memory
 from .network import Network, NetworkOutput, ProfilingEntry
 from .primitives import (
     LRN,
+    MVN,
     Activation,
     ActivationFunc,
+    ArgMax,
     BatchNorm,
+    Broadcast,
     Concatenation,
     Convolution,
     Crop,
     Data,
+    Deconvolution,
     Eltwise,
     EltwiseMode,
     FullyConnected,
+    Gather,
+    Gemm,
     InputLayout,
+    MVNResult,
+    Pad,
     Permute,
     Pooling,
     PoolingMode,
     Primitive,
+    Reduce,
+    ReduceMode,
     Reorder,
     Reshape,
+    Resize,
     Scale,
     Softmax,
+    StridedSlice,
+    Tile,
 )
 from .program import BuildOptions, Program
 from .topology import Topology
@@ -47,6 +60,8 @@ from .topology import Topology
 __version__ = "0.1.0"
 
 __all__ = [
+    "ArgMax", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
+    "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",
     "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",
     "Engine", "Format", "FullyConnected", "InputLayout", "KernelBuildError", "Layout", "Memory", "Network",

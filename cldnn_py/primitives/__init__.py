@@ -1,24 +1,37 @@
 """Primitive descriptors: one frozen dataclass per primitive type (DESIGN.md §1, face 1)."""
 
 from .activation import Activation, ActivationFunc
+from .arg_max import ArgMax
 from .base import Primitive
 from .batch_norm import BatchNorm
+from .broadcast import Broadcast
 from .concatenation import Concatenation
 from .convolution import Convolution
 from .crop import Crop
 from .data import Data
+from .deconvolution import Deconvolution
 from .eltwise import Eltwise, EltwiseMode
 from .fully_connected import FullyConnected
+from .gather import Gather
+from .gemm import Gemm
 from .input_layout import InputLayout
 from .lrn import LRN
+from .mvn import MVN, MVNResult
+from .pad import Pad
 from .permute import Permute
 from .pooling import Pooling, PoolingMode
+from .reduce import Reduce, ReduceMode
 from .reorder import Reorder
 from .reshape import Reshape
+from .resize import Resize
 from .scale import Scale
 from .softmax import Softmax
+from .strided_slice import StridedSlice
+from .tile import Tile
 
 __all__ = [
+    "ArgMax", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
+    "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "Activation", "ActivationFunc", "BatchNorm", "Concatenation", "Convolution", "Crop", "Data", "Eltwise",
     "EltwiseMode", "FullyConnected", "InputLayout", "LRN", "Permute", "Pooling", "PoolingMode", "Primitive",
     "Reorder", "Reshape", "Scale", "Softmax",
