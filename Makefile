@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast bench lint clean
+.PHONY: run example test test-fast bench lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -12,7 +12,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test,dev]'
 	touch $(STAMP)
 
+# The ResNet-50 graph from the onnx wheel (seeded weights), checked against onnxruntime, then benchmarked.
 run: $(STAMP)
+	$(BIN)/cldnn-py zoo --out .cache/models --models resnet50
+	$(BIN)/cldnn-py benchmark .cache/models/resnet50_b1_s0.onnx --pc --check
+
+# ResNet-50 built with the Topology API (examples/resnet50.py).
+example: $(STAMP)
 	$(BIN)/python examples/resnet50.py
 
 test: $(STAMP)

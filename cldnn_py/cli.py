@@ -5,6 +5,7 @@
     cldnn-py benchmark MODEL [--device ID] [-n ITER | -t SECONDS] [--batch N] [--shape NAME=DIMS] [--pc]
                        [--report FILE.json] [--check]
     cldnn-py dump-graph MODEL -o FILE.dot
+    cldnn-py zoo --out DIR [--models resnet50 ...] [--batch N] [--seed S]   (the onnx wheel's real graphs)
     cldnn-py version
 
 Modelled on OpenVINO's benchmark_app and onnxruntime_perf_test. Every subcommand is a function taking the parsed
@@ -226,6 +227,12 @@ def _dump_graph(args: argparse.Namespace) -> int:
     return 0
 
 
+def _zoo(args: argparse.Namespace) -> int:
+    from .tools import zoo
+
+    return zoo.main(args.args)  # reached only through build_parser().parse_args; main() hands zoo its argv
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with its sub-commands."""
     p = argparse.ArgumentParser(prog="cldnn-py", description="clDNN-style inference engine on OpenCL")
@@ -256,6 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--check", action="store_true", help="compare the outputs with onnxruntime first")
     b.set_defaults(func=_benchmark)
 
+    z = sub.add_parser("zoo", help="write the onnx wheel's nine real network graphs with seeded random weights",
+                       add_help=False)
+    z.add_argument("args", nargs=argparse.REMAINDER, help="see `cldnn-py zoo --help`")
+    z.set_defaults(func=_zoo)
+
     d = model_cmd("dump-graph", "write the compiled graph as Graphviz DOT")
     d.add_argument("-o", "--output", required=True, metavar="FILE.dot")
     d.set_defaults(func=_dump_graph)
@@ -266,6 +278,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``cldnn-py`` console script; returns the exit status. Errors print one line, exit 2."""
     from .errors import CldnnError
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["zoo"]:  # the zoo tool has its own argparse; hand it the rest as is
+        from .tools import zoo
+
+        return zoo.main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

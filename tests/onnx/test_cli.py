@@ -84,3 +84,10 @@ def test_unreadable_model_fails_clearly(tmp_path, capsys):
     bad.write_bytes(b"\x08\x07garbage")
     assert main(["run", str(bad)]) == 2
     assert "bad.onnx" in capsys.readouterr().err
+
+
+def test_zoo_writes_a_model(tmp_path, capsys):
+    assert main(["zoo", "--out", str(tmp_path), "--models", "squeezenet"]) == 0
+    path = tmp_path / "squeezenet_b1_s0.onnx"
+    assert path.exists() and str(path) in capsys.readouterr().out
+    onnx.checker.check_model(onnx.load(path))

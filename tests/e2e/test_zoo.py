@@ -1,0 +1,68 @@
+"""The nine real network graphs of the onnx wheel (cldnn_py.tools.zoo: seeded weights) on cldnn_py vs onnxruntime.
+
+For each model at batch 1 and 4: load_onnx → Network, the same random input on both sides; the pre-softmax logits
+(the input of the final Softmax, requested as an extra output on both sides) must agree to
+max|ours - ort| / max|ort| <= 1e-4 with the same top-1 per image, and the graph output (the probabilities) must be
+close and finite. The per-case times (model generation, import + build, first run, onnxruntime session + run) are
+printed (``-rP`` shows them); with a cold PoCL cache the first run is dominated by PoCL compiling each kernel at
+its first launch.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+from cldnn_py.frontend import load_onnx
+from cldnn_py.tools import zoo
+from tests.e2e.onnx_models import ort_session
+
+RTOL = 1e-4
+# slowest first (with a cold PoCL cache: DenseNet and Inception-v2 compile ~100 distinct kernels), so that
+# pytest-xdist does not start a long case last
+ORDER = ("densenet121", "inception_v2", "vgg19", "googlenet", "zfnet512", "resnet50", "alexnet", "shufflenet",
+         "squeezenet")
+assert sorted(ORDER) == sorted(zoo.MODELS)
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("batch", [1, 4])
+@pytest.mark.parametrize("name", ORDER)
+def test_zoo_model_matches_onnxruntime(engine, rng, name, batch):
+    t0 = time.perf_counter()
+    model = zoo.make_model(name, seed=int(rng.integers(2**31)), batch=batch, check=False)  # load_onnx checks
+    inp, logits_id, out_id = zoo.input_name(name), zoo.logits_name(name), model.graph.output[0].name
+    x = rng.standard_normal(zoo.input_shape(name, batch)).astype(np.float32)
+
+    t1 = time.perf_counter()
+    topo = load_onnx(model, input_shapes={inp: x.shape})
+    net = cl.Network(engine, topo, cl.BuildOptions(outputs=[logits_id]))
+    t2 = time.perf_counter()
+    net.poison()
+    ours = net.run({inp: x})
+    t3 = time.perf_counter()
+    sess = ort_session(zoo.with_outputs(model, [logits_id]))
+    ref_logits, ref_out = sess.run([logits_id, out_id], {inp: x})
+    t4 = time.perf_counter()
+    print(f"{name} batch {batch}: make {t1 - t0:.1f} s, import+build {t2 - t1:.1f} s, run {t3 - t2:.1f} s, "
+          f"onnxruntime {t4 - t3:.1f} s")
+
+    logits, out = ours[logits_id], ours[out_id]
+    assert logits.shape == ref_logits.shape and out.shape == ref_out.shape
+    assert np.isfinite(logits).all() and np.isfinite(out).all(), "NaN/inf in our output (unwritten poison?)"
+    assert 0.2 <= float(ref_logits.std()) <= 5.0, f"zoo weights give logits std {ref_logits.std():.3g}"
+    diff = np.abs(logits.astype(np.float64) - ref_logits)
+    err = diff.max() / np.abs(ref_logits).max()
+    worst = np.unravel_index(int(diff.argmax()), diff.shape)
+    assert err <= RTOL, (f"{name} batch {batch}: logits relative error {err:.3g} > {RTOL:g} (worst at {worst}: "
+                         f"ours {logits[worst]:.6f}, onnxruntime {ref_logits[worst]:.6f})")
+    flat, ref_flat = logits.reshape(batch, -1), ref_logits.reshape(batch, -1)
+    for b in range(batch):
+        top, ref_top = int(flat[b].argmax()), int(ref_flat[b].argmax())
+        # a tie within the tolerance is no disagreement (rare with continuous random data)
+        tie = ref_flat[b, ref_top] - ref_flat[b, top] <= RTOL * np.abs(ref_flat).max()
+        assert top == ref_top or tie, f"{name} image {b}: top-1 ours {top}, onnxruntime {ref_top}"
+    np.testing.assert_allclose(out, ref_out, rtol=1e-3, atol=1e-6 * max(1.0, float(np.abs(ref_out).max())))
