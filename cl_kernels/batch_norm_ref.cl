@@ -20,7 +20,7 @@ KERNEL(batch_norm_ref)(const __global INPUT0_TYPE* input, const __global INPUT1_
                        const __global INPUT3_TYPE* shift,
 #endif
 #endif
-                       __global OUTPUT_TYPE* output)
+                       __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
     const int x = get_global_id(0);
     const int y = get_global_id(1);
@@ -35,6 +35,7 @@ KERNEL(batch_norm_ref)(const __global INPUT0_TYPE* input, const __global INPUT1_
 #if HAS_SHIFT
     r += (float)shift[SHIFT_INDEX(f)];
 #endif
+    FUSED_OPS(r, b, f, y, x);
     output[OUTPUT_GET_INDEX(b, f, y, x)] = r;
 }
 #undef STAT_INDEX

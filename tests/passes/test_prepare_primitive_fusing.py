@@ -109,3 +109,25 @@ def test_activation_fused_into_pooling(engine, rng):
     p = x.reshape(1, 3, 3, 2, 3, 2).mean(axis=(3, 5))
     np.testing.assert_allclose(net.run({"x": x})["act"], p * np.clip(p + 3, 0, 6) / 6, rtol=1e-5, atol=1e-6)
     assert [p.id for p in net.get_profiling_info() if p.status == "EXECUTED"] == ["pool"]
+
+
+def test_caffe_batch_norm_scale_chain_becomes_one_kernel(engine, rng):
+    """BatchNorm -> Mul(per-channel γ) -> Add(per-channel β) -> Relu (DenseNet, Inception-v2) runs as one kernel."""
+    f = np.float32
+    c = 5
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, c, 3, 3))),
+                    cl.Data("m", rng.standard_normal(c).astype(f)), cl.Data("v", rng.uniform(0.5, 2, c).astype(f)),
+                    cl.Data("g", rng.uniform(0.5, 1.5, (c, 1, 1)).astype(f)),
+                    cl.Data("beta", rng.standard_normal((1, c, 1, 1)).astype(f)),
+                    cl.BatchNorm("bn", "x", mean="m", variance="v", epsilon=1e-3),
+                    cl.Eltwise("mul", ["bn", "g"], mode="prod"), cl.Eltwise("add", ["beta", "mul"], mode="sum"),
+                    cl.Activation("relu", "add", "relu"))
+    x = rng.standard_normal((2, c, 3, 3)).astype(f)
+    nets = {opt: cl.Network(cl.Program(engine, t, cl.BuildOptions(optimize_data=opt))) for opt in (True, False)}
+    got = {opt: n.run({"x": x})["relu"] for opt, n in nets.items()}
+    a = lambda k: t[k].array.astype(np.float64)  # noqa: E731
+    ref = (x - a("m")[:, None, None]) / np.sqrt(a("v")[:, None, None] + 1e-3) * a("g") + a("beta")
+    np.testing.assert_allclose(got[True], np.maximum(ref, 0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[True], got[False], rtol=1e-5, atol=1e-5)
+    assert [p.id for p in nets[True].get_profiling_info() if p.status == "EXECUTED"] == ["bn"]
+    assert len([p for p in nets[False].get_profiling_info() if p.status == "EXECUTED"]) == 4

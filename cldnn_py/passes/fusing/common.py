@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...program import ProgramBuilder
 from ...program_node import ProgramNode
 
-FUSABLE_HOSTS = ("convolution", "fully_connected", "eltwise", "pooling")
+FUSABLE_HOSTS = ("convolution", "fully_connected", "eltwise", "pooling", "batch_norm")
 
 
 def sole_user(node: ProgramNode) -> ProgramNode | None:

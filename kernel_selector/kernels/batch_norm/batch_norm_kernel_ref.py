@@ -23,6 +23,7 @@ class BatchNormKernelRef(KernelBase):
 
     name = "batch_norm_ref"
     primitive = "batch_norm"
+    supports_fused_ops = True
 
     def validate(self, params: Params) -> str | None:
         """The input count must match has_scale/has_shift; every statistic must hold C values."""
