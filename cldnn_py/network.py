@@ -180,6 +180,9 @@ class Network:
                     continue
                 wait = [e for d in inst.node.dependencies for e in self._insts[d.id].events]
                 wait += [e for m in mdeps.get(inst.node.id, ()) for e in self._insts[m].events]  # pool reuse
+                if inst.node.id in self.program.memory_zero:  # reused buffer, padded layout: zero halo first
+                    wait = [cl.enqueue_fill_buffer(q, inst.memory.buffer, np.zeros(1, np.float32), 0,
+                                                   inst.memory.bytes, wait_for=wait or None)]
                 inst.events = [cl.enqueue_nd_range_kernel(q, k, gws, lws, wait_for=wait or None)
                                for k, gws, lws in inst.kernels]
             q.flush()

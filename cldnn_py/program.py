@@ -70,6 +70,7 @@ class ProgramBuilder:
         self.memory_slots: dict[str, int] = {}
         self.slot_bytes: list[int] = []
         self.memory_deps: dict[str, list[str]] = {}
+        self.memory_zero: set[str] = set()
 
     def fuse(self, node: ProgramNode, host: ProgramNode) -> None:
         """Remove ``node`` whose work ``host`` now does: node's users read host, node's id resolves to host."""
@@ -150,6 +151,7 @@ class Program:
         self.memory_slots = b.memory_slots
         self.slot_bytes = b.slot_bytes
         self.memory_deps = b.memory_deps
+        self.memory_zero = b.memory_zero
         self.pass_timings_ms = pm.timings_ms
         self.build_time_ms = (time.perf_counter() - t0) * 1e3
         log.info("program built in %.0f ms: %d nodes, %d kernels in %d cl programs", self.build_time_ms,

@@ -4,7 +4,9 @@ Why: a deep network holds only a few tensors alive at a time; giving each its ow
 Lifetime of a node's output: from its position in execution order to the last position of a user (outputs live
 to the end). Greedy best fit in execution order (as clDNN's memory_pool reuses by size): a buffer is free again
 after the last reader of its tensor; a node never reuses a buffer one of its own inputs is in. Padded and
-partially-filled blocked tensors (whose halo or zero tail kernels rely on) get buffers of their own.
+partially-filled blocked tensors (whose zero halo or zero block tail kernels rely on) may take any buffer too:
+when the previous owner had another layout, the buffer is zero-filled before the node runs (``memory_zero``); an
+owner of the very same layout wrote only the same interior, so its zeros are still there.
 
 On an out-of-order queue, reuse is a write-after-read hazard: ``program.memory_deps[id]`` lists the nodes (the
 previous owner of the buffer and its readers) whose kernels must finish before this node writes; the Network adds
@@ -15,24 +17,29 @@ from __future__ import annotations
 
 from ..pass_manager import BasePass
 from ..program import ProgramBuilder
+from ..layout import Layout
 from ..program_node import ProgramNode
 
 
 def _poolable(node: ProgramNode) -> bool:
-    lay = node.layout()
     if node.optimized_out or node.kind in ("data", "input_layout") or node.is_output or node.constant:
-        return False
-    if not lay.padding.is_zero:
-        return False
-    blk = lay.format.block
-    if blk is not None and lay.dims4["bfyx".index(blk[0])] % blk[1]:
         return False
     # in-place concat buffers, views and the tensors they view live by other rules
     return node.buffer_of is None and not node.in_place and not any(u.buffer_of == node.id for u in node.users)
 
 
+def _strict_key(node: ProgramNode) -> Layout | None:
+    """The layout a buffer must keep for this node (zero halo / zero block tail), or None for any buffer."""
+    lay = node.layout()
+    blk = lay.format.block
+    if not lay.padding.is_zero or (blk is not None and lay.dims4["bfyx".index(blk[0])] % blk[1]):
+        return lay
+    return None
+
+
 class PrepareMemoryDependencies(BasePass):
-    """Fills ``program.memory_slots`` {id: slot}, ``program.slot_bytes`` and ``program.memory_deps``."""
+    """Fills ``program.memory_slots`` {id: slot}, ``program.slot_bytes``, ``program.memory_deps`` and
+    ``program.memory_zero`` (nodes whose reused buffer is zero-filled first)."""
 
     name = "prepare_memory_dependencies"
 
@@ -46,6 +53,7 @@ class PrepareMemoryDependencies(BasePass):
         active: list[tuple[int, int]] = []  # (last use, slot)
         program.memory_slots = {}
         program.memory_deps = {}
+        program.memory_zero = set()
         for i, node in enumerate(program.order):
             still = []
             for lu, slot in active:
@@ -54,6 +62,7 @@ class PrepareMemoryDependencies(BasePass):
             if not _poolable(node):
                 continue
             need = node.layout().bytes
+            key = _strict_key(node)
             own_inputs = {program.memory_slots.get(d.id) for d in node.dependencies}
             cands = [s for s in free if s not in own_inputs]
             fits = [s for s in cands if slot_bytes[s] >= need]
@@ -71,6 +80,8 @@ class PrepareMemoryDependencies(BasePass):
             if prev:
                 last = prev[-1]
                 program.memory_deps[node.id] = [last.id] + [u.id for u in last.users]
+                if key is not None and last.layout() != key:
+                    program.memory_zero.add(node.id)
             owner_history.setdefault(slot, []).append(node)
             program.memory_slots[node.id] = slot
             active.append((last_use[node.id], slot))

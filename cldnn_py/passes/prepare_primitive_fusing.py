@@ -26,5 +26,6 @@ class PreparePrimitiveFusing(BasePass):
                     rule(program, node)
             program.order = topological_order(program.nodes)
         for n in [n for n in program.nodes.values() if n.kind == "data" and not n.users and not n.is_output]:
+            program.removed[n.id] = (n.kind, "")  # weights replaced by folded ones: OPTIMIZED_OUT in profiling
             remove_node(program.nodes, n)
         program.order = topological_order(program.nodes)

@@ -53,8 +53,7 @@ class PropagateConstants(BasePass):
             changed = False
             for n in list(program.nodes.values()):
                 if n.constant and not n.users and not n.is_output and n.id in needed and n not in frontier:
-                    if n.kind != "data":
-                        program.removed[n.id] = (n.kind, "")
+                    program.removed[n.id] = (n.kind, "")
                     remove_node(program.nodes, n)
                     changed = True
         program.order = topological_order(program.nodes)
