@@ -15,9 +15,9 @@ their events to the wait list.
 
 from __future__ import annotations
 
+from ..layout import Layout
 from ..pass_manager import BasePass
 from ..program import ProgramBuilder
-from ..layout import Layout
 from ..program_node import ProgramNode
 
 
@@ -85,4 +85,8 @@ class PrepareMemoryDependencies(BasePass):
             owner_history.setdefault(slot, []).append(node)
             program.memory_slots[node.id] = slot
             active.append((last_use[node.id], slot))
+        for owners in owner_history.values():  # the next execution's first owner follows this one's last
+            first, last = owners[0], owners[-1]
+            if first is not last and _strict_key(first) is not None and last.layout() != first.layout():
+                program.memory_zero.add(first.id)
         program.slot_bytes = slot_bytes
