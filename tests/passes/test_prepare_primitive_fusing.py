@@ -131,3 +131,25 @@ def test_caffe_batch_norm_scale_chain_becomes_one_kernel(engine, rng):
     np.testing.assert_allclose(got[True], got[False], rtol=1e-5, atol=1e-5)
     assert [p.id for p in nets[True].get_profiling_info() if p.status == "EXECUTED"] == ["bn"]
     assert len([p for p in nets[False].get_profiling_info() if p.status == "EXECUTED"]) == 4
+
+
+def test_scale_and_per_channel_eltwise_fold_into_convolution(engine, rng):
+    f = np.float32
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 3, 6, 6))),
+                    cl.Data("w", rng.standard_normal((4, 3, 3, 3)).astype(f)),
+                    cl.Data("b", rng.standard_normal(4).astype(f)),
+                    cl.Data("s", rng.uniform(0.5, 2, (1, 4, 1, 1)).astype(f)),
+                    cl.Data("t", rng.standard_normal((4, 1, 1)).astype(f)),
+                    cl.Data("g", rng.uniform(0.5, 2, (4, 1, 1)).astype(f)),
+                    cl.Convolution("conv", "x", weights="w", bias="b", pad=(1, 1)),
+                    cl.Scale("scale", "conv", scale="s", bias="t"),
+                    cl.Convolution("conv2", "scale", weights="w2", pad=(1, 1)),
+                    cl.Data("w2", rng.standard_normal((4, 4, 1, 1)).astype(f)),
+                    cl.Eltwise("mul", ["g", "conv2"], mode="prod"))
+    x = rng.standard_normal((1, 3, 6, 6)).astype(f)
+    nets = {opt: cl.Network(cl.Program(engine, t, cl.BuildOptions(optimize_data=opt))) for opt in (True, False)}
+    got = {opt: n.run({"x": x})["mul"] for opt, n in nets.items()}
+    np.testing.assert_allclose(got[True], got[False], rtol=1e-5, atol=1e-5)
+    status = {p.id: p.status for p in nets[True].get_profiling_info()}
+    assert status["scale"] == "FUSED" and status["mul"] == "FUSED"
+    assert [k for k, v in status.items() if v == "EXECUTED" and not k.endswith("fsv16")] == ["conv", "conv2"]
