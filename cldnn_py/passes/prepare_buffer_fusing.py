@@ -7,7 +7,8 @@ plain format (or a blocked format with every offset and size a multiple of the b
 node with the concat as its only user, same data type, no padding already.
 
 Reshape: in a plain unpadded row-major format (bfyx), a reshape is the same bytes under another shape, so its
-output is a view of its input's buffer.
+output is a view of its input's buffer. Crop: the box is the input's buffer seen with more padding (lower = the
+offsets), so it is a view too, unless it would pad a blocked dimension.
 """
 
 from __future__ import annotations
@@ -52,6 +53,26 @@ def _concat_in_place(program: ProgramBuilder, node: ProgramNode) -> bool:
     return True
 
 
+def _crop_view(node: ProgramNode) -> bool:
+    """A crop reads a box of its input: describe the box as the input's buffer with more padding."""
+    src = node.dependencies[0]
+    a, b = src.layout(), node.layout()
+    if src.kind == "data" or src.in_place or a.rank > 4 or a.format != b.format or a.dtype != b.dtype:
+        return False
+    offs = tuple(node.primitive.offsets) + (0,) * (4 - a.rank)  # type: ignore[attr-defined]
+    blk = a.format.block
+    if blk is not None:
+        i = DIMS.index(blk[0])
+        if offs[i] or a.dims4[i] != b.dims4[i]:
+            return False  # a blocked dimension cannot be padded
+    lower = tuple(p + o for p, o in zip(a.padding.lower, offs))
+    upper = tuple(p + n - o - m for p, n, o, m in zip(a.padding.upper, a.dims4, offs, b.dims4))
+    node.output_layout = b.with_(padding=Padding(lower, upper))  # type: ignore[arg-type]
+    node.buffer_of = src.buffer_of or src.id
+    node.optimized_out = True
+    return True
+
+
 def _reshape_view(node: ProgramNode) -> bool:
     src = node.dependencies[0]
     a, b = src.layout(), node.layout()
@@ -76,3 +97,5 @@ class PrepareBufferFusing(BasePass):
                 _concat_in_place(program, node)
             elif node.kind == "reshape" and not node.constant:
                 _reshape_view(node)
+            elif node.kind == "crop" and not node.constant and not node.is_output:
+                _crop_view(node)

@@ -21,11 +21,11 @@ from ..program import ProgramBuilder
 from ..program_node import ProgramNode
 
 
-def _poolable(node: ProgramNode) -> bool:
+def _poolable(node: ProgramNode, viewed: set[str]) -> bool:
     if node.optimized_out or node.kind in ("data", "input_layout") or node.is_output or node.constant:
         return False
     # in-place concat buffers, views and the tensors they view live by other rules
-    return node.buffer_of is None and not node.in_place and not any(u.buffer_of == node.id for u in node.users)
+    return node.buffer_of is None and not node.in_place and node.id not in viewed
 
 
 def _strict_key(node: ProgramNode) -> Layout | None:
@@ -54,12 +54,13 @@ class PrepareMemoryDependencies(BasePass):
         program.memory_slots = {}
         program.memory_deps = {}
         program.memory_zero = set()
+        viewed = {n.buffer_of for n in program.order if n.buffer_of is not None}
         for i, node in enumerate(program.order):
             still = []
             for lu, slot in active:
                 (free.append(slot) if lu < i else still.append((lu, slot)))
             active = still
-            if not _poolable(node):
+            if not _poolable(node, viewed):
                 continue
             need = node.layout().bytes
             key = _strict_key(node)

@@ -59,3 +59,21 @@ def test_reshape_is_a_view(engine, rng):
     net = cl.Network(cl.Program(engine, t))
     np.testing.assert_allclose(net.run({"x": x})["o"], np.abs(np.tanh(x)).reshape(2, 60), rtol=1e-6)
     assert {p.id: p.kernel for p in net.get_profiling_info()}["r"] == "view"
+
+
+def test_crop_is_a_view(engine, rng):
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, 6, 5, 7))),
+                    cl.Activation("a", "x", "tanh"),
+                    cl.Crop("left", "a", shape=(2, 3, 5, 4), offsets=(0, 0, 0, 1)),
+                    cl.Crop("right", "a", shape=(1, 3, 2, 7), offsets=(1, 3, 2, 0)),
+                    cl.Eltwise("o1", ["left", "left"], mode="sum"), cl.Activation("o2", "right", "abs"))
+    x = rng.standard_normal((2, 6, 5, 7)).astype(np.float32)
+    net = cl.Network(cl.Program(engine, t))
+    net.poison()
+    out = net.run({"x": x})
+    a = np.tanh(x)
+    np.testing.assert_allclose(out["o1"], 2 * a[:, 0:3, :, 1:5], rtol=1e-6)
+    np.testing.assert_allclose(out["o2"], np.abs(a[1:2, 3:6, 2:4, :]), rtol=1e-6)
+    kinds = {p.id: p.kernel for p in net.get_profiling_info()}
+    assert kinds["left"] == "view" and kinds["right"] == "view"
+    assert "a" not in net.program.memory_slots  # viewed: its buffer lives as long as the views' readers

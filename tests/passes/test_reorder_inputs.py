@@ -1,0 +1,55 @@
+"""reorder_inputs: convolutions go blocked where a fast kernel exists; data flows blocked from layer to layer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+from cldnn_py.passes.graph_initializations import GraphInitializations
+from cldnn_py.passes.mark_nodes import MarkNodes
+from cldnn_py.passes.reorder_inputs import ReorderInputs, fast_blocked_kernel
+from tests.passes.graphs import builder, graph
+
+F = cl.Format
+
+
+def _chain(rng, c=16):
+    f = np.float32
+    return cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, F.bfyx, (1, c, 8, 8))),
+                       cl.Data("w1", rng.standard_normal((c, c, 3, 3)).astype(f) / 12),
+                       cl.Data("w2", rng.standard_normal((c, c, 1, 1)).astype(f) / 4),
+                       cl.Convolution("conv1", "x", weights="w1", pad=(1, 1)),
+                       cl.Activation("relu", "conv1", "relu"),
+                       cl.Convolution("conv2", "relu", weights="w2"),
+                       cl.Softmax("prob", "conv2", axis=1))
+
+
+def test_blocked_convolutions_and_one_input_reorder(engine, rng):
+    b = builder(engine, _chain(rng))
+    for p in (GraphInitializations(), MarkNodes()):
+        p.run(b)
+    if fast_blocked_kernel(b, b.nodes["conv1"]) is None:
+        pytest.skip("no blocked convolution kernel validates on this device")
+    ReorderInputs().run(b)
+    ids, edges = graph(b)
+    assert ids == ["x", "w1", "w2", "conv1__input_b_fs_yx_fsv16", "w1__os_iyx_osv16", "conv1", "relu",
+                   "w2__os_iyx_osv16", "conv2", "prob"]
+    assert ("x", "conv1__input_b_fs_yx_fsv16") in edges and ("relu", "conv2") in edges  # nothing between
+    fmt = {n.id: n.layout().format for n in b.order}
+    assert fmt["conv1"] == fmt["relu"] == fmt["conv2"] == fmt["prob"] == F.b_fs_yx_fsv16
+    assert fmt["w1__os_iyx_osv16"] == F.os_iyx_osv16
+
+
+def test_results_match_unoptimized(engine, rng):
+    topo = _chain(rng)
+    x = rng.standard_normal((1, 16, 8, 8)).astype(np.float32)
+    got = cl.Network(cl.Program(engine, topo)).run({"x": x})["prob"]
+    ref = cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=False))).run({"x": x})["prob"]
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_forced_reference_kernel_keeps_plain_layout(engine, rng):
+    opts = cl.BuildOptions(force_implementations={"conv1": "convolution_ref"})
+    prog = cl.Program(engine, _chain(rng), opts)
+    assert prog.node("conv1").layout().format == F.bfyx
