@@ -67,7 +67,7 @@ def _crop_view(node: ProgramNode) -> bool:
             return False  # a blocked dimension cannot be padded
     lower = tuple(p + o for p, o in zip(a.padding.lower, offs))
     upper = tuple(p + n - o - m for p, n, o, m in zip(a.padding.upper, a.dims4, offs, b.dims4))
-    node.output_layout = b.with_(padding=Padding(lower, upper))  # type: ignore[arg-type]
+    node.output_layout = b.with_(padding=Padding(lower, upper))
     node.buffer_of = src.buffer_of or src.id
     node.optimized_out = True
     return True
