@@ -20,9 +20,11 @@ log = logging.getLogger("cldnn_py.pass_manager")
 
 
 class BasePass:
-    """A graph pass. Subclasses set ``name`` (clDNN's pass name) and implement ``run``."""
+    """A graph pass. Subclasses set ``name`` (clDNN's pass name) and implement ``run``; while walking nodes they
+    keep ``self.node`` at the id of the node at hand, so an error names it."""
 
     name = "base_pass"
+    node: str | None = None
 
     def run(self, program: ProgramBuilder) -> None:
         """Transform the program graph in place."""
@@ -58,7 +60,8 @@ class PassManager:
             try:
                 p.run(program)
             except Exception as e:
-                note = f"pass '{p.name}' failed after passes {done}"
+                at = f" at node '{p.node}'" if p.node else ""
+                note = f"pass '{p.name}' failed{at} after passes {done}"
                 if hasattr(e, "add_note"):
                     e.add_note(note)
                 log.debug(note)

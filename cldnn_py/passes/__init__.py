@@ -2,9 +2,11 @@
 
 clDNN's ``build_program`` order, adapted. With ``BuildOptions(optimize_data=False)`` only the passes correctness
 needs run (layouts, trimming, flags, kernel selection and build), for debugging and for tests comparing the two.
-Deviation from clDNN: weights are reordered into the kernel's packed format by reorder_inputs (the layout
-optimizer already knows which kernel will run) and folded by propagate_constants, so there is no separate
-post_optimize_weights pass.
+Deviations from clDNN's order, on purpose: weights are reordered into the kernel's packed format by
+reorder_inputs (the layout optimizer already knows which kernel will run) and folded by propagate_constants, so
+there is no separate post_optimize_weights pass and no second remove_redundant_reorders after compile_graph (no
+reorder is added after it). propagate_constants runs before prepare_buffer_fusing (a constant concat becomes Data,
+not an in-place buffer) and prepare_padding runs last (the inputs of an in-place concat keep their slice layout).
 """
 
 from __future__ import annotations

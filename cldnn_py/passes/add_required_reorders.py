@@ -30,6 +30,7 @@ class AddRequiredReorders(BasePass):
         for node in list(program.order):
             if node.optimized_out or node.constant:
                 continue
+            self.node = node.id
             if any(v.reason is None for v in selector.explain(node_params(program, node))):
                 continue
             own = len(node.primitive.dependencies())

@@ -46,6 +46,7 @@ class CompileGraph(BasePass):
         for node in program.order:
             if node.optimized_out:
                 continue
+            self.node = node.id
             kernel, kd = selector.select(node_params(program, node), forced.get(node.id))
             node.impl = Impl(kd.kernel_name, kd.kernels)
             log.debug("%s '%s': %s", node.kind, node.id, kd.kernel_name)

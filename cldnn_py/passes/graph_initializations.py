@@ -18,4 +18,5 @@ class GraphInitializations(BasePass):
     def run(self, program: ProgramBuilder) -> None:
         """Walk ``program.order`` and compute layouts from the dependencies' layouts."""
         for node in program.order:
+            self.node = node.id
             node.output_layout = node.primitive.calc_output_layout([d.layout() for d in node.dependencies])

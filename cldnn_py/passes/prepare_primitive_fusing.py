@@ -22,6 +22,7 @@ class PreparePrimitiveFusing(BasePass):
         """Rules in order, each over the nodes in execution order."""
         for rule in RULES:
             for node in list(program.order):
+                self.node = node.id
                 if program.nodes.get(node.id) is node and node.id not in program.forced_impls:
                     rule(program, node)
             program.order = topological_order(program.nodes)

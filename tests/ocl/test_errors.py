@@ -128,3 +128,10 @@ def test_bad_device_spec():
         cl.Engine(device="gpu:x")
     with pytest.raises(cl.DeviceError, match="expected platform"):
         cl.Engine(device="cl:99:0")
+
+
+def test_error_in_a_pass_names_the_pass_the_node_and_the_passes_before(engine):
+    with pytest.raises(cl.ShapeError) as info:
+        cl.Program(engine, _conv_topology((4, 2, 3, 3)))
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert "pass 'graph_initializations' failed at node 'conv1' after passes []" in notes
