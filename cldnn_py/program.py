@@ -43,6 +43,13 @@ class BuildOptions:
     progress: Callable[[int, int], None] | None = None
 
 
+def resolve(nodes: dict[str, ProgramNode], removed: dict[str, tuple[str, str]], pid: str) -> str:
+    """Follow ``removed`` (id → (type, host)) from a fused primitive to the node that holds its result."""
+    while pid not in nodes and pid in removed and removed[pid][1]:
+        pid = removed[pid][1]
+    return pid
+
+
 class ProgramBuilder:
     """The mutable graph state passes work on: ``nodes`` {id: ProgramNode}, ``order`` (dependencies first),
     ``outputs`` (ids), the engine and what compile_graph produces (``cl_programs``, ``entry_program``)."""
@@ -89,9 +96,7 @@ class ProgramBuilder:
 
     def resolve(self, pid: str) -> str:
         """The node id holding primitive ``pid``'s result (itself, or the node it was fused into)."""
-        while pid not in self.nodes and pid in self.removed and self.removed[pid][1]:
-            pid = self.removed[pid][1]
-        return pid
+        return resolve(self.nodes, self.removed, pid)
 
     def _outputs(self, topology: Topology, options: BuildOptions) -> list[str]:
         if topology.outputs is not None:
@@ -163,9 +168,7 @@ class Program:
 
     def resolve(self, pid: str) -> str:
         """The node id holding primitive ``pid``'s result (itself, or the node it was fused into)."""
-        while pid not in self.nodes and pid in self.removed and self.removed[pid][1]:
-            pid = self.removed[pid][1]
-        return pid
+        return resolve(self.nodes, self.removed, pid)
 
     def node(self, pid: str) -> ProgramNode:
         """The node of a primitive id (or of the node it was fused into); raises TopologyError if it was trimmed or

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
+from ...primitives import Data
 from ...program import ProgramBuilder
 from ...program_node import ProgramNode
 
@@ -21,3 +26,14 @@ def can_host(program: ProgramBuilder, node: ProgramNode) -> bool:
     if node.kind not in FUSABLE_HOSTS or node.constant or node.id in program.forced_impls:
         return False
     return node.output_layout is None or node.output_layout.dtype.value == "f32"
+
+
+def new_data(program: ProgramBuilder, user: ProgramNode, pid: str, values: Any) -> ProgramNode:
+    """A new f32 Data node read by ``user`` (folded weights or statistics); ``pid`` gets ``_`` until unique."""
+    while pid in program.nodes:
+        pid += "_"
+    node = ProgramNode(Data(pid, np.asarray(values, dtype=np.float32)), constant=True, optimized_out=True,
+                       users=[user])
+    node.output_layout = node.primitive.calc_output_layout([])
+    program.nodes[pid] = node
+    return node

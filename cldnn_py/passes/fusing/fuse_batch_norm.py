@@ -12,10 +12,9 @@ import dataclasses
 
 import numpy as np
 
-from ...primitives import Data
 from ...program import ProgramBuilder
 from ...program_node import ProgramNode
-from .common import sole_user
+from .common import new_data, sole_user
 
 
 def _data(node: ProgramNode) -> np.ndarray | None:
@@ -43,13 +42,9 @@ def fuse_batch_norm(program: ProgramBuilder, bn: ProgramNode) -> bool:
     k = scale / np.sqrt(var + attrs["epsilon"])
     new_w = (w * k.reshape(-1, *([1] * (w.ndim - 1)))).astype(np.float32)
     new_b = (((bias.reshape(-1) if bias is not None else 0.0) - mean) * k + shift).astype(np.float32)
-    wid, bid = f"{conv.id}__w_{bn.id}", f"{conv.id}__b_{bn.id}"
-    wnode = ProgramNode(Data(wid, new_w), constant=True, optimized_out=True)
-    bnode = ProgramNode(Data(bid, new_b), constant=True, optimized_out=True)
-    for n in (wnode, bnode):
-        n.output_layout = n.primitive.calc_output_layout([])
-        n.users = [conv]
-        program.nodes[n.id] = n
+    wnode = new_data(program, conv, f"{conv.id}__w_{bn.id}", new_w)
+    bnode = new_data(program, conv, f"{conv.id}__b_{bn.id}", new_b)
+    wid, bid = wnode.id, bnode.id
     for d in conv.dependencies[1:]:
         d.users = [u for u in d.users if u is not conv]
     conv.dependencies = [conv.dependencies[0], wnode, bnode]

@@ -12,10 +12,9 @@ import dataclasses
 
 import numpy as np
 
-from ...primitives import Data
 from ...program import ProgramBuilder
 from ...program_node import ProgramNode
-from .common import sole_user
+from .common import new_data, sole_user
 
 
 def _per_channel(node: ProgramNode, c: int, rank: int) -> np.ndarray | None:
@@ -27,16 +26,6 @@ def _per_channel(node: ProgramNode, c: int, rank: int) -> np.ndarray | None:
     if a.size != c or len(full) != rank or full[1] != c:
         return None
     return a.reshape(-1).astype(np.float64)
-
-
-def _set_data(program: ProgramBuilder, bn: ProgramNode, name: str, values: np.ndarray) -> str:
-    pid = f"{bn.id}__{name}"
-    while pid in program.nodes:
-        pid += "_"
-    node = ProgramNode(Data(pid, values.astype(np.float32)), constant=True, optimized_out=True, users=[bn])
-    node.output_layout = node.primitive.calc_output_layout([])
-    program.nodes[pid] = node
-    return pid
 
 
 def fuse_scale_into_batch_norm(program: ProgramBuilder, elt: ProgramNode) -> bool:
@@ -72,8 +61,8 @@ def fuse_scale_into_batch_norm(program: ProgramBuilder, elt: ProgramNode) -> boo
         shift = shift + val
     for s in stats:
         s.users = [u for u in s.users if u is not bn]
-    ids = [_set_data(program, bn, n, v) for n, v in (("mean", mean), ("var", var), ("scale", scale),
-                                                     ("shift", shift))]
+    ids = [new_data(program, bn, f"{bn.id}__{n}", v).id for n, v in (("mean", mean), ("var", var),
+                                                                    ("scale", scale), ("shift", shift))]
     bn.dependencies = [bn.dependencies[0]] + [program.nodes[i] for i in ids]
     bn.primitive = dataclasses.replace(p, mean=ids[0], variance=ids[1], scale=ids[2],  # type: ignore[call-arg]
                                        shift=ids[3])

@@ -11,21 +11,10 @@ import dataclasses
 
 import numpy as np
 
-from ...primitives import Data
 from ...program import ProgramBuilder
 from ...program_node import ProgramNode
-from .common import sole_user
+from .common import new_data, sole_user
 from .fuse_scale_into_batch_norm import _per_channel
-
-
-def _new_data(program: ProgramBuilder, conv: ProgramNode, name: str, a: np.ndarray) -> ProgramNode:
-    pid = f"{conv.id}__{name}"
-    while pid in program.nodes:
-        pid += "_"
-    node = ProgramNode(Data(pid, a.astype(np.float32)), constant=True, optimized_out=True, users=[conv])
-    node.output_layout = node.primitive.calc_output_layout([])
-    program.nodes[pid] = node
-    return node
 
 
 def fuse_scale_into_conv(program: ProgramBuilder, node: ProgramNode) -> bool:
@@ -59,8 +48,8 @@ def fuse_scale_into_conv(program: ProgramBuilder, node: ProgramNode) -> bool:
         return False
     wa = w.primitive.array.astype(np.float64)  # type: ignore[attr-defined]
     ba = conv.dependencies[2].primitive.array.reshape(-1).astype(np.float64) if has_bias else np.zeros(c)  # type: ignore[attr-defined]
-    wnode = _new_data(program, conv, f"w_{node.id}", wa * s.reshape(-1, *([1] * (wa.ndim - 1))))
-    bnode = _new_data(program, conv, f"b_{node.id}", ba * s + t)
+    wnode = new_data(program, conv, f"{conv.id}__w_{node.id}", wa * s.reshape(-1, *([1] * (wa.ndim - 1))))
+    bnode = new_data(program, conv, f"{conv.id}__b_{node.id}", ba * s + t)
     for d in conv.dependencies[1:]:
         d.users = [u for u in d.users if u is not conv]
     conv.dependencies = [conv.dependencies[0], wnode, bnode]
