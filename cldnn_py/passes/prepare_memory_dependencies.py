@@ -1,9 +1,9 @@
 """prepare_memory_dependencies: the memory pool plan. Activations whose lifetimes do not overlap share a buffer.
 
 Why: a deep network holds only a few tensors alive at a time; giving each its own buffer wastes memory and cache.
-Lifetime of a node's output: from its position in execution order to the last position of a user (outputs live
-to the end). Greedy best fit in execution order (as clDNN's memory_pool reuses by size): a buffer is free again
-after the last reader of its tensor; a node never reuses a buffer one of its own inputs is in. Padded and
+Lifetime of a node's output: from its position in execution order to the last position of a user (outputs have
+buffers of their own). Assignment is "greedy by size" (as TensorFlow Lite's arena planner): tensors largest first,
+each into the first buffer whose tensors all live at other times; a node never shares with its own inputs. Padded and
 partially-filled blocked tensors (whose zero halo or zero block tail kernels rely on) may take any buffer too:
 when the previous owner had another layout, the buffer is zero-filled before the node runs (``memory_zero``); an
 owner of the very same layout wrote only the same interior, so its zeros are still there.
@@ -44,50 +44,35 @@ class PrepareMemoryDependencies(BasePass):
     name = "prepare_memory_dependencies"
 
     def run(self, program: ProgramBuilder) -> None:
-        """Greedy best-fit assignment of buffers in execution order."""
+        """Greedy by size: largest tensors first, each into the first buffer none of whose tensors' lifetimes
+        overlap its own (lifetimes are inclusive, so a node never shares with its own inputs)."""
         pos = {n.id: i for i, n in enumerate(program.order)}
         last_use = {n.id: max([pos[u.id] for u in n.users], default=pos[n.id]) for n in program.order}
-        free: list[int] = []
-        owner_history: dict[int, list[ProgramNode]] = {}
+        viewed = {n.buffer_of for n in program.order if n.buffer_of is not None}
+        pooled = [n for n in program.order if _poolable(n, viewed)]
+        pooled.sort(key=lambda n: (-n.layout().bytes, pos[n.id]))
+        slots: list[list[ProgramNode]] = []
         slot_bytes: list[int] = []
-        active: list[tuple[int, int]] = []  # (last use, slot)
-        program.memory_slots = {}
+        for node in pooled:
+            a, b = pos[node.id], last_use[node.id]
+            for owners in slots:
+                if all(last_use[o.id] < a or pos[o.id] > b for o in owners):
+                    owners.append(node)
+                    break
+            else:
+                slots.append([node])
+                slot_bytes.append(node.layout().bytes)
+        program.memory_slots = {n.id: k for k, owners in enumerate(slots) for n in owners}
         program.memory_deps = {}
         program.memory_zero = set()
-        viewed = {n.buffer_of for n in program.order if n.buffer_of is not None}
-        for i, node in enumerate(program.order):
-            still = []
-            for lu, slot in active:
-                (free.append(slot) if lu < i else still.append((lu, slot)))
-            active = still
-            if not _poolable(node, viewed):
-                continue
-            need = node.layout().bytes
-            key = _strict_key(node)
-            own_inputs = {program.memory_slots.get(d.id) for d in node.dependencies}
-            cands = [s for s in free if s not in own_inputs]
-            fits = [s for s in cands if slot_bytes[s] >= need]
-            if fits:
-                slot = min(fits, key=lambda s: slot_bytes[s])
-            elif cands:
-                slot = max(cands, key=lambda s: slot_bytes[s])
-                slot_bytes[slot] = need
-            else:
-                slot = len(slot_bytes)
-                slot_bytes.append(need)
-            if slot in free:
-                free.remove(slot)
-            prev = owner_history.get(slot, [])
-            if prev:
-                last = prev[-1]
-                program.memory_deps[node.id] = [last.id] + [u.id for u in last.users]
-                if key is not None and last.layout() != key:
+        for owners in slots:
+            owners.sort(key=lambda n: pos[n.id])
+            for prev, node in zip(owners, owners[1:]):
+                program.memory_deps[node.id] = [prev.id] + [u.id for u in prev.users]
+                key = _strict_key(node)
+                if key is not None and prev.layout() != key:
                     program.memory_zero.add(node.id)
-            owner_history.setdefault(slot, []).append(node)
-            program.memory_slots[node.id] = slot
-            active.append((last_use[node.id], slot))
-        for owners in owner_history.values():  # the next execution's first owner follows this one's last
-            first, last = owners[0], owners[-1]
+            first, last = owners[0], owners[-1]  # the next execution's first owner follows this one's last
             if first is not last and _strict_key(first) is not None and last.layout() != first.layout():
                 program.memory_zero.add(first.id)
         program.slot_bytes = slot_bytes
