@@ -189,8 +189,9 @@ def _print_pc(net: Any) -> list[dict[str, Any]]:
     print(f"{'id':<40} {'type':<16} {'kernel':<28} {'status':<13} {'time ms':>9} {'share':>6}")
     for p in sorted(info, key=lambda p: -p.time_us):
         share = p.time_us / total if p.status == "EXECUTED" else 0.0
-        print(f"{p.id[:40]:<40} {p.type:<16} {p.kernel[:28]:<28} {p.status:<13} {p.time_us / 1e3:9.3f} "
-              f"{100 * share:5.1f}%")
+        if p.type != "data":  # constants are listed in the report, not in the table
+            print(f"{p.id[:40]:<40} {p.type:<16} {p.kernel[:28]:<28} {p.status:<13} {p.time_us / 1e3:9.3f} "
+                  f"{100 * share:5.1f}%")
         rows.append({"id": p.id, "type": p.type, "kernel": p.kernel, "status": p.status, "time_us": p.time_us,
                      "share": share})
     print(f"total device time: {total / 1e3:.2f} ms")
