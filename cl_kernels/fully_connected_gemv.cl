@@ -7,12 +7,15 @@
 // float8 load is 32-byte aligned. Rows past M (last block) are clamped to M - 1 and not stored.
 #define K_CHUNKS (GEMV_K / 8)
 
+#ifndef FULLY_CONNECTED_GEMV_HELPERS_CL  // several instances share one batched program: define helpers once
+#define FULLY_CONNECTED_GEMV_HELPERS_CL
 inline float hsum8(float8 v)
 {
     const float4 a = v.lo + v.hi;
     const float2 b = a.lo + a.hi;
     return b.x + b.y;
 }
+#endif
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
 KERNEL(fully_connected_gemv)(const __global INPUT0_TYPE* input, const __global INPUT1_TYPE* weights,

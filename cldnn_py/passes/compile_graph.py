@@ -56,30 +56,35 @@ class CompileGraph(BasePass):
         entries = list(sources)
         for start in range(0, len(entries), KERNELS_PER_PROGRAM):
             batch = entries[start:start + KERNELS_PER_PROGRAM]
-            prg = self._build(program, batch, sources, users)
-            idx = len(program.cl_programs)
-            program.cl_programs.append(prg)
-            for e in batch:
-                program.entry_program[e] = idx
+            for prg, built in self._build(program, batch, sources, users):
+                idx = len(program.cl_programs)
+                program.cl_programs.append(prg)
+                for e in built:
+                    program.entry_program[e] = idx
             if program.options.progress is not None:
                 program.options.progress(min(start + len(batch), len(entries)), len(entries))
         program.kernels_built = len(entries)
 
     @staticmethod
     def _build(program: ProgramBuilder, batch: list[str], sources: dict[str, str],
-               users: dict[str, list[str]]) -> object:
+               users: dict[str, list[str]]) -> list[tuple[object, list[str]]]:
+        """[(cl.Program, entries in it)]: one program for the batch, or, if the batch does not build (a template
+        that clashes with another one), one per kernel; a kernel that fails alone raises KernelBuildError."""
         from kernel_selector.kernel_base import common_header
 
         src = common_header() + "\n".join(sources[e] for e in batch)
         try:
-            return program.engine.build(src)
+            return [(program.engine.build(src), batch)]
         except KernelBuildError as batch_error:
+            log.warning("batched build of %d kernels failed, building them one by one: %s", len(batch),
+                        batch_error.build_log.splitlines()[:3])
+            out = []
             for e in batch:  # find the culprit so the error names the primitive
                 try:
-                    program.engine.build(common_header() + sources[e])
+                    out.append((program.engine.build(common_header() + sources[e]), [e]))
                 except KernelBuildError as err:
                     name = e.split("__")[0]
                     raise KernelBuildError(
                         f"kernel '{name}' of primitive(s) {users[e]} failed to build:\n{err.build_log}",
                         primitive_ids=users[e], kernel_name=name, build_log=err.build_log) from None
-            raise batch_error
+            return out

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
 import cldnn_py as cl
 from cldnn_py.passes import pipeline
+from cldnn_py.primitives.base import Primitive
+from kernel_selector import ClKernelData, KernelBase, KernelData, register
 from tests.passes.graphs import builder
 
 L = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 4, 5, 5))
@@ -35,3 +42,42 @@ def test_pipeline_order_is_declared_in_one_place():
     assert [p.name for p in pipeline(optimize_data=False)] == ["graph_initializations", "trim_to_outputs",
                                                                "mark_nodes", "add_required_reorders",
                                                                "compile_graph"]
+
+
+@dataclass(frozen=True)
+class _Clash(Primitive):
+    """A test primitive whose kernel template defines an unguarded helper function."""
+
+    input: str = ""
+    type_name: ClassVar[str] = "test_clash"
+
+    def dependencies(self):
+        return [self.input]
+
+    def calc_output_layout(self, inputs):
+        return inputs[0]
+
+
+@register
+class _ClashKernel(KernelBase):
+    name = "test_clash_ref"
+    primitive = "test_clash"
+
+    def kernel_data(self, params):
+        tpl = ("inline float clash_helper(float v) { return v * 2.0f; }\n"
+               "KERNEL(clash)(const __global float* input, __global float* output) {"
+               " const uint i = get_global_id(0); output[i] = clash_helper(input[i]) + OUTPUT_LENGTH; }\n")
+        entry, src = self.make_source(self.jit_constants(params), tpl)
+        return KernelData(self.name, [ClKernelData(entry, src, (params.output.count(),), None, self.args(params))])
+
+
+def test_clashing_templates_fall_back_to_one_program_each(engine, rng):
+    topo = cl.Topology(cl.InputLayout("a", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (3,))),
+                       cl.InputLayout("b", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (5,))),
+                       _Clash("ca", "a"), _Clash("cb", "b"))
+    prog = cl.Program(engine, topo, cl.BuildOptions(optimize_data=False))
+    assert len(prog.cl_programs) == 2  # the batched build clashed (clash_helper defined twice)
+    a, b = rng.standard_normal(3).astype(np.float32), rng.standard_normal(5).astype(np.float32)
+    out = cl.Network(prog).run({"a": a, "b": b})
+    np.testing.assert_allclose(out["ca"], 2 * a + 3, rtol=1e-6)
+    np.testing.assert_allclose(out["cb"], 2 * b + 5, rtol=1e-6)
