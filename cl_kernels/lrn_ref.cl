@@ -6,13 +6,14 @@ KERNEL(lrn_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
     const int y = get_global_id(1);
     const int f = get_global_id(2) % OUTPUT_FEATURE_NUM;
     const int b = get_global_id(2) / OUTPUT_FEATURE_NUM;
-    const int f0 = max(f - LRN_PRE, 0);
-    const int f1 = min(f + LRN_POST, INPUT0_FEATURE_NUM - 1);
+    const int f0 = f - LRN_PRE > 0 ? f - LRN_PRE : 0;  // ternaries: int max/min are calls on the pip PoCL
+    const int f1 = f + LRN_POST < INPUT0_FEATURE_NUM - 1 ? f + LRN_POST : INPUT0_FEATURE_NUM - 1;
     float sum = 0.0f;
     for (int c = f0; c <= f1; ++c) {
         const float v = input[INPUT0_GET_INDEX(b, c, y, x)];
         sum += v * v;
     }
     const float v = input[INPUT0_GET_INDEX(b, f, y, x)];
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = v * pow(LRN_K + LRN_ALPHA_DIV_SIZE * sum, -LRN_BETA);
+    // base > 0 (k > 0): base^-beta = exp(-beta * log(base)), cheaper than pow() on PoCL
+    output[OUTPUT_GET_INDEX(b, f, y, x)] = v * exp(-LRN_BETA * log(LRN_K + LRN_ALPHA_DIV_SIZE * sum));
 }

@@ -1,5 +1,6 @@
 """reorder_inputs: the layout optimizer. Decides, for the whole network, which convolutions run in the blocked
-``b_fs_yx_fsv16`` format, and inserts the reorders that gets data and weights there.
+``b_fs_yx_fsv16`` format, and inserts the reorders that gets data and weights there; a fully connected layer fed
+blocked data gets a reorder back to bfyx when that lets a fast kernel run it.
 
 Why: the fast convolution kernels want activations with 16 features innermost and weights packed per 16 output
 channels (``os_iyx_osv16``); if every convolution converted its input back and forth, the reorders would cost more
@@ -38,6 +39,18 @@ def fast_blocked_kernel(program: ProgramBuilder, node: ProgramNode) -> str | Non
     return None
 
 
+def fast_plain_kernel(program: ProgramBuilder, node: ProgramNode) -> str | None:
+    """Name of a non-reference kernel that runs ``node`` if its data input were plain unpadded bfyx, or None."""
+    from .compile_graph import node_params
+
+    p = node_params(program, node)
+    p.inputs = [p.inputs[0].with_(format=Format.bfyx, padding=Padding())] + p.inputs[1:]
+    for v in selector.explain(p):
+        if v.reason is None and v.priority is not None and v.priority < DONT_USE_IF_HAVE_SOMETHING_ELSE:
+            return v.kernel
+    return None
+
+
 class ReorderInputs(BasePass):
     """Marks convolutions blocked where a fast kernel exists and reorders their inputs and weights."""
 
@@ -64,6 +77,12 @@ class ReorderInputs(BasePass):
                     conv.dependencies[1] = existing
                 else:
                     self._reorder(program, weights, conv, f"{weights.id}__{PACKED_WEIGHTS.value}", PACKED_WEIGHTS)
+        # a fully connected layer fed blocked data: a cheap reorder to bfyx lets a fast (GEMV) kernel run it
+        for fc in [n for n in program.order if n.kind == "fully_connected" and n.id not in program.forced_impls]:
+            src = fc.dependencies[0]
+            if src.layout().format != Format.bfyx and src.layout().rank <= 4 and \
+                    fast_plain_kernel(program, fc) is not None:
+                self._reorder(program, src, fc, f"{fc.id}__input_bfyx", Format.bfyx)
         program.order = topological_order(program.nodes)
         recompute_layouts(program.order)
 

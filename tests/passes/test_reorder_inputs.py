@@ -53,3 +53,20 @@ def test_forced_reference_kernel_keeps_plain_layout(engine, rng):
     opts = cl.BuildOptions(force_implementations={"conv1": "convolution_ref"})
     prog = cl.Program(engine, _chain(rng), opts)
     assert prog.node("conv1").layout().format == F.bfyx
+
+
+def test_fully_connected_after_blocked_data_gets_a_bfyx_reorder_for_the_fast_kernel(engine, rng):
+    f = np.float32
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, F.bfyx, (1, 16, 4, 4))),
+                       cl.Data("w", rng.standard_normal((16, 16, 3, 3)).astype(f) / 12),
+                       cl.Data("fw", rng.standard_normal((10, 256)).astype(f) / 16),
+                       cl.Convolution("conv", "x", weights="w", pad=(1, 1)),
+                       cl.FullyConnected("fc", "conv", weights="fw"))
+    prog = cl.Program(engine, topo)
+    if prog.node("conv").layout().format != F.b_fs_yx_fsv16:
+        pytest.skip("no blocked convolution kernel validates on this device")
+    assert prog.node("fc").dependencies[0].id == "fc__input_bfyx"
+    assert prog.node("fc").impl.kernel_name == "fully_connected_gemv"
+    x = rng.standard_normal((1, 16, 4, 4)).astype(f)
+    ref = cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=False))).run({"x": x})["fc"]
+    np.testing.assert_allclose(cl.Network(prog).run({"x": x})["fc"], ref, rtol=1e-5, atol=1e-5)
