@@ -21,7 +21,7 @@ def fc_ref(x, w, b, relu=False):
     return np.maximum(out, 0.0) if relu else out
 
 
-def build(engine, x, w, b, relu=False, fmt=cl.Format.bfyx):
+def build(engine, x, w, b, relu=False, fmt=cl.Format.bfyx, optimize=True):
     """Network input -> [reorder to fmt] -> fc [-> relu]; returns (network, output id)."""
     topo = cl.Topology()
     topo.add(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)))
@@ -37,7 +37,7 @@ def build(engine, x, w, b, relu=False, fmt=cl.Format.bfyx):
     if relu:
         topo.add(cl.Activation("act", "fc", "relu"))
         out = "act"
-    return cl.Network(cl.Program(engine, topo)), out
+    return cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=optimize))), out
 
 
 def run(net, out, x):
@@ -83,10 +83,14 @@ def test_gemv_alexnet_fc6(engine, rng):
 @pytest.mark.parametrize("shape, fmt", [((2, 20), cl.Format.bfyx), ((2, 16, 2, 2), cl.Format.byxf)],
                          ids=["k20", "byxf"])
 def test_gemv_falls_back_to_ref(engine, rng, shape, fmt):
-    """K % 8 != 0 or a non-bfyx input: the reference kernel runs, still correct."""
+    """K % 8 != 0 or a non-bfyx input (without the layout optimizer): the reference kernel runs, still correct.
+    With the optimizer, a non-bfyx input is reordered to bfyx so the fast kernel runs."""
     x = f32(rng.standard_normal(shape))
     w = f32(rng.standard_normal((9, int(np.prod(shape[1:])))))
     b = f32(rng.standard_normal(9))
-    net, out = build(engine, x, w, b, fmt=fmt)
+    net, out = build(engine, x, w, b, fmt=fmt, optimize=False)
     assert net.program.node("fc").impl.kernel_name == "fully_connected_ref"
+    assert_close(run(net, out, x), fc_ref(x, w, b), rtol=1e-4, atol=1e-4)
+    net, out = build(engine, x, w, b, fmt=fmt)
+    assert net.program.node("fc").impl.kernel_name == ("fully_connected_ref" if shape[1:] == (20,) else FAST)
     assert_close(run(net, out, x), fc_ref(x, w, b), rtol=1e-4, atol=1e-4)
