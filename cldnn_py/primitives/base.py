@@ -57,6 +57,29 @@ class Primitive:
         return ShapeError(f"{self.type_name} '{self.id}': {what}: expected {expected}, got {actual}")
 
 
+class WeightedMixin:
+    """Shared by primitives reading ``input``, ``weights`` and an optional ``bias`` (convolution, deconvolution,
+    fully connected): their dependency order and the check that both required ids are given."""
+
+    id: str
+    type_name: ClassVar[str]
+    input: str
+    weights: str
+    bias: str | None
+
+    def dependencies(self) -> list[str]:
+        """[input, weights] + [bias] when given."""
+        return [self.input, self.weights] + ([self.bias] if self.bias else [])
+
+    def _id_fields(self) -> tuple[str, ...]:
+        return ("bias",)
+
+    def _require_input_and_weights(self) -> None:
+        """Raises TopologyError naming the primitive when the input or weights id is missing."""
+        if not self.input or not self.weights:
+            raise TopologyError(f"{self.type_name} '{self.id}': input and weights ids are required")
+
+
 def one_input(prim: Primitive, inputs: list[Layout]) -> Layout:
     """The single input layout of a one-input primitive."""
     if len(inputs) < 1:

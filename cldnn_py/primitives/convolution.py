@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
-from .base import Primitive, one_input, pair
+from .base import Primitive, WeightedMixin, one_input, pair
 
 
 def conv_out_size(size: int, k: int, stride: int, dilation: int, pb: int, pe: int) -> int:
@@ -16,7 +16,7 @@ def conv_out_size(size: int, k: int, stride: int, dilation: int, pb: int, pe: in
 
 
 @dataclass(frozen=True)
-class Convolution(Primitive):
+class Convolution(WeightedMixin, Primitive):
     """y = conv(x, W) + bias, cross-correlation as in every DL framework.
 
     Shapes: input (N, C, H, W); weights ``Data`` (OC, C/groups, KH, KW) in oiyx; bias (OC,); output
@@ -46,15 +46,7 @@ class Convolution(Primitive):
                                 f"stride={self.stride} dilation={self.dilation} pad={self.pad}/{self.pad_end}")
         if not isinstance(self.groups, int) or self.groups < 1:
             raise TopologyError(f"convolution '{self.id}': groups must be a positive int, got {self.groups!r}")
-        if not self.input or not self.weights:
-            raise TopologyError(f"convolution '{self.id}': input and weights ids are required")
-
-    def dependencies(self) -> list[str]:
-        """[input, weights] + [bias] when given."""
-        return [self.input, self.weights] + ([self.bias] if self.bias else [])
-
-    def _id_fields(self) -> tuple[str, ...]:
-        return ("bias",)
+        self._require_input_and_weights()
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """(N, OC, OH, OW) in the input's format and data type."""

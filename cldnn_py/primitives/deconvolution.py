@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
-from .base import Primitive, one_input, pair
+from .base import Primitive, WeightedMixin, one_input, pair
 
 
 def deconv_out_size(size: int, k: int, stride: int, dilation: int, pb: int, pe: int, output_padding: int) -> int:
@@ -18,7 +18,7 @@ def deconv_out_size(size: int, k: int, stride: int, dilation: int, pb: int, pe: 
 
 
 @dataclass(frozen=True)
-class Deconvolution(Primitive):
+class Deconvolution(WeightedMixin, Primitive):
     """y = the transpose of a convolution applied to x (the gradient of Convolution with respect to its input).
 
     Every input pixel x[n, c, i, j] scatters x·W[c, o, ky, kx] to the full output position
@@ -54,15 +54,7 @@ class Deconvolution(Primitive):
                                 f"output_padding={self.output_padding}")
         if not isinstance(self.groups, int) or self.groups < 1:
             raise TopologyError(f"deconvolution '{self.id}': groups must be a positive int, got {self.groups!r}")
-        if not self.input or not self.weights:
-            raise TopologyError(f"deconvolution '{self.id}': input and weights ids are required")
-
-    def dependencies(self) -> list[str]:
-        """[input, weights] + [bias] when given."""
-        return [self.input, self.weights] + ([self.bias] if self.bias else [])
-
-    def _id_fields(self) -> tuple[str, ...]:
-        return ("bias",)
+        self._require_input_and_weights()
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """(N, OC, OH, OW) in the input's format and data type."""

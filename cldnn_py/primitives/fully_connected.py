@@ -5,13 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..errors import TopologyError
 from ..layout import Format, Layout
-from .base import Primitive, one_input
+from .base import Primitive, WeightedMixin, one_input
 
 
 @dataclass(frozen=True)
-class FullyConnected(Primitive):
+class FullyConnected(WeightedMixin, Primitive):
     """Input (N, ...) is flattened to (N, K); weights ``Data`` (M, K); bias (M,); output (N, M) in bfyx."""
 
     input: str = ""
@@ -21,15 +20,7 @@ class FullyConnected(Primitive):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not self.input or not self.weights:
-            raise TopologyError(f"fully_connected '{self.id}': input and weights ids are required")
-
-    def dependencies(self) -> list[str]:
-        """[input, weights] + [bias] when given."""
-        return [self.input, self.weights] + ([self.bias] if self.bias else [])
-
-    def _id_fields(self) -> tuple[str, ...]:
-        return ("bias",)
+        self._require_input_and_weights()
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """(N, M), f32 bfyx."""
