@@ -38,6 +38,9 @@ SHAPES = {
     "1x1_1024_14": (1024, 14, 256, 1, 1, 0),
     "7x7s2_3_224": (3, 224, 64, 7, 2, 3),
     "3x3_512_7": (512, 7, 512, 3, 1, 1),  # not in PERF_NOTES: the last stage, every work-item on a border
+    "3x3_512_14": (512, 14, 512, 3, 1, 1),  # the two below separate the input channels from the row width
+    "3x3_256_7": (256, 7, 256, 3, 1, 1),
+    "1x1_2048_7": (2048, 7, 512, 1, 1, 0),
 }
 DEFAULT_SHAPES = list(SHAPES)[:5]
 
@@ -123,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--shapes", nargs="+", default=DEFAULT_SHAPES, choices=list(SHAPES))
     ap.add_argument("--blocks", nargs="+", type=int, default=[0], help="pixels per work-item P (0: the kernel's)")
+    ap.add_argument("--loop-order", nargs="+", type=int, default=[-1], choices=[-1, 0, 1, 2],
+                    help="loop order SLICE_OUTER (-1: the kernel's rule)")
     ap.add_argument("--variants", nargs="+", default=["padded", "checked"], choices=["padded", "checked"])
     ap.add_argument("--no-ref", action="store_true", help="skip convolution_ref")
     ap.add_argument("--asm", action="store_true", help="disassemble the fsv16 kernels (fresh POCL_CACHE_DIR)")
@@ -148,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         a @ a
         t.append(time.perf_counter() - t0)
     print(f"calibration: numpy sgemm 1024^3 {2 * 1024**3 / np.median(t) * 1e-9:.0f} GFLOP/s (this process, now)")
-    print(f"{'shape':<13} {'kernel':<36} {'P':>2} {'med ms':>9} {'GFLOP/s':>8} {'best':>8} {'rel err':>8}")
+    print(f"{'shape':<13} {'kernel':<52} {'P':>2} {'med ms':>9} {'GFLOP/s':>8} {'best':>8} {'rel err':>8}")
     rng = np.random.default_rng(0)
     f32 = DataType.f32
     for name in args.shapes:
@@ -164,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = []
         if not args.no_ref:
             lays = [Layout(f32, Format.bfyx, x.shape), Layout(f32, Format.oiyx, w.shape), bias_l]
-            runs.append(("convolution_ref", 0, lays, Layout(f32, Format.bfyx, expect.shape), "convolution_ref"))
+            runs.append(("convolution_ref", (0, -1), lays, Layout(f32, Format.bfyx, expect.shape), "convolution_ref"))
         for variant in args.variants:
             xl = Layout(f32, Format.b_fs_yx_fsv16, x.shape)
             outl = Layout(f32, Format.b_fs_yx_fsv16, expect.shape)
@@ -175,11 +180,14 @@ def main(argv: list[str] | None = None) -> int:
                 xl = xl.with_(padding=Padding((0, 0, by, bx), (0, 0, ay, ax)))
             lays = [xl, Layout(f32, Format.os_iyx_osv16, w.shape), bias_l]
             for blk in args.blocks:
-                runs.append((f"{fast.name} ({variant})", blk, lays, outl, fast.name))
+                for so in args.loop_order:
+                    tag = "" if so < 0 else f", loop_order={so}"
+                    runs.append((f"{fast.name} ({variant}{tag})", (blk, so), lays, outl, fast.name))
         cands = []
-        for label, blk, lays, outl, kname in runs:
+        for label, (blk, so), lays, outl, kname in runs:
             params = Params("convolution", "ocl", lays, outl, attrs, layer_id=name, device=engine.info)
-            kd = fast.kernel_data(params, blk or None) if kname == fast.name else selector.select(params, kname)[1]
+            var = {**({"block": blk} if blk else {}), **({"loop_order": so} if so >= 0 else {})}
+            kd = fast.kernel_data(params, var or None) if kname == fast.name else selector.select(params, kname)[1]
             cands.append(Candidate(engine, label, kd, lays, [x, w, b], outl))
         for cand in cands:  # warm-up (first launch of a kernel costs extra on PoCL)
             cand.run(record=False)
@@ -190,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             err = float(np.abs(cand.result() - expect).max()) / scale
             status = "" if err < 1e-4 else "  WRONG"
             med, best = float(np.median(cand.times)), min(cand.times)
-            print(f"{name:<13} {cand.label:<36} {cand.block:>2} {med:9.3f} {flop / med * 1e-6:8.1f} "
+            print(f"{name:<13} {cand.label:<52} {cand.block:>2} {med:9.3f} {flop / med * 1e-6:8.1f} "
                   f"{flop / best * 1e-6:8.1f} {err:8.1e}{status}", flush=True)
             if args.asm and cand.label != "convolution_ref":
                 entry = cand.kd.kernels[0].entry

@@ -83,7 +83,59 @@
 #define IN_SLICE_OF_GROUP (((ocs * 16) / FILTER_OFM_PER_GROUP) * (FILTER_IFM_NUM / 16))
 #endif
 
-// Interior work-items: every tap straight from the (padded) input.
+// Interior work-items: every tap straight from the (padded) input, in one of three loop orders (auto-tuning picks;
+// depthwise has only 0). LOOP_ORDER 0: taps outside, every input-channel slice per tap. LOOP_ORDER 1: slices
+// outside the taps, so one slice's few input rows stay in L1 across its taps and its weights (16 channels x
+// [KH][KW][16]) are one contiguous run. LOOP_ORDER 2 (below): channel by channel, all taps of a channel in a row.
+#if LOOP_ORDER == 1 && !DEPTHWISE
+#define SLICE_TAPS(S, NL) \
+    for (int ky = 0; ky < FILTER_SIZE_Y; ++ky) { \
+        const int iy = oy * STRIDE_Y - PAD_Y + ky * DILATION_Y; \
+        SKIP_ROW \
+        KX_UNROLL \
+        for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
+            const __global float* ip = in_b + ((S) * INPUT0_FEATURE_PITCH + iy * INPUT0_Y_PITCH \
+                                               + (ox0 * STRIDE_X - PAD_X + kx * DILATION_X) * 16); \
+            const __global float* wp = w_oc + ((S) * 16 * W_TAP_PITCH + (ky * FILTER_SIZE_X + kx) * 16); \
+            __attribute__((opencl_unroll_hint)) \
+            for (int l = 0; l < (NL); ++l) IC_STEP \
+        } \
+    }
+#define TAP_LOOPS { \
+        for (int s = 0; s < IC_FULL_SLICES; ++s) SLICE_TAPS(s, 16) \
+        if (IC_REM > 0) SLICE_TAPS(IC_FULL_SLICES, IC_REM) \
+    }
+#elif LOOP_ORDER == 2 && !DEPTHWISE
+// LOOP_ORDER 2: channel by channel, every tap of a channel before the next: the weights stream in storage order.
+#define CHANNEL_TAPS(S, NL) { \
+        const __global float* ip_s = in_b + ((S) * INPUT0_FEATURE_PITCH + oy * STRIDE_Y * INPUT0_Y_PITCH \
+                                             + (ox0 * STRIDE_X - PAD_X) * 16 - PAD_Y * INPUT0_Y_PITCH); \
+        const __global float* wp = w_oc + (S) * 16 * W_TAP_PITCH; \
+        for (int l = 0; l < (NL); ++l) { \
+            for (int ky = 0; ky < FILTER_SIZE_Y; ++ky) { \
+                const int iy = oy * STRIDE_Y - PAD_Y + ky * DILATION_Y; \
+                SKIP_ROW \
+                KX_UNROLL \
+                for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
+                    const __global float* ip = ip_s + (ky * DILATION_Y * INPUT0_Y_PITCH + kx * DILATION_X * 16); \
+                    const float8 w0 = LD8(wp + (ky * FILTER_SIZE_X + kx) * 16, 0); \
+                    const float8 w1 = LD8(wp + (ky * FILTER_SIZE_X + kx) * 16, 1); \
+                    __attribute__((opencl_unroll_hint)) \
+                    for (int p = 0; p < OUT_BLOCK; ++p) { \
+                        const float x = ip[p * IN_STEP_X + l]; \
+                        a0[p] = x * w0 + a0[p]; \
+                        a1[p] = x * w1 + a1[p]; \
+                    } \
+                } \
+            } \
+            wp += W_TAP_PITCH; \
+        } \
+    }
+#define TAP_LOOPS { \
+        for (int s = 0; s < IC_FULL_SLICES; ++s) CHANNEL_TAPS(s, 16) \
+        if (IC_REM > 0) CHANNEL_TAPS(IC_FULL_SLICES, IC_REM) \
+    }
+#else
 #define TAP_LOOPS \
     for (int ky = 0; ky < FILTER_SIZE_Y; ++ky) { \
         const int iy = oy * STRIDE_Y - PAD_Y + ky * DILATION_Y; \
@@ -97,6 +149,7 @@
             TAP_BODY \
         } \
     }
+#endif
 // Border work-items: for one row and input slice S, copy the SPAN pixels the block reads into row[] (zero outside
 // the input), then every tap of that row over NL channels.
 #define BORDER_SLICE(S, NL) { \
@@ -225,5 +278,7 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
 #undef IN_SLICE_OF_GROUP
 #undef IC_STEP
 #undef TAP_LOOPS
+#undef SLICE_TAPS
+#undef CHANNEL_TAPS
 #undef BORDER_SLICE
 #undef BORDER_LOOPS

@@ -7,7 +7,9 @@ The hooks follow clDNN's ``KernelBase`` (see ``activation_kernel_tutorial.cpp``)
 - ``priority(params)``: lower wins (``FORCE_PRIORITY_1`` ... ``DONT_USE_IF_HAVE_SOMETHING_ELSE``);
 - ``jit_constants(params)``: the ``#define`` header (tensor sizes, pitches, activation ...);
 - ``dispatch(params)``: gws (and lws, None lets the driver choose) of each enqueue;
-- ``kernel_data(params)``: the KernelData the engine builds and runs.
+- ``kernel_data(params)``: the KernelData the engine builds and runs;
+- ``tune_variants(params)``: the variants (jit choices such as a block size) auto-tuning may time; a kernel with
+  more than one accepts ``kernel_data(params, variant)``.
 
 An OpenCL kernel's template is ``cl_kernels/<name>.cl``. Its entry point is written ``KERNEL(<name>)(args...)``:
 ``KERNEL`` expands to a unique ``__kernel void`` name so many kernels share one batched ``cl.Program``.
@@ -121,6 +123,11 @@ class KernelBase:
         entry = f"{self.name}__{source_hash(body)}"
         src = f"#define KERNEL(name) __kernel void {entry}\n{body}\n#undef KERNEL\n{jit.undefs()}"
         return entry, src
+
+    def tune_variants(self, params: Params) -> list[dict[str, int]]:
+        """The variants auto-tuning times for ``params`` (dicts of jit choices); ``[{}]``: nothing to tune. A kernel
+        that returns more must accept ``kernel_data(params, variant)`` for each of them."""
+        return [{}]
 
     def kernel_data(self, params: Params) -> KernelData:
         """One enqueue of this kernel's template with ``jit_constants``, ``dispatch`` and ``args`` (plus the fused

@@ -4,7 +4,9 @@ key and ``validate()``, the lowest ``priority()`` wins (clDNN ``kernel_selector`
 Kernels register with the ``@register`` decorator; ``kernel_selector.kernels`` imports every kernel module so the
 registry is complete. ``explain(params)`` lists every candidate with its verdict; ``select`` raises
 UnsupportedError carrying that explanation when nothing fits. A forced kernel name (``CLDNN_PY_FORCE_IMPL`` or
-``BuildOptions(force_implementations=...)``) is taken if it is valid, otherwise the error says why not.
+``BuildOptions(force_implementations=...)``) is taken if it is valid, otherwise the error says why not. Given a
+:class:`~kernel_selector.tuning_cache.TuningCache`, a stored winner (kernel and variant) for this device and params
+is taken before the priority rules when it is still valid (clDNN's tuning cache lookup).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from cldnn_py.errors import UnsupportedError
 
 from .kernel_base import KernelBase, KernelData
 from .params import Params
+from .tuning_cache import TuningCache
 
 _REGISTRY: dict[str, list[KernelBase]] = {}
 _LOADED = False
@@ -81,8 +84,11 @@ class KernelSelector:
         out.sort(key=lambda v: (v.reason is not None, v.priority or 0, v.kernel))
         return out
 
-    def select(self, params: Params, forced: str | None = None) -> tuple[KernelBase, KernelData]:
-        """The winning kernel and its KernelData. Raises UnsupportedError with the explanation."""
+    def select(self, params: Params, forced: str | None = None,
+               cache: TuningCache | None = None) -> tuple[KernelBase, KernelData]:
+        """The winning kernel and its KernelData: the forced one, else the tuning cache's winner for
+        ``params.device`` when it validates, else the lowest priority. Raises UnsupportedError with the
+        explanation."""
         verdicts = self.explain(params)
         by_name = {k.name: k for k in candidates(params.kind) if k.engine == params.engine}
         if forced is not None:
@@ -95,6 +101,14 @@ class KernelSelector:
         ok = [v for v in verdicts if v.reason is None]
         if not ok:
             raise UnsupportedError(self._message(params, verdicts, "no kernel supports it"))
+        if cache is not None and params.device is not None:
+            won = cache.lookup(params.device, params)
+            if won is not None and any(v.kernel == won.kernel for v in ok):
+                k = by_name[won.kernel]
+                if not won.variant:
+                    return k, k.kernel_data(params)
+                if won.variant in k.tune_variants(params):
+                    return k, k.kernel_data(params, won.variant)  # type: ignore[call-arg]
         k = by_name[ok[0].kernel]
         return k, k.kernel_data(params)
 

@@ -1,5 +1,7 @@
 """Shared fixtures. Each pytest-xdist worker gets its own POCL_CACHE_DIR (parallel PoCL processes sharing one
-cache have crashed PoCL: pocl#1480); it is set before pyopencl is imported anywhere."""
+cache have crashed PoCL: pocl#1480); it is set before pyopencl is imported anywhere. The user's tuning cache is
+never read or written by tests: CLDNN_PY_TUNING_CACHE points at a per-worker file (the shipped cache still applies,
+as it does for users)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ _worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
 _root = pathlib.Path(os.environ.get("CLDNN_PY_TEST_CACHE", tempfile.gettempdir())) / "cldnn_py_test_pocl"
 os.environ["POCL_CACHE_DIR"] = str(_root / _worker)
 os.makedirs(os.environ["POCL_CACHE_DIR"], exist_ok=True)
+os.environ["CLDNN_PY_TUNING_CACHE"] = str(_root / f"tuning_{_worker}_{os.getpid()}.json")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402

@@ -3,7 +3,9 @@
 The kernel_selector is the only bridge between nodes and kernels (DESIGN.md §4.3): this pass turns a node into
 ``Params`` (layouts, attributes, fused ops), asks the selector, and stores the Impl. Identical kernel sources
 (same template, same jit header) are built once. Sources are grouped into few ``cl.Program``s; a failed batch is
-rebuilt kernel by kernel to name the primitive, and KernelBuildError carries the build log.
+rebuilt kernel by kernel to name the primitive, and KernelBuildError carries the build log. With
+``BuildOptions(tuning="cache" | "tune")`` the selector reads the tuning cache; in "tune" the nodes without a stored
+winner are timed first (:mod:`cldnn_py.autotuner`) and the cache file is written at the end of the pass.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import logging
 
 from kernel_selector import FusedOp, Params, selector
+from kernel_selector.tuning_cache import TuningCache
 
 from ..errors import KernelBuildError
 from ..pass_manager import BasePass
@@ -43,11 +46,19 @@ class CompileGraph(BasePass):
         forced = program.forced_impls
         sources: dict[str, str] = {}
         users: dict[str, list[str]] = {}
+        mode = program.options.tuning
+        cache = None if mode == "off" else TuningCache(program.options.tuning_cache)
         for node in program.order:
             if node.optimized_out:
                 continue
             self.node = node.id
-            kernel, kd = selector.select(node_params(program, node), forced.get(node.id))
+            params = node_params(program, node)
+            if mode == "tune" and cache is not None and node.id not in forced \
+                    and cache.lookup(params.device, params) is None:
+                from ..autotuner import tune
+
+                tune(program.engine, params, cache)
+            kernel, kd = selector.select(params, forced.get(node.id), cache)
             node.impl = Impl(kd.kernel_name, kd.kernels)
             log.debug("%s '%s': %s", node.kind, node.id, kd.kernel_name)
             for k in kd.kernels:
@@ -64,6 +75,8 @@ class CompileGraph(BasePass):
             if program.options.progress is not None:
                 program.options.progress(min(start + len(batch), len(entries)), len(entries))
         program.kernels_built = len(entries)
+        if cache is not None and mode == "tune":
+            cache.save()
 
     @staticmethod
     def _build(program: ProgramBuilder, batch: list[str], sources: dict[str, str],

@@ -21,14 +21,17 @@ def padding_mask(layout) -> np.ndarray:
 
 
 def run_kernel_padded(engine, kind: str, inputs: list, output, attrs: dict, arrays: list[np.ndarray],
-                      kernel: str | None = None) -> np.ndarray:
+                      kernel: str | None = None, variant: dict | None = None) -> np.ndarray:
     """Select (or force) the kernel of primitive type ``kind`` for these layouts, run it on ``arrays`` (logical,
-    one per input layout) and return the logical output. Asserts the output's padding was not written."""
+    one per input layout) and return the logical output. Asserts the output's padding was not written.
+    ``variant``: one of the forced kernel's ``tune_variants`` (auto-tuning's choices) instead of its default."""
     import pyopencl as cl
 
     params = Params(kind=kind, engine=engine.kind, inputs=list(inputs), output=output, attrs=dict(attrs),
                     layer_id=kind, device=engine.info)
-    _, kd = selector.select(params, kernel)
+    k_obj, kd = selector.select(params, kernel)
+    if variant is not None:
+        kd = k_obj.kernel_data(params, variant)  # type: ignore[call-arg]
     mems = []
     for lay, arr in zip(inputs, arrays):
         mem = engine.allocate(lay)

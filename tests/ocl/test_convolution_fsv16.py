@@ -176,15 +176,20 @@ def test_fsv16_reads_no_padding_it_does_not_need(engine, rng, x_pad, conv_pad, e
     assert_close(out, conv_ref(x, w, b, (1, 1), (1, 1), conv_pad, conv_pad, 1), rtol=1e-4, atol=1e-4)
 
 
-def run_zero_halo(engine, inputs, output, attrs, arrays) -> np.ndarray:
+def run_zero_halo(engine, inputs, output, attrs, arrays, variant=None) -> np.ndarray:
     """Like padded.run_kernel_padded, but the input's y/x padding holds zeros (the contract of the no-check
-    variant: the producer wrote the interior of a zero-filled buffer); feature block tails stay NaN."""
+    variant: the producer wrote the interior of a zero-filled buffer); feature block tails stay NaN. ``variant``:
+    a tuning variant of the fast kernel (its ``tune_variants``) instead of the selector's choice."""
     import pyopencl as pcl
 
     from kernel_selector.kernel_base import common_header
+    from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16
 
     params = Params("convolution", engine.kind, list(inputs), output, dict(attrs))
-    _, kd = selector.select(params, FAST)
+    if variant is None:
+        _, kd = selector.select(params, FAST)
+    else:
+        kd = ConvolutionKernelBFsYxFsv16().kernel_data(params, variant)
     mems = []
     for lay, arr in zip(inputs, arrays):
         if lay.format.block is not None and lay.format.block[0] == "f":

@@ -19,6 +19,8 @@ from ...selector import register
 
 MAX_BLOCK = 6  # pixels per work-item: 2 * P accumulators + 2 weights + 1 broadcast <= 16 ymm registers (AVX2)
 MIN_BLOCK = 3
+TUNE_BLOCKS = (3, 4, 5, 6, 7)
+L1_BYTES = 32 * 1024  # what auto-tuning times (7 spills a little on AVX2 but fills a 7-wide row)
 
 
 def choose_block(ow: int, max_block: int = MAX_BLOCK) -> int:
@@ -169,8 +171,29 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         """P, the output pixels per work-item: :func:`choose_block` of the output width."""
         return choose_block(params.output.dims4[3])
 
-    def jit_constants(self, params: Params, block: int | None = None) -> JitConstants:
-        """Tensors, conv geometry, OUT_BLOCK, IC slices, CHECK_Y / CHECK_X and DEPTHWISE."""
+    def loop_order(self, params: Params) -> int:
+        """LOOP_ORDER without a tuned winner: 0 (taps outside the input-channel slices), the order measured fastest
+        on most ResNet-50 shapes (``benchmarks/conv_kernels.py --loop-order 0 1 2``); 1 and 2 are tuning variants."""
+        return 0
+
+    def tune_variants(self, params: Params) -> list[dict[str, int]]:
+        """``{"block": P, "loop_order": 0 | 1 | 2}`` for each P of TUNE_BLOCKS not wider than the output row (the
+        row itself if narrower) and each loop order (only 0 for depthwise), the priority rules' choice first."""
+        ow = params.output.dims4[3]
+        g = params.attrs["groups"]
+        depthwise = g > 1 and g == params.inputs[0].dims4[1] == params.inputs[1].shape[0]
+        first = {"block": self.block(params), "loop_order": 0 if depthwise else self.loop_order(params)}
+        out = [first]
+        for p in TUNE_BLOCKS if ow >= TUNE_BLOCKS[0] else (ow,):
+            for so in (0,) if depthwise else (0, 1, 2):
+                v = {"block": p, "loop_order": so}
+                if p <= ow and v != first:
+                    out.append(v)
+        return out
+
+    def jit_constants(self, params: Params, block: int | None = None,
+                      loop_order: int | None = None) -> JitConstants:
+        """Tensors, conv geometry, OUT_BLOCK, LOOP_ORDER, IC slices, CHECK_Y / CHECK_X and DEPTHWISE."""
         j = super().jit_constants(params)
         a = params.attrs
         oc, icg, kh, kw = params.inputs[1].shape
@@ -184,7 +207,8 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                   "FILTER_SIZE_Y": kh, "FILTER_SIZE_X": kw, "BIAS_TERM": int(len(params.inputs) > 2),
                   "OUT_BLOCK": min(block or self.block(params), params.output.dims4[3]),
                   "IC_FULL_SLICES": icg // 16, "IC_REM": icg % 16,
-                  "CHECK_Y": int(check_y), "CHECK_X": int(check_x), "DEPTHWISE": int(depthwise)})
+                  "CHECK_Y": int(check_y), "CHECK_X": int(check_x), "DEPTHWISE": int(depthwise),
+                  "LOOP_ORDER": self.loop_order(params) if loop_order is None else loop_order})
         return j
 
     def dispatch(self, params: Params, block: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -193,10 +217,11 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         b, f, y, x = params.output.dims4
         return (-(-x // min(block or self.block(params), x)), y, -(-f // 16) * b), (1, 1, 1)
 
-    def kernel_data(self, params: Params, block: int | None = None) -> KernelData:
-        """One enqueue (fused ops' extra inputs appended to the arguments); ``block`` overrides P (benchmarks
-        time several)."""
-        jit = self.jit_constants(params, block)
+    def kernel_data(self, params: Params, variant: dict[str, int] | None = None) -> KernelData:
+        """One enqueue (fused ops' extra inputs appended to the arguments); ``variant["block"]`` overrides P
+        (auto-tuning and benchmarks time several)."""
+        block = (variant or {}).get("block")
+        jit = self.jit_constants(params, block, (variant or {}).get("loop_order"))
         jit.update(fused_ops8_jit(params.fused_ops, params.output.dims4[1]))
         args = self.args(params) + [Arg("input", i) for op in params.fused_ops for i in op.dep_indices]
         entry, src = self.make_source(jit)

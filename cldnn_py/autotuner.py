@@ -1,0 +1,136 @@
+"""Auto-tuning: time every tunable kernel variant of one Params on the device and keep the fastest (clDNN's
+``auto_tuner``; the tile choice per device of ../shared/PERF_NOTES.md lesson 5).
+
+For a node, the candidates are the kernels the selector finds valid, minus the reference kernels when anything
+better validates (a reference convolution can take seconds on a real shape), each with every variant of its
+``tune_variants(params)``. A candidate is built on its own, given buffers of the params' layouts (random data,
+padding included), run once to warm up (PoCL compiles the work-group function at the first launch), then
+``runs`` times; its score is the median device time from the profiling events, in ms. The winner is stored in the
+:class:`~kernel_selector.tuning_cache.TuningCache`; ``BuildOptions(tuning="tune")`` does this for every node in
+compile_graph, ``tuning="cache"`` (the default) only reads stored winners.
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, Params, selector
+from kernel_selector.kernel_base import KernelData, common_header
+from kernel_selector.selector import candidates
+from kernel_selector.tuning_cache import TuningCache, Winner
+
+from .errors import KernelBuildError
+from .layout import Layout
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+log = logging.getLogger("cldnn_py.autotuner")
+
+RUNS = 5
+
+
+def tuning_candidates(params: Params) -> list[tuple[str, dict[str, int], KernelData]]:
+    """[(kernel name, variant, KernelData)] to time for ``params``: every valid kernel's variants, reference
+    kernels only when nothing else validates."""
+    ok = [v for v in selector.explain(params) if v.reason is None]
+    fast = [v for v in ok if v.priority is not None and v.priority < DONT_USE_IF_HAVE_SOMETHING_ELSE]
+    by_name = {k.name: k for k in candidates(params.kind) if k.engine == params.engine}
+    out = []
+    for v in fast or ok:
+        k = by_name[v.kernel]
+        for var in k.tune_variants(params):
+            kd = k.kernel_data(params, var) if var else k.kernel_data(params)  # type: ignore[call-arg]
+            out.append((k.name, var, kd))
+    return out
+
+
+def _layout_of_arg(params: Params, index: int) -> Layout:
+    """The layout of argument ``("input", index)``: an own input, or a fused op's extra input by dep index."""
+    if index < len(params.inputs):
+        return params.inputs[index]
+    for op in params.fused_ops:
+        for dep, lay in zip(op.dep_indices, op.extra_inputs):
+            if dep == index:
+                return lay
+    raise IndexError(f"{params.kind} '{params.layer_id}': kernel argument input {index} has no layout")
+
+
+class _Bench:
+    """Device buffers for one Params: every input (random normal data in the whole buffer) and the output."""
+
+    def __init__(self, engine: Engine, params: Params, rng: np.random.Generator) -> None:
+        import pyopencl as cl
+
+        self.engine, self.params, self.cl = engine, params, cl
+        self.buffers: dict[tuple[str, int], Any] = {}
+        self.rng = rng
+
+    def buffer(self, kind: str, index: int) -> Any:
+        key = (kind, index)
+        if key not in self.buffers:
+            lay = self.params.output if kind == "output" else _layout_of_arg(self.params, index)
+            n = max(lay.buffer_size, 1)
+            data = (self.rng.standard_normal(n) * 0.5).astype(lay.dtype.numpy)
+            cl = self.cl
+            self.buffers[key] = cl.Buffer(self.engine.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
+                                          hostbuf=data)
+        return self.buffers[key]
+
+    def arg(self, a: Any) -> Any:
+        if a.kind in ("input", "output"):
+            return self.buffer(a.kind, int(a.index))
+        return np.int32(a.index) if a.kind == "int" else np.float32(a.index)
+
+    def time(self, kd: KernelData, runs: int) -> float:
+        """Median device time in ms of the KernelData's enqueues (all of them, in order) over ``runs`` runs after a
+        warm-up. Raises KernelBuildError if a kernel does not build."""
+        cl = self.cl
+        kernels = []
+        for k in kd.kernels:
+            prg = self.engine.build(common_header() + k.source)
+            kern = cl.Kernel(prg, k.entry)
+            kern.set_args(*[self.arg(a) for a in k.args])
+            kernels.append((kern, k))
+        times = []
+        for r in range(runs + 1):
+            t = 0.0
+            for kern, k in kernels:
+                ev = cl.enqueue_nd_range_kernel(self.engine.queue, kern, k.gws, k.lws)
+                ev.wait()
+                t += (ev.profile.end - ev.profile.start) / 1e6
+            if r:
+                times.append(t)
+        return statistics.median(times)
+
+
+def tune(engine: Engine, params: Params, cache: TuningCache, runs: int = RUNS) -> Winner | None:
+    """Time every candidate of ``params`` on ``engine`` and store the fastest in ``cache``; returns it, or None
+    when there is only one candidate (nothing to choose; nothing is stored). A candidate that fails to build is
+    skipped with a warning; if all fail, the last KernelBuildError is raised."""
+    cands = tuning_candidates(params)
+    if len(cands) <= 1:
+        return None
+    bench = _Bench(engine, params, np.random.default_rng(0))
+    best: Winner | None = None
+    error: KernelBuildError | None = None
+    for name, variant, kd in cands:
+        try:
+            ms = bench.time(kd, runs)
+        except KernelBuildError as err:
+            log.warning("%s '%s': %s %s does not build, skipped", params.kind, params.layer_id, name, variant)
+            error = err
+            continue
+        log.debug("%s '%s': %s %s %.3f ms", params.kind, params.layer_id, name, variant, ms)
+        if best is None or best.ms is None or ms < best.ms:
+            best = Winner(name, dict(variant), ms)
+    if best is None:
+        assert error is not None
+        raise error
+    cache.store(params.device, params, best)
+    return best
+

@@ -1,0 +1,191 @@
+"""The tuning cache: which kernel, and which variant of it, won on a device for one Params (clDNN's auto-tuning).
+
+clDNN times every candidate kernel of a primitive once per shape and device and keeps the winner in a JSON cache
+(``cache.json``, keyed by device and a hash of the params); later builds read the winner instead of the priority
+rules. This module is that cache: the storage, the keys, and the lookup the selector does. The timing itself needs
+an engine and lives in :mod:`cldnn_py.autotuner`.
+
+Keys:
+
+- device key: device name, platform version (PoCL and its LLVM) and driver version, so a winner measured on one
+  device/compiler is never applied to another;
+- params key: the first 20 hex digits of the SHA-1 of a canonical JSON of everything a kernel sees (kind, engine,
+  every input and output layout with padding, attributes, fused ops). Each entry keeps a readable ``desc`` too.
+
+Two files are read: the one shipped in the package (``kernel_selector/tuning/*.json``, measured on the pip PoCL on
+a 2-core Zen 4; used by anyone with the same device key) and the user's (``BuildOptions.tuning_cache``,
+``CLDNN_PY_TUNING_CACHE`` or ``<platformdirs user cache>/cldnn_py/tuning_cache.json``), whose entries win. Only the
+user's file is written. File format::
+
+    {"version": 1, "devices": {"<device key>": {"<params key>":
+        {"kernel": "convolution_b_fs_yx_fsv16", "variant": {"block": 5}, "ms": 0.61, "desc": "..."}}}}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from cldnn_py.errors import CldnnError
+
+from .params import Params
+
+log = logging.getLogger("cldnn_py.tuning")
+
+TUNING_MODES = ("off", "cache", "tune")
+FORMAT_VERSION = 1
+
+
+class TuningCacheError(CldnnError):
+    """A tuning cache file that cannot be read (bad JSON or an unknown format version); names the file."""
+
+
+def device_key(device: Any) -> str:
+    """``"<name> | <platform version> | <driver version>"`` of a DeviceInfo (anything with those attributes)."""
+    return f"{device.name} | {device.platform_version} | {device.driver_version}"
+
+
+def _layout_desc(lay: Any) -> str:
+    return str(lay)
+
+
+def params_desc(params: Params) -> dict[str, Any]:
+    """The canonical, JSON-able description of everything a kernel sees of ``params`` (the layer id excluded)."""
+    return {
+        "kind": params.kind,
+        "engine": params.engine,
+        "inputs": [_layout_desc(x) for x in params.inputs],
+        "output": _layout_desc(params.output),
+        "attrs": {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(params.attrs.items())},
+        "fused": [{"kind": op.kind, "attrs": {k: op.attrs[k] for k in sorted(op.attrs)},
+                   "inputs": [_layout_desc(x) for x in op.extra_inputs]} for op in params.fused_ops],
+    }
+
+
+def params_key(params: Params) -> str:
+    """20 hex digits of SHA-1 over :func:`params_desc` (sorted keys, compact separators)."""
+    text = json.dumps(params_desc(params), sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha1(text.encode()).hexdigest()[:20]
+
+
+def short_desc(params: Params) -> str:
+    """One human line for a cache entry: ``kind in0 -> out [attrs]``."""
+    d = params_desc(params)
+    attrs = ",".join(f"{k}={v}" for k, v in d["attrs"].items() if k not in ("weights", "bias"))
+    fused = "+".join(f["kind"] for f in d["fused"])
+    return f"{d['kind']} {' ; '.join(d['inputs'])} -> {d['output']} [{attrs}]{' fused ' + fused if fused else ''}"
+
+
+def default_path() -> Path:
+    """``CLDNN_PY_TUNING_CACHE`` if set, else ``<platformdirs user cache dir>/cldnn_py/tuning_cache.json``."""
+    env = os.environ.get("CLDNN_PY_TUNING_CACHE")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("cldnn_py")) / "tuning_cache.json"
+
+
+def _read(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as err:
+        raise TuningCacheError(f"tuning cache {path} cannot be read ({err}); delete it or pass another "
+                               f"BuildOptions(tuning_cache=...)") from None
+    if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION or not isinstance(data.get("devices"),
+                                                                                              dict):
+        raise TuningCacheError(f"tuning cache {path}: expected {{'version': {FORMAT_VERSION}, 'devices': {{...}}}}, "
+                               f"got version {data.get('version') if isinstance(data, dict) else type(data).__name__}")
+    return data["devices"]
+
+
+def shipped_files() -> list[Path]:
+    """The tuning caches shipped in ``kernel_selector/tuning/`` (sorted by name)."""
+    folder = resources.files("kernel_selector").joinpath("tuning")
+    return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+@dataclass
+class Winner:
+    """A cache entry: kernel name, its variant (jit choices, e.g. ``{"block": 5}``), median device time in ms."""
+
+    kernel: str
+    variant: dict[str, int] = field(default_factory=dict)
+    ms: float | None = None
+
+
+class TuningCache:
+    """Shipped winners plus the user's file (which wins); thread-safe lookups and stores, atomic saves.
+
+    Args:
+        path: the user's file (read if present, written by ``save``); None for :func:`default_path`.
+        shipped: also read the caches shipped in the package.
+    Raises:
+        TuningCacheError: a file that is not a version-1 tuning cache.
+    """
+
+    def __init__(self, path: Path | str | None = None, shipped: bool = True) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self._shipped: dict[str, dict[str, dict[str, Any]]] = {}
+        if shipped:
+            for f in shipped_files():
+                for dev, entries in _read(f).items():
+                    self._shipped.setdefault(dev, {}).update(entries)
+        self._user = _read(self.path)
+        self._dirty = False
+        self._lock = threading.Lock()
+
+    def lookup(self, device: Any, params: Params) -> Winner | None:
+        """The stored winner for ``params`` on ``device`` (a DeviceInfo), user entries first, or None."""
+        dev, key = device_key(device), params_key(params)
+        with self._lock:
+            e = self._user.get(dev, {}).get(key) or self._shipped.get(dev, {}).get(key)
+        if e is None:
+            return None
+        return Winner(str(e["kernel"]), {k: int(v) for k, v in dict(e.get("variant", {})).items()}, e.get("ms"))
+
+    def store(self, device: Any, params: Params, winner: Winner) -> None:
+        """Record a winner in the user's entries (written by ``save``)."""
+        entry = {"kernel": winner.kernel, "variant": dict(winner.variant), "ms": winner.ms,
+                 "desc": short_desc(params)}
+        with self._lock:
+            self._user.setdefault(device_key(device), {})[params_key(params)] = entry
+            self._dirty = True
+
+    def entries(self, device: Any) -> dict[str, dict[str, Any]]:
+        """Every entry known for ``device`` (shipped, then the user's over them), by params key."""
+        dev = device_key(device)
+        with self._lock:
+            return {**self._shipped.get(dev, {}), **self._user.get(dev, {})}
+
+    def save(self) -> Path | None:
+        """Write the user's entries to ``path`` atomically (temp file + rename, merged with what another process
+        wrote meanwhile); returns the path, or None when nothing changed. Raises OSError if it cannot be written."""
+        with self._lock:
+            if not self._dirty:
+                return None
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                merged = _read(self.path)
+            except TuningCacheError:
+                merged = {}
+            for dev, entries in self._user.items():
+                merged.setdefault(dev, {}).update(entries)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tuning_", suffix=".json")
+            with os.fdopen(fd, "w") as fh:
+                json.dump({"version": FORMAT_VERSION, "devices": merged}, fh, indent=1, sort_keys=True)
+            os.replace(tmp, self.path)
+            self._user = merged
+            self._dirty = False
+        log.info("tuning cache written: %s", self.path)
+        return self.path

@@ -1,0 +1,123 @@
+"""Auto-tuning and the tuning cache: BuildOptions(tuning="off" | "cache" | "tune") (kernel_selector/tuning_cache.py,
+cldnn_py/autotuner.py).
+
+A tuned build must time the variants, store a winner that is one of them, and a later "cache" build must use it;
+a stored winner is taken only while it validates; "off" ignores the cache; a broken file is a clear error. Results
+are checked against the float64 reference with the stored (possibly non-default) variant.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+from kernel_selector import Params
+from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16
+from kernel_selector.tuning_cache import TuningCache, TuningCacheError, device_key, params_key
+from tests.helpers import assert_close, f32
+from tests.ocl.test_convolution import conv_ref
+
+FAST = "convolution_b_fs_yx_fsv16"
+
+
+def conv_topology(x_shape, w, b) -> cl.Topology:
+    t = cl.Topology()
+    t.add(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x_shape)))
+    t.add(cl.Data("w", w))
+    t.add(cl.Data("b", b))
+    t.add(cl.Convolution("conv", "x", weights="w", bias="b", pad=(1, 1)))
+    t.add(cl.Activation("relu", "conv", func="relu"))
+    return t
+
+
+def jit_value(program: cl.Program, name: str) -> int:
+    src = program.node("conv").impl.kernels[0].source
+    return int(re.search(rf"#define {name} (\d+)", src).group(1))  # type: ignore[union-attr]
+
+
+def params_of(program: cl.Program) -> Params:
+    from cldnn_py.passes.compile_graph import node_params
+
+    class _B:  # node_params needs .engine only
+        engine = program.engine
+
+    return node_params(_B, program.node("conv"))  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def case(rng):
+    x = f32(rng.standard_normal((1, 20, 6, 13)))
+    w = f32(rng.standard_normal((24, 20, 3, 3)))
+    b = f32(rng.standard_normal(24))
+    return x, w, b, np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), 0)
+
+
+def test_tune_stores_a_variant_and_cache_mode_uses_it(engine, tmp_path, case):
+    x, w, b, expect = case
+    path = tmp_path / "tuning.json"
+    tuned = cl.Program(engine, conv_topology(x.shape, w, b), cl.BuildOptions(tuning="tune", tuning_cache=path))
+    data = json.loads(path.read_text())
+    entries = data["devices"][device_key(engine.info)]
+    params = params_of(tuned)
+    entry = entries[params_key(params)]
+    assert entry["kernel"] == FAST and entry["ms"] > 0 and "convolution" in entry["desc"]
+    assert entry["variant"] in ConvolutionKernelBFsYxFsv16().tune_variants(params)
+    assert jit_value(tuned, "OUT_BLOCK") == entry["variant"]["block"]
+
+    # forge a different winner: a "cache" build must take it, and still compute the right thing
+    forged = {"block": 3, "loop_order": 2} if entry["variant"] != {"block": 3, "loop_order": 2} else \
+        {"block": 7, "loop_order": 1}
+    entry["variant"] = forged
+    path.write_text(json.dumps(data))
+    cached = cl.Program(engine, conv_topology(x.shape, w, b), cl.BuildOptions(tuning="cache", tuning_cache=path))
+    assert (jit_value(cached, "OUT_BLOCK"), jit_value(cached, "LOOP_ORDER")) == (forged["block"],
+                                                                                  forged["loop_order"])
+    net = cl.Network(cached)
+    net.poison()
+    assert_close(net.run({"x": x})["relu"], expect, rtol=1e-4, atol=1e-4)
+
+    off = cl.Program(engine, conv_topology(x.shape, w, b), cl.BuildOptions(tuning="off", tuning_cache=path))
+    assert jit_value(off, "OUT_BLOCK") == ConvolutionKernelBFsYxFsv16().block(params)
+
+
+def test_invalid_stored_winner_falls_back_to_priority_rules(engine, tmp_path, case):
+    x, w, b, _ = case
+    path = tmp_path / "tuning.json"
+    program = cl.Program(engine, conv_topology(x.shape, w, b), cl.BuildOptions(tuning="off"))
+    params = params_of(program)
+    for bad in ({"kernel": "convolution_ref", "variant": {}},            # does not validate on fsv16 / packed
+                {"kernel": FAST, "variant": {"block": 99, "loop_order": 0}},  # not one of its variants
+                {"kernel": "no_such_kernel", "variant": {}}):
+        path.write_text(json.dumps({"version": 1, "devices": {device_key(engine.info): {params_key(params): bad}}}))
+        p = cl.Program(engine, conv_topology(x.shape, w, b), cl.BuildOptions(tuning_cache=path))
+        assert p.node("conv").impl.kernel_name == FAST
+        assert jit_value(p, "OUT_BLOCK") == ConvolutionKernelBFsYxFsv16().block(params)
+
+
+def test_broken_cache_file_is_a_clear_error(engine, tmp_path, case):
+    x, w, b, _ = case
+    path = tmp_path / "tuning.json"
+    path.write_text("{not json")
+    with pytest.raises(TuningCacheError, match=str(path)):
+        cl.Program(engine, conv_topology(x.shape, w, b), cl.BuildOptions(tuning_cache=path))
+    path.write_text(json.dumps({"version": 99, "devices": {}}))
+    with pytest.raises(TuningCacheError, match="version"):
+        TuningCache(path)
+    with pytest.raises(ValueError, match="tuning must be one of off, cache, tune; got 'fast'"):
+        cl.BuildOptions(tuning="fast")
+
+
+def test_params_key_ignores_the_layer_id_and_sees_shapes(engine, tmp_path, case):
+    x, w, b, _ = case
+    program = cl.Program(engine, conv_topology(x.shape, w, b), cl.BuildOptions(tuning="off"))
+    p = params_of(program)
+    renamed = Params(p.kind, p.engine, p.inputs, p.output, p.attrs, p.fused_ops, layer_id="other", device=p.device)
+    assert params_key(renamed) == params_key(p)
+    wider = Params(p.kind, p.engine, p.inputs, p.output.with_(shape=(1, 24, 6, 14)), p.attrs, p.fused_ops)
+    assert params_key(wider) != params_key(p)
+    cache = TuningCache(tmp_path / "t.json", shipped=False)
+    assert cache.lookup(engine.info, p) is None and cache.save() is None  # nothing stored, nothing written
