@@ -68,12 +68,13 @@ def _model_inputs(model: Any) -> dict[str, tuple[list[Any], Any]]:
                      i.type.tensor_type.elem_type) for i in m.graph.input if i.name not in init}
 
 
-def _build(path: str, device: str | None, shapes: dict[str, tuple[int, ...]], quiet: bool = False) -> Any:
+def _build(path: str, device: str | None, shapes: dict[str, tuple[int, ...]], quiet: bool = False,
+           tuning: str = "cache", tuning_cache: str | None = None, engine: Any = None) -> Any:
     """Engine, Topology, Program (with a tqdm bar on a terminal)."""
     from . import BuildOptions, Engine, Program
     from .frontend import load_onnx
 
-    engine = Engine(device)
+    engine = engine or Engine(device)
     topo = load_onnx(path, shapes or None)
     bar = None
     if sys.stderr.isatty() and not quiet:
@@ -88,7 +89,7 @@ def _build(path: str, device: str | None, shapes: dict[str, tuple[int, ...]], qu
             bar.refresh()
 
     try:
-        program = Program(engine, topo, BuildOptions(progress=progress))
+        program = Program(engine, topo, BuildOptions(progress=progress, tuning=tuning, tuning_cache=tuning_cache))
     finally:
         if bar is not None:
             bar.close()
@@ -139,16 +140,21 @@ def _run(args: argparse.Namespace) -> int:
 
 
 # ----- benchmark --------------------------------------------------------------------------------------------------
+def _batch_shapes(model: str, batch: int | None, shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    """``shapes`` with the batch dimension of every input whose other dimensions are known set to ``batch``."""
+    if batch:
+        for name, (dims, _) in _model_inputs(model).items():
+            base = list(shapes.get(name, dims))
+            if base and None not in base[1:]:
+                shapes[name] = (batch, *base[1:])
+    return shapes
+
+
 def _benchmark(args: argparse.Namespace) -> int:
     from . import Network
 
-    shapes = _shapes(args.shape)
-    if args.batch:
-        for name, (dims, _) in _model_inputs(args.model).items():
-            base = list(shapes.get(name, dims))
-            if base and None not in base[1:]:
-                shapes[name] = (args.batch, *base[1:])
-    engine, _, program = _build(args.model, args.device, shapes)
+    shapes = _batch_shapes(args.model, args.batch, _shapes(args.shape))
+    engine, _, program = _build(args.model, args.device, shapes, tuning=args.tuning, tuning_cache=args.tuning_cache)
     print(f"device: {engine.info.spec} {engine.info.name} ({engine.info.platform_version})")
     print(f"program build: {program.build_time_ms:.0f} ms, {program.kernels_built} kernels")
     net = Network(program)
@@ -218,6 +224,26 @@ def _check_against_onnxruntime(model: str, feeds: dict[str, np.ndarray], outs: d
 
 
 # ----- dump-graph -------------------------------------------------------------------------------------------------
+def _tune(args: argparse.Namespace) -> int:
+    """Build every model at every batch with BuildOptions(tuning="tune"): time the kernel variants of each layer
+    that has no stored winner and write the winners to the tuning cache."""
+    from kernel_selector.tuning_cache import TuningCache, default_path
+
+    from . import Engine
+
+    engine = Engine(args.device)
+    path = args.cache or str(default_path())
+    before = len(TuningCache(path).entries(engine.info))
+    for model in args.models:
+        for batch in args.batch:
+            t0 = time.perf_counter()
+            _build(model, None, _batch_shapes(model, batch, {}), tuning="tune", tuning_cache=path, engine=engine)
+            print(f"{model} batch {batch}: tuned in {time.perf_counter() - t0:.1f} s")
+    after = len(TuningCache(path).entries(engine.info))
+    print(f"{path}: {after} entries for {engine.info.name} ({after - before} new)")
+    return 0
+
+
 def _dump_graph(args: argparse.Namespace) -> int:
     from .pass_manager import to_dot
 
@@ -262,7 +288,17 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--pc", action="store_true", help="per-primitive device times")
     b.add_argument("--report", metavar="FILE.json", help="write the figures as JSON")
     b.add_argument("--check", action="store_true", help="compare the outputs with onnxruntime first")
+    b.add_argument("--tuning", choices=["off", "cache", "tune"], default="cache",
+                   help="kernel choice: priority rules only, the tuning cache (default), or tune first")
+    b.add_argument("--tuning-cache", metavar="FILE.json", help="the tuning cache file (default: the user's)")
     b.set_defaults(func=_benchmark)
+
+    t = sub.add_parser("tune", help="time the kernel variants of models' layers and store the winners")
+    t.add_argument("models", nargs="+", help="ONNX model files")
+    t.add_argument("--batch", type=int, nargs="+", default=[1], help="batch sizes to tune (default 1)")
+    t.add_argument("--cache", metavar="FILE.json", help="tuning cache to write (default: the user's)")
+    t.add_argument("--device", help="cl:P:D (default: see `cldnn-py devices`)")
+    t.set_defaults(func=_tune)
 
     z = sub.add_parser("zoo", help="write the onnx wheel's nine real network graphs with seeded random weights",
                        add_help=False)

@@ -112,6 +112,8 @@ def _read(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
 def shipped_files() -> list[Path]:
     """The tuning caches shipped in ``kernel_selector/tuning/`` (sorted by name)."""
     folder = resources.files("kernel_selector").joinpath("tuning")
+    if not folder.is_dir():
+        return []
     return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".json"))
 
 

@@ -91,3 +91,20 @@ def test_zoo_writes_a_model(tmp_path, capsys):
     path = tmp_path / "squeezenet_b1_s0.onnx"
     assert path.exists() and str(path) in capsys.readouterr().out
     onnx.checker.check_model(onnx.load(path))
+
+
+def test_tune_writes_winners_and_benchmark_reads_them(tmp_path, capsys, rng):
+    w = helper.make_tensor("w", TensorProto.FLOAT, [16, 8, 3, 3], rng.standard_normal(16 * 8 * 9).tolist())
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])], "conv",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 8, 6, 9])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 16, 6, 9])], [w])
+    path = tmp_path / "conv.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=10), path)
+    cache = tmp_path / "tuning.json"
+    assert main(["tune", str(path), "--batch", "1", "2", "--cache", str(cache)]) == 0
+    out = capsys.readouterr().out
+    assert "batch 2: tuned" in out and "2 new" in out  # one convolution shape per batch
+    entries = next(iter(json.loads(cache.read_text())["devices"].values()))
+    assert {e["kernel"] for e in entries.values()} == {"convolution_b_fs_yx_fsv16"}
+    assert main(["benchmark", str(path), "--batch", "2", "-n", "2", "--tuning-cache", str(cache)]) == 0
+    assert main(["benchmark", str(path), "--batch", "1", "-n", "2", "--tuning", "off"]) == 0
