@@ -4,6 +4,7 @@
 - ``CLDNN_PY_CACHE_DIR``: where compiled kernel binaries are cached (issue 7).
 - ``CLDNN_PY_DEBUG``: ``1`` turns on debug logging of passes and kernel selection.
 - ``CLDNN_PY_DUMP_GRAPHS``: a directory; the pass manager writes ``NN_<pass>.dot`` after every pass.
+- ``CLDNN_PY_TUNING_CACHE``: the user's tuning cache file (default: the platformdirs user cache folder).
 - ``CLDNN_PY_FORCE_IMPL``: ``prim_id:kernel_name[,prim_id:kernel_name...]`` forces the kernel of a primitive.
 ``PYOPENCL_CTX`` is honoured the way pyopencl reads it when no device is given.
 """
@@ -21,6 +22,11 @@ def device() -> str | None:
 def cache_dir() -> str | None:
     """The ``CLDNN_PY_CACHE_DIR`` directory, or None."""
     return os.environ.get("CLDNN_PY_CACHE_DIR") or None
+
+
+def tuning_cache() -> str | None:
+    """The ``CLDNN_PY_TUNING_CACHE`` file, or None."""
+    return os.environ.get("CLDNN_PY_TUNING_CACHE") or None
 
 
 def debug() -> bool:

@@ -86,9 +86,10 @@ def short_desc(params: Params) -> str:
 
 def default_path() -> Path:
     """``CLDNN_PY_TUNING_CACHE`` if set, else ``<platformdirs user cache dir>/cldnn_py/tuning_cache.json``."""
-    env = os.environ.get("CLDNN_PY_TUNING_CACHE")
-    if env:
-        return Path(env)
+    from cldnn_py import env
+
+    if env.tuning_cache():
+        return Path(str(env.tuning_cache()))
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("cldnn_py")) / "tuning_cache.json"
