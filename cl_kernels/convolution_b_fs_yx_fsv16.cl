@@ -18,8 +18,13 @@
 #define W_TAP_PITCH (FILTER_SIZE_Y * FILTER_SIZE_X * 16)
 #define IN_STEP_X (STRIDE_X * 16)
 #define SPAN ((OUT_BLOCK - 1) * STRIDE_X + (FILTER_SIZE_X - 1) * DILATION_X + 1)  // input pixels of one block row
+#if LOAD_FORM  // the device probe (cldnn_py/device_probe.py) found vload8 as fast as pointers on this device
+#define LD8(p, i) vload8((i), (p))
+#define ST8(p, i, v) vstore8((v), (i), (p))
+#else
 #define LD8(p, i) (((const __global float8*)(p))[i])
-#define ST8(p, i) (((__global float8*)(p))[i])
+#define ST8(p, i, v) (((__global float8*)(p))[i] = (v))
+#endif
 #define KX_UNROLL __attribute__((opencl_unroll_hint(FILTER_SIZE_X <= 8 ? FILTER_SIZE_X : 1)))
 #if CHECK_Y
 #define SKIP_ROW if (iy < 0 || iy >= INPUT0_SIZE_Y) continue;
@@ -260,8 +265,8 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
             continue;
         }
 #endif
-        ST8(out + p * 16, 0) = v0;
-        ST8(out + p * 16, 1) = v1;
+        ST8(out + p * 16, 0, v0);
+        ST8(out + p * 16, 1, v1);
     }
 }
 

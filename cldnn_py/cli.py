@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 
-def _devices(_: argparse.Namespace) -> int:
+def _devices(args: argparse.Namespace) -> int:
     from .device import NO_PLATFORM_HELP, default_choice, list_devices
 
     devs = list_devices()
@@ -36,7 +36,28 @@ def _devices(_: argparse.Namespace) -> int:
               f"fp16 {'yes' if d.supports_fp16 else 'no'}, out-of-order queue {'yes' if d.out_of_order else 'no'}")
     spec, why = default_choice()
     print(f"Engine() picks {spec}: {why}")
+    if getattr(args, "probe", False):
+        _probe(args.cache, [d.spec for d in devs])
     return 0
+
+
+def _probe(cache_path: str | None, specs: list[str]) -> None:
+    """Run the load-form probe on every device, print it, store it in the tuning cache."""
+    from kernel_selector.tuning_cache import TuningCache
+
+    from .device_probe import _source, binary_calls, probe_load_form
+    from .engine import Engine
+
+    cache = TuningCache(cache_path)
+    for spec in specs:
+        engine = Engine(spec)
+        r = probe_load_form(engine)
+        calls = {f: binary_calls(_source(f)[0]) for f in ("pointer", "vload")}
+        rates = ", ".join(f"{f} {g:.0f} GFLOP/s" + (f" ({calls[f]} calls in its binary)" if calls.get(f) is not None
+                                                      else "") for f, g in r["gflops"].items())
+        print(f"{spec} load-form probe: {rates} -> {r['load_form']}")
+        cache.store_device(engine.info, "load_form", r)
+    print(f"stored in {cache.save()}")
 
 
 def _version(_: argparse.Namespace) -> int:
@@ -264,7 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with its sub-commands."""
     p = argparse.ArgumentParser(prog="cldnn-py", description="clDNN-style inference engine on OpenCL")
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("devices", help="list OpenCL devices").set_defaults(func=_devices)
+    dv = sub.add_parser("devices", help="list OpenCL devices")
+    dv.add_argument("--probe", action="store_true", help="measure which vector load form each device compiles "
+                    "well (cldnn_py.device_probe) and store it in the tuning cache")
+    dv.add_argument("--cache", metavar="FILE.json", help="tuning cache to write (default: the user's)")
+    dv.set_defaults(func=_devices)
     sub.add_parser("version", help="print versions").set_defaults(func=_version)
 
     def model_cmd(name: str, help: str) -> argparse.ArgumentParser:

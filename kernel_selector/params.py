@@ -34,7 +34,9 @@ class FusedOp:
 class Params:
     """Everything a kernel needs: ``kind`` (primitive type name), ``engine`` ('ocl' or 'cpu'), ``inputs``
     (layouts of the dependencies in primitive order: data, weights, bias ...), ``output`` layout, ``attrs``
-    (primitive parameters), ``fused_ops``, ``layer_id`` (for messages) and the device description."""
+    (primitive parameters), ``fused_ops``, ``layer_id`` (for messages), the device description, and
+    ``device_caps``: what the device's compiler does well, measured by cldnn_py.device_probe (``load_form``:
+    ``"pointer"`` or ``"vload"``; clDNN's EngineInfo plays this part)."""
 
     kind: str
     engine: str
@@ -44,6 +46,7 @@ class Params:
     fused_ops: list[FusedOp] = field(default_factory=list)
     layer_id: str = ""
     device: Any = None
+    device_caps: dict[str, str] = field(default_factory=dict)
 
 
 ANY = None

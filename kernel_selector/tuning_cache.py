@@ -18,7 +18,8 @@ a 2-core Zen 4; used by anyone with the same device key) and the user's (``Build
 user's file is written. File format::
 
     {"version": 1, "devices": {"<device key>": {"<params key>":
-        {"kernel": "convolution_b_fs_yx_fsv16", "variant": {"block": 5}, "ms": 0.61, "desc": "..."}}}}
+        {"kernel": "convolution_b_fs_yx_fsv16", "variant": {"block": 5}, "ms": 0.61, "desc": "..."},
+        "device:load_form": {"load_form": "pointer", "gflops": {"pointer": 160.0, "vload": 50.0}}}}}
 """
 
 from __future__ import annotations
@@ -163,6 +164,20 @@ class TuningCache:
                  "desc": short_desc(params)}
         with self._lock:
             self._user.setdefault(device_key(device), {})[params_key(params)] = entry
+            self._dirty = True
+
+    def lookup_device(self, device: Any, name: str) -> dict[str, Any] | None:
+        """A per-device fact stored under ``"device:<name>"`` (e.g. the load-form probe of cldnn_py.device_probe),
+        user entries first, or None."""
+        dev, key = device_key(device), f"device:{name}"
+        with self._lock:
+            e = self._user.get(dev, {}).get(key) or self._shipped.get(dev, {}).get(key)
+        return dict(e) if e is not None else None
+
+    def store_device(self, device: Any, name: str, value: dict[str, Any]) -> None:
+        """Record a per-device fact (a JSON-able dict) in the user's entries."""
+        with self._lock:
+            self._user.setdefault(device_key(device), {})[f"device:{name}"] = dict(value)
             self._dirty = True
 
     def entries(self, device: Any) -> dict[str, dict[str, Any]]:

@@ -33,7 +33,8 @@ def node_params(program: ProgramBuilder, node: ProgramNode) -> Params:
                      list(op.dep_indices), op.fused_id) for op in node.fused_ops]
     return Params(kind=node.kind, engine=program.engine.kind, inputs=[d.layout() for d in node.dependencies[:own]],
                   output=node.layout(), attrs=node.primitive.attrs(), fused_ops=fused,
-                  layer_id=node.id, device=program.engine.info)
+                  layer_id=node.id, device=program.engine.info,
+                  device_caps=dict(program.device_caps))
 
 
 class CompileGraph(BasePass):
@@ -48,6 +49,9 @@ class CompileGraph(BasePass):
         users: dict[str, list[str]] = {}
         mode = program.options.tuning
         cache = None if mode == "off" else TuningCache(program.options.tuning_cache)
+        from ..device_probe import device_caps
+
+        program.device_caps = device_caps(program.engine, cache, mode)
         for node in program.order:
             if node.optimized_out:
                 continue

@@ -42,8 +42,9 @@ def jit_value(program: cl.Program, name: str) -> int:
 def params_of(program: cl.Program) -> Params:
     from cldnn_py.passes.compile_graph import node_params
 
-    class _B:  # node_params needs .engine only
+    class _B:  # node_params needs .engine and .device_caps only
         engine = program.engine
+        device_caps = program.device_caps
 
     return node_params(_B, program.node("conv"))  # type: ignore[arg-type]
 

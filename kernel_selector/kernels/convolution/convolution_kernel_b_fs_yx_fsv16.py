@@ -193,7 +193,8 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
 
     def jit_constants(self, params: Params, block: int | None = None,
                       loop_order: int | None = None) -> JitConstants:
-        """Tensors, conv geometry, OUT_BLOCK, LOOP_ORDER, IC slices, CHECK_Y / CHECK_X and DEPTHWISE."""
+        """Tensors, conv geometry, OUT_BLOCK, LOOP_ORDER, IC slices, CHECK_Y / CHECK_X, DEPTHWISE and LOAD_FORM
+        (1: vload8/vstore8 where the device probe found them faster, 0: aligned float8 pointers)."""
         j = super().jit_constants(params)
         a = params.attrs
         oc, icg, kh, kw = params.inputs[1].shape
@@ -208,7 +209,8 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                   "OUT_BLOCK": min(block or self.block(params), params.output.dims4[3]),
                   "IC_FULL_SLICES": icg // 16, "IC_REM": icg % 16,
                   "CHECK_Y": int(check_y), "CHECK_X": int(check_x), "DEPTHWISE": int(depthwise),
-                  "LOOP_ORDER": self.loop_order(params) if loop_order is None else loop_order})
+                  "LOOP_ORDER": self.loop_order(params) if loop_order is None else loop_order,
+                  "LOAD_FORM": int(params.device_caps.get("load_form") == "vload")})
         return j
 
     def dispatch(self, params: Params, block: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
