@@ -28,8 +28,10 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m 'not network' tests
 
+# The zoo's ResNet-50, AlexNet, GoogLeNet, SqueezeNet at batch 1 and 8 on every OpenCL device vs onnxruntime
+# (a few minutes; table on stdout, JSON in .cache/bench.json). benchmarks/latency.py: the examples/ networks.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/latency.py
+	$(BIN)/python benchmarks/bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check cldnn_py kernel_selector tests examples benchmarks
