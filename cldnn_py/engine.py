@@ -98,6 +98,36 @@ class Engine:
         """Copy a buffer into host memory after ``wait_for``; blocks until done."""
         self._cl.enqueue_copy(self.queue, host, buffer, wait_for=wait_for, is_blocking=True)
 
+    # ----- stream: what Network enqueues (the CPU engine implements the same calls) --------------------------------
+    def bind_kernel(self, program: Any, entry: str, args: list[Any], fn: Any = None) -> Any:
+        """A kernel ``entry`` of a built program with its arguments set (buffers, np.int32 / np.float32 scalars).
+        ``fn`` (a CPU kernel's callable) is unused here."""
+        k = self._cl.Kernel(program, entry)
+        k.set_args(*args)
+        return k
+
+    def enqueue_kernel(self, kernel: Any, gws: tuple[int, ...], lws: tuple[int, ...] | None,
+                       wait_for: list[Any] | None = None) -> Any:
+        """Enqueue a bound kernel after ``wait_for``; returns its event (``wait()``, ``profile.start/end`` in ns)."""
+        return self._cl.enqueue_nd_range_kernel(self.queue, kernel, gws, lws, wait_for=wait_for or None)
+
+    def enqueue_zero(self, buffer: Any, nbytes: int, wait_for: list[Any] | None = None) -> Any:
+        """Fill the first ``nbytes`` of a buffer with zeros after ``wait_for``; returns the event."""
+        return self._cl.enqueue_fill_buffer(self.queue, buffer, np.zeros(1, np.float32), 0, nbytes,
+                                            wait_for=wait_for or None)
+
+    def enqueue_barrier(self) -> None:
+        """Everything enqueued later starts after everything enqueued before."""
+        self._cl.enqueue_barrier(self.queue)
+
+    def enqueue_marker(self, events: list[Any]) -> Any:
+        """One event complete when all ``events`` are."""
+        return self._cl.enqueue_marker(self.queue, wait_for=events)
+
+    def flush(self) -> None:
+        """Submit what was enqueued (no wait)."""
+        self.queue.flush()
+
     # ----- kernels -----------------------------------------------------------------------------------------------
     def build(self, source: str, options: list[str] | None = None) -> Any:
         """Build OpenCL C ``source`` into a ``pyopencl.Program``.

@@ -24,7 +24,8 @@ from .topology import Topology
 
 @dataclass
 class PrimitiveInst:
-    """Runtime instance of one node: output memory, bound ``pyopencl.Kernel``s with gws/lws, last events."""
+    """Runtime instance of one node: output memory, bound kernels (``Engine.bind_kernel``) with gws/lws, last
+    events."""
 
     node: ProgramNode
     memory: Memory
@@ -81,8 +82,6 @@ class Network:
         self._lock = threading.RLock()
         self._insts: dict[str, PrimitiveInst] = {}
         self._inputs: dict[str, Any] = {}  # id -> host array kept alive while its copy runs
-        import pyopencl as cl
-
         slots = [self.engine.allocate_buffer(n, owner=f"memory pool slot {i}")
                  for i, n in enumerate(program.slot_bytes)]
         self._slot_bytes = sum(program.slot_bytes)
@@ -104,9 +103,9 @@ class Network:
             kernels = []
             if node.impl is not None:
                 for kd in node.impl.kernels:
-                    prg = program.cl_programs[program.entry_program[kd.entry]]
-                    k = cl.Kernel(prg, kd.entry)
-                    k.set_args(*[self._arg(node, a, mem) for a in kd.args])
+                    idx = program.entry_program.get(kd.entry)
+                    k = self.engine.bind_kernel(program.cl_programs[idx] if idx is not None else None, kd.entry,
+                                                [self._arg(node, a, mem) for a in kd.args], getattr(kd, "fn", None))
                     kernels.append((k, kd.gws, kd.lws))
             self._insts[node.id] = PrimitiveInst(node, mem, kernels, [])
         self.input_ids = [n.id for n in program.order if n.kind == "input_layout"]
@@ -163,15 +162,13 @@ class Network:
 
         Returns {output id: NetworkOutput}. Raises CldnnError naming inputs that were never set.
         """
-        import pyopencl as cl
-
+        eng = self.engine
         with self._lock:
             missing = [i for i in self.input_ids if i not in self._inputs]
             if missing:
                 raise CldnnError(f"execute: inputs {missing} were never set with set_input_data")
-            q = self.engine.queue
             # the previous execution's kernels finish before this one writes any buffer (write-after-read)
-            cl.enqueue_barrier(q)
+            eng.enqueue_barrier()
             mdeps = self.program.memory_deps
             for inst in self._insts.values():
                 if not inst.kernels:
@@ -181,11 +178,9 @@ class Network:
                 wait = [e for d in inst.node.dependencies for e in self._insts[d.id].events]
                 wait += [e for m in mdeps.get(inst.node.id, ()) for e in self._insts[m].events]  # pool reuse
                 if inst.node.id in self.program.memory_zero:  # reused buffer, padded layout: zero halo first
-                    wait = [cl.enqueue_fill_buffer(q, inst.memory.buffer, np.zeros(1, np.float32), 0,
-                                                   inst.memory.bytes, wait_for=wait or None)]
-                inst.events = [cl.enqueue_nd_range_kernel(q, k, gws, lws, wait_for=wait or None)
-                               for k, gws, lws in inst.kernels]
-            q.flush()
+                    wait = [eng.enqueue_zero(inst.memory.buffer, inst.memory.bytes, wait)]
+                inst.events = [eng.enqueue_kernel(k, gws, lws, wait) for k, gws, lws in inst.kernels]
+            eng.flush()
             return {o: NetworkOutput(o, self._insts[self.program.resolve(o)].memory,
                                      self._event(self.program.resolve(o))) for o in self.output_ids}
 
@@ -193,9 +188,7 @@ class Network:
         evs = self._insts[pid].events
         if len(evs) <= 1:
             return evs[0] if evs else None
-        import pyopencl as cl
-
-        return cl.enqueue_marker(self.engine.queue, wait_for=evs)
+        return self.engine.enqueue_marker(evs)
 
     def run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """``set_input_data`` for each feed, ``execute()``, and the outputs as {id: array}."""
