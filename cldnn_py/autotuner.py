@@ -61,24 +61,20 @@ def _layout_of_arg(params: Params, index: int) -> Layout:
 
 
 class _Bench:
-    """Device buffers for one Params: every input (random normal data in the whole buffer) and the output."""
+    """Buffers for one Params on any engine (random normal data in every input buffer, padding included)."""
 
     def __init__(self, engine: Engine, params: Params, rng: np.random.Generator) -> None:
-        import pyopencl as cl
-
-        self.engine, self.params, self.cl = engine, params, cl
+        self.engine, self.params, self.rng = engine, params, rng
         self.buffers: dict[tuple[str, int], Any] = {}
-        self.rng = rng
 
     def buffer(self, kind: str, index: int) -> Any:
         key = (kind, index)
         if key not in self.buffers:
             lay = self.params.output if kind == "output" else _layout_of_arg(self.params, index)
-            n = max(lay.buffer_size, 1)
-            data = (self.rng.standard_normal(n) * 0.5).astype(lay.dtype.numpy)
-            cl = self.cl
-            self.buffers[key] = cl.Buffer(self.engine.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
-                                          hostbuf=data)
+            data = (self.rng.standard_normal(max(lay.buffer_size, 1)) * 0.5).astype(lay.dtype.numpy)
+            buf = self.engine.allocate_buffer(data.nbytes, owner=f"tuning {self.params.layer_id}")
+            self.engine.write_buffer(buf, data)
+            self.buffers[key] = buf
         return self.buffers[key]
 
     def arg(self, a: Any) -> Any:
@@ -89,18 +85,16 @@ class _Bench:
     def time(self, kd: KernelData, runs: int) -> float:
         """Median device time in ms of the KernelData's enqueues (all of them, in order) over ``runs`` runs after a
         warm-up. Raises KernelBuildError if a kernel does not build."""
-        cl = self.cl
+        eng = self.engine
         kernels = []
         for k in kd.kernels:
-            prg = self.engine.build(common_header() + k.source)
-            kern = cl.Kernel(prg, k.entry)
-            kern.set_args(*[self.arg(a) for a in k.args])
-            kernels.append((kern, k))
+            prg = eng.build(common_header() + k.source) if k.fn is None else None
+            kernels.append((eng.bind_kernel(prg, k.entry, [self.arg(a) for a in k.args], k.fn), k))
         times = []
         for r in range(runs + 1):
             t = 0.0
             for kern, k in kernels:
-                ev = cl.enqueue_nd_range_kernel(self.engine.queue, kern, k.gws, k.lws)
+                ev = eng.enqueue_kernel(kern, k.gws, k.lws)
                 ev.wait()
                 t += (ev.profile.end - ev.profile.start) / 1e6
             if r:

@@ -131,7 +131,10 @@ def probe_load_form(engine: Engine) -> dict[str, Any]:
 
 def device_caps(engine: Engine, cache: TuningCache | None, mode: str) -> dict[str, str]:
     """The caps kernels compile against: the stored probe result for this device; in tuning mode "tune" the probe
-    runs (and is stored) when nothing is stored; otherwise (or with no cache) :data:`DEFAULT_CAPS`."""
+    runs (and is stored) when nothing is stored; otherwise (or with no cache) :data:`DEFAULT_CAPS`. ``{}`` for the
+    CPU engine."""
+    if engine.kind != "ocl":
+        return {}
     if cache is None:
         return dict(DEFAULT_CAPS)
     stored = cache.lookup_device(engine.info, "load_form")

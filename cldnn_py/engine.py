@@ -26,10 +26,11 @@ class Engine:
     """An OpenCL device ready to allocate, build and run.
 
     Args:
-        device: ``"cl:P:D"``, ``"cl:N"`` or None for the default device. ``"cpu"`` (the numba engine) is not
-            available yet and raises DeviceError.
+        device: ``"cl:P:D"``, ``"cl:N"``, ``"cpu"`` (the numba engine: :class:`~cldnn_py.cpu_engine.CpuEngine`, a
+            subclass) or None for the default device (``CLDNN_PY_DEVICE``; the CPU engine, with a warning, when
+            there is no OpenCL platform).
     Attributes:
-        kind: ``"ocl"``, the engine kind the kernel_selector matches kernels on.
+        kind: ``"ocl"`` (``"cpu"`` for the CPU engine), the engine kind the kernel_selector matches kernels on.
         info: DeviceInfo (name, platform version, limits in bytes).
     Raises:
         DeviceError: no OpenCL platform, bad spec, or an unknown engine kind.
@@ -37,9 +38,27 @@ class Engine:
 
     kind = "ocl"
 
+    def __new__(cls, device: str | None = None) -> Engine:
+        """``Engine("cpu")`` (or ``CLDNN_PY_DEVICE=cpu``) makes the CPU engine; so does ``Engine()`` with a warning
+        when no OpenCL platform exists."""
+        if cls is Engine:
+            from . import env
+            from .device import _platforms
+
+            spec = device if device is not None else env.device()
+            if spec == "cpu":
+                from .cpu_engine import CpuEngine
+
+                return super().__new__(CpuEngine)
+            if spec is None and not _platforms():
+                from .cpu_engine import CpuEngine
+
+                log.warning("no OpenCL platform found: Engine() falls back to the CPU (numba) engine; install "
+                            "pocl-binary-distribution or a system OpenCL ICD for OpenCL")
+                return super().__new__(CpuEngine)
+        return super().__new__(cls)
+
     def __init__(self, device: str | None = None) -> None:
-        if device == "cpu":
-            raise DeviceError("the CPU (numba) engine is not available yet; use Engine() for OpenCL")
         import pyopencl as cl
 
         self._cl = cl

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import Any
 
 from .jitter import JitConstants, fused_ops_jit, source_hash, tensor_jit
 from .params import Params, SupportedKey
@@ -43,7 +44,9 @@ class Arg:
 
 @dataclass
 class ClKernelData:
-    """One enqueue: the full OpenCL source of the kernel (header + template), its entry point, gws, lws, args."""
+    """One enqueue: the full OpenCL source of the kernel (header + template), its entry point, gws, lws, args.
+    A CPU kernel has no source: ``fn`` is the callable the CPU engine runs with the arguments (kernel_selector/cpu.py).
+    """
 
     entry: str
     source: str
@@ -51,6 +54,7 @@ class ClKernelData:
     lws: tuple[int, ...] | None
     args: list[Arg]
     build_options: tuple[str, ...] = ()
+    fn: Any = None
 
 
 @dataclass

@@ -66,6 +66,8 @@ class CompileGraph(BasePass):
             node.impl = Impl(kd.kernel_name, kd.kernels)
             log.debug("%s '%s': %s", node.kind, node.id, kd.kernel_name)
             for k in kd.kernels:
+                if k.fn is not None:  # a CPU kernel: a numba callable, nothing to build here
+                    continue
                 sources.setdefault(k.entry, k.source)
                 users.setdefault(k.entry, []).append(node.id)
         entries = list(sources)

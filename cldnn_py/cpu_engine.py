@@ -1,0 +1,183 @@
+"""The CPU engine: the same Program and Network on host memory, with numba kernels instead of OpenCL ones.
+
+``Engine("cpu")`` returns a :class:`CpuEngine` (kind ``"cpu"``): the kernel_selector then picks the kernels
+registered for engine kind "cpu" (``kernel_selector/kernels/<prim>/<prim>_kernel_cpu_*.py``). Memory is host memory
+(a 64-byte aligned ``numpy.uint8`` array per buffer) under the same Layout rules as device buffers, blocked formats
+and padding included. The stream runs each kernel when it is enqueued: Network enqueues in dependency order, so
+that is the dependency order; every call returns a completed :class:`CpuEvent` with ``wait()`` and
+``profile.start`` / ``profile.end`` in ns (``time.perf_counter_ns``), the interface of ``pyopencl.Event``, so
+Network and profiling code never branch on the engine.
+
+A CPU kernel's ``ClKernelData`` carries ``fn``, a callable that receives the kernel's arguments (raw uint8 buffers,
+scalars) in ``args`` order; it knows its layouts from the Params it was made from (``kernel_selector/cpu.py``).
+Threads: numba's ``prange`` uses ``numba.get_num_threads()`` (all cores by default, ``NUMBA_NUM_THREADS``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import platform
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .device import DeviceInfo
+from .engine import Engine
+from .errors import DeviceError
+from .layout import Layout
+from .memory import Memory
+
+log = logging.getLogger("cldnn_py.cpu_engine")
+
+ALIGN = 64
+
+
+@dataclass
+class _Profile:
+    start: int
+    end: int
+
+
+class CpuEvent:
+    """A completed command: ``wait()`` returns at once; ``profile.start`` / ``profile.end`` in ns."""
+
+    __slots__ = ("profile",)
+
+    def __init__(self, start: int, end: int) -> None:
+        self.profile = _Profile(start, end)
+
+    def wait(self) -> None:
+        """Nothing to wait for: the CPU stream runs each command when it is enqueued."""
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _total_memory() -> int:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def cpu_device_info() -> DeviceInfo:
+    """DeviceInfo of the host CPU as the "cpu" engine sees it (limits in bytes; numba's version as platform)."""
+    try:
+        import numba
+
+        version = f"numba {numba.__version__}"
+    except ImportError:
+        version = "numba (not installed)"
+    total = _total_memory()
+    return DeviceInfo(spec="cpu", name=f"{_cpu_name()} (numba)", platform="cldnn_py cpu", platform_version=version,
+                      driver_version=version, max_alloc_bytes=total // 2, global_mem_bytes=total,
+                      max_work_group_size=1, compute_units=os.cpu_count() or 1, supports_fp16=False,
+                      out_of_order=False)
+
+
+def aligned_bytes(nbytes: int) -> np.ndarray:
+    """A zero-filled uint8 array of ``nbytes`` (at least 4) whose data starts on a 64-byte boundary."""
+    n = max(nbytes, 4)
+    raw = np.zeros(n + ALIGN, np.uint8)
+    off = (-raw.ctypes.data) % ALIGN
+    return raw[off:off + n]
+
+
+class CpuEngine(Engine):
+    """The host CPU as an engine (kind ``"cpu"``): host buffers, a synchronous stream, numba kernels.
+
+    Made by ``Engine("cpu")`` (or directly). Attributes as ``Engine``: ``kind``, ``info`` (DeviceInfo with spec
+    ``"cpu"``), ``lock``. Raises DeviceError when numba is not installed, and, from ``allocate``, for a buffer larger
+    than ``info.max_alloc_bytes`` (half the host memory).
+    """
+
+    kind = "cpu"
+
+    def __init__(self, device: str | None = "cpu") -> None:
+        try:
+            import numba  # noqa: F401
+        except ImportError:
+            raise DeviceError("the CPU engine needs numba: pip install numba scipy") from None
+        self.info = cpu_device_info()
+        self.lock = threading.RLock()
+        self.device = None
+        log.debug("cpu engine on %s", self.info.name)
+
+    def __repr__(self) -> str:
+        return f"Engine('cpu': {self.info.name}, {self.info.platform_version})"
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a cldnn_py Engine holds live device objects and cannot be pickled; pass the device spec "
+                        "string ('cpu') and build a new Engine instead")
+
+    # ----- memory ------------------------------------------------------------------------------------------------
+    def allocate(self, layout: Layout, owner: str = "") -> Memory:
+        """A zero-filled host buffer of ``layout.bytes`` bytes; DeviceError naming ``owner`` when too large."""
+        return Memory(self, layout, self.allocate_buffer(layout.bytes, owner or str(layout)))
+
+    def allocate_buffer(self, nbytes: int, owner: str = "") -> Any:
+        """A zero-filled raw host buffer (64-byte aligned uint8 array) of ``nbytes`` bytes."""
+        if nbytes > self.info.max_alloc_bytes:
+            raise DeviceError(f"primitive '{owner}': buffer of {nbytes} bytes exceeds the CPU engine's max "
+                              f"allocation of {self.info.max_alloc_bytes} bytes (half the host memory)")
+        return aligned_bytes(nbytes)
+
+    def write_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None,
+                     blocking: bool = True) -> CpuEvent:
+        """Copy host bytes into a buffer now; returns a completed event."""
+        t0 = time.perf_counter_ns()
+        src = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
+        buffer[:src.size] = src
+        return CpuEvent(t0, time.perf_counter_ns())
+
+    def read_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None) -> None:
+        """Copy a buffer's first ``host.nbytes`` bytes into ``host``."""
+        host.reshape(-1).view(np.uint8)[:] = buffer[:host.nbytes]
+
+    # ----- stream ------------------------------------------------------------------------------------------------
+    def bind_kernel(self, program: Any, entry: str, args: list[Any], fn: Any = None) -> Any:
+        """The CPU kernel callable ``fn`` with its arguments bound (a zero-argument callable)."""
+        if fn is None:
+            raise DeviceError(f"kernel '{entry}' has no CPU implementation (an OpenCL kernel on the CPU engine)")
+        bound = list(args)
+        return lambda: fn(*bound)
+
+    def enqueue_kernel(self, kernel: Any, gws: tuple[int, ...], lws: tuple[int, ...] | None,
+                       wait_for: list[Any] | None = None) -> CpuEvent:
+        """Run a bound kernel now (its dependencies ran before it was enqueued); a completed event."""
+        t0 = time.perf_counter_ns()
+        kernel()
+        return CpuEvent(t0, time.perf_counter_ns())
+
+    def enqueue_zero(self, buffer: Any, nbytes: int, wait_for: list[Any] | None = None) -> CpuEvent:
+        """Zero the first ``nbytes`` of a buffer now."""
+        t0 = time.perf_counter_ns()
+        buffer[:nbytes] = 0
+        return CpuEvent(t0, time.perf_counter_ns())
+
+    def enqueue_barrier(self) -> None:
+        """Nothing to order: every command has completed when enqueued."""
+
+    def enqueue_marker(self, events: list[Any]) -> CpuEvent:
+        """A completed event (every event already is)."""
+        t = time.perf_counter_ns()
+        return CpuEvent(t, t)
+
+    def flush(self) -> None:
+        """Nothing to submit."""
+
+    def build(self, source: str, options: list[str] | None = None) -> Any:
+        """The CPU engine builds no OpenCL; CPU kernels are numba functions compiled at first use (cached)."""
+        raise DeviceError("the CPU engine does not build OpenCL programs")
