@@ -21,9 +21,22 @@ import pytest  # noqa: E402
 GENERATED = pathlib.Path(__file__).parent / ".generated"  # git-ignored; seeded models are written here
 
 
+# Engines every engine-generic test runs on (parity, issue 6); CLDNN_PY_TEST_ENGINES=ocl (or cpu) narrows it.
+ENGINES = [e for e in os.environ.get("CLDNN_PY_TEST_ENGINES", "ocl,cpu").split(",") if e]
+
+
+@pytest.fixture(scope="session", params=ENGINES)
+def engine(request):
+    """One Engine per worker and engine kind: the default OpenCL device ("ocl") and the CPU engine ("cpu").
+    Tests of engine-specific things (an OpenCL kernel, the tuning cache, the device probe) use ``ocl_engine``."""
+    import cldnn_py as cl
+
+    return cl.Engine("cpu") if request.param == "cpu" else cl.Engine()
+
+
 @pytest.fixture(scope="session")
-def engine():
-    """One OpenCL Engine per worker (default device)."""
+def ocl_engine():
+    """The default OpenCL Engine, for tests of OpenCL-only things."""
     import cldnn_py as cl
 
     return cl.Engine()

@@ -25,8 +25,6 @@ def run_kernel_padded(engine, kind: str, inputs: list, output, attrs: dict, arra
     """Select (or force) the kernel of primitive type ``kind`` for these layouts, run it on ``arrays`` (logical,
     one per input layout) and return the logical output. Asserts the output's padding was not written.
     ``variant``: one of the forced kernel's ``tune_variants`` (auto-tuning's choices) instead of its default."""
-    import pyopencl as cl
-
     params = Params(kind=kind, engine=engine.kind, inputs=list(inputs), output=output, attrs=dict(attrs),
                     layer_id=kind, device=engine.info)
     k_obj, kd = selector.select(params, kernel)
@@ -44,11 +42,10 @@ def run_kernel_padded(engine, kind: str, inputs: list, output, attrs: dict, arra
     out_mask = padding_mask(output)
     phys[out_mask] = SENTINEL
     engine.write_buffer(out.buffer, phys)
-    for k in kd.kernels:
-        knl = cl.Kernel(engine.build(common_header() + k.source), k.entry)
+    for k in kd.kernels:  # through the engine's stream API: the same code runs OpenCL and CPU kernels
+        prg = engine.build(common_header() + k.source) if k.fn is None else None
         args = [mems[int(a.index)].buffer if a.kind == "input" else out.buffer for a in k.args]
-        knl.set_args(*args)
-        cl.enqueue_nd_range_kernel(engine.queue, knl, k.gws, k.lws).wait()
+        engine.enqueue_kernel(engine.bind_kernel(prg, k.entry, args, k.fn), k.gws, k.lws).wait()
     raw = np.empty(output.buffer_size, dtype=output.dtype.numpy)
     engine.read_buffer(out.buffer, raw)
     assert (raw[out_mask] == phys[out_mask]).all(), "the kernel wrote into the output's padding"

@@ -19,6 +19,13 @@ from tests.helpers import assert_close, f32
 from tests.ocl.padded import SENTINEL, padding_mask, run_kernel_padded
 from tests.ocl.test_convolution import conv_ref
 
+
+@pytest.fixture
+def engine(ocl_engine):
+    """OpenCL only: these tests are about OpenCL kernels (the CPU engine's are tested in tests/cpu/)."""
+    return ocl_engine
+
+
 FAST = "convolution_b_fs_yx_fsv16"
 
 

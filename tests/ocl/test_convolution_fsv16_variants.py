@@ -22,6 +22,13 @@ from tests.ocl.padded import run_kernel_padded
 from tests.ocl.test_convolution import conv_ref
 from tests.ocl.test_convolution_fsv16 import FAST, run_zero_halo
 
+
+@pytest.fixture
+def engine(ocl_engine):
+    """OpenCL only: these tests are about OpenCL kernels (the CPU engine's are tested in tests/cpu/)."""
+    return ocl_engine
+
+
 KERNEL = ConvolutionKernelBFsYxFsv16()
 
 # (N, C, H, W), OC, K, stride, pad, dilation

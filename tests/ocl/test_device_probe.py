@@ -8,6 +8,7 @@ import json
 import re
 
 import numpy as np
+import pytest
 
 import cldnn_py as cl
 from cldnn_py.device_probe import DEFAULT_CAPS, device_caps, probe_load_form, time_load_forms
@@ -15,6 +16,12 @@ from kernel_selector.tuning_cache import TuningCache, device_key
 from tests.helpers import assert_close, f32
 from tests.ocl.test_convolution import conv_ref
 from tests.ocl.test_tuning import conv_topology
+
+
+@pytest.fixture
+def engine(ocl_engine):
+    """OpenCL only: these tests are about OpenCL kernels (the CPU engine's are tested in tests/cpu/)."""
+    return ocl_engine
 
 
 def test_probe_times_both_forms_and_picks_one(engine):

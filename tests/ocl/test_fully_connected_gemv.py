@@ -10,6 +10,13 @@ import pytest
 import cldnn_py as cl
 from tests.helpers import assert_close, f32
 
+
+@pytest.fixture
+def engine(ocl_engine):
+    """OpenCL only: these tests are about OpenCL kernels (the CPU engine's are tested in tests/cpu/)."""
+    return ocl_engine
+
+
 FAST = "fully_connected_gemv"
 
 

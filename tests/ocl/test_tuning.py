@@ -21,6 +21,13 @@ from kernel_selector.tuning_cache import TuningCache, TuningCacheError, device_k
 from tests.helpers import assert_close, f32
 from tests.ocl.test_convolution import conv_ref
 
+
+@pytest.fixture
+def engine(ocl_engine):
+    """OpenCL only: these tests are about OpenCL kernels (the CPU engine's are tested in tests/cpu/)."""
+    return ocl_engine
+
+
 FAST = "convolution_b_fs_yx_fsv16"
 
 

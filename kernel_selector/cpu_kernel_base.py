@@ -1,0 +1,139 @@
+"""CPU kernels (engine kind "cpu"): how they receive their buffers and how the reference ones are written.
+
+A CPU kernel's KernelData carries ``fn`` instead of OpenCL source (``ClKernelData.fn``). The CPU engine calls it
+with the kernel's arguments in ``args`` order: the raw host buffers (64-byte aligned ``uint8`` arrays, possibly
+larger than the tensor: a memory-pool slot) and scalars. ``fn`` was made from the Params, so it knows every layout.
+
+- :class:`CpuKernelBase`: registration under engine "cpu", default key (any data type, any format, padding
+  allowed), ``kernel_data`` building ``fn`` from ``make_fn(params)``.
+- :class:`CpuRefKernel`: a reference kernel written on logical arrays. The base reads each input buffer through
+  its Layout (every format, padding and block tails) into a logical array, calls ``compute(params, inputs)``, applies
+  the fused ops (activations, eltwise with a broadcast operand) in numpy, and writes the result into the interior
+  of the output buffer only (an in-place concat slice or a padded buffer keeps everything else). Index maps
+  logical -> physical are computed once per layout (``physical_index``).
+Fast CPU kernels (numba, ``numba.njit(parallel=True, fastmath=True, cache=True)``) subclass CpuKernelBase and work on
+the physical buffers themselves (``typed``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from cldnn_py.layout import Layout
+
+from .cpu_activations import activation
+from .kernel_base import DONT_USE_IF_HAVE_SOMETHING_ELSE, Arg, ClKernelData, KernelBase, KernelData
+from .params import FusedOp, Params, SupportedKey
+
+CPU = frozenset({"cpu"})
+
+
+@lru_cache(maxsize=512)
+def physical_index(layout: Layout) -> np.ndarray:
+    """int64 array of the layout's logical shape: the flat physical index (in elements) of each logical element."""
+    return layout.from_physical(np.arange(layout.buffer_size, dtype=np.int64))
+
+
+def typed(buf: np.ndarray, layout: Layout) -> np.ndarray:
+    """The first ``layout.buffer_size`` elements of a raw uint8 buffer, viewed as the layout's data type."""
+    return buf[:layout.bytes].view(layout.dtype.numpy)
+
+
+def read_logical(buf: np.ndarray, layout: Layout) -> np.ndarray:
+    """A copy of the tensor a buffer holds, as a logical array of ``layout.shape``."""
+    return typed(buf, layout)[physical_index(layout)]
+
+
+def write_logical(buf: np.ndarray, layout: Layout, value: np.ndarray) -> None:
+    """Write a logical array (broadcast to ``layout.shape``, cast to its type) into the interior of the buffer."""
+    idx = physical_index(layout)
+    typed(buf, layout)[idx] = np.broadcast_to(np.asarray(value), idx.shape).astype(layout.dtype.numpy, copy=False)
+
+
+ELTWISE_NP: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "sum": np.add, "sub": np.subtract, "prod": np.multiply, "div": np.divide, "max": np.fmax, "min": np.fmin,
+    "pow": np.power,
+}
+
+
+def align_operand(x: np.ndarray, rank: int) -> np.ndarray:
+    """``x`` reshaped for numpy broadcasting against a rank-``rank`` tensor (leading 1s added)."""
+    return x.reshape((1,) * (rank - x.ndim) + x.shape) if x.ndim < rank else x
+
+
+def apply_fused(val: np.ndarray, ops: list[FusedOp], operands: list[np.ndarray]) -> np.ndarray:
+    """The fused ops applied in order to ``val`` (logical): activations by :func:`activation`, eltwise ops with
+    their operand (one logical array per eltwise, in order) broadcast numpy-style. Raises ValueError for an unknown
+    kind or mode."""
+    it = iter(operands)
+    for op in ops:
+        if op.kind == "activation":
+            val = activation(val, op.attrs["func"], op.attrs.get("a", 0.0), op.attrs.get("b", 0.0))
+        elif op.kind == "eltwise":
+            mode = op.attrs.get("mode", "sum")
+            if mode not in ELTWISE_NP:
+                raise ValueError(f"fused eltwise mode {mode!r} is not supported on the CPU engine")
+            with np.errstate(all="ignore"):
+                val = ELTWISE_NP[mode](val, align_operand(next(it), val.ndim))
+        else:
+            raise ValueError(f"fused op kind {op.kind!r} is not supported on the CPU engine")
+    return val
+
+
+class CpuKernelBase(KernelBase):
+    """Base of every CPU kernel: engine kind "cpu", key any type/format/padding, ``fn`` from ``make_fn``."""
+
+    engine = "cpu"
+
+    def supported_key(self) -> SupportedKey:
+        """CPU engine, any data type, any format, padding allowed."""
+        return SupportedKey(engines=CPU, input_dtypes=None, output_dtypes=None)
+
+    def make_fn(self, params: Params) -> Callable[..., None]:
+        """The callable the CPU engine runs with ``args(params)`` (plus fused-op inputs) in order."""
+        raise NotImplementedError
+
+    def kernel_data(self, params: Params) -> KernelData:
+        """One "enqueue" of ``make_fn(params)``; the fused ops' extra inputs follow the kernel's own arguments."""
+        args = self.args(params)
+        if self.supports_fused_ops:
+            args += [Arg("input", i) for op in params.fused_ops for i in op.dep_indices]
+        return KernelData(self.name, [ClKernelData(f"{self.name}__cpu", "", (1,), None, args,
+                                                   fn=self.make_fn(params))])
+
+
+class CpuRefKernel(CpuKernelBase):
+    """Reference CPU kernel on logical arrays: subclasses implement :meth:`compute`. Fused ops are applied by the
+    base (``supports_fused_ops``); priority DONT_USE_IF_HAVE_SOMETHING_ELSE."""
+
+    supports_fused_ops = True
+
+    def priority(self, params: Params) -> int:
+        """Reference kernels lose to any other valid kernel."""
+        return DONT_USE_IF_HAVE_SOMETHING_ELSE
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """The primitive on logical input arrays (``params.inputs`` order); returns the logical output (any float
+        or int type: it is cast to the output's)."""
+        raise NotImplementedError
+
+    def make_fn(self, params: Params) -> Callable[..., None]:
+        """Reads inputs, computes, applies fused ops, writes the output interior."""
+        ins = list(params.inputs)
+        out = params.output
+        ops = list(params.fused_ops)
+        extra = [lay for op in ops for lay in op.extra_inputs]
+
+        def fn(*bufs: Any) -> None:
+            xs = [read_logical(b, lay) for b, lay in zip(bufs[:len(ins)], ins)]
+            val = np.asarray(self.compute(params, xs))
+            if ops:
+                operands = [read_logical(b, lay) for b, lay in zip(bufs[len(ins) + 1:], extra)]
+                val = apply_fused(val.astype(np.float32) if val.dtype.kind != "f" else val, ops, operands)
+            write_logical(bufs[len(ins)], out, val.reshape(out.shape) if val.size == out.count() else val)
+
+        return fn
