@@ -24,19 +24,25 @@ import numpy as np
 
 
 def _devices(args: argparse.Namespace) -> int:
+    from .cpu_engine import cpu_device_info
     from .device import NO_PLATFORM_HELP, default_choice, list_devices
 
     devs = list_devices()
     if not devs:
         print(NO_PLATFORM_HELP, file=sys.stderr)
-        return 1
     for d in devs:
         print(f"{d.spec}  {d.name}  [{d.platform_version}]  compute units {d.compute_units}, "
               f"max alloc {d.max_alloc_bytes / 2**20:.0f} MiB, global {d.global_mem_bytes / 2**20:.0f} MiB, "
               f"fp16 {'yes' if d.supports_fp16 else 'no'}, out-of-order queue {'yes' if d.out_of_order else 'no'}")
-    spec, why = default_choice()
-    print(f"Engine() picks {spec}: {why}")
-    if getattr(args, "probe", False):
+    c = cpu_device_info()
+    print(f"cpu  {c.name}  [{c.platform_version}]  threads {c.compute_units}, max alloc "
+          f"{c.max_alloc_bytes / 2**20:.0f} MiB (the CPU engine: Engine('cpu'), --device cpu)")
+    if devs:
+        spec, why = default_choice()
+        print(f"Engine() picks {spec}: {why}")
+    else:
+        print("Engine() picks cpu: there is no OpenCL platform")
+    if getattr(args, "probe", False) and devs:
         _probe(args.cache, [d.spec for d in devs])
     return 0
 
@@ -295,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     def model_cmd(name: str, help: str) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help)
         sp.add_argument("model", help="ONNX model file")
-        sp.add_argument("--device", help="cl:P:D (default: see `cldnn-py devices`)")
+        sp.add_argument("--device", help="cl:P:D or cpu (default: see `cldnn-py devices`)")
         sp.add_argument("--shape", action="append", metavar="NAME=DIMS",
                         help="fix an input's shape, e.g. x=1,3,224,224")
         return sp

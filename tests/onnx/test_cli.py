@@ -27,6 +27,14 @@ def test_devices_lists_the_default_device_and_why(capsys):
     assert main(["devices"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("cl:0:0") and "max alloc" in out and "Engine() picks cl:0:0: " in out
+    assert "\ncpu  " in out and "numba" in out  # the CPU engine is listed too
+
+
+def test_devices_probe_stores_the_load_form(tmp_path, capsys):
+    cache = tmp_path / "t.json"
+    assert main(["devices", "--probe", "--cache", str(cache)]) == 0
+    out = capsys.readouterr().out
+    assert "load-form probe: pointer" in out and "vload" in out and "device:load_form" in cache.read_text()
 
 
 def test_version(capsys):
