@@ -5,6 +5,8 @@
 - ``CLDNN_PY_DEBUG``: ``1`` turns on debug logging of passes and kernel selection.
 - ``CLDNN_PY_DUMP_GRAPHS``: a directory; the pass manager writes ``NN_<pass>.dot`` after every pass.
 - ``CLDNN_PY_TUNING_CACHE``: the user's tuning cache file (default: the platformdirs user cache folder).
+- ``NUMBA_CACHE_DIR``: numba's own; when unset, the CPU kernels' compiled code is cached under
+  ``<platformdirs user cache>/cldnn_py/numba`` (set before numba is imported: :func:`configure_numba_cache`).
 - ``CLDNN_PY_FORCE_IMPL``: ``prim_id:kernel_name[,prim_id:kernel_name...]`` forces the kernel of a primitive.
 ``PYOPENCL_CTX`` is honoured the way pyopencl reads it when no device is given.
 """
@@ -27,6 +29,16 @@ def cache_dir() -> str | None:
 def tuning_cache() -> str | None:
     """The ``CLDNN_PY_TUNING_CACHE`` file, or None."""
     return os.environ.get("CLDNN_PY_TUNING_CACHE") or None
+
+
+def configure_numba_cache() -> str:
+    """Set ``NUMBA_CACHE_DIR`` to ``<platformdirs user cache>/cldnn_py/numba`` unless the user set it, so the CPU
+    kernels (``numba.njit(cache=True)``) compile once per machine, also from a read-only install. Returns it."""
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        import platformdirs
+
+        os.environ["NUMBA_CACHE_DIR"] = os.path.join(platformdirs.user_cache_dir("cldnn_py"), "numba")
+    return os.environ["NUMBA_CACHE_DIR"]
 
 
 def debug() -> bool:
