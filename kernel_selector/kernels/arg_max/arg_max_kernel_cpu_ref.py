@@ -1,0 +1,48 @@
+"""arg_max_cpu_ref: the CPU engine's reference arg max / arg min along one axis, on logical arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cldnn_py.layout import DataType
+
+from ...cpu_kernel_base import CPU, CpuRefKernel
+from ...params import Params, SupportedKey
+from ...selector import register
+from .arg_max_kernel_ref import ArgMaxKernelRef
+
+_OCL_REF = ArgMaxKernelRef()  # validate() is shared: the same reasons on both engines
+
+
+@register
+class ArgMaxKernelCpuRef(CpuRefKernel):
+    """Reference arg max / arg min on the CPU engine, the semantics of ``arg_max_ref`` (numpy.argmax, ONNX
+    ArgMax/ArgMin): the index along ``axis`` of the largest (``mode="max"``) or smallest (``"min"``) element; ties
+    give the first index, or the last with ``select_last_index``; a NaN beats every number (the first NaN, or the
+    last one with ``select_last_index``). Input f32 of rank 1-6 in any format, padded or not; output i32 indices
+    (the axis kept as 1 or removed: the same row-major order). No fused ops (as the OpenCL reference).
+    """
+
+    name = "arg_max_cpu_ref"
+    primitive = "arg_max"
+    supports_fused_ops = False
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32 input, i32 output, any format, padding allowed."""
+        return SupportedKey(engines=CPU, output_dtypes=frozenset({DataType.i32}))
+
+    def validate(self, params: Params) -> str | None:
+        """As ``arg_max_ref``: the axis lies in [-rank, rank)."""
+        return _OCL_REF.validate(params)
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """The i32 indices with the axis kept as 1 (reshaped to the output's shape by the base)."""
+        x = inputs[0].astype(np.float32, copy=False)
+        ax = int(params.attrs["axis"]) % x.ndim
+        find = np.argmin if params.attrs.get("mode", "max") == "min" else np.argmax
+        if params.attrs["select_last_index"]:
+            # the first hit in the reversed axis is the last one (the last NaN when there is one)
+            idx = x.shape[ax] - 1 - find(np.flip(x, axis=ax), axis=ax, keepdims=True)
+        else:
+            idx = find(x, axis=ax, keepdims=True)
+        return idx.astype(np.int32)

@@ -1,0 +1,43 @@
+"""concatenation_cpu_ref: the CPU engine's reference concatenation, on logical arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cldnn_py.layout import DataType
+
+from ...cpu_kernel_base import CPU, CpuRefKernel
+from ...params import Params, SupportedKey
+from ...selector import register
+from .concatenation_kernel_ref import ConcatenationKernelRef
+
+_ALL = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
+_OCL_REF = ConcatenationKernelRef()  # validate() is shared: the same reasons on both engines
+
+
+@register
+class ConcatenationKernelCpuRef(CpuRefKernel):
+    """Reference concatenation on the CPU engine, the semantics of ``concatenation_ref``: the inputs (any
+    formats, padded or not) joined along the logical ``axis`` (negative counts from the end) into the output
+    (any format, padded or not; only its interior is written). Pure data movement: f32, i32, i8, u8, the same type
+    everywhere. Runs only when prepare_buffer_fusing did not make the concat in place. No fused ops (as the
+    OpenCL reference).
+    """
+
+    name = "concatenation_cpu_ref"
+    primitive = "concatenation"
+    n_data_inputs = None
+    supports_fused_ops = False
+
+    def supported_key(self) -> SupportedKey:
+        """CPU; f32, i32, i8, u8; any format, padding allowed."""
+        return SupportedKey(engines=CPU, input_dtypes=_ALL, output_dtypes=_ALL)
+
+    def validate(self, params: Params) -> str | None:
+        """As ``concatenation_ref``: one data type; shapes agree except along the axis, whose sizes sum to the
+        output's."""
+        return _OCL_REF.validate(params)
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """``np.concatenate`` of the logical inputs along the axis, in their data type."""
+        return np.concatenate(inputs, axis=int(params.attrs["axis"]) % params.output.rank)

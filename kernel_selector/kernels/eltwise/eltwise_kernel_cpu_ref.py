@@ -1,0 +1,117 @@
+"""eltwise_cpu_ref: the CPU engine's reference eltwise, on logical arrays (cpu_kernel_base.CpuRefKernel).
+
+The same semantics as ``eltwise_ref`` (kernel_selector/kernels/eltwise/eltwise_kernel_ref.py and
+cl_kernels/eltwise_ref.cl): inputs folded left to right with numpy broadcasting, int math (C semantics) when every
+tensor is i32 and no coefficient is given, float32 math otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from cldnn_py.layout import DataType
+from cldnn_py.primitives.eltwise import EltwiseMode
+
+from ...cpu_kernel_base import CPU, CpuRefKernel, align_operand
+from ...params import Params, SupportedKey
+from ...selector import register
+from ..reorder.reorder_kernel_cpu_ref import convert
+from .eltwise_kernel_ref import EltwiseKernelRef, compute_type
+
+_TYPES = frozenset({DataType.f32, DataType.i32})
+_OCL_REF = EltwiseKernelRef()  # validate() is shared: the same reasons on both engines
+Op = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def int_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """int32 a / b truncated toward zero; x / 0 gives 0, INT_MIN / -1 wraps (``eltwise_idiv``)."""
+    a, b = np.broadcast_arrays(a, b)
+    safe = np.where((b == 0) | (b == -1), 1, b)
+    q = np.abs(a.astype(np.int64)) // np.abs(safe.astype(np.int64))
+    q = np.where((a < 0) != (safe < 0), -q, q).astype(np.int32)
+    return np.where(b == 0, np.int32(0), np.where(b == -1, -a, q)).astype(np.int32)
+
+
+def int_pow(base: np.ndarray, exp: np.ndarray) -> np.ndarray:
+    """int32 base ** exp by repeated squaring, wrapping like C; a negative exponent gives the truncated
+    1 / base^|exp| (1 for base 1, ±1 for base -1, 0 otherwise) (``eltwise_ipow``)."""
+    b, e = np.broadcast_arrays(base.astype(np.int32), exp.astype(np.int32))
+    neg = np.where(b == 1, 1, np.where(b == -1, np.where(e & 1, -1, 1), 0)).astype(np.int32)
+    r = np.ones(b.shape, np.int32)
+    b = b.copy()
+    e = np.where(e < 0, 0, e)
+    while np.any(e):
+        r = np.where(e & 1, r * b, r)
+        b = b * b
+        e = e >> 1
+    return np.where(exp < 0, neg, r).astype(np.int32)
+
+
+def pow_to_int(v: np.ndarray) -> np.ndarray:
+    """A float power about to be cast to an integer: truncation toward zero, except that a value within 1e-6
+    (relative) of an integer is that integer (``eltwise_pow_to_int``)."""
+    r = np.rint(v)
+    return np.where(np.abs(v - r) <= np.float32(1e-6) * np.abs(r), r, np.trunc(v))
+
+
+_FLOAT_OPS: dict[EltwiseMode, Op] = {
+    EltwiseMode.sum: np.add, EltwiseMode.sub: np.subtract, EltwiseMode.prod: np.multiply,
+    EltwiseMode.div: np.divide, EltwiseMode.max: np.fmax, EltwiseMode.min: np.fmin, EltwiseMode.pow: np.power,
+    EltwiseMode.prelu: lambda v, s: np.where(v >= 0, v, s * v),
+}
+_INT_OPS: dict[EltwiseMode, Op] = {
+    EltwiseMode.sum: np.add, EltwiseMode.sub: np.subtract, EltwiseMode.prod: np.multiply,
+    EltwiseMode.div: int_div, EltwiseMode.max: np.maximum, EltwiseMode.min: np.minimum, EltwiseMode.pow: int_pow,
+    EltwiseMode.prelu: lambda v, s: np.where(v >= 0, v, s * v),
+}
+
+
+@register
+class EltwiseKernelCpuRef(CpuRefKernel):
+    """Reference eltwise on the CPU engine: y = in0 ∘ in1 ∘ ... ∘ in(N-1), folded left to right.
+
+    Modes sum (optional coefficients: Σ c_i·in_i, float32), sub, prod, div, max/min (fmax/fmin in float: a NaN
+    operand is ignored), pow (C ``pow``), prelu (acc >= 0 ? acc : in_i * acc). Inputs broadcast numpy-style to the
+    output's logical shape; any format, padded or not. f32 and i32: all-i32 without coefficients computes in int32
+    (wrapping; div truncates toward zero and x / 0 gives 0; pow by squaring), anything else in float32; an i32
+    output of float math is rounded to nearest even and saturated (NaN -> 0), and a ``pow`` is first truncated
+    (:func:`pow_to_int`). Same key and validate() as ``eltwise_ref``; fused ops supported.
+    """
+
+    name = "eltwise_cpu_ref"
+    primitive = "eltwise"
+    n_data_inputs = None
+
+    def supported_key(self) -> SupportedKey:
+        """CPU; f32 and i32 inputs and output; any format, padded or not."""
+        return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
+
+    def validate(self, params: Params) -> str | None:
+        """As ``eltwise_ref``: inputs broadcast to the output's rank (rank 5-6: the output's shape or one
+        element), one coefficient per input, inputs of the output's data type except pow's exponents."""
+        return _OCL_REF.validate(params)
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """The folded result in the output's data type."""
+        out = params.output
+        mode = EltwiseMode(params.attrs["mode"])
+        coeffs = params.attrs.get("coefficients")
+        if compute_type(params) == "int":
+            ops, vals = _INT_OPS, [x.astype(np.int32, copy=False) for x in inputs]
+        else:
+            ops, vals = _FLOAT_OPS, [x.astype(np.float32, copy=False) for x in inputs]
+            if mode == EltwiseMode.sum and coeffs is not None:
+                vals = [np.float32(c) * v for c, v in zip(coeffs, vals)]
+        vals = [align_operand(v, out.rank) for v in vals]
+        acc = vals[0]
+        with np.errstate(all="ignore"):
+            for v in vals[1:]:
+                acc = ops[mode](acc, v)
+            acc = np.broadcast_to(acc, out.shape)
+            if acc.dtype.kind == "f" and out.dtype != DataType.f32:
+                if mode == EltwiseMode.pow:
+                    acc = pow_to_int(acc)
+                acc = convert(acc, out.dtype.numpy, "round")
+        return acc

@@ -1,0 +1,73 @@
+"""mvn_cpu_ref: the CPU engine's reference mean-variance normalization, on logical arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cldnn_py.primitives.mvn import mvn_scale_offset
+
+from ...cpu_kernel_base import CPU, CpuRefKernel
+from ...params import Params, SupportedKey
+from ...selector import register
+from ..nd_reduce import normalize_axes
+from .mvn_kernel_ref import MVNKernelRef
+
+_OCL_REF = MVNKernelRef()  # validate() is shared: the same reasons on both engines
+
+
+def aligned(t: np.ndarray, offset: int, rank: int) -> np.ndarray:
+    """A scale/bias whose dimension 0 aligns with input axis ``offset``, as a float32 array of rank ``rank``
+    (size-1 dimensions before and after) for numpy broadcasting."""
+    shape = (1,) * offset + t.shape + (1,) * (rank - offset - t.ndim)
+    return t.astype(np.float32, copy=False).reshape(shape)
+
+
+@register
+class MVNKernelCpuRef(CpuRefKernel):
+    """Reference MVN on the CPU engine, the semantics of ``mvn_ref`` (ONNX InstanceNormalization /
+    LayerNormalization): for every position of the non-reduced axes, mean = Σx / R and var = Σ(x − mean)² / R
+    (two passes, biased; sums accumulated in float64), inv_std = 1 / sqrt(var + epsilon) in float32, then
+    y = (x − mean)·inv_std (x − mean without ``normalize_variance``) · scale + bias, scale and bias aligned by
+    ``scale_axis`` (:func:`cldnn_py.primitives.mvn.mvn_scale_offset`). ``result`` mean / inv_std_dev outputs that
+    statistic (the reduced axes kept as 1). Inputs x (rank 1-6; 5-6 unpadded bfyx), [scale], [bias]; f32 in and
+    out; no fused ops (as the OpenCL reference).
+    """
+
+    name = "mvn_cpu_ref"
+    primitive = "mvn"
+    n_data_inputs = None
+    supports_fused_ops = False
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32 inputs and output, any format up to rank 4, padding allowed."""
+        return SupportedKey(engines=CPU)
+
+    def validate(self, params: Params) -> str | None:
+        """As ``mvn_ref``: input count matches has_scale/has_bias; axes in range; ranks 5-6 plain bfyx."""
+        return _OCL_REF.validate(params)
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """The normalized tensor, or the mean / inverse standard deviation per group, float32."""
+        a = params.attrs
+        x = inputs[0].astype(np.float32, copy=False)
+        axes = normalize_axes(a["axes"], x.ndim)
+        n = 1
+        for ax in axes:
+            n *= x.shape[ax]
+        with np.errstate(all="ignore"):
+            mean = np.asarray(np.sum(x, axis=axes, keepdims=True, dtype=np.float64) / n, dtype=np.float32)
+            if a["result"] == "mean":
+                return mean
+            d = x - mean
+            var = np.asarray(np.sum(np.square(d, dtype=np.float64), axis=axes, keepdims=True) / n, dtype=np.float32)
+            inv_std = np.float32(1) / np.sqrt(var + np.float32(a["epsilon"]))
+            if a["result"] == "inv_std_dev":
+                return inv_std
+            v = d * inv_std if a.get("normalize_variance", True) else d
+            k = 1
+            for flag in ("has_scale", "has_bias"):
+                if a.get(flag):
+                    t = aligned(inputs[k], mvn_scale_offset(a.get("scale_axis"), x.ndim, inputs[k].ndim), x.ndim)
+                    v = v * t if flag == "has_scale" else v + t
+                    k += 1
+        return v

@@ -1,0 +1,51 @@
+"""reduce_cpu_ref: the CPU engine's reference reduce (mean, sum, max, min over any axes), on logical arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cldnn_py.primitives.reduce import ReduceMode, normalize_axes
+
+from ...cpu_kernel_base import CPU, CpuRefKernel
+from ...params import Params, SupportedKey
+from ...selector import register
+from .reduce_kernel_ref import ReduceKernelRef
+
+_OCL_REF = ReduceKernelRef()  # validate() is shared: the same reasons on both engines
+
+
+@register
+class ReduceKernelCpuRef(CpuRefKernel):
+    """Reference reduce on the CPU engine, the semantics of ``reduce_ref`` (ONNX ReduceMean/Sum/Max/Min): the
+    input (rank 1-6, any format, padded or not) reduced over ``axes`` (empty: all). sum and mean accumulate in
+    float64 (the OpenCL reference in float32) and round once to float32; max and min propagate NaN (numpy
+    ``max``/``min``). The output (keep_dims or not: the same row-major order) gets the kept elements in order.
+    f32 in and out; no fused ops (as the OpenCL reference).
+    """
+
+    name = "reduce_cpu_ref"
+    primitive = "reduce"
+    supports_fused_ops = False
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32 in and out, any format, padding allowed."""
+        return SupportedKey(engines=CPU)
+
+    def validate(self, params: Params) -> str | None:
+        """As ``reduce_ref``: the axes are distinct and in range for the input rank."""
+        return _OCL_REF.validate(params)
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """The reduction with the reduced axes kept as 1 (reshaped to the output's shape by the base)."""
+        x = inputs[0].astype(np.float32, copy=False)
+        axes = normalize_axes(tuple(params.attrs["axes"]), x.ndim)
+        mode = ReduceMode(params.attrs["mode"])
+        if mode == ReduceMode.max:
+            return np.max(x, axis=axes, keepdims=True)
+        if mode == ReduceMode.min:
+            return np.min(x, axis=axes, keepdims=True)
+        with np.errstate(all="ignore"):
+            s = np.sum(x, axis=axes, keepdims=True, dtype=np.float64)
+            if mode == ReduceMode.mean:
+                s = s / (x.size // max(s.size, 1))
+        return np.asarray(s, dtype=np.float32)

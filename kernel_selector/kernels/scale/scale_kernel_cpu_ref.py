@@ -1,0 +1,44 @@
+"""scale_cpu_ref: the CPU engine's reference scale (y = x * scale + bias), on logical arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...cpu_kernel_base import CPU, CpuRefKernel, align_operand
+from ...params import Params, SupportedKey
+from ...selector import register
+from .scale_kernel_ref import ScaleKernelRef
+
+_OCL_REF = ScaleKernelRef()  # validate() is shared: the same reasons on both engines
+
+
+@register
+class ScaleKernelCpuRef(CpuRefKernel):
+    """Reference scale on the CPU engine, the semantics of ``scale_ref``: y = x · scale + bias in float32.
+
+    Inputs: x of rank 1-4 in any format; scale and bias (when ``has_bias``), each of a shape that broadcasts to
+    x's by numpy rules (trailing dimensions aligned), any format. Output: x's shape. f32 x in and out; no fused
+    ops (as the OpenCL reference).
+    """
+
+    name = "scale_cpu_ref"
+    primitive = "scale"
+    supports_fused_ops = False
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32 x in and out, any format, padding allowed."""
+        return SupportedKey(engines=CPU)
+
+    def validate(self, params: Params) -> str | None:
+        """As ``scale_ref``: x of rank <= 4; scale and bias not of a higher rank than x."""
+        return _OCL_REF.validate(params)
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """x * scale (+ bias), float32."""
+        x = inputs[0].astype(np.float32, copy=False)
+        ops = [align_operand(t.astype(np.float32, copy=False), x.ndim) for t in inputs[1:]]
+        with np.errstate(all="ignore"):
+            v = x * ops[0]
+            if len(ops) > 1:
+                v = v + ops[1]
+        return v

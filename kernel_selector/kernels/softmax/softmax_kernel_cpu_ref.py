@@ -1,0 +1,46 @@
+"""softmax_cpu_ref: the CPU engine's reference softmax / log-softmax, on logical arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...cpu_kernel_base import CPU, CpuRefKernel
+from ...params import Params, SupportedKey
+from ...selector import register
+from .softmax_kernel_ref import SoftmaxKernelRef, softmax_axes
+
+_OCL_REF = SoftmaxKernelRef()  # validate() is shared: the same reasons on both engines
+
+
+@register
+class SoftmaxKernelCpuRef(CpuRefKernel):
+    """Reference softmax on the CPU engine, the semantics of ``softmax_ref``: over each row (the elements that
+    differ only in the normalized axes, :func:`..softmax_kernel_ref.softmax_axes`: ``axis``, or ``axis`` .. last
+    with ``coerce_2d``), m = fmax over the row (NaN ignored), y = exp(x - m) * (1 / Σ exp(x - m)), or with ``log``
+    y = x - (m + log Σ exp(x - m)); float32. Input rank 1-6 (rank 5-6 unpadded bfyx, as the OpenCL reference),
+    f32 in and out, any format up to rank 4; no fused ops (as the OpenCL reference).
+    """
+
+    name = "softmax_cpu_ref"
+    primitive = "softmax"
+    supports_fused_ops = False
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32 in and out, any format, padding allowed (rank 5-6: see validate)."""
+        return SupportedKey(engines=CPU)
+
+    def validate(self, params: Params) -> str | None:
+        """As ``softmax_ref``: the axis lies in [-rank, rank); ranks 5-6 are plain unpadded bfyx."""
+        return _OCL_REF.validate(params)
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """The softmax (or log-softmax) of the input, float32."""
+        x = inputs[0].astype(np.float32, copy=False)
+        axes = softmax_axes(params)
+        with np.errstate(all="ignore"):
+            m = np.fmax.reduce(x, axis=axes, keepdims=True, initial=-np.inf)
+            d = x - m
+            s = np.sum(np.exp(d), axis=axes, keepdims=True, dtype=np.float32)
+            if params.attrs.get("log", False):
+                return x - (m + np.log(s))
+            return np.exp(d) * (np.float32(1) / s)
