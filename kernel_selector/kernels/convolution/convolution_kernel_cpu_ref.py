@@ -1,0 +1,96 @@
+"""convolution_cpu_ref: the CPU engine's reference convolution (im2col + one matmul per group, in numpy)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ...cpu_kernel_base import CPU, CpuRefKernel
+from ...params import Params, SupportedKey
+from ...selector import register
+
+
+def pad_spatial(x: np.ndarray, pad: tuple[int, int], need: tuple[int, int], value: float = 0.0) -> np.ndarray:
+    """``x`` (N, C, H, W) with ``pad`` (y, x) rows/columns of ``value`` before and enough after that the padded
+    extent is at least ``need`` (y, x); ``x`` itself when nothing is to be added."""
+    h, w = x.shape[2], x.shape[3]
+    ey, ex = max(0, need[0] - pad[0] - h), max(0, need[1] - pad[1] - w)
+    if not (pad[0] or pad[1] or ey or ex):
+        return x
+    return np.pad(x, ((0, 0), (0, 0), (pad[0], ey), (pad[1], ex)), constant_values=value)
+
+
+def window_extent(out: int, k: int, stride: int, dilation: int) -> int:
+    """Rows (or columns) of the padded input that ``out`` windows of ``k`` taps read: (out−1)·stride +
+    (k−1)·dilation + 1."""
+    return (out - 1) * stride + (k - 1) * dilation + 1
+
+
+def im2col(xp: np.ndarray, groups: int, k: tuple[int, int], stride: tuple[int, int], dilation: tuple[int, int],
+           out: tuple[int, int]) -> np.ndarray:
+    """Patch matrix of a padded input ``xp`` (N, C, Hp, Wp): (N, groups, C/groups·KH·KW, OH·OW), contiguous, row
+    (c, ky, kx) of column (oy, ox) = xp[n, g·C/groups + c, oy·stride_y + ky·dilation_y, ox·stride_x + kx·dilation_x].
+    Built from one strided view; a 1x1 stride-1 unpadded case is a reshape without a copy."""
+    n, c, _, _ = xp.shape
+    sn, sc, sh, sw = xp.strides
+    cg = c // groups
+    view = as_strided(xp, (n, groups, cg, k[0], k[1], out[0], out[1]),
+                      (sn, sc * cg, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1]),
+                      writeable=False)
+    return np.ascontiguousarray(view).reshape(n, groups, cg * k[0] * k[1], out[0] * out[1])
+
+
+@register
+class ConvolutionKernelCpuRef(CpuRefKernel):
+    """Reference 2-D convolution on the CPU engine, the semantics of ``convolution_ref``: cross-correlation with
+    stride, dilation, begin pads (the end follows from the output size), groups; out-of-range taps read zero.
+
+    Inputs: data (N, C, H, W) f32 in any format (read logically); weights (OC, C/groups, KH, KW) plain unpadded
+    oiyx/bfyx; bias (OC,) when present. Output (N, OC, OH, OW) f32. Algorithm: zero-pad, im2col
+    (:func:`im2col`), then ``W_g (OC/g, C/g·KH·KW) @ cols_g`` for all groups and batches in one batched float32
+    ``np.matmul`` (BLAS sgemm per group); groups with a single input and output channel (depthwise) sum the
+    KH·KW weighted taps instead. Fused ops (activation, eltwise) are applied by the base.
+    """
+
+    name = "convolution_cpu_ref"
+    primitive = "convolution"
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32 data in and out (the weights and bias are checked by :meth:`validate`), any format."""
+        return SupportedKey(engines=CPU)
+
+    def validate(self, params: Params) -> str | None:
+        """Weights must be plain (oiyx/bfyx) and unpadded (as ``convolution_ref``)."""
+        w = params.inputs[1]
+        if w.format.value not in ("bfyx", "oiyx") or not w.padding.is_zero:
+            return f"weights format {w.format.value} (padded={not w.padding.is_zero}) is not plain oiyx"
+        return None
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """(N, OC, OH, OW) float32."""
+        a = params.attrs
+        x = inputs[0].astype(np.float32, copy=False)
+        w = inputs[1].astype(np.float32, copy=False)
+        n, c = x.shape[:2]
+        oc, cg, kh, kw = w.shape
+        oh, ow = params.output.shape[2], params.output.shape[3]
+        g = int(a["groups"])
+        stride, dil, pad = tuple(a["stride"]), tuple(a["dilation"]), tuple(a["pad"])
+        need = (window_extent(oh, kh, stride[0], dil[0]), window_extent(ow, kw, stride[1], dil[1]))
+        xp = pad_spatial(x, pad, need)
+        ocg = oc // g
+        if cg == 1 and ocg == 1:  # depthwise: per-channel weighted sum of the taps
+            out = np.zeros((n, oc, oh, ow), np.float32)
+            for ky in range(kh):
+                for kx in range(kw):
+                    y0, x0 = ky * dil[0], kx * dil[1]
+                    tap = xp[:, :, y0:y0 + (oh - 1) * stride[0] + 1:stride[0],
+                             x0:x0 + (ow - 1) * stride[1] + 1:stride[1]]
+                    out += tap * w[:, 0, ky, kx].reshape(1, oc, 1, 1)
+        else:
+            cols = im2col(xp, g, (kh, kw), stride, dil, (oh, ow))
+            with np.errstate(all="ignore"):  # inf·0 in the padding or data gives NaN silently, as on OpenCL
+                out = np.matmul(w.reshape(g, ocg, cg * kh * kw), cols).reshape(n, oc, oh, ow)
+        if len(inputs) > 2:
+            out += inputs[2].astype(np.float32).reshape(1, oc, 1, 1)
+        return out

@@ -1,0 +1,47 @@
+"""fully_connected_cpu_ref: the CPU engine's reference inner product (one float32 matmul)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...cpu_kernel_base import CPU, CpuRefKernel
+from ...params import Params, SupportedKey
+from ...selector import register
+
+
+@register
+class FullyConnectedKernelCpuRef(CpuRefKernel):
+    """Reference inner product on the CPU engine, the semantics of ``fully_connected_ref``:
+    y[n, m] = Σ_k x[n, k] · W[m, k] + bias[m].
+
+    Inputs: data (N, ...) f32 of any rank and format, flattened to (N, K) in logical order (k = (f·Y + y)·X + x);
+    weights (M, K) in any format (os_iyx_osv16 included: they are read logically); bias of any shape with M
+    elements when present. Output (N, M) f32. Algorithm: ``x @ W.T`` in float32 (BLAS sgemm). Fused ops are
+    applied by the base.
+    """
+
+    name = "fully_connected_cpu_ref"
+    primitive = "fully_connected"
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32 data in and out (weights and bias are checked by :meth:`validate`), any format."""
+        return SupportedKey(engines=CPU)
+
+    def validate(self, params: Params) -> str | None:
+        """Weights must be 2-D (M, K); bias, when present, must have M elements (as ``fully_connected_ref``)."""
+        w = params.inputs[1]
+        if w.rank != 2:
+            return f"weights rank {w.rank} is not 2"
+        if len(params.inputs) > 2 and params.inputs[2].count() != w.shape[0]:
+            return f"bias has {params.inputs[2].count()} elements, expected {w.shape[0]}"
+        return None
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """(N, M) float32."""
+        x = inputs[0].astype(np.float32, copy=False)
+        w = inputs[1].astype(np.float32, copy=False)
+        with np.errstate(all="ignore"):  # inf·0 in the padding or data gives NaN silently, as on OpenCL
+            out = x.reshape(x.shape[0], -1) @ w.T
+        if len(inputs) > 2:
+            out += inputs[2].astype(np.float32).reshape(1, -1)
+        return out

@@ -1,0 +1,66 @@
+"""gemm_cpu_ref: the CPU engine's reference batched matrix product (numpy ``matmul`` in float32)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cldnn_py.primitives.gemm import gemm_shapes
+
+from ...cpu_kernel_base import CPU, CpuRefKernel
+from ...params import Params, SupportedKey
+from ...selector import register
+from ..nd_index import nd_check
+
+
+@register
+class GemmKernelCpuRef(CpuRefKernel):
+    """Reference gemm on the CPU engine, the semantics of ``gemm_ref``: y[.., m, n] = alpha · Σ_k op(A)[.., m, k]
+    · op(B)[.., k, n] (+ beta · C broadcast), op = transpose of the last two dimensions when asked.
+
+    Inputs: A, B and optional C, f32, ranks 1-6 (5-6 plain unpadded bfyx, as the OpenCL kernel requires), any
+    format up to rank 4. numpy ``matmul`` rules (:func:`cldnn_py.primitives.gemm.gemm_shapes`): a rank-1 A is a
+    row, a rank-1 B a column, their dimension dropped; batch dimensions broadcast; transposes apply to operands of
+    rank >= 2 only. Output (batch..., M, N) f32 (a scalar result is stored as shape (1,)). Algorithm: one float32
+    ``np.matmul`` (BLAS sgemm per batch matrix). No fused ops, as ``gemm_ref``.
+    """
+
+    name = "gemm_cpu_ref"
+    primitive = "gemm"
+    n_data_inputs = None
+    supports_fused_ops = False
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32 for every input (A, B, C) and the output, any format."""
+        return SupportedKey(engines=CPU)
+
+    def validate(self, params: Params) -> str | None:
+        """Two or three inputs, ranks <= 6 (5-6 plain bfyx), inner dimensions that match (as ``gemm_ref``)."""
+        if len(params.inputs) not in (2, 3):
+            return f"expected 2 or 3 inputs, got {len(params.inputs)}"
+        bad = nd_check(params.inputs, params.output)
+        if bad:
+            return bad
+        try:
+            gemm_shapes(params.inputs[0].shape, params.inputs[1].shape, bool(params.attrs.get("transpose_a")),
+                        bool(params.attrs.get("transpose_b")))
+        except ValueError as e:
+            return str(e)
+        return None
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """alpha · op(A) @ op(B) (+ beta · C), float32, of the output's shape."""
+        at = params.attrs
+        a = inputs[0].astype(np.float32, copy=False)
+        b = inputs[1].astype(np.float32, copy=False)
+        if at.get("transpose_a") and a.ndim > 1:
+            a = np.swapaxes(a, -1, -2)
+        if at.get("transpose_b") and b.ndim > 1:
+            b = np.swapaxes(b, -1, -2)
+        with np.errstate(all="ignore"):  # inf·0 in the padding or data gives NaN silently, as on OpenCL
+            r = np.asarray(np.matmul(a, b), dtype=np.float32)
+        alpha = np.float32(at.get("alpha", 1.0))
+        if alpha != 1:
+            r = alpha * r
+        if len(inputs) > 2:
+            r = r + np.float32(at.get("beta", 1.0)) * inputs[2].astype(np.float32, copy=False)
+        return r.reshape(params.output.shape)
