@@ -260,13 +260,16 @@ def _tune(args: argparse.Namespace) -> int:
 
     engine = Engine(args.device)
     path = args.cache or str(default_path())
-    before = len(TuningCache(path).entries(engine.info))
+    def kernel_entries() -> int:  # winners only, not the per-device facts ("device:load_form")
+        return sum(not k.startswith("device:") for k in TuningCache(path).entries(engine.info))
+
+    before = kernel_entries()
     for model in args.models:
         for batch in args.batch:
             t0 = time.perf_counter()
             _build(model, None, _batch_shapes(model, batch, {}), tuning="tune", tuning_cache=path, engine=engine)
             print(f"{model} batch {batch}: tuned in {time.perf_counter() - t0:.1f} s")
-    after = len(TuningCache(path).entries(engine.info))
+    after = kernel_entries()
     print(f"{path}: {after} entries for {engine.info.name} ({after - before} new)")
     return 0
 
