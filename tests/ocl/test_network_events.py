@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pyopencl as pcl
+import pytest
 
 import cldnn_py as cl
 
@@ -25,6 +26,8 @@ def _chain(rng, n_layers=6, c=32, hw=40):
 
 
 def test_enqueue_returns_before_kernels_finish(engine, rng):
+    if engine.kind != "ocl":
+        pytest.skip("the CPU engine's stream runs each kernel when it is enqueued (documented in cpu_engine.py)")
     topo, last = _chain(rng)
     net = cl.Network(cl.Program(engine, topo, REF))
     x = rng.standard_normal((1, 32, 40, 40)).astype(np.float32)
@@ -59,7 +62,7 @@ def test_profiling_info_lists_every_primitive(engine, rng):
     info = net.get_profiling_info()
     by_id = {p.id: p for p in info}
     assert set(by_id) == {"data", "w0", "w1", "conv0", "conv1"}
-    assert by_id["conv0"].kernel == "convolution_ref" and by_id["conv0"].status == "EXECUTED"
+    assert by_id["conv0"].kernel.startswith("convolution_") and by_id["conv0"].status == "EXECUTED"
     assert by_id["conv0"].time_us > 0
     assert by_id["w0"].status == "OPTIMIZED_OUT"
 
