@@ -103,4 +103,5 @@ def test_resize_after_blocked_convolution(engine, rng):
              helper.make_node("Resize", ["c", "", "s"], ["y"], mode="linear")]
     model = build(nodes, {"x": x}, {"w": w, "s": np.array([1, 1, 1.5, 2], _F)}, ["y"], 13)
     net = compare(engine, model, {"x": x}, atol=1e-4)
-    assert net.get_output_layout("c").format == cl.Format.b_fs_yx_fsv16
+    if engine.kind == "ocl":  # the CPU engine has no blocked convolution kernel, so its layout optimizer keeps bfyx
+        assert net.get_output_layout("c").format == cl.Format.b_fs_yx_fsv16

@@ -304,4 +304,5 @@ def test_after_blocked_convolution(engine, rng):
              helper.make_node("Transpose", ["c"], ["transpose"], perm=[0, 2, 3, 1])]
     outs = ["slice", "pad", "gather", "split0", "split1", "transpose"]
     net = compare(engine, build(nodes, {"x": x}, inits, outs, 13), {"x": x}, atol=1e-4)
-    assert net.get_output_layout("c").format == cl.Format.b_fs_yx_fsv16
+    if engine.kind == "ocl":  # the CPU engine has no blocked convolution kernel, so its layout optimizer keeps bfyx
+        assert net.get_output_layout("c").format == cl.Format.b_fs_yx_fsv16

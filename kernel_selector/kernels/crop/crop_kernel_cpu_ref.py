@@ -1,0 +1,41 @@
+"""crop_cpu_ref: the CPU engine's reference crop (a box of the input at per-dimension offsets)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cldnn_py.layout import DataType
+
+from ...cpu_kernel_base import CPU, CpuRefKernel
+from ...params import Params, SupportedKey
+from ...selector import register
+
+_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
+
+
+@register
+class CropKernelCpuRef(CpuRefKernel):
+    """Reference crop on the CPU engine (twin of ``crop_ref``): ``y[i] = x[i + offsets]`` per logical dimension,
+    the box of the output's shape. Input and output any format and padding; values copied in their own type;
+    f32, i32, i8, u8; no fused ops. (A crop that is a view of its input runs no kernel.)"""
+
+    name = "crop_cpu_ref"
+    primitive = "crop"
+    supports_fused_ops = False
+
+    def supported_key(self) -> SupportedKey:
+        """CPU; f32, i32, i8, u8 (same in and out); any format, padding allowed."""
+        return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
+
+    def validate(self, params: Params) -> str | None:
+        """The box must lie inside the input."""
+        x = params.inputs[0]
+        offs = tuple(params.attrs["offsets"]) + (0,) * (4 - len(params.attrs["offsets"]))
+        if any(o + s > n for o, s, n in zip(offs, params.output.dims4, x.dims4)):
+            return f"crop box {params.output.shape} at {tuple(params.attrs['offsets'])} leaves input {x.shape}"
+        return None
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """The slice ``x[o_0:o_0 + s_0, ...]``."""
+        offs = tuple(params.attrs["offsets"])
+        return inputs[0][tuple(slice(o, o + s) for o, s in zip(offs, params.output.shape))]

@@ -1,0 +1,80 @@
+"""pad_cpu_ref: the CPU engine's reference pad (constant / reflect / edge / wrap, as numpy.pad), rank 1-6."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cldnn_py.layout import DataType
+
+from ...cpu_kernel_base import CPU, CpuRefKernel
+from ...params import Params, SupportedKey
+from ...selector import register
+from ..nd_index import nd_check
+
+_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
+_MODES = ("constant", "reflect", "edge", "wrap")
+
+
+def source_index(mode: str, m: int, n: int, begin: int) -> np.ndarray:
+    """Input index (int64, shape (m,)) read by each of the ``m`` output indices of an axis of input size ``n``
+    padded by ``begin`` in front: ``i = o - begin``, mapped into [0, n) outside the input by ``mode`` exactly as
+    ``pad_ref.cl``: reflect (period 2(n-1), index 0 when n = 1), edge (clamped), wrap (i mod n); constant leaves
+    it out of range (the caller masks it)."""
+    i = np.arange(m, dtype=np.int64) - begin
+    if mode == "reflect":
+        period = 2 * (n - 1)
+        if period == 0:
+            return np.zeros(m, dtype=np.int64)
+        r = np.mod(i, period)  # non-negative, as C's % followed by the += period fix-up
+        return np.where((i >= 0) & (i < n), i, np.where(r >= n, period - r, r))
+    if mode == "edge":
+        return np.clip(i, 0, n - 1)
+    if mode == "wrap":
+        return np.mod(i, n)
+    return i
+
+
+@register
+class PadKernelCpuRef(CpuRefKernel):
+    """Reference pad on the CPU engine (twin of ``pad_ref``, clDNN ``border_ref``): output coordinate o reads input
+    coordinate ``o - pads_begin`` per dimension; outside the input, ``value`` (constant, converted to the output's
+    type as a C cast: float for f32, ``int(value)`` wrapped for integers) or the index mapped back by
+    :func:`source_index`. Negative pads crop. Any format and padding (rank <= 4; unpadded bfyx for rank 5-6);
+    values copied in their own type; f32, i32, i8, u8; no fused ops."""
+
+    name = "pad_cpu_ref"
+    primitive = "pad"
+    supports_fused_ops = False
+
+    def supported_key(self) -> SupportedKey:
+        """CPU; f32, i32, i8, u8 (same in and out); any format, padding allowed."""
+        return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
+
+    def validate(self, params: Params) -> str | None:
+        """Output size = input + pads in every dimension; known mode."""
+        x, a = params.inputs[0], params.attrs
+        shape = tuple(n + lo + hi for n, lo, hi in zip(x.shape, a["pads_begin"], a["pads_end"]))
+        if len(a["pads_begin"]) != x.rank or shape != params.output.shape:
+            return (f"input {x.shape} padded by {a['pads_begin']}/{a['pads_end']} is not the output "
+                    f"{params.output.shape}")
+        if a["mode"] not in _MODES:
+            return f"unknown mode {a['mode']!r}"
+        return nd_check(params.inputs, params.output)
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """An outer-product gather of the per-axis source indices; in constant mode the elements with any index
+        outside the input get the value."""
+        x, a = inputs[0], params.attrs
+        mode = a["mode"]
+        idx = [source_index(mode, m, n, b) for m, n, b in zip(params.output.shape, x.shape, a["pads_begin"])]
+        if mode != "constant":
+            return x[np.ix_(*idx)]
+        y = x[np.ix_(*[np.clip(i, 0, n - 1) for i, n in zip(idx, x.shape)])]
+        mask = np.ones((), dtype=bool)
+        for d, (i, n) in enumerate(zip(idx, x.shape)):  # np.ix_ would turn boolean masks into indices
+            shape = [1] * x.ndim
+            shape[d] = i.size
+            mask = mask & ((i >= 0) & (i < n)).reshape(shape)
+        dtype = params.output.dtype.numpy
+        value = np.float32(a["value"]) if dtype == np.float32 else np.array(int(a["value"])).astype(dtype)
+        return np.where(mask, y.astype(dtype, copy=False), value)

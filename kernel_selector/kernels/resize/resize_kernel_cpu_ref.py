@@ -1,0 +1,64 @@
+"""resize_cpu_ref: the CPU engine's reference resize, separable gather-and-weight with the taps of resize_ref."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cldnn_py.layout import DataType
+
+from ...cpu_kernel_base import CPU, CpuRefKernel
+from ...params import Params, SupportedKey
+from ...selector import register
+from ..nd_index import nd_check
+from .resize_taps import axis_taps, is_identity_axis
+
+F32 = frozenset({DataType.f32})
+
+
+@register
+class ResizeKernelCpuRef(CpuRefKernel):
+    """Reference resize on the CPU engine (twin of ``resize_ref``, clDNN ``resample_ref``): every ONNX Resize mode
+    through the per-axis index/weight tables of :mod:`.resize_taps` (nearest and its rounding modes, linear, cubic,
+    antialias, exclude_outside, tf_crop_and_resize extrapolation). The sum over taps of the product of per-axis
+    weights is separable, so the axes are resampled one after the other: ``y = sum_t w_d[:, t] * take(y,
+    idx_d[:, t], axis=d)`` (weights float32 as the OpenCL tables, accumulation in float32); an output element
+    whose coordinate is extrapolated on any axis gets ``extrapolation_value``. Axes copied unchanged are skipped.
+    Any format and padding (rank <= 4; unpadded bfyx for rank 5-6), f32 only; no fused ops."""
+
+    name = "resize_cpu_ref"
+    primitive = "resize"
+    supports_fused_ops = False
+
+    def supported_key(self) -> SupportedKey:
+        """CPU; f32 in and out; any format, padding allowed."""
+        return SupportedKey(engines=CPU, input_dtypes=F32, output_dtypes=F32)
+
+    def validate(self, params: Params) -> str | None:
+        """Rank <= 6, equal input and output rank; rank 5-6 plain bfyx."""
+        if params.inputs[0].rank != params.output.rank:
+            return f"input rank {params.inputs[0].rank} != output rank {params.output.rank}"
+        if params.output.dtype != DataType.f32:
+            return "f32 only"
+        return nd_check(params.inputs, params.output)
+
+    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
+        """Resample each non-identity axis in turn, then write the extrapolation value where flagged."""
+        y = inputs[0].astype(np.float32, copy=False)
+        extrap = np.zeros((), dtype=bool)
+        for d, (n, m) in enumerate(zip(inputs[0].shape, params.output.shape)):
+            if is_identity_axis(params.attrs, d, n, m):
+                continue
+            idx, w, ex = axis_taps(params.attrs, d, n, m)
+            w32 = w.astype(np.float32)
+            shape = [1] * y.ndim
+            shape[d] = m
+            acc = np.zeros(y.shape[:d] + (m,) + y.shape[d + 1:], dtype=np.float32)
+            with np.errstate(invalid="ignore", over="ignore"):
+                for t in range(idx.shape[1]):
+                    acc += w32[:, t].reshape(shape) * np.take(y, idx[:, t], axis=d)
+            y = acc
+            if ex.any():
+                extrap = extrap | ex.reshape(shape)
+        if extrap.any():
+            y = np.where(extrap, np.float32(params.attrs["extrapolation_value"]), y)
+        return y
