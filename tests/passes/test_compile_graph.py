@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+import pytest
 
 import cldnn_py as cl
 from cldnn_py.passes import pipeline
@@ -17,6 +18,8 @@ L = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 4, 5, 5))
 
 
 def test_impls_selected_and_duplicates_built_once(engine):
+    if engine.kind != "ocl":
+        pytest.skip("OpenCL sources and batched builds; the CPU engine's case is the next test")
     topo = cl.Topology(cl.InputLayout("a", L), cl.InputLayout("b", L),
                        cl.Activation("relu_a", "a"), cl.Activation("relu_b", "b"),  # same kernel source
                        cl.Activation("tanh_a", "relu_a", "tanh"), cl.Eltwise("sum", ["tanh_a", "relu_b"]))
@@ -32,6 +35,16 @@ def test_impls_selected_and_duplicates_built_once(engine):
     assert entries["relu_a"] == entries["relu_b"] != entries["tanh_a"]
     assert b.kernels_built == len(set(entries.values()))
     assert set(b.entry_program) == set(entries.values())
+
+
+def test_cpu_engine_selects_callables_and_builds_no_opencl(engine):
+    if engine.kind != "cpu":
+        pytest.skip("the CPU engine's case")
+    topo = cl.Topology(cl.InputLayout("a", L), cl.Activation("relu_a", "a"), cl.Activation("tanh_a", "relu_a", "tanh"))
+    prog = cl.Program(engine, topo)
+    impls = [prog.node(i).impl for i in ("tanh_a",)]
+    assert all(i is not None and all(k.fn is not None and k.source == "" for k in i.kernels) for i in impls)
+    assert prog.cl_programs == [] and prog.kernels_built == 0
 
 
 def test_pipeline_order_is_declared_in_one_place():
@@ -72,6 +85,8 @@ class _ClashKernel(KernelBase):
 
 
 def test_clashing_templates_fall_back_to_one_program_each(engine, rng):
+    if engine.kind != "ocl":
+        pytest.skip("OpenCL program batching")
     topo = cl.Topology(cl.InputLayout("a", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (3,))),
                        cl.InputLayout("b", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (5,))),
                        _Clash("ca", "a"), _Clash("cb", "b"))

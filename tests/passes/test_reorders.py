@@ -15,6 +15,7 @@ from cldnn_py.passes.mark_nodes import MarkNodes
 from cldnn_py.passes.remove_redundant_reorders import RemoveRedundantReorders
 from cldnn_py.primitives.base import Primitive
 from kernel_selector import ClKernelData, KernelBase, KernelData, SupportedKey, register
+from kernel_selector.cpu_kernel_base import CPU, CpuKernelBase, typed
 from tests.passes.graphs import builder, graph
 
 L = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 3, 4, 4))
@@ -83,6 +84,23 @@ class _BfyxOnlyKernel(KernelBase):
         return KernelData(self.name, [ClKernelData(entry, src, (params.output.count(),), None, self.args(params))])
 
 
+@register
+class _BfyxOnlyCpuKernel(CpuKernelBase):
+    name = "test_bfyx_only_cpu_ref"
+    primitive = "test_bfyx_only"
+
+    def supported_key(self):
+        return SupportedKey(engines=CPU, input_formats=frozenset({F.bfyx}))
+
+    def make_fn(self, params):
+        x, out = params.inputs[0], params.output
+
+        def fn(src, dst):
+            typed(dst, out)[:out.count()] = typed(src, x)[:x.count()]
+
+        return fn
+
+
 def test_required_reorder_inserted_when_no_kernel_takes_the_format(engine, rng):
     topo = cl.Topology(cl.InputLayout("x", L), cl.Reorder("blk", "x", F.b_fs_yx_fsv16),
                        cl.Activation("act", "blk", "tanh"), _BfyxOnly("copy", "act"))
@@ -98,5 +116,5 @@ def test_required_reorder_inserted_when_no_kernel_takes_the_format(engine, rng):
     from kernel_selector import selector
 
     b = _run(engine, topo)  # without the pass the selector has nothing for the blocked input
-    with pytest.raises(cl.UnsupportedError, match="test_bfyx_only_ref: rejected: input 0 format b_fs_yx_fsv16"):
+    with pytest.raises(cl.UnsupportedError, match="test_bfyx_only_(cpu_)?ref: rejected: input 0 format b_fs_yx_fsv16"):
         selector.select(node_params(b, b.nodes["copy"]))
