@@ -1,0 +1,43 @@
+// Feature-axis concatenation of b_fs_yx_fsv16 inputs into a b_fs_yx_fsv16 output, one enqueue for all inputs.
+// Every input but the last has a multiple of 16 channels, so each output slice is one whole slice of one input.
+// gws = (ceil(OUTPUT_SIZE_X / CAT_BLOCK), OUTPUT_SIZE_Y, OUTPUT_SLICES * OUTPUT_BATCH_NUM), lws = (1, 1, 1):
+// one work-item copies CAT_BLOCK pixels (two aligned float8 each) of one row of one output slice.
+// CAT_SOURCE (generated): sets `src` to the row of the input slice feeding output slice `fs` (an if-chain over
+// the inputs' first slices). The last slice of a channel count that is not a multiple of 16 writes only the real
+// channels (the block tail stays as it is). Inputs and output may be padded along y, x and batch.
+
+#define CAT_SLICES ((OUTPUT_FEATURE_NUM + 15) / 16)
+#define CAT_LD8(p, i) (((const __global float8*)(p))[i])
+#define CAT_ST8(p, i) (((__global float8*)(p))[i])
+
+__attribute__((reqd_work_group_size(1, 1, 1)))
+KERNEL(concatenation_b_fs_yx_fsv16)(CAT_INPUTS_DECL, __global float* output)
+{
+    const int x0 = (int)get_global_id(0) * CAT_BLOCK;
+    const int y = get_global_id(1);
+    const int fs = get_global_id(2) % CAT_SLICES;
+    const int b = get_global_id(2) / CAT_SLICES;
+    const __global float* src;
+    CAT_SOURCE
+    src += x0 * 16;
+    __global float* dst = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + fs * OUTPUT_FEATURE_PITCH
+                          + y * OUTPUT_Y_PITCH + x0 * 16;
+    const int n = OUTPUT_SIZE_X - x0 < CAT_BLOCK ? OUTPUT_SIZE_X - x0 : CAT_BLOCK;
+#if OUTPUT_FEATURE_NUM % 16 != 0
+    if (fs == CAT_SLICES - 1) {
+        for (int p = 0; p < n; ++p) {
+            __attribute__((opencl_unroll_hint))
+            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) dst[p * 16 + i] = src[p * 16 + i];
+        }
+        return;
+    }
+#endif
+    for (int p = 0; p < n; ++p) {
+        CAT_ST8(dst + p * 16, 0) = CAT_LD8(src + p * 16, 0);
+        CAT_ST8(dst + p * 16, 1) = CAT_LD8(src + p * 16, 1);
+    }
+}
+
+#undef CAT_SLICES
+#undef CAT_LD8
+#undef CAT_ST8

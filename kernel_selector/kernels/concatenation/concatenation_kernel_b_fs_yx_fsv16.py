@@ -1,0 +1,87 @@
+"""concatenation_b_fs_yx_fsv16: feature-axis concatenation of blocked data in one enqueue, float8 copies.
+
+GoogLeNet's inception outputs and SqueezeNet's fire outputs are feature concatenations of b_fs_yx_fsv16
+convolution outputs. prepare_buffer_fusing cannot make them in place (a blocked dimension cannot be padded in
+``Layout``), so they run a kernel: ``concatenation_ref`` copies element by element through GET_INDEX in one enqueue
+per input; this kernel copies whole 16-channel slices as aligned float8 pairs, all inputs in one enqueue.
+"""
+
+from __future__ import annotations
+
+from cldnn_py.layout import DataType, Format
+
+from ...jitter import JitConstants
+from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
+from ...params import Params, SupportedKey
+from ...selector import register
+from .concatenation_kernel_ref import ConcatenationKernelRef, concat_axis4
+
+CAT_BLOCK = 8  # pixels of one row per work-item
+
+
+@register
+class ConcatenationKernelBFsYxFsv16(KernelBase):
+    """Concatenation along features (axis 1) of rank-4 ``b_fs_yx_fsv16`` f32 inputs into a ``b_fs_yx_fsv16``
+    output; every input except the last has a multiple of 16 channels, so every output slice is one input slice.
+
+    Inputs and output may be padded along batch, y and x (not features). The output's block tail is not written.
+    Jit: ``CAT_INPUTS_DECL`` (one pointer per input), ``CAT_SOURCE`` (picks the input slice of output slice ``fs``),
+    ``CAT_BLOCK``. gws (ceil(X / CAT_BLOCK), Y, ceil(C / 16) * N), lws (1, 1, 1); one enqueue.
+    """
+
+    name = "concatenation_b_fs_yx_fsv16"
+    primitive = "concatenation"
+    n_data_inputs = None
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL, f32, b_fs_yx_fsv16 everywhere, padding allowed."""
+        fsv16 = frozenset({Format.b_fs_yx_fsv16})
+        f32 = frozenset({DataType.f32})
+        return SupportedKey(input_formats=fsv16, output_formats=fsv16, input_dtypes=f32, output_dtypes=f32)
+
+    def validate(self, params: Params) -> str | None:
+        """The reference's shape rules, rank 4, axis 1, slice-aligned inputs, no feature padding."""
+        reason = ConcatenationKernelRef().validate(params)
+        if reason is not None:
+            return reason
+        if params.output.rank != 4 or concat_axis4(params) != 1:
+            return f"only the feature axis of rank-4 data (axis {params.attrs['axis']}, rank {params.output.rank})"
+        for i, x in enumerate(params.inputs[:-1]):
+            if x.dims4[1] % 16:
+                return f"input {i} has {x.dims4[1]} channels, not a multiple of 16 (it is not the last input)"
+        for i, lay in enumerate([*params.inputs, params.output]):
+            if lay.padding.lower[1] or lay.padding.upper[1]:
+                return f"{'output' if i == len(params.inputs) else f'input {i}'} padded along features"
+        return None
+
+    def priority(self, params: Params) -> int:
+        """Well below the reference: it wins whenever it validates."""
+        return FORCE_PRIORITY_3
+
+    def jit_constants(self, params: Params) -> JitConstants:
+        """Tensors (INPUT0..INPUTn-1, OUTPUT), CAT_INPUTS_DECL, CAT_SOURCE and CAT_BLOCK."""
+        j = super().jit_constants(params)
+        n = len(params.inputs)
+        j.add("CAT_INPUTS_DECL", ", ".join(f"const __global float* input{i}" for i in range(n)))
+        branches, first = [], 0
+        for i, x in enumerate(params.inputs):
+            end = first + -(-x.dims4[1] // 16)
+            row = (f"src = input{i} + INPUT{i}_OFFSET + b * INPUT{i}_BATCH_PITCH + (fs - {first}) * "
+                   f"INPUT{i}_FEATURE_PITCH + y * INPUT{i}_Y_PITCH;")
+            branches.append(row if i == n - 1 else f"if (fs < {end}) {{ {row} }} else")
+            first = end
+        j.add("CAT_SOURCE", " ".join(branches[:-1]) + (" { " + branches[-1] + " }" if n > 1 else branches[-1]))
+        j.add("CAT_BLOCK", CAT_BLOCK)
+        return j
+
+    def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """gws (ceil(X / CAT_BLOCK), Y, ceil(C / 16) * N), lws (1, 1, 1)."""
+        b, f, y, x = params.output.dims4
+        return (-(-x // CAT_BLOCK), y, -(-f // 16) * b), (1, 1, 1)
+
+    def kernel_data(self, params: Params) -> KernelData:
+        """One enqueue: every input, then the output."""
+        entry, src = self.make_source(self.jit_constants(params))
+        gws, lws = self.dispatch(params)
+        args = [Arg("input", i) for i in range(len(params.inputs))] + [Arg("output", 0)]
+        return KernelData(self.name, [ClKernelData(entry, src, gws, lws, args)])

@@ -1,0 +1,144 @@
+"""eltwise_vec8: element-wise ops on f32 tensors of one shape (no broadcasting) with float8 accesses.
+
+``eltwise_ref`` computes one element per work-item through GET_INDEX and calls ``fmax``/``fmin`` (calls on the
+pip PoCL). Here the data move as aligned float8 (DESIGN.md §5, ../shared/PERF_NOTES.md) and every operator is
+call-free. Two variants: flat (every tensor has the same unpadded layout without block tails: one contiguous
+array, any format) and b_fs_yx_fsv16 (per-tensor y/x/batch padding allowed, 16 channels x a few pixels per
+work-item). In the zoo models the eltwise sums are fused into their convolutions, so this kernel serves graphs
+where they are not (a sum of two poolings, an eltwise after a non-convolution, a forced or unfusable layer).
+"""
+
+from __future__ import annotations
+
+from cldnn_py.layout import DataType, Format, Layout
+from cldnn_py.primitives.eltwise import EltwiseMode
+
+from ...jitter import JitConstants
+from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
+from ...params import Params, SupportedKey
+from ...selector import register
+from ..convolution.convolution_kernel_b_fs_yx_fsv16 import fused_ops8_jit
+from ..pooling.pooling_kernel_b_fs_yx_fsv16 import fused_ops_reason
+
+FLAT_BLOCK = 16  # float8 numbers per work-item in the flat variant
+FSV16_BLOCK = 4  # pixels per work-item in the b_fs_yx_fsv16 variant
+
+# left operand a (the fold so far), right operand b (the next input); both float8. The helpers (eltwise_vec8.cl)
+# keep fmax / fmin's NaN rule (a NaN operand loses) with comparisons: a vector ?: is a blend, fmax() a call.
+_OPS = {EltwiseMode.sum: "({a} + {b})", EltwiseMode.sub: "({a} - {b})", EltwiseMode.prod: "({a} * {b})",
+        EltwiseMode.div: "({a} / {b})", EltwiseMode.max: "eltwise_vec8_max({a}, {b})",
+        EltwiseMode.min: "eltwise_vec8_min({a}, {b})", EltwiseMode.prelu: "eltwise_vec8_prelu({a}, {b})"}
+
+
+def is_flat(lay: Layout) -> bool:
+    """True when the buffer holds exactly the tensor's elements (no padding, no block tail)."""
+    return lay.padding.is_zero and lay.buffer_size == lay.count()
+
+
+def variant(params: Params) -> str | None:
+    """``flat``, ``fsv16`` or None (neither applies) for these layouts."""
+    tensors = [*params.inputs, params.output]
+    out = params.output
+    if any(x.shape != out.shape for x in params.inputs):
+        return None
+    if all(x.format == out.format and is_flat(x) for x in tensors):
+        return "flat"
+    if all(x.format == Format.b_fs_yx_fsv16 and not x.padding.lower[1] and not x.padding.upper[1]
+           for x in tensors):
+        return "fsv16"
+    return None
+
+
+@register
+class EltwiseKernelVec8(KernelBase):
+    """y = in0 ∘ in1 ∘ ... (left to right, as ``eltwise_ref``) for N f32 inputs of the output's shape.
+
+    Modes sum (coefficients too), sub, prod, div, max, min, prelu; ``pow`` is rejected (only the ``pow`` builtin,
+    a call, computes it). Layouts: flat (identical unpadded layouts without block tails, any format; gws
+    (ceil(count / 8 / FLAT_BLOCK)), lws (1)) or b_fs_yx_fsv16 (each tensor padded along y/x/batch as it likes; gws
+    (ceil(X / P), Y, ceil(C / 16) * N), lws (1, 1, 1)). Fused activations in both; fused eltwise operands (of the
+    output's shape) in the fsv16 variant, through FUSED_OPS8.
+    """
+
+    name = "eltwise_vec8"
+    primitive = "eltwise"
+    supports_fused_ops = True  # through FUSED_OPS8 (fused_ops8_jit)
+    n_data_inputs = None
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL, f32 inputs and output, any format, padding allowed (validate narrows it)."""
+        return SupportedKey(input_dtypes=frozenset({DataType.f32}), output_dtypes=frozenset({DataType.f32}))
+
+    def validate(self, params: Params) -> str | None:
+        """A call-free mode, inputs of the output's shape in one of the two layout variants, fused ops that
+        FUSED_OPS8 expresses (activations only in the flat variant)."""
+        mode = EltwiseMode(params.attrs["mode"])
+        if mode not in _OPS:
+            return f"mode {mode.value} needs a builtin call (pow) on every element"
+        coeffs = params.attrs.get("coefficients")
+        if coeffs is not None and len(coeffs) != len(params.inputs):
+            return f"{len(coeffs)} coefficients for {len(params.inputs)} inputs"
+        v = variant(params)
+        if v is None:
+            return ("inputs must have the output's shape (no broadcasting) and either all the output's unpadded "
+                    "layout without block tails, or all b_fs_yx_fsv16")
+        if v == "flat" and any(op.kind != "activation" for op in params.fused_ops):
+            return "fused eltwise operands need the b_fs_yx_fsv16 variant (the flat one has no coordinates)"
+        return fused_ops_reason(params)
+
+    def priority(self, params: Params) -> int:
+        """Well below the reference: it wins whenever it validates."""
+        return FORCE_PRIORITY_3
+
+    def jit_constants(self, params: Params) -> JitConstants:
+        """Tensors, EV_FLAT, EV_BLOCK, EV_COUNT, ELTWISE_INPUTS_DECL, ELTWISE_INPUT_NUM and the generated fold
+        (ELTWISE_VEC8_RESULT, ELTWISE_VEC8_ROWS or ELTWISE_VEC8_STAGE / ELTWISE_VEC8_STAGED_RESULT)."""
+        j = super().jit_constants(params)
+        n = len(params.inputs)
+        flat = variant(params) == "flat"
+        mode = EltwiseMode(params.attrs["mode"])
+        coeffs = params.attrs.get("coefficients")
+
+        def fold(vals: list[str]) -> str:
+            if coeffs is not None:
+                vals = [f"({float(c):.9e}f * {v})" for c, v in zip(coeffs, vals)]
+            expr = vals[0]
+            for v in vals[1:]:
+                expr = _OPS[mode].format(a=expr, b=v)
+            return f"({expr})"
+
+        j.update({"EV_FLAT": int(flat), "EV_BLOCK": FLAT_BLOCK if flat else self.fsv16_block(params),
+                  "EV_COUNT": params.output.count(), "ELTWISE_INPUT_NUM": n,
+                  "ELTWISE_INPUTS_DECL": ", ".join(f"const __global float* input{i}" for i in range(n))})
+        if flat:
+            j.add("ELTWISE_VEC8_RESULT(i)", fold([f"EV_LD8(input{k}, (i))" for k in range(n)]))
+            j.add("ELTWISE_VEC8_STAGE(t, k, idx)", " ".join(f"t[{m}].s[k] = input{m}[idx];" for m in range(n)))
+            j.add("ELTWISE_VEC8_STAGED_RESULT(t)", fold([f"t[{m}].v" for m in range(n)]))
+        else:
+            j.add("ELTWISE_VEC8_RESULT(i)", fold([f"EV_LD8(row{k}, (i))" for k in range(n)]))
+            j.add("ELTWISE_VEC8_ROWS", " ".join(
+                f"const __global float* row{k} = input{k} + INPUT{k}_OFFSET + b * INPUT{k}_BATCH_PITCH "
+                f"+ fs * INPUT{k}_FEATURE_PITCH + y * INPUT{k}_Y_PITCH + x0 * 16;" for k in range(n)))
+        return j
+
+    def fsv16_block(self, params: Params) -> int:
+        """Pixels per work-item of the fsv16 variant: FSV16_BLOCK, or the whole row when narrower."""
+        return min(FSV16_BLOCK, params.output.dims4[3])
+
+    def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Flat: (ceil(count / 8 / FLAT_BLOCK),), (1,); fsv16: (ceil(X / P), Y, ceil(C / 16) * N), (1, 1, 1)."""
+        if variant(params) == "flat":
+            vecs = params.output.count() // 8
+            return (max(1, -(-vecs // FLAT_BLOCK)),), (1,)
+        b, f, y, x = params.output.dims4
+        return (-(-x // self.fsv16_block(params)), y, -(-f // 16) * b), (1, 1, 1)
+
+    def kernel_data(self, params: Params) -> KernelData:
+        """One enqueue: the inputs, the output, then the fused ops' extra inputs."""
+        jit = self.jit_constants(params)
+        jit.update(fused_ops8_jit(params.fused_ops, params.output.dims4[1]))
+        args = ([Arg("input", i) for i in range(len(params.inputs))] + [Arg("output", 0)]
+                + [Arg("input", i) for op in params.fused_ops for i in op.dep_indices])
+        entry, src = self.make_source(jit)
+        gws, lws = self.dispatch(params)
+        return KernelData(self.name, [ClKernelData(entry, src, gws, lws, args)])
