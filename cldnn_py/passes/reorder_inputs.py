@@ -1,6 +1,8 @@
 """reorder_inputs: the layout optimizer. Decides, for the whole network, which convolutions run in the blocked
 ``b_fs_yx_fsv16`` format, and inserts the reorders that gets data and weights there; a fully connected layer fed
-blocked data gets a reorder back to bfyx when that lets a fast kernel run it.
+blocked data gets a reorder back to bfyx when that lets a fast kernel run it, and its weights are packed to
+``os_iyx_osv16`` when a fast kernel takes them packed (``fully_connected_gemm`` at batch > 8; at batch 1-8
+``fully_connected_gemv`` reads them plain).
 
 Why: the fast convolution kernels want activations with 16 features innermost and weights packed per 16 output
 channels (``os_iyx_osv16``); if every convolution converted its input back and forth, the reorders would cost more
@@ -39,12 +41,15 @@ def fast_blocked_kernel(program: ProgramBuilder, node: ProgramNode) -> str | Non
     return None
 
 
-def fast_plain_kernel(program: ProgramBuilder, node: ProgramNode) -> str | None:
-    """Name of a non-reference kernel that runs ``node`` if its data input were plain unpadded bfyx, or None."""
+def fast_plain_kernel(program: ProgramBuilder, node: ProgramNode, packed_weights: bool = False) -> str | None:
+    """Name of a non-reference kernel that runs ``node`` if its data input were plain unpadded bfyx (and, with
+    ``packed_weights``, its weights in os_iyx_osv16), or None."""
     from .compile_graph import node_params
 
     p = node_params(program, node)
     p.inputs = [p.inputs[0].with_(format=Format.bfyx, padding=Padding())] + p.inputs[1:]
+    if packed_weights:
+        p.inputs[1] = p.inputs[1].with_(format=PACKED_WEIGHTS, padding=Padding())
     for v in selector.explain(p):
         if v.reason is None and v.priority is not None and v.priority < DONT_USE_IF_HAVE_SOMETHING_ELSE:
             return v.kernel
@@ -66,25 +71,36 @@ class ReorderInputs(BasePass):
             conv.forced_format = BLOCKED
         recompute_layouts(program.order)
         for conv in chosen:
-            data, weights = conv.dependencies[0], conv.dependencies[1]
+            data = conv.dependencies[0]
             if data.layout().format != BLOCKED:
                 self._reorder(program, data, conv, f"{conv.id}__input_{BLOCKED.value}", BLOCKED)
-            if weights.layout().format != PACKED_WEIGHTS:
-                existing = program.nodes.get(f"{weights.id}__{PACKED_WEIGHTS.value}")
-                if existing is not None:  # weights shared by several convolutions: one packed copy
-                    weights.users = [u for u in weights.users if u is not conv]
-                    existing.users.append(conv)
-                    conv.dependencies[1] = existing
-                else:
-                    self._reorder(program, weights, conv, f"{weights.id}__{PACKED_WEIGHTS.value}", PACKED_WEIGHTS)
-        # a fully connected layer fed blocked data: a cheap reorder to bfyx lets a fast (GEMV) kernel run it
+            self._pack_weights(program, conv)
+        # a fully connected layer: packed weights when a fast kernel takes them (GEMM, batch > 8), and a cheap
+        # reorder of blocked data to bfyx when that lets a fast (GEMV or GEMM) kernel run it
         for fc in [n for n in program.order if n.kind == "fully_connected" and n.id not in program.forced_impls]:
             src = fc.dependencies[0]
+            packed = fc.dependencies[1].layout().rank == 2 and fast_plain_kernel(program, fc, True) is not None
+            if packed:
+                self._pack_weights(program, fc)
             if src.layout().format != Format.bfyx and src.layout().rank <= 4 and \
-                    fast_plain_kernel(program, fc) is not None:
+                    (packed or fast_plain_kernel(program, fc) is not None):
                 self._reorder(program, src, fc, f"{fc.id}__input_bfyx", Format.bfyx)
         program.order = topological_order(program.nodes)
         recompute_layouts(program.order)
+
+    def _pack_weights(self, program: ProgramBuilder, node: ProgramNode) -> None:
+        """Reorder ``node``'s weights (dependency 1) to os_iyx_osv16; weights shared by several nodes get one
+        packed copy."""
+        weights = node.dependencies[1]
+        if weights.layout().format == PACKED_WEIGHTS:
+            return
+        existing = program.nodes.get(f"{weights.id}__{PACKED_WEIGHTS.value}")
+        if existing is not None:
+            weights.users = [u for u in weights.users if u is not node]
+            existing.users.append(node)
+            node.dependencies[1] = existing
+        else:
+            self._reorder(program, weights, node, f"{weights.id}__{PACKED_WEIGHTS.value}", PACKED_WEIGHTS)
 
     @staticmethod
     def _reorder(program: ProgramBuilder, dep: ProgramNode, user: ProgramNode, rid: str, fmt: Format) -> None:

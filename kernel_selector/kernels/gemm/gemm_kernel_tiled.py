@@ -1,0 +1,150 @@
+"""gemm_tiled: register-tiled matrix product for CPU OpenCL (PoCL), ONNX MatMul / Gemm with a runtime B.
+
+The blocked-direct-convolution recipe of ../shared/PERF_NOTES.md applied to a plain GEMM: a TILE_M x 16 block of
+C in 2 * TILE_M float8 accumulators; per k B's row segment as two aligned float8 and one broadcast scalar of A per
+row (pointer loads and ``a*b+c``, no builtins, local size 1). B is read in place (no packing pass), so it must be
+plain row-major with N % 8 == 0 for the aligned loads; its 16-column panel is strided by N (at N = 1024 one page
+per row, badly cached), so the kernel blocks K GotoBLAS-style: per K block a work-item packs its sub-panel of B
+into a private array and walks many row blocks over it, with the partial sums in the output buffer between K
+blocks. Anything else
+(transposed B, padded or blocked operands, other data types) goes to ``gemm_ref``; a constant-B ONNX Gemm is a
+``fully_connected`` already (``frontend/onnx_ops/nn_gemm.py``), run by ``fully_connected_gemm`` at batch > 8.
+"""
+
+from __future__ import annotations
+
+from cldnn_py.layout import DataType, Format, Layout
+from cldnn_py.primitives.gemm import gemm_shapes
+
+from ...activation_functions import float_literal
+from ...jitter import JitConstants
+from ...kernel_base import FORCE_PRIORITY_3, ClKernelData, KernelBase, KernelData
+from ...params import Params, SupportedKey
+from ...selector import register
+from ..convolution.convolution_kernel_b_fs_yx_fsv16 import choose_block
+from ..nd_index import nd_check, nd_jit
+from .gemm_kernel_ref import _prod, gemm_index_jit
+
+TILE_M = 6  # max rows per work-item: 2 * TILE_M accumulators + 2 B vectors + 1 broadcast <= 16 ymm (AVX2)
+K_BLOCK = 512  # rows of B's 16-column sub-panel a work-item packs (32 KiB private) and reuses over its row blocks
+MIN_WORK_ITEMS = 16  # row groups are split until the gws has this many work-items (2 threads, load balance)
+TUNE_TILES = (4, 5, 6)  # the row tiles auto-tuning times
+
+
+def _plain(x: Layout) -> bool:
+    return x.format == Format.bfyx and x.padding.is_zero and x.dtype == DataType.f32
+
+
+def gemm_dims(params: Params) -> tuple[tuple[int, ...], int, int, int]:
+    """(batch shape, M, K, N) of a gemm's params (numpy matmul rules, :func:`gemm_shapes`)."""
+    batch, m, k, n, _ = gemm_shapes(params.inputs[0].shape, params.inputs[1].shape,
+                                    bool(params.attrs.get("transpose_a")), bool(params.attrs.get("transpose_b")))
+    return batch, m, k, n
+
+
+@register
+class GemmKernelTiled(KernelBase):
+    """Tiled gemm: y[.., m, n] = alpha · Σ_k op(A)[.., m, k] · B[.., k, n] + beta · C[broadcast].
+
+    Inputs: INPUT0 A (.., M, K), or (.., K, M) with transpose_a, rank 1-6; INPUT1 B (.., K, N), rank >= 2, not
+    transposed; INPUT2 C (optional, any shape broadcasting to the output, read element by element). A, B, C and
+    the output: f32, plain unpadded bfyx. N % 8 == 0 (32-byte aligned float8 rows of B). Batch dimensions
+    broadcast as in numpy matmul. Register tile: TILE_M rows (3-6 chosen per M, :meth:`tile`) x 16 columns; rows
+    past M are clamped to M - 1, the 8-column tail of N % 16 == 8 runs on one float8. Work-item: one 16-column
+    panel x ROW_GROUP row blocks, K in blocks of K_BLOCK (:meth:`blocking`). gws (ceil(M / (TILE_M * ROW_GROUP)),
+    ceil(N / 16), batch), lws (1, 1, 1). 1024^3: about numpy's sgemm (``benchmarks/gemm_kernels.py``).
+    """
+
+    name = "gemm_tiled"
+    primitive = "gemm"
+    n_data_inputs = None
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL, f32, every operand and the output plain bfyx, no padding."""
+        plain = frozenset({Format.bfyx})
+        return SupportedKey(input_formats=plain, output_formats=plain, padded_inputs=False, padded_output=False)
+
+    def validate(self, params: Params) -> str | None:
+        """B not transposed, rank >= 2, N % 8 == 0; all operands plain unpadded f32; ranks <= 6."""
+        if len(params.inputs) not in (2, 3):
+            return f"expected 2 or 3 inputs, got {len(params.inputs)}"
+        for i, x in enumerate([*params.inputs, params.output]):
+            if not _plain(x):
+                what = "output" if i == len(params.inputs) else f"input {i}"
+                return f"{what} must be plain unpadded f32 bfyx, got {x}"
+        bad = nd_check(params.inputs, params.output)
+        if bad:
+            return bad
+        if params.attrs.get("transpose_b"):
+            return "transposed B is not supported (the B row must be contiguous)"
+        if params.inputs[1].rank < 2:
+            return "B of rank 1 (a column) is a GEMV"
+        try:
+            _, _, _, n = gemm_dims(params)
+        except ValueError as e:
+            return str(e)
+        if n % 8:
+            return f"N = {n} is not a multiple of 8 (float8 rows of B would be misaligned)"
+        return None
+
+    def priority(self, params: Params) -> int:
+        """Well below the reference: it wins whenever it validates."""
+        return FORCE_PRIORITY_3
+
+    def tile(self, params: Params, tile_m: int | None = None) -> int:
+        """TILE_M: ``tile_m`` (clamped to M) or :func:`choose_block` of M (3-6 rows, the one that wastes least on
+        the clamped last block)."""
+        _, m, _, _ = gemm_dims(params)
+        return min(tile_m, m) if tile_m else choose_block(m, TILE_M)
+
+    def blocking(self, params: Params, variant: dict[str, int] | None = None) -> tuple[int, int, int]:
+        """(TILE_M, K_BLOCK, ROW_GROUP) for ``params``; a ``variant`` may set ``tile``, ``k_block``, ``row_group``.
+
+        K_BLOCK: K when K <= 1.25 * K_BLOCK (one pass, no partial sums), else K_BLOCK. ROW_GROUP: all the row
+        blocks of a column panel in one work-item (the sub-panel of B is then read from memory once), split into
+        as many groups as it takes for MIN_WORK_ITEMS work-items.
+        """
+        v = variant or {}
+        batch, m, k, n = gemm_dims(params)
+        tm = self.tile(params, v.get("tile"))
+        kb = v.get("k_block") or (k if k <= K_BLOCK * 5 // 4 else K_BLOCK)
+        blocks = -(-m // tm)
+        groups = min(blocks, max(1, -(-MIN_WORK_ITEMS // (-(-n // 16) * _prod(batch)))))
+        rg = v.get("row_group") or -(-blocks // groups)
+        return tm, min(kb, k), rg
+
+    def jit_constants(self, params: Params, variant: dict[str, int] | None = None) -> JitConstants:
+        """Tensors, gemm index macros (gemm_ref's), A's pitches, TILE_M, K_BLOCK, ROW_GROUP, ALPHA, BETA, HAS_C."""
+        j = super().jit_constants(params)
+        for i, x in enumerate(params.inputs):
+            j.update(nd_jit(f"INPUT{i}", x))
+        j.update(nd_jit("OUTPUT", params.output))
+        j.update(gemm_index_jit(params))
+        _, m, k, _ = gemm_dims(params)
+        ta = bool(params.attrs.get("transpose_a")) and params.inputs[0].rank > 1
+        tm, kb, rg = self.blocking(params, variant)
+        a = params.attrs
+        j.update({"A_M_PITCH": 1 if ta else k, "A_K_PITCH": m if ta else 1, "TILE_M": tm, "K_BLOCK": kb,
+                  "ROW_GROUP": rg, "ALPHA": float_literal(a.get("alpha", 1.0)),
+                  "BETA": float_literal(a.get("beta", 1.0)), "HAS_C": len(params.inputs) > 2})
+        return j
+
+    def dispatch(self, params: Params, variant: dict[str, int] | None = None
+                 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """gws (row groups, ceil(N / 16) column panels, batch), lws (1, 1, 1)."""
+        batch, m, _, n = gemm_dims(params)
+        tm, _, rg = self.blocking(params, variant)
+        return (-(-m // (tm * rg)), -(-n // 16), _prod(batch)), (1, 1, 1)
+
+    def tune_variants(self, params: Params) -> list[dict[str, int]]:
+        """``{"tile": TILE_M}`` for the default choice (:meth:`tile`) first, then each of TUNE_TILES up to M."""
+        _, m, _, _ = gemm_dims(params)
+        first = self.tile(params)
+        return [{"tile": first}] + [{"tile": t} for t in TUNE_TILES if t != first and t <= m]
+
+    def kernel_data(self, params: Params, variant: dict[str, int] | None = None) -> KernelData:
+        """One enqueue; ``variant`` (``tile``, ``k_block``, ``row_group``) overrides the blocking (auto-tuning,
+        tests and ``benchmarks/gemm_kernels.py`` time several)."""
+        entry, src = self.make_source(self.jit_constants(params, variant))
+        gws, lws = self.dispatch(params, variant)
+        return KernelData(self.name, [ClKernelData(entry, src, gws, lws, self.args(params))])

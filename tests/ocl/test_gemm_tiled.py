@@ -1,0 +1,112 @@
+"""gemm_tiled (register-tiled gemm) vs float64 numpy: M not a multiple of the row tile and smaller than it, N with a
+16-column tail (N % 16 == 8) and N == 8, odd K, batched and broadcast batches, transposed A, 1-D A, alpha/beta
+with C broadcast as a row, a column and in full, K blocks (partial sums through the output), the blocking
+variants; transposed B and N % 8 != 0 fall back to gemm_ref."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+from cldnn_py.primitives.gemm import Gemm
+from tests.helpers import assert_close, f32
+from tests.ocl.test_gemm import gemm_ref
+
+
+@pytest.fixture
+def engine(ocl_engine):
+    """OpenCL only: these tests are about an OpenCL kernel."""
+    return ocl_engine
+
+
+FAST = "gemm_tiled"
+
+
+def run_gemm(engine, a, b, c=None, ta=False, tb=False, alpha=1.0, beta=1.0):
+    """Build A, B [, C] inputs -> gemm 'y'; returns (output, selected kernel name)."""
+    topo = cl.Topology()
+    feeds = {"a": a, "b": b} | ({"c": c} if c is not None else {})
+    for name, arr in feeds.items():
+        topo.add(cl.InputLayout(name, cl.Layout(cl.DataType.f32, cl.Format.bfyx, arr.shape)))
+    topo.add(Gemm("y", inputs=list(feeds), transpose_a=ta, transpose_b=tb, alpha=alpha, beta=beta))
+    net = cl.Network(cl.Program(engine, topo))
+    net.poison()
+    return net.run(feeds)["y"], net.program.node("y").impl.kernel_name
+
+
+CASES = [
+    # A shape, B shape, C shape or None, transpose_a, alpha, beta
+    ((5, 24), (24, 32), None, False, 1.0, 1.0),               # M % 4 == 1: last row block shifted
+    ((2, 7, 33), (2, 33, 40), (1, 40), False, 0.5, 2.0),      # batch 2, odd K, N % 16 == 8, C a row
+    ((3, 1, 6, 17), (1, 2, 17, 16), None, False, 1.0, 1.0),   # batch broadcast both ways
+    ((19, 9), (19, 24), (9, 1), True, 1.0, -0.5),             # transposed A, N % 16 == 8, C a column
+    ((3, 11), (11, 8), (3, 8), False, 0.25, 0.75),            # M < tile, N == 8 (one float8 column), full C
+    ((24,), (2, 24, 48), None, False, 1.0, 1.0),              # 1-D A (M = 1)
+    ((2, 13, 64), (64, 56), (2, 13, 56), False, 1.5, 1.0),    # B without batch, full batched C
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}x{c[1]}-c{c[2]}-ta{int(c[3])}")
+def test_gemm_tiled_matches_reference(engine, rng, case):
+    sa, sb, sc, ta, alpha, beta = case
+    a, b = f32(rng.standard_normal(sa)), f32(rng.standard_normal(sb))
+    c = f32(rng.standard_normal(sc)) if sc is not None else None
+    out, kernel = run_gemm(engine, a, b, c, ta, False, alpha, beta)
+    assert kernel == FAST
+    assert_close(out, gemm_ref(a, b, c, ta, False, alpha, beta), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("sa, sb, tb", [((6, 16), (24, 16), True), ((6, 16), (16, 20), False)],
+                         ids=["transposed-B", "N20"])
+def test_gemm_tiled_falls_back_to_ref(engine, rng, sa, sb, tb):
+    """Transposed B or N % 8 != 0: gemm_ref runs, still correct."""
+    a, b = f32(rng.standard_normal(sa)), f32(rng.standard_normal(sb))
+    out, kernel = run_gemm(engine, a, b, tb=tb)
+    assert kernel == "gemm_ref"
+    assert_close(out, gemm_ref(a, b, None, False, tb), rtol=1e-4, atol=1e-4)
+
+
+def test_gemm_tiled_k_blocks(engine, rng):
+    """K = 700 > 1.25 * K_BLOCK: three K blocks (the last one short), partial sums through the output; with C."""
+    a, b = f32(rng.standard_normal((70, 700))), f32(rng.standard_normal((700, 40)))
+    c = f32(rng.standard_normal((1, 40)))
+    out, kernel = run_gemm(engine, a, b, c, alpha=0.5, beta=2.0)
+    assert kernel == FAST
+    assert_close(out, gemm_ref(a, b, c, alpha=0.5, beta=2.0), rtol=1e-4, atol=1e-4)
+
+
+VARIANTS = [{"tile": t, "k_block": kb, "row_group": rg} for t in (1, 3, 6) for kb, rg in ((0, 0), (7, 1), (16, 3))]
+
+
+def test_gemm_tiled_variants_agree(engine, rng):
+    """The kernel's blocking variants (row tiles 1-6, K blocks of 7 and 16 with 1 or 3 row blocks per work-item,
+    the defaults) on a batched, transposed-A product with N % 16 == 8 and a column C: all correct."""
+    import pyopencl
+
+    from kernel_selector import Params
+    from kernel_selector.kernel_base import common_header
+    from kernel_selector.kernels.gemm.gemm_kernel_tiled import GemmKernelTiled
+
+    a, b = f32(rng.standard_normal((2, 40, 23))), f32(rng.standard_normal((2, 40, 24)))
+    c = f32(rng.standard_normal((23, 1)))
+    lay = [cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape) for x in (a, b, c)]
+    out_l = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, 23, 24))
+    attrs = {"transpose_a": True, "alpha": 1.5, "beta": -0.5}
+    params = Params("gemm", "ocl", lay, out_l, attrs, layer_id="y", device=engine.info)
+    mems = []
+    for lo, arr in zip(lay, (a, b, c)):
+        mems.append(engine.allocate(lo))
+        engine.write_buffer(mems[-1].buffer, lo.to_physical(arr))
+    out = engine.allocate(out_l)
+    expect = gemm_ref(a, b, c, True, False, 1.5, -0.5)
+    k = GemmKernelTiled()
+    for variant in VARIANTS:
+        (kc,) = k.kernel_data(params, {key: v for key, v in variant.items() if v}).kernels
+        engine.write_buffer(out.buffer, np.full(out_l.buffer_size, np.nan, dtype=np.float32))
+        knl = pyopencl.Kernel(engine.build(common_header() + kc.source), kc.entry)
+        knl.set_args(*[m.buffer for m in mems], out.buffer)
+        pyopencl.enqueue_nd_range_kernel(engine.queue, knl, kc.gws, kc.lws).wait()
+        raw = np.empty(out_l.buffer_size, dtype=np.float32)
+        engine.read_buffer(out.buffer, raw)
+        assert_close(out_l.from_physical(raw), expect, rtol=1e-4, atol=1e-4)
