@@ -9,13 +9,14 @@ channels (``os_iyx_osv16``); if every convolution converted its input back and f
 than the kernels save. So the choice is made per node from what the kernel_selector offers for this device (a
 convolution goes blocked only if a non-reference kernel validates for the blocked layouts), and every other
 primitive keeps the format of its input, so blocked data flows from layer to layer with no reorder in between
-(clDNN ``reorder_inputs.cpp`` with ``layout_optimizer``). Weight reorders are constant and are folded into packed
-Data by propagate_constants.
+(clDNN ``reorder_inputs.cpp`` with ``layout_optimizer``). The same rule serves both engines: a convolution goes
+blocked only when the best kernel for blocked layouts beats (lower priority) the best one for its plain layouts.
+Weight reorders are constant and are folded into packed Data by propagate_constants.
 """
 
 from __future__ import annotations
 
-from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, selector
+from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, Params, selector
 
 from ..layout import Format, Padding
 from ..pass_manager import BasePass
@@ -27,18 +28,29 @@ BLOCKED = Format.b_fs_yx_fsv16
 PACKED_WEIGHTS = Format.os_iyx_osv16
 
 
+def _best(params: Params) -> tuple[int, str] | None:
+    """(priority, name) of the best non-reference kernel that validates for ``params``, or None."""
+    for v in selector.explain(params):
+        if v.reason is None and v.priority is not None and v.priority < DONT_USE_IF_HAVE_SOMETHING_ELSE:
+            return v.priority, v.kernel
+    return None
+
+
 def fast_blocked_kernel(program: ProgramBuilder, node: ProgramNode) -> str | None:
-    """Name of a non-reference kernel that runs ``node`` (a convolution) on blocked layouts, or None."""
+    """Name of a non-reference kernel that runs ``node`` (a convolution) on blocked layouts and is better than
+    (lower priority) any that would run it on its current plain layouts, or None. On OpenCL the plain layouts have
+    only the reference; on the CPU engine a BLAS convolution on bfyx competes with the blocked one."""
     from .compile_graph import node_params
 
     p = node_params(program, node)
+    plain = _best(p) if not p.inputs[0].format.is_blocked else None
     p.inputs = [p.inputs[0].with_(format=BLOCKED, padding=Padding()),
                 p.inputs[1].with_(format=PACKED_WEIGHTS)] + p.inputs[2:]
     p.output = p.output.with_(format=BLOCKED)
-    for v in selector.explain(p):
-        if v.reason is None and v.priority is not None and v.priority < DONT_USE_IF_HAVE_SOMETHING_ELSE:
-            return v.kernel
-    return None
+    blocked = _best(p)
+    if blocked is None or (plain is not None and plain[0] <= blocked[0]):
+        return None
+    return blocked[1]
 
 
 def fast_plain_kernel(program: ProgramBuilder, node: ProgramNode, packed_weights: bool = False) -> str | None:
@@ -63,8 +75,6 @@ class ReorderInputs(BasePass):
 
     def run(self, program: ProgramBuilder) -> None:
         """Choose formats, insert reorders, recompute layouts."""
-        if program.engine.kind != "ocl":
-            return
         chosen = [n for n in program.order if n.kind == "convolution" and n.dependencies[0].layout().rank == 4
                   and n.id not in program.forced_impls and fast_blocked_kernel(program, n) is not None]
         for conv in chosen:

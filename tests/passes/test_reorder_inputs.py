@@ -50,7 +50,8 @@ def test_results_match_unoptimized(engine, rng):
 
 
 def test_forced_reference_kernel_keeps_plain_layout(engine, rng):
-    opts = cl.BuildOptions(force_implementations={"conv1": "convolution_ref"})
+    ref = "convolution_ref" if engine.kind == "ocl" else "convolution_cpu_ref"
+    opts = cl.BuildOptions(force_implementations={"conv1": ref})
     prog = cl.Program(engine, _chain(rng), opts)
     assert prog.node("conv1").layout().format == F.bfyx
 
