@@ -1,17 +1,18 @@
-"""``make bench``: the zoo's real networks on cldnn_py (every OpenCL device) against onnxruntime, batch 1 and 8.
+"""``make bench``: the zoo's real networks on cldnn_py (every OpenCL device and the CPU engine) against onnxruntime,
+batch 1 and 8.
 
     python benchmarks/bench.py [--models resnet50 alexnet googlenet squeezenet] [--batches 1 8]
-                               [--runs N] [--devices cl:0:0 ...] [--json .cache/bench.json]
+                               [--runs N] [--devices cl:0:0 cpu ...] [--json .cache/bench.json]
 
 For each model and batch the seeded zoo model (``cldnn_py.tools.zoo``, weights seed 0, written once to
-``.cache/models/<name>_b<batch>_s0.onnx`` and reused) is built on every OpenCL device of ``list_devices()`` with the
-default ``BuildOptions`` (program build time and kernel count recorded) and loaded in onnxruntime (CPU execution
-provider, 2 intra-op threads, sequential execution). Every engine runs once on the same N(0, 1) input and its
-outputs are compared with onnxruntime's (max |ours - ort| / max |ort| per output, the largest over the outputs),
-then one more warm-up run each, then ``--runs`` timed rounds in which the engines run one after the other
-(interleaved, the order rotating every round) so that drift of the shared machine hits all of them alike, with an
-untimed pause of ``--gap-ms`` after every run: onnxruntime's thread pool keeps spinning for a moment after a run
-(its default, kept here) and would otherwise slow whichever engine runs next.
+``.cache/models/<name>_b<batch>_s0.onnx`` and reused) is built on every OpenCL device of ``list_devices()`` and on the
+CPU (numba) engine ``"cpu"`` with the default ``BuildOptions`` (program build time and kernel count recorded) and
+loaded in onnxruntime (CPU execution provider, 2 intra-op threads, sequential execution). Every engine runs once on
+the same N(0, 1) input and its outputs are compared with onnxruntime's (max |ours - ort| / max |ort| per output, the
+largest over the outputs), then one more warm-up run each, then ``--runs`` timed rounds in which the engines run one
+after the other (interleaved, the order rotating every round) so that drift of the shared machine hits all of them
+alike, with an untimed pause of ``--gap-ms`` after every run: onnxruntime's thread pool keeps spinning for a moment
+after a run (its default, kept here) and would otherwise slow whichever engine runs next.
 
 Printed per engine: latency median [min-max] in ms (wall time of ``Network.run`` / ``InferenceSession.run``,
 host copies included), images/s (batch / median), GFLOP/s (counted FLOPs per image x images/s), and for cldnn_py
@@ -346,14 +347,15 @@ def run_benchmark(models: Sequence[str], batches: Sequence[int], runs: int | Non
     "wall_s"}."""
     import cldnn_py as cl
 
-    devices = [d for d in cl.list_devices() if not device_specs or d.spec in device_specs]
-    if not devices:
-        raise SystemExit(f"no OpenCL device{' matching ' + ' '.join(device_specs) if device_specs else ''}")
+    specs = [d.spec for d in cl.list_devices()] + ["cpu"]  # every OpenCL device, then the CPU (numba) engine
+    engines = [cl.Engine(s) for s in specs if not device_specs or s in device_specs]
+    if not engines:
+        raise SystemExit(f"no device{' matching ' + ' '.join(device_specs) if device_specs else ''}")
+    devices = [e.info for e in engines]
     machine = machine_info(devices)
     _log(f"machine: {machine['cpu']}, {machine['cores']} cores, load {machine['load_average'][0]:.2f}; "
          f"onnxruntime {machine['onnxruntime']}; devices: "
          + "; ".join(f"{d.spec} {d.name} [{d.platform_version}]" for d in devices))
-    engines = [cl.Engine(d.spec) for d in devices]
     t0 = time.perf_counter()
     results: list[dict[str, Any]] = []
     jobs = [(m, b) for b in batches for m in models]
@@ -381,7 +383,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=None, metavar="N",
                     help=f"timed rounds per (model, batch) (default: {DEFAULT_RUNS[1]} at batch 1, "
                          f"{DEFAULT_RUNS_BATCHED} at larger batches)")
-    ap.add_argument("--devices", nargs="+", metavar="SPEC", help="only these OpenCL devices (cl:P:D; default all)")
+    ap.add_argument("--devices", nargs="+", metavar="SPEC",
+                    help="only these devices (cl:P:D or cpu; default: every OpenCL device and cpu)")
     ap.add_argument("--gap-ms", type=float, default=GAP_MS, metavar="MS",
                     help=f"untimed pause after every run, so no engine's spinning threads slow the next "
                          f"(default {GAP_MS:g})")

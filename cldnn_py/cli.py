@@ -268,7 +268,7 @@ def _tune(args: argparse.Namespace) -> int:
         for batch in args.batch:
             t0 = time.perf_counter()
             _build(model, None, _batch_shapes(model, batch, {}), tuning="tune", tuning_cache=path, engine=engine)
-            print(f"{model} batch {batch}: tuned in {time.perf_counter() - t0:.1f} s")
+            print(f"{model} batch {batch or 'as given'}: tuned in {time.perf_counter() - t0:.1f} s")
     after = kernel_entries()
     print(f"{path}: {after} entries for {engine.info.name} ({after - before} new)")
     return 0
@@ -329,7 +329,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("tune", help="time the kernel variants of models' layers and store the winners")
     t.add_argument("models", nargs="+", help="ONNX model files")
-    t.add_argument("--batch", type=int, nargs="+", default=[1], help="batch sizes to tune (default 1)")
+    t.add_argument("--batch", type=int, nargs="+", default=[0],
+                   help="batch sizes to tune (default: the model's own)")
     t.add_argument("--cache", metavar="FILE.json", help="tuning cache to write (default: the user's)")
     t.add_argument("--device", help="cl:P:D (default: see `cldnn-py devices`)")
     t.set_defaults(func=_tune)
