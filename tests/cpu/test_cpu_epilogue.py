@@ -1,0 +1,122 @@
+"""The helpers of the fast CPU kernels (kernel_selector/kernels/cpu_epilogue.py, cpu_launch.py): every activation
+against formulas written here in float64, the eltwise modes with their NaN rules, operand maps (broadcast, blocked,
+padded) and the Launcher (a result never depends on the thread mode)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from cldnn_py.layout import DataType, Format, Layout, Padding
+from kernel_selector.kernels import cpu_epilogue as ce
+from kernel_selector.kernels import cpu_launch as cln
+
+ERF = np.vectorize(math.erf)
+
+REF = {  # float64 formulas (ONNX operator definitions), a and b the activation parameters
+    "relu": lambda x, a, b: np.where(x > 0, x, 0),
+    "relu_negative_slope": lambda x, a, b: np.where(x >= 0, x, a * x),
+    "clamp": lambda x, a, b: np.clip(x, a, b),
+    "logistic": lambda x, a, b: 1 / (1 + np.exp(-x)),
+    "tanh": lambda x, a, b: np.tanh(x),
+    "elu": lambda x, a, b: np.where(x >= 0, x, a * (np.exp(x) - 1)),
+    "abs": lambda x, a, b: np.abs(x),
+    "exp": lambda x, a, b: np.exp(x),
+    "log": lambda x, a, b: np.log(np.abs(x)),  # fed |x| below
+    "sqrt": lambda x, a, b: np.sqrt(np.abs(x)),
+    "square": lambda x, a, b: x * x,
+    "softplus": lambda x, a, b: np.log(1 + np.exp(x)),
+    "hard_sigmoid": lambda x, a, b: np.clip(a * x + b, 0, 1),
+    "hard_swish": lambda x, a, b: x * np.clip(x + 3, 0, 6) / 6,
+    "swish": lambda x, a, b: x / (1 + np.exp(-a * x)),
+    "gelu": lambda x, a, b: 0.5 * x * (1 + ERF(x / np.sqrt(2))),
+    "gelu_tanh": lambda x, a, b: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3))),
+    "linear": lambda x, a, b: a * x + b,
+    "neg": lambda x, a, b: -x,
+    "reciprocal": lambda x, a, b: 1 / x,
+    "erf": lambda x, a, b: ERF(x),
+    "selu": lambda x, a, b: np.where(x > 0, b * x, b * a * (np.exp(x) - 1)),
+}
+
+
+@pytest.mark.parametrize("func", sorted(ce.ACT_CODES))
+def test_every_activation(rng, func):
+    assert func in REF, f"no reference formula for {func}"
+    x = rng.standard_normal(301).astype(np.float32) * 3
+    if func in ("log", "sqrt"):
+        x = np.abs(x) + np.float32(0.01)
+    a, b = (-0.7, 1.3) if func in ("clamp",) else (0.6, 0.3) if func == "hard_sigmoid" else (1.67, 1.05)
+    buf = x.copy()
+    codes = np.array([ce.ACT_CODES[func]], np.int64)
+    ce.chain_span(buf, 0, buf.size, codes, np.float32([a]), np.float32([b]), ce.EMPTY, 0, 0)
+    ref = REF[func](x.astype(np.float64), np.float32(a).astype(np.float64), np.float32(b).astype(np.float64))
+    np.testing.assert_allclose(buf, ref, rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("mode", ["sum", "sub", "prod", "div", "max", "min", "pow"])
+@pytest.mark.parametrize("rstep", [1, 3, 0])
+def test_eltwise_chain_with_operand_steps(rng, mode, rstep):
+    v = rng.standard_normal(40).astype(np.float32)
+    res = (np.abs(rng.standard_normal(130)) + 0.5).astype(np.float32)
+    if mode == "pow":
+        v = np.abs(v) + np.float32(0.5)
+    if mode in ("max", "min"):
+        v[3] = np.nan
+        res[5] = np.nan
+    r = res[2:2 + 40 * rstep:rstep] if rstep else np.full(40, res[2])
+    buf = v.copy()
+    codes = np.array([ce.ELT_BASE + ce.ELT_CODES[mode]], np.int64)
+    ce.chain_span(buf, 0, 40, codes, np.zeros(1, np.float32), np.zeros(1, np.float32), res, 2, rstep)
+    v64, r64 = v.astype(np.float64), r.astype(np.float64)
+    ops = {"sum": np.add, "sub": np.subtract, "prod": np.multiply, "div": np.divide, "max": np.fmax,
+           "min": np.fmin, "pow": np.power}
+    ref = ops[mode](v64, r64)
+    np.testing.assert_allclose(buf, ref, rtol=1e-5, atol=1e-6)
+
+
+def _index(m, b, f, y, x):
+    return int(ce.operand_index(m, b, f, y, x))
+
+
+def test_operand_map_broadcast_blocked_padded(rng):
+    out = Layout(DataType.f32, Format.b_fs_yx_fsv16, (2, 19, 3, 4))
+    cases = [
+        Layout(DataType.f32, Format.bfyx, (2, 19, 3, 4), Padding((0, 1, 1, 0), (1, 0, 0, 2))),
+        Layout(DataType.f32, Format.b_fs_yx_fsv16, (2, 19, 3, 4), Padding((0, 0, 1, 1), (0, 0, 2, 0))),
+        Layout(DataType.f32, Format.bfyx, (1, 19, 1, 1)),
+        Layout(DataType.f32, Format.byxf, (19, 1, 4)),
+        Layout(DataType.f32, Format.bfyx, (4,)),
+    ]
+    for lay in cases:
+        val = rng.standard_normal(lay.shape).astype(np.float32)
+        phys = lay.to_physical(val)
+        m = ce.operand_map(lay, out)
+        full = np.broadcast_to(val.reshape((1,) * (4 - val.ndim) + val.shape), out.shape)
+        for b, f, y, x in [(0, 0, 0, 0), (1, 18, 2, 3), (1, 16, 0, 2), (0, 7, 1, 1)]:
+            assert phys[_index(m, b, f, y, x)] == full[b, f, y, x], (str(lay), (b, f, y, x))
+
+
+def test_launcher_modes_give_identical_results(rng):
+    """A large eltwise run many times: the Launcher switches between the calling thread and the pool; every
+    result is bit-identical."""
+    from kernel_selector.kernels.eltwise.eltwise_kernel_cpu_vec import eltwise_flat
+
+    n = cln.PARALLEL_MIN_WORK
+    a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    out = np.empty(n, np.float32)
+    launch = cln.Launcher(3 * n)
+    codes = np.array([ce.ACT_CODES["tanh"]], np.int64)
+    f1 = np.float32(1)
+    outs = []
+    for _ in range(8):
+        launch(eltwise_flat, out, a, b, n, 0, f1, f1, codes, np.zeros(1, np.float32), np.zeros(1, np.float32),
+               ce.EMPTY, False)
+        outs.append(out.copy())
+    assert launch.calls == 8 and min(launch.avg) > 0
+    for o in outs[1:]:
+        assert np.array_equal(o, outs[0])
+    np.testing.assert_allclose(outs[0], np.tanh(a.astype(np.float64) + b), rtol=1e-5, atol=1e-6)
+    small = cln.Launcher(10)
+    assert small.small

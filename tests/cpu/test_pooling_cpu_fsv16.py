@@ -1,0 +1,164 @@
+"""pooling_cpu_fsv16 (numba row pooling on b_fs_yx_fsv16 / plain data) vs an independent float64 numpy pooling.
+
+Run directly on NaN-poisoned physical buffers (padded inputs and outputs, channel tails that must stay untouched),
+every mode with pads, asymmetric pads, strides, dilation, ceil mode, global pooling, batch 2, fused activation and
+a fused residual; the selector's unforced choice is asserted; one network run on the CPU engine end to end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+from cldnn_py.layout import DataType, Format, Layout, Padding
+from kernel_selector.params import FusedOp
+from tests.cpu.kernel_harness import run_kernel
+from tests.helpers import assert_close, f32
+
+FAST = "pooling_cpu_fsv16"
+FSV16 = Format.b_fs_yx_fsv16
+M = cl.PoolingMode
+
+
+@pytest.fixture(scope="module")
+def cpu_engine():
+    """The CPU (numba) engine."""
+    return cl.Engine("cpu")
+
+
+def out_len(size, ext, s, pb, pe, ceil):
+    """ONNX output extent (ceil mode: the last window must start inside the input or its begin pad)."""
+    span = size + pb + pe - ext
+    o = (-(-span // s) if ceil else span // s) + 1
+    return o - 1 if ceil and (o - 1) * s >= size + pb else o
+
+
+def pool64(x, mode, k, s, pb, pe, d, ceil):
+    """Window by window in float64 over the taps o*s - pb + t*d; average divides by the taps inside
+    [-pb, size + pe) (``average``) or by the valid taps (``average_no_padding``)."""
+    x = x.astype(np.float64)
+    n, c, h, w = x.shape
+    oh = out_len(h, (k[0] - 1) * d[0] + 1, s[0], pb[0], pe[0], ceil)
+    ow = out_len(w, (k[1] - 1) * d[1] + 1, s[1], pb[1], pe[1], ceil)
+    out = np.empty((n, c, oh, ow))
+    for i in range(oh):
+        ys = [i * s[0] - pb[0] + t * d[0] for t in range(k[0])]
+        vy = [y for y in ys if 0 <= y < h]
+        for j in range(ow):
+            xs = [j * s[1] - pb[1] + t * d[1] for t in range(k[1])]
+            vx = [v for v in xs if 0 <= v < w]
+            win = x[:, :, vy][:, :, :, vx].reshape(n, c, -1)
+            if mode == M.max:
+                out[:, :, i, j] = win.max(-1)
+            elif mode == M.average_no_padding:
+                out[:, :, i, j] = win.mean(-1)
+            else:
+                cnt = sum(y < h + pe[0] for y in ys) * sum(v < w + pe[1] for v in xs)
+                out[:, :, i, j] = win.sum(-1) / cnt
+    return out
+
+
+CASES = [
+    # mode, (N, C, H, W), kernel, stride, pad, pad_end, dilation, ceil, in padding, out padding
+    (M.max, (2, 19, 13, 15), (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), False,
+     Padding((0, 0, 1, 2), (1, 0, 2, 1)), Padding((0, 0, 1, 1), (0, 0, 1, 1))),     # ResNet pool1-like, halo
+    (M.max, (1, 37, 11, 23), (3, 3), (2, 2), (0, 0), (0, 0), (1, 1), True,
+     Padding(), Padding((0, 0, 2, 2), (0, 0, 2, 2))),                                # ceil, C % 16 == 5
+    (M.max, (1, 5, 12, 13), (3, 3), (2, 3), (2, 1), (1, 2), (1, 1), True,
+     Padding((0, 0, 0, 1), (0, 0, 0, 0)), Padding()),                                # asymmetric pads, C < 16
+    (M.average, (2, 19, 11, 9), (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), True,
+     Padding((0, 0, 2, 1), (0, 0, 1, 2)), Padding((0, 0, 1, 0), (0, 0, 0, 1))),     # count_include_pad, ceil
+    (M.average, (1, 3, 11, 10), (3, 2), (2, 3), (1, 0), (2, 1), (2, 3), False, Padding(), Padding()),  # dilation
+    (M.average_no_padding, (2, 33, 12, 17), (3, 3), (3, 2), (2, 1), (1, 2), (2, 2), True,
+     Padding((0, 0, 1, 1), (0, 0, 1, 1)), Padding((0, 0, 1, 2), (0, 0, 2, 1))),     # ceil tail past pad_end
+    (M.average, (1, 32, 8, 8), (2, 2), (2, 2), (0, 0), (0, 0), (1, 1), False, Padding(), Padding()),  # no tail
+]
+
+
+def _run(engine, x, fmt, mode, k, s, pb, pe, d, ceil, in_pad, out_pad, glob=False, fused=None, operands=None):
+    prim = cl.Pooling("pool", "x", mode=mode, kernel=k, stride=s, pad=pb, pad_end=pe, dilation=d, ceil_mode=ceil,
+                      global_pooling=glob)
+    lin = Layout(DataType.f32, fmt, x.shape, in_pad)
+    lout = prim.calc_output_layout([lin]).with_(padding=out_pad)
+    out, chosen = run_kernel(engine, "pooling", [lin], lout, prim.attrs(), [x], FAST, fused, operands)
+    assert chosen == FAST
+    return out
+
+
+@pytest.mark.parametrize("fmt", [FSV16, Format.bfyx], ids=lambda f: f.value)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0].value}-{c[1]}-k{c[2]}-s{c[3]}-d{c[6]}-c{int(c[7])}")
+def test_pooling_matches_reference(cpu_engine, rng, fmt, case):
+    mode, shape, k, s, pb, pe, d, ceil, in_pad, out_pad = case
+    x = f32(rng.standard_normal(shape))
+    out = _run(cpu_engine, x, fmt, mode, k, s, pb, pe, d, ceil, in_pad, out_pad)
+    assert_close(out, pool64(x, mode, k, s, pb, pe, d, ceil))
+
+
+@pytest.mark.parametrize("fmt", [FSV16, Format.bfyx, Format.byxf], ids=lambda f: f.value)
+@pytest.mark.parametrize("mode", [M.max, M.average])
+def test_global_pooling(cpu_engine, rng, fmt, mode):
+    """ResNet-50's head: the whole (here 7x9) plane of every channel, input with a halo."""
+    x = f32(rng.standard_normal((2, 35, 7, 9)))
+    out = _run(cpu_engine, x, fmt, mode, (1, 1), (1, 1), (0, 0), (0, 0), (1, 1), False,
+               Padding((0, 0, 1, 0), (0, 0, 0, 1)), Padding(), glob=True)
+    x64 = x.astype(np.float64)
+    ref = x64.max(axis=(2, 3), keepdims=True) if mode == M.max else x64.mean(axis=(2, 3), keepdims=True)
+    assert_close(out, ref)
+
+
+@pytest.mark.parametrize("rfmt", [Format.bfyx, FSV16], ids=lambda f: f.value)
+def test_fused_residual_and_activation(cpu_engine, rng, rfmt):
+    """Fused eltwise sum with a residual of the output's shape (plain or blocked, padded), then a clamp."""
+    x = f32(rng.standard_normal((2, 21, 9, 8)))
+    r = f32(rng.standard_normal((2, 21, 5, 4)))
+    rlay = Layout(DataType.f32, rfmt, r.shape, Padding((0, 0, 1, 0), (0, 0, 0, 1)))
+    fused = [FusedOp("eltwise", {"mode": "sum"}), FusedOp("activation", {"func": "clamp", "a": -0.5, "b": 1.0})]
+    out = _run(cpu_engine, x, FSV16, M.max, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), False,
+               Padding((0, 0, 1, 1), (0, 0, 1, 1)), Padding((0, 0, 1, 1), (0, 0, 1, 1)), fused=fused,
+               operands=[(rlay, r)])
+    ref = np.clip(pool64(x, M.max, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), False) + r, -0.5, 1.0)
+    assert_close(out, ref)
+
+
+def test_fused_broadcast_prod_and_gelu(cpu_engine, rng):
+    """A per-channel (1, C, 1, 1) operand broadcast by the epilogue's zero pitches, then gelu."""
+    x = f32(rng.standard_normal((1, 18, 6, 6)))
+    sc = f32(rng.standard_normal((1, 18, 1, 1)))
+    fused = [FusedOp("eltwise", {"mode": "prod"}), FusedOp("activation", {"func": "gelu"})]
+    out = _run(cpu_engine, x, FSV16, M.average, (2, 2), (2, 2), (0, 0), (0, 0), (1, 1), False, Padding(),
+               Padding(), fused=fused, operands=[(Layout(DataType.f32, Format.bfyx, sc.shape), sc)])
+    from scipy.special import erf
+
+    v = pool64(x, M.average, (2, 2), (2, 2), (0, 0), (0, 0), (1, 1), False) * sc
+    assert_close(out, 0.5 * v * (1 + erf(v / np.sqrt(2))))
+
+
+def test_network_fsv16_pool_relu(cpu_engine, rng):
+    """A network: input -> reorder to b_fs_yx_fsv16 -> max pool -> relu (fused) -> back to bfyx."""
+    x = f32(rng.standard_normal((2, 20, 10, 11)))
+    topo = cl.Topology()
+    topo.add(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)))
+    topo.add(cl.Reorder("xr", "x", FSV16))
+    topo.add(cl.Pooling("pool", "xr", mode=M.max, kernel=(3, 3), stride=(2, 2), pad=(1, 1)))
+    topo.add(cl.Activation("act", "pool", "relu"))
+    topo.add(cl.Reorder("out", "act", cl.Format.bfyx))
+    net = cl.Network(cl.Program(cpu_engine, topo))
+    assert net.program.node("pool").impl.kernel_name == FAST
+    net.poison()
+    got = net.run({"x": x})["out"]
+    ref = np.maximum(pool64(x, M.max, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), False), 0)
+    assert_close(got, ref)
+
+
+def test_rejects_mixed_formats(cpu_engine):
+    """Output format differing from the input's is left to the reference."""
+    from kernel_selector.params import Params
+    from kernel_selector.selector import candidates
+
+    prim = cl.Pooling("pool", "x", kernel=(2, 2), stride=(2, 2))
+    lin = Layout(DataType.f32, FSV16, (1, 16, 4, 4))
+    lout = prim.calc_output_layout([lin]).with_(format=Format.bfyx)
+    p = Params("pooling", "cpu", [lin], lout, prim.attrs(), layer_id="pool", device=cpu_engine.info)
+    (k,) = [c for c in candidates("pooling") if c.name == FAST]
+    assert "differs" in (k.validate(p) or "")
