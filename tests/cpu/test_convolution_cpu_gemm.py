@@ -108,10 +108,11 @@ def test_gemm_in_network_residual_block(cpu_engine, rng, fmt):
 
 
 def test_gemm_selected_by_default_in_network(cpu_engine, rng):
-    """No forcing: the selector picks this kernel for a dense convolution on the CPU engine."""
+    """No forcing: the selector picks this kernel for a dense convolution (C/groups * KH * KW >= 64) on the CPU
+    engine."""
     x = f32(rng.standard_normal((1, 32, 6, 6)))
-    w = f32(rng.standard_normal((16, 32, 1, 1)))
-    prim = cl.Convolution("conv", "x", weights="w")
+    w = f32(rng.standard_normal((16, 32, 3, 3)))
+    prim = cl.Convolution("conv", "x", weights="w", pad=(1, 1))
     topo = cl.Topology()
     topo.add(cl.InputLayout("x", cl.Layout(DataType.f32, Format.bfyx, x.shape)))
     topo.add(cl.Data("w", w))
@@ -119,5 +120,5 @@ def test_gemm_selected_by_default_in_network(cpu_engine, rng):
     net = cl.Network(cl.Program(cpu_engine, topo, cl.BuildOptions()))
     net.poison()
     got = net.run({"x": x})["conv"]
-    assert_close(got, conv64(x, w, None, (1, 1), (1, 1), (0, 0), (0, 0), 1), rtol=1e-4, atol=1e-4)
+    assert_close(got, conv64(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
     assert net.program.nodes["conv"].impl.kernel_name == KERNEL
