@@ -8,6 +8,7 @@ KernelBuildError carrying the build log (tinygrad ``ops_cl.py`` keeps the log th
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from typing import Any
@@ -146,6 +147,10 @@ class Engine:
     def flush(self) -> None:
         """Submit what was enqueued (no wait)."""
         self.queue.flush()
+
+    def execution_scope(self) -> Any:
+        """A context manager around one Network execution's enqueues (nothing to set up for OpenCL)."""
+        return contextlib.nullcontext()
 
     # ----- kernels -----------------------------------------------------------------------------------------------
     def build(self, source: str, options: list[str] | None = None) -> Any:

@@ -167,19 +167,20 @@ class Network:
             missing = [i for i in self.input_ids if i not in self._inputs]
             if missing:
                 raise CldnnError(f"execute: inputs {missing} were never set with set_input_data")
-            # the previous execution's kernels finish before this one writes any buffer (write-after-read)
-            eng.enqueue_barrier()
-            mdeps = self.program.memory_deps
-            for inst in self._insts.values():
-                if not inst.kernels:
-                    if inst.node.kind not in ("data", "input_layout"):  # view / in-place concat: ready with deps
-                        inst.events = [e for d in inst.node.dependencies for e in self._insts[d.id].events]
-                    continue
-                wait = [e for d in inst.node.dependencies for e in self._insts[d.id].events]
-                wait += [e for m in mdeps.get(inst.node.id, ()) for e in self._insts[m].events]  # pool reuse
-                if inst.node.id in self.program.memory_zero:  # reused buffer, padded layout: zero halo first
-                    wait = [eng.enqueue_zero(inst.memory.buffer, inst.memory.bytes, wait)]
-                inst.events = [eng.enqueue_kernel(k, gws, lws, wait) for k, gws, lws in inst.kernels]
+            with eng.execution_scope():
+                # the previous execution's kernels finish before this one writes any buffer (write-after-read)
+                eng.enqueue_barrier()
+                mdeps = self.program.memory_deps
+                for inst in self._insts.values():
+                    if not inst.kernels:
+                        if inst.node.kind not in ("data", "input_layout"):  # view / in-place concat: ready with deps
+                            inst.events = [e for d in inst.node.dependencies for e in self._insts[d.id].events]
+                        continue
+                    wait = [e for d in inst.node.dependencies for e in self._insts[d.id].events]
+                    wait += [e for m in mdeps.get(inst.node.id, ()) for e in self._insts[m].events]  # pool reuse
+                    if inst.node.id in self.program.memory_zero:  # reused buffer, padded layout: zero halo first
+                        wait = [eng.enqueue_zero(inst.memory.buffer, inst.memory.bytes, wait)]
+                    inst.events = [eng.enqueue_kernel(k, gws, lws, wait) for k, gws, lws in inst.kernels]
             eng.flush()
             return {o: NetworkOutput(o, self._insts[self.program.resolve(o)].memory,
                                      self._event(self.program.resolve(o))) for o in self.output_ids}

@@ -18,7 +18,7 @@ from numba import prange
 
 from cldnn_py.layout import DataType, Format
 
-from ...cpu_kernel_base import CPU, CpuKernelBase
+from ...cpu_kernel_base import CPU, CpuKernelBase, apply_fused, read_logical
 from ...kernel_base import FORCE_PRIORITY_3, FORCE_PRIORITY_7
 from ...params import Params, SupportedKey
 from ...selector import register
@@ -50,6 +50,19 @@ from .cpu_conv_common import (
 )
 
 DATA_FORMATS = PLAIN_DATA | {Format.b_fs_yx_fsv16}
+
+
+@numba.njit(cache=True, parallel=True)
+def _dot_rows(w: np.ndarray, cols: np.ndarray, y: np.ndarray, parts: int) -> None:  # pragma: no cover - numba
+    """y = w @ cols with the rows of w split over ``parts`` numba threads, one single-threaded sgemm each (the
+    CPU engine keeps BLAS at one thread during an execution: cpu_engine.execution_scope)."""
+    m = w.shape[0]
+    step = (m + parts - 1) // parts
+    for t in prange(parts):
+        lo = t * step
+        hi = min(m, lo + step)
+        if lo < hi:
+            y[lo:hi] = np.dot(w[lo:hi], cols)
 
 
 @numba.njit(cache=True, fastmath=True, parallel=True)
@@ -158,27 +171,47 @@ class ConvolutionKernelCpuGemm(CpuKernelBase):
         packed = w_lay.format == Format.os_iyx_osv16
         ob = -(-oc // 16)
         dummy = np.zeros(1, np.float32)
+        out_lay = params.output
+        # plain unpadded output: the sgemm writes straight into it and bias / fused ops run in numpy on that view
+        direct_out = out_lay.format == Format.bfyx and out_lay.padding.is_zero
+        ops = list(params.fused_ops)
+        extra = [lay for op in ops for lay in op.extra_inputs]
+        parts = max(1, numba.get_num_threads())
 
         def fn(*bufs: Any) -> None:
             x = f32_view(bufs[0])
             wflat = f32_view(bufs[1])
             if packed:
-                wm = wflat[:ob * k * 16].reshape(ob, k, 16).transpose(0, 2, 1).reshape(ob * 16, k)
+                wm = np.ascontiguousarray(wflat[:ob * k * 16].reshape(ob, k, 16).transpose(0, 2, 1).reshape(
+                    ob * 16, k)[:oc])
             else:
                 wm = wflat[:oc * k].reshape(oc, k)
             bias = f32_view(bufs[2])[:oc] if has_bias else dummy
             out = f32_view(bufs[n_own])
-            res = fused_buffers(params, bufs, n_own)
-            y = np.empty((oc, oh * ow), np.float32)
             cols = np.empty((k, oh * ow) if not direct else (1, 1), np.float32)
+            if direct_out:
+                operands = [read_logical(b, lay) for b, lay in zip(bufs[n_own + 1:], extra)]
+            else:
+                res = fused_buffers(params, bufs, n_own)
+                y = np.empty((oc, oh * ow), np.float32)
             for n in range(n_):
+                if direct_out:
+                    y = out[n * oc * oh * ow:(n + 1) * oc * oh * ow].reshape(oc, oh * ow)
                 for gi in range(g):
                     src = cols
                     if direct:
                         src = x[(n * c + gi * icg) * h * wd:(n * c + (gi + 1) * icg) * h * wd].reshape(icg, h * wd)
                     else:
                         _im2col(x, cols, geo, xd, n, gi * icg)
-                    np.matmul(wm[gi * ocg:(gi + 1) * ocg], src, out=y[gi * ocg:(gi + 1) * ocg])
-                _store(y, out, bias, res, ops_i, ops_f, geo, od, rd, n)
+                    _dot_rows(wm[gi * ocg:(gi + 1) * ocg], src, y[gi * ocg:(gi + 1) * ocg], parts)
+                if not direct_out:
+                    _store(y, out, bias, res, ops_i, ops_f, geo, od, rd, n)
+                    continue
+                if has_bias:
+                    y += bias[:, None]
+                if ops:
+                    v = apply_fused(y.reshape(1, oc, oh, ow), ops, [o[n:n + 1] if o.ndim == 4 and o.shape[0] == n_
+                                                                     else o for o in operands])
+                    y[...] = v.reshape(oc, oh * ow)
 
         return fn
