@@ -22,7 +22,7 @@ GENERATED = pathlib.Path(__file__).parent / ".generated"  # git-ignored; seeded 
 
 
 # Engines every engine-generic test runs on (parity, issue 6); CLDNN_PY_TEST_ENGINES=ocl (or cpu) narrows it.
-ENGINES = [e for e in os.environ.get("CLDNN_PY_TEST_ENGINES", "ocl").split(",") if e]
+ENGINES = [e for e in os.environ.get("CLDNN_PY_TEST_ENGINES", "ocl,cpu").split(",") if e]
 
 
 @pytest.fixture(scope="session", params=ENGINES)
