@@ -1,0 +1,57 @@
+"""The CPU engine's own contract: Engine("cpu") and the no-OpenCL fallback, host memory, completed events."""
+
+from __future__ import annotations
+
+import logging
+import pickle
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+from cldnn_py.cpu_engine import ALIGN, CpuEngine, CpuEvent, aligned_bytes
+
+
+def test_engine_cpu_is_the_cpu_engine():
+    e = cl.Engine("cpu")
+    assert isinstance(e, CpuEngine) and isinstance(e, cl.Engine) and e.kind == "cpu" and e.info.spec == "cpu"
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(e)
+
+
+def test_engine_falls_back_to_cpu_without_opencl(monkeypatch, caplog):
+    import cldnn_py.device as device
+
+    monkeypatch.setattr(device, "_platforms", lambda: [])
+    monkeypatch.delenv("CLDNN_PY_DEVICE", raising=False)
+    monkeypatch.delenv("PYOPENCL_CTX", raising=False)
+    with caplog.at_level(logging.WARNING, logger="cldnn_py.engine"):
+        e = cl.Engine()
+    assert e.kind == "cpu"
+    assert "no OpenCL platform found" in caplog.text and "pocl-binary-distribution" in caplog.text
+    with pytest.raises(cl.DeviceError, match="no OpenCL platform"):
+        cl.Engine("cl:0:0")  # an explicit OpenCL device still says what is missing
+
+
+def test_host_buffers_are_aligned_zeroed_and_checked():
+    e = cl.Engine("cpu")
+    buf = aligned_bytes(1000)
+    assert buf.ctypes.data % ALIGN == 0 and buf.size == 1000 and not buf.any()
+    lay = cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, (1, 19, 3, 2), cl.Padding((0, 0, 1, 1), (0, 0, 1, 1)))
+    mem = e.allocate(lay)
+    x = np.random.default_rng(1).standard_normal(lay.shape).astype(np.float32)
+    mem.write(x)
+    np.testing.assert_array_equal(mem.read(), x)
+    with pytest.raises(cl.DeviceError, match="'big'.*exceeds the CPU engine's max allocation"):
+        e.allocate_buffer(e.info.max_alloc_bytes + 1, owner="big")
+
+
+def test_stream_runs_at_enqueue_and_events_carry_times():
+    e = cl.Engine("cpu")
+    calls = []
+    k = e.bind_kernel(None, "probe", [1, 2], fn=lambda a, b: calls.append(a + b))
+    ev = e.enqueue_kernel(k, (1,), None)
+    assert calls == [3] and isinstance(ev, CpuEvent) and ev.profile.end >= ev.profile.start
+    ev.wait()
+    with pytest.raises(cl.DeviceError, match="no CPU implementation"):
+        e.bind_kernel(None, "an_opencl_kernel", [])
