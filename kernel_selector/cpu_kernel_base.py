@@ -111,10 +111,15 @@ class CpuRefKernel(CpuKernelBase):
     base (``supports_fused_ops``); priority DONT_USE_IF_HAVE_SOMETHING_ELSE."""
 
     supports_fused_ops = True
+    twin: type[KernelBase] | None = None  # the OpenCL reference kernel of the primitive, whose validate() is shared
 
     def priority(self, params: Params) -> int:
         """Reference kernels lose to any other valid kernel."""
         return DONT_USE_IF_HAVE_SOMETHING_ELSE
+
+    def validate(self, params: Params) -> str | None:
+        """The ``twin`` OpenCL reference's verdict (the same reasons on both engines), or None without a twin."""
+        return self.twin().validate(params) if self.twin is not None else None
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The primitive on logical input arrays (``params.inputs`` order); returns the logical output (any float

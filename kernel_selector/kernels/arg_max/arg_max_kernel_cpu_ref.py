@@ -11,8 +11,6 @@ from ...params import Params, SupportedKey
 from ...selector import register
 from .arg_max_kernel_ref import ArgMaxKernelRef
 
-_OCL_REF = ArgMaxKernelRef()  # validate() is shared: the same reasons on both engines
-
 
 @register
 class ArgMaxKernelCpuRef(CpuRefKernel):
@@ -25,15 +23,12 @@ class ArgMaxKernelCpuRef(CpuRefKernel):
 
     name = "arg_max_cpu_ref"
     primitive = "arg_max"
+    twin = ArgMaxKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 input, i32 output, any format, padding allowed."""
         return SupportedKey(engines=CPU, output_dtypes=frozenset({DataType.i32}))
-
-    def validate(self, params: Params) -> str | None:
-        """As ``arg_max_ref``: the axis lies in [-rank, rank)."""
-        return _OCL_REF.validate(params)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The i32 indices with the axis kept as 1 (reshaped to the output's shape by the base)."""

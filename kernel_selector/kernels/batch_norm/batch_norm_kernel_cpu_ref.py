@@ -9,8 +9,6 @@ from ...params import Params, SupportedKey
 from ...selector import register
 from .batch_norm_kernel_ref import BatchNormKernelRef
 
-_OCL_REF = BatchNormKernelRef()  # validate() is shared: the same reasons on both engines
-
 
 def per_channel(stat: np.ndarray, rank: int) -> np.ndarray:
     """A statistic holding C values in any shape (its row-major order is the channel order) as a float32 array of
@@ -29,14 +27,11 @@ class BatchNormKernelCpuRef(CpuRefKernel):
 
     name = "batch_norm_cpu_ref"
     primitive = "batch_norm"
+    twin = BatchNormKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 data in and out (statistics of any type), any format, padding allowed."""
         return SupportedKey(engines=CPU)
-
-    def validate(self, params: Params) -> str | None:
-        """As ``batch_norm_ref``: the input count matches has_scale/has_shift; every statistic holds C values."""
-        return _OCL_REF.validate(params)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The normalized input, float32."""

@@ -12,7 +12,6 @@ from ...selector import register
 from .concatenation_kernel_ref import ConcatenationKernelRef
 
 _ALL = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
-_OCL_REF = ConcatenationKernelRef()  # validate() is shared: the same reasons on both engines
 
 
 @register
@@ -26,17 +25,13 @@ class ConcatenationKernelCpuRef(CpuRefKernel):
 
     name = "concatenation_cpu_ref"
     primitive = "concatenation"
+    twin = ConcatenationKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     n_data_inputs = None
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU; f32, i32, i8, u8; any format, padding allowed."""
         return SupportedKey(engines=CPU, input_dtypes=_ALL, output_dtypes=_ALL)
-
-    def validate(self, params: Params) -> str | None:
-        """As ``concatenation_ref``: one data type; shapes agree except along the axis, whose sizes sum to the
-        output's."""
-        return _OCL_REF.validate(params)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``np.concatenate`` of the logical inputs along the axis, in their data type."""

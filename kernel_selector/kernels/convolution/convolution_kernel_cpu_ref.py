@@ -8,6 +8,7 @@ from numpy.lib.stride_tricks import as_strided
 from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
+from .convolution_kernel_ref import ConvolutionKernelRef
 
 
 def pad_spatial(x: np.ndarray, pad: tuple[int, int], need: tuple[int, int], value: float = 0.0) -> np.ndarray:
@@ -54,17 +55,11 @@ class ConvolutionKernelCpuRef(CpuRefKernel):
 
     name = "convolution_cpu_ref"
     primitive = "convolution"
+    twin = ConvolutionKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 data in and out (the weights and bias are checked by :meth:`validate`), any format."""
         return SupportedKey(engines=CPU)
-
-    def validate(self, params: Params) -> str | None:
-        """Weights must be plain (oiyx/bfyx) and unpadded (as ``convolution_ref``)."""
-        w = params.inputs[1]
-        if w.format.value not in ("bfyx", "oiyx") or not w.padding.is_zero:
-            return f"weights format {w.format.value} (padded={not w.padding.is_zero}) is not plain oiyx"
-        return None
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """(N, OC, OH, OW) float32."""

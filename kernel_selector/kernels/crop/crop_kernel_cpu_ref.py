@@ -9,6 +9,7 @@ from cldnn_py.layout import DataType
 from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
+from .crop_kernel_ref import CropKernelRef
 
 _TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
@@ -21,19 +22,12 @@ class CropKernelCpuRef(CpuRefKernel):
 
     name = "crop_cpu_ref"
     primitive = "crop"
+    twin = CropKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU; f32, i32, i8, u8 (same in and out); any format, padding allowed."""
         return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
-
-    def validate(self, params: Params) -> str | None:
-        """The box must lie inside the input."""
-        x = params.inputs[0]
-        offs = tuple(params.attrs["offsets"]) + (0,) * (4 - len(params.attrs["offsets"]))
-        if any(o + s > n for o, s, n in zip(offs, params.output.dims4, x.dims4)):
-            return f"crop box {params.output.shape} at {tuple(params.attrs['offsets'])} leaves input {x.shape}"
-        return None
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The slice ``x[o_0:o_0 + s_0, ...]``."""

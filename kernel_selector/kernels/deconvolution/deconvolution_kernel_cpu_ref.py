@@ -7,6 +7,7 @@ import numpy as np
 from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
+from .deconvolution_kernel_ref import DeconvolutionKernelRef
 
 
 @register
@@ -25,20 +26,12 @@ class DeconvolutionKernelCpuRef(CpuRefKernel):
 
     name = "deconvolution_cpu_ref"
     primitive = "deconvolution"
+    twin = DeconvolutionKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 data in and out (weights and bias are checked by :meth:`validate`), any format."""
         return SupportedKey(engines=CPU)
-
-    def validate(self, params: Params) -> str | None:
-        """Weights must be plain (oiyx/bfyx) and unpadded; the input and weights 4-D (as ``deconvolution_ref``)."""
-        w = params.inputs[1]
-        if w.format.value not in ("bfyx", "oiyx") or not w.padding.is_zero:
-            return f"weights format {w.format.value} (padded={not w.padding.is_zero}) is not plain"
-        if params.inputs[0].rank != 4 or w.rank != 4:
-            return f"input rank {params.inputs[0].rank} / weights rank {w.rank} are not 4"
-        return None
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """(N, OC, OH, OW) float32."""

@@ -21,7 +21,6 @@ from ..reorder.reorder_kernel_cpu_ref import convert
 from .eltwise_kernel_ref import EltwiseKernelRef, compute_type
 
 _TYPES = frozenset({DataType.f32, DataType.i32})
-_OCL_REF = EltwiseKernelRef()  # validate() is shared: the same reasons on both engines
 Op = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -82,16 +81,12 @@ class EltwiseKernelCpuRef(CpuRefKernel):
 
     name = "eltwise_cpu_ref"
     primitive = "eltwise"
+    twin = EltwiseKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     n_data_inputs = None
 
     def supported_key(self) -> SupportedKey:
         """CPU; f32 and i32 inputs and output; any format, padded or not."""
         return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
-
-    def validate(self, params: Params) -> str | None:
-        """As ``eltwise_ref``: inputs broadcast to the output's rank (rank 5-6: the output's shape or one
-        element), one coefficient per input, inputs of the output's data type except pow's exponents."""
-        return _OCL_REF.validate(params)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The folded result in the output's data type."""

@@ -7,6 +7,7 @@ import numpy as np
 from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
+from .fully_connected_kernel_ref import FullyConnectedKernelRef
 
 
 @register
@@ -22,19 +23,11 @@ class FullyConnectedKernelCpuRef(CpuRefKernel):
 
     name = "fully_connected_cpu_ref"
     primitive = "fully_connected"
+    twin = FullyConnectedKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 data in and out (weights and bias are checked by :meth:`validate`), any format."""
         return SupportedKey(engines=CPU)
-
-    def validate(self, params: Params) -> str | None:
-        """Weights must be 2-D (M, K); bias, when present, must have M elements (as ``fully_connected_ref``)."""
-        w = params.inputs[1]
-        if w.rank != 2:
-            return f"weights rank {w.rank} is not 2"
-        if len(params.inputs) > 2 and params.inputs[2].count() != w.shape[0]:
-            return f"bias has {params.inputs[2].count()} elements, expected {w.shape[0]}"
-        return None
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """(N, M) float32."""

@@ -9,7 +9,7 @@ from cldnn_py.layout import DataType
 from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..nd_index import nd_check
+from .gather_kernel_ref import GatherKernelRef
 
 _TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
@@ -24,26 +24,13 @@ class GatherKernelCpuRef(CpuRefKernel):
 
     name = "gather_cpu_ref"
     primitive = "gather"
+    twin = GatherKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     n_data_inputs = 1
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU; data and output f32, i32, i8, u8; any format, padding allowed (indices checked in validate)."""
         return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
-
-    def validate(self, params: Params) -> str | None:
-        """i32 indices; the output's shape is data[:a] + indices + data[a+1:]."""
-        x, idx = params.inputs[0], params.inputs[1]
-        if idx.dtype != DataType.i32:
-            return f"indices must be i32, got {idx.dtype.value}"
-        if not -x.rank <= int(params.attrs["axis"]) < x.rank:
-            return f"axis {params.attrs['axis']} out of range for rank {x.rank}"
-        ax = int(params.attrs["axis"]) % x.rank
-        mid = () if params.attrs.get("scalar_index") else idx.shape
-        shape = (x.shape[:ax] + mid + x.shape[ax + 1:]) or (1,)
-        if shape != params.output.shape:
-            return f"gather of {x.shape} by {idx.shape} on axis {ax} is {shape}, output is {params.output.shape}"
-        return nd_check(params.inputs, params.output)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``numpy.take(data, clip(where(i < 0, i + n, i), 0, n - 1), axis)``; a scalar index drops the axis."""

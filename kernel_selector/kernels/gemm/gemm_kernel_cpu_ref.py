@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.primitives.gemm import gemm_shapes
-
 from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..nd_index import nd_check
+from .gemm_kernel_ref import GemmKernelRef
 
 
 @register
@@ -26,26 +24,13 @@ class GemmKernelCpuRef(CpuRefKernel):
 
     name = "gemm_cpu_ref"
     primitive = "gemm"
+    twin = GemmKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     n_data_inputs = None
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 for every input (A, B, C) and the output, any format."""
         return SupportedKey(engines=CPU)
-
-    def validate(self, params: Params) -> str | None:
-        """Two or three inputs, ranks <= 6 (5-6 plain bfyx), inner dimensions that match (as ``gemm_ref``)."""
-        if len(params.inputs) not in (2, 3):
-            return f"expected 2 or 3 inputs, got {len(params.inputs)}"
-        bad = nd_check(params.inputs, params.output)
-        if bad:
-            return bad
-        try:
-            gemm_shapes(params.inputs[0].shape, params.inputs[1].shape, bool(params.attrs.get("transpose_a")),
-                        bool(params.attrs.get("transpose_b")))
-        except ValueError as e:
-            return str(e)
-        return None
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """alpha · op(A) @ op(B) (+ beta · C), float32, of the output's shape."""

@@ -7,6 +7,7 @@ import numpy as np
 from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
+from .lrn_kernel_ref import LRNKernelRef
 
 
 @register
@@ -23,19 +24,12 @@ class LRNKernelCpuRef(CpuRefKernel):
 
     name = "lrn_cpu_ref"
     primitive = "lrn"
+    twin = LRNKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 in and out, any format, padding allowed."""
         return SupportedKey(engines=CPU)
-
-    def validate(self, params: Params) -> str | None:
-        """Rank >= 2 (channels are dimension 1) and a positive size (as ``lrn_ref``)."""
-        if params.inputs[0].rank < 2:
-            return f"input rank {params.inputs[0].rank} < 2"
-        if int(params.attrs["size"]) < 1:
-            return f"size {params.attrs['size']} < 1"
-        return None
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The normalized input, float32."""

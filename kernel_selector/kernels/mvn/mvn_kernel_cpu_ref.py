@@ -12,8 +12,6 @@ from ...selector import register
 from ..nd_reduce import normalize_axes
 from .mvn_kernel_ref import MVNKernelRef
 
-_OCL_REF = MVNKernelRef()  # validate() is shared: the same reasons on both engines
-
 
 def aligned(t: np.ndarray, offset: int, rank: int) -> np.ndarray:
     """A scale/bias whose dimension 0 aligns with input axis ``offset``, as a float32 array of rank ``rank``
@@ -35,16 +33,13 @@ class MVNKernelCpuRef(CpuRefKernel):
 
     name = "mvn_cpu_ref"
     primitive = "mvn"
+    twin = MVNKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     n_data_inputs = None
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 inputs and output, any format up to rank 4, padding allowed."""
         return SupportedKey(engines=CPU)
-
-    def validate(self, params: Params) -> str | None:
-        """As ``mvn_ref``: input count matches has_scale/has_bias; axes in range; ranks 5-6 plain bfyx."""
-        return _OCL_REF.validate(params)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The normalized tensor, or the mean / inverse standard deviation per group, float32."""

@@ -9,7 +9,7 @@ from cldnn_py.layout import DataType
 from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..nd_index import nd_check
+from .pad_kernel_ref import PadKernelRef
 
 _TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 _MODES = ("constant", "reflect", "edge", "wrap")
@@ -44,22 +44,12 @@ class PadKernelCpuRef(CpuRefKernel):
 
     name = "pad_cpu_ref"
     primitive = "pad"
+    twin = PadKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU; f32, i32, i8, u8 (same in and out); any format, padding allowed."""
         return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
-
-    def validate(self, params: Params) -> str | None:
-        """Output size = input + pads in every dimension; known mode."""
-        x, a = params.inputs[0], params.attrs
-        shape = tuple(n + lo + hi for n, lo, hi in zip(x.shape, a["pads_begin"], a["pads_end"]))
-        if len(a["pads_begin"]) != x.rank or shape != params.output.shape:
-            return (f"input {x.shape} padded by {a['pads_begin']}/{a['pads_end']} is not the output "
-                    f"{params.output.shape}")
-        if a["mode"] not in _MODES:
-            return f"unknown mode {a['mode']!r}"
-        return nd_check(params.inputs, params.output)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """An outer-product gather of the per-axis source indices; in constant mode the elements with any index

@@ -9,6 +9,7 @@ from cldnn_py.layout import DataType
 from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
+from .permute_kernel_ref import PermuteKernelRef
 
 _TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
@@ -21,18 +22,12 @@ class PermuteKernelCpuRef(CpuRefKernel):
 
     name = "permute_cpu_ref"
     primitive = "permute"
+    twin = PermuteKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU; f32, i32, i8, u8 (same in and out); any input format, padding allowed."""
         return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
-
-    def validate(self, params: Params) -> str | None:
-        """The order must be a permutation of the input's logical rank."""
-        order = tuple(params.attrs["order"])
-        if sorted(order) != list(range(params.inputs[0].rank)):
-            return f"order {order} is not a permutation of rank {params.inputs[0].rank}"
-        return None
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``numpy.transpose(x, order)``."""

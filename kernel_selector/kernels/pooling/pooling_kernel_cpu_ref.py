@@ -11,7 +11,7 @@ from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
 from ..convolution.convolution_kernel_cpu_ref import pad_spatial, window_extent
-from .pooling_kernel_ref import pooling_window
+from .pooling_kernel_ref import PoolingKernelRef, pooling_window
 
 _TAP_LOOP_MAX = 64  # windows of more taps (global pooling) reduce a strided view instead of looping over taps
 
@@ -71,16 +71,11 @@ class PoolingKernelCpuRef(CpuRefKernel):
 
     name = "pooling_cpu_ref"
     primitive = "pooling"
+    twin = PoolingKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 in and out, any format, padding allowed."""
         return SupportedKey(engines=CPU)
-
-    def validate(self, params: Params) -> str | None:
-        """Input must be 4-D (N, C, H, W) (as ``pooling_ref``)."""
-        if params.inputs[0].rank != 4:
-            return f"input rank {params.inputs[0].rank} is not 4"
-        return None
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """(N, C, OH, OW) float32."""

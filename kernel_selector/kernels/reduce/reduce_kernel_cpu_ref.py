@@ -11,8 +11,6 @@ from ...params import Params, SupportedKey
 from ...selector import register
 from .reduce_kernel_ref import ReduceKernelRef
 
-_OCL_REF = ReduceKernelRef()  # validate() is shared: the same reasons on both engines
-
 
 @register
 class ReduceKernelCpuRef(CpuRefKernel):
@@ -25,15 +23,12 @@ class ReduceKernelCpuRef(CpuRefKernel):
 
     name = "reduce_cpu_ref"
     primitive = "reduce"
+    twin = ReduceKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 in and out, any format, padding allowed."""
         return SupportedKey(engines=CPU)
-
-    def validate(self, params: Params) -> str | None:
-        """As ``reduce_ref``: the axes are distinct and in range for the input rank."""
-        return _OCL_REF.validate(params)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The reduction with the reduced axes kept as 1 (reshaped to the output's shape by the base)."""

@@ -9,7 +9,7 @@ from cldnn_py.layout import DataType
 from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..nd_index import nd_check
+from .resize_kernel_ref import ResizeKernelRef
 from .resize_taps import axis_taps, is_identity_axis
 
 F32 = frozenset({DataType.f32})
@@ -27,19 +27,12 @@ class ResizeKernelCpuRef(CpuRefKernel):
 
     name = "resize_cpu_ref"
     primitive = "resize"
+    twin = ResizeKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU; f32 in and out; any format, padding allowed."""
         return SupportedKey(engines=CPU, input_dtypes=F32, output_dtypes=F32)
-
-    def validate(self, params: Params) -> str | None:
-        """Rank <= 6, equal input and output rank; rank 5-6 plain bfyx."""
-        if params.inputs[0].rank != params.output.rank:
-            return f"input rank {params.inputs[0].rank} != output rank {params.output.rank}"
-        if params.output.dtype != DataType.f32:
-            return "f32 only"
-        return nd_check(params.inputs, params.output)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """Resample each non-identity axis in turn, then write the extrapolation value where flagged."""

@@ -9,8 +9,6 @@ from ...params import Params, SupportedKey
 from ...selector import register
 from .scale_kernel_ref import ScaleKernelRef
 
-_OCL_REF = ScaleKernelRef()  # validate() is shared: the same reasons on both engines
-
 
 @register
 class ScaleKernelCpuRef(CpuRefKernel):
@@ -23,15 +21,12 @@ class ScaleKernelCpuRef(CpuRefKernel):
 
     name = "scale_cpu_ref"
     primitive = "scale"
+    twin = ScaleKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 x in and out, any format, padding allowed."""
         return SupportedKey(engines=CPU)
-
-    def validate(self, params: Params) -> str | None:
-        """As ``scale_ref``: x of rank <= 4; scale and bias not of a higher rank than x."""
-        return _OCL_REF.validate(params)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """x * scale (+ bias), float32."""

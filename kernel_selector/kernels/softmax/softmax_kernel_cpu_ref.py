@@ -9,8 +9,6 @@ from ...params import Params, SupportedKey
 from ...selector import register
 from .softmax_kernel_ref import SoftmaxKernelRef, softmax_axes
 
-_OCL_REF = SoftmaxKernelRef()  # validate() is shared: the same reasons on both engines
-
 
 @register
 class SoftmaxKernelCpuRef(CpuRefKernel):
@@ -23,15 +21,12 @@ class SoftmaxKernelCpuRef(CpuRefKernel):
 
     name = "softmax_cpu_ref"
     primitive = "softmax"
+    twin = SoftmaxKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 in and out, any format, padding allowed (rank 5-6: see validate)."""
         return SupportedKey(engines=CPU)
-
-    def validate(self, params: Params) -> str | None:
-        """As ``softmax_ref``: the axis lies in [-rank, rank); ranks 5-6 are plain unpadded bfyx."""
-        return _OCL_REF.validate(params)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The softmax (or log-softmax) of the input, float32."""

@@ -10,7 +10,7 @@ from cldnn_py.primitives.strided_slice import slice_ranges
 from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..nd_index import nd_check
+from .strided_slice_kernel_ref import StridedSliceKernelRef
 
 _TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
@@ -24,22 +24,12 @@ class StridedSliceKernelCpuRef(CpuRefKernel):
 
     name = "strided_slice_cpu_ref"
     primitive = "strided_slice"
+    twin = StridedSliceKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU; f32, i32, i8, u8 (same in and out); any format, padding allowed."""
         return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
-
-    def validate(self, params: Params) -> str | None:
-        """The normalized slice must have the output's shape."""
-        x = params.inputs[0]
-        a = params.attrs
-        if len(a["begin"]) != x.rank:
-            return f"begin has {len(a['begin'])} entries for input rank {x.rank}"
-        shape = tuple(len(r) for r in slice_ranges(a["begin"], a["end"], a["steps"], x.shape))
-        if shape != params.output.shape:
-            return f"slice of {x.shape} has shape {shape}, output is {params.output.shape}"
-        return nd_check(params.inputs, params.output)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``x`` indexed by the normalized ranges of every dimension (an outer-product index)."""

@@ -9,7 +9,7 @@ from cldnn_py.layout import DataType
 from ...cpu_kernel_base import CPU, CpuRefKernel
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..nd_index import nd_check
+from .tile_kernel_ref import TileKernelRef
 
 _TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
@@ -22,19 +22,12 @@ class TileKernelCpuRef(CpuRefKernel):
 
     name = "tile_cpu_ref"
     primitive = "tile"
+    twin = TileKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
     supports_fused_ops = False
 
     def supported_key(self) -> SupportedKey:
         """CPU; f32, i32, i8, u8 (same in and out); any format, padding allowed."""
         return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
-
-    def validate(self, params: Params) -> str | None:
-        """Same rank; output = input * repeats."""
-        x, out = params.inputs[0], params.output
-        reps = tuple(params.attrs["repeats"])
-        if x.rank != out.rank or tuple(n * r for n, r in zip(x.shape, reps)) != out.shape:
-            return f"input {x.shape} tiled {reps} is not the output {out.shape}"
-        return nd_check(params.inputs, out)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``numpy.tile(x, repeats)``."""
