@@ -90,6 +90,20 @@ def fused_ops8_jit(fused_ops: list[FusedOp], out_features: int) -> JitConstants:
     return j
 
 
+def fused_ops8_reason(params: Params) -> str | None:
+    """Why FUSED_OPS8 cannot express ``params.fused_ops`` (activations with a formula, eltwise with one operand of
+    the output's shape), or None. Shared by every kernel that applies its fused ops through :func:`fused_ops8_jit`."""
+    for op in params.fused_ops:
+        if op.kind == "activation" and op.attrs["func"] not in FORMULAS:
+            return f"fused activation {op.attrs['func']!r} has no formula"
+        if op.kind == "eltwise" and (op.attrs.get("mode") not in ELTWISE_OPS or len(op.extra_inputs) != 1
+                                     or op.extra_inputs[0].dims4 != params.output.dims4):
+            return f"fused eltwise {op.attrs.get('mode')!r} needs one operand of the output's shape"
+        if op.kind not in ("activation", "eltwise"):
+            return f"fused op {op.kind!r} is not supported"
+    return None
+
+
 def halo_needed(params: Params) -> tuple[tuple[int, int], tuple[int, int]]:
     """((before_y, after_y), (before_x, after_x)): input rows/columns outside the tensor that the taps reach."""
     a = params.attrs
@@ -148,14 +162,9 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
             if (bias.format.is_blocked or not contiguous or not bias.padding.is_zero
                     or bias.dtype != DataType.f32 or bias.count() != w.shape[0]):
                 return f"bias must be {w.shape[0]} plain unpadded f32 values, got {bias}"
-        for op in params.fused_ops:
-            if op.kind == "activation" and op.attrs["func"] not in FORMULAS:
-                return f"fused activation {op.attrs['func']!r} has no formula"
-            if op.kind == "eltwise" and (op.attrs.get("mode") not in ELTWISE_OPS or len(op.extra_inputs) != 1
-                                         or op.extra_inputs[0].dims4 != params.output.dims4):
-                return f"fused eltwise {op.attrs.get('mode')!r} needs one operand of the output's shape"
-            if op.kind not in ("activation", "eltwise"):
-                return f"fused op {op.kind!r} is not supported"
+        reason = fused_ops8_reason(params)
+        if reason is not None:
+            return reason
         g = params.attrs["groups"]
         c, oc, icg = x.dims4[1], w.shape[0], w.shape[1]
         if g > 1 and not (g == c == oc) and (icg % 16 or (oc // g) % 16):

@@ -17,8 +17,7 @@ from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..convolution.convolution_kernel_b_fs_yx_fsv16 import fused_ops8_jit
-from ..pooling.pooling_kernel_b_fs_yx_fsv16 import fused_ops_reason
+from ..convolution.convolution_kernel_b_fs_yx_fsv16 import fused_ops8_jit, fused_ops8_reason
 
 FLAT_BLOCK = 16  # float8 numbers per work-item in the flat variant
 FSV16_BLOCK = 4  # pixels per work-item in the b_fs_yx_fsv16 variant
@@ -84,7 +83,7 @@ class EltwiseKernelVec8(KernelBase):
                     "layout without block tails, or all b_fs_yx_fsv16")
         if v == "flat" and any(op.kind != "activation" for op in params.fused_ops):
             return "fused eltwise operands need the b_fs_yx_fsv16 variant (the flat one has no coordinates)"
-        return fused_ops_reason(params)
+        return fused_ops8_reason(params)
 
     def priority(self, params: Params) -> int:
         """Well below the reference: it wins whenever it validates."""

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from cldnn_py.layout import DataType, Format
 
-from ...activation_functions import FORMULAS
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..convolution.convolution_kernel_b_fs_yx_fsv16 import ELTWISE_OPS, choose_block, fused_ops8_jit
+from ..convolution.convolution_kernel_b_fs_yx_fsv16 import choose_block, fused_ops8_jit, fused_ops8_reason
 
 TILE_ROWS = 6  # max batch rows per work-item: 2 * TILE_ROWS accumulators + 2 weight vectors + 1 broadcast <= 16 ymm
 TUNE_TILES = (4, 5, 6)  # the row tiles auto-tuning times
@@ -65,15 +64,7 @@ class FullyConnectedKernelGemm(KernelBase):
         if len(params.inputs) > 2 and (params.inputs[2].count() != w.shape[0]
                                        or params.inputs[2].dtype != DataType.f32):
             return f"bias must have {w.shape[0]} f32 elements, got {params.inputs[2]}"
-        for op in params.fused_ops:
-            if op.kind == "activation" and op.attrs["func"] not in FORMULAS:
-                return f"fused activation {op.attrs['func']!r} has no formula"
-            if op.kind == "eltwise" and (op.attrs.get("mode") not in ELTWISE_OPS or len(op.extra_inputs) != 1
-                                         or op.extra_inputs[0].dims4 != params.output.dims4):
-                return f"fused eltwise {op.attrs.get('mode')!r} needs one operand of the output's shape"
-            if op.kind not in ("activation", "eltwise"):
-                return f"fused op {op.kind!r} is not supported"
-        return None
+        return fused_ops8_reason(params)
 
     def priority(self, params: Params) -> int:
         """Well below the reference: it wins whenever it validates."""

@@ -12,12 +12,11 @@ from __future__ import annotations
 from cldnn_py.layout import DataType, Format
 from cldnn_py.primitives.pooling import PoolingMode
 
-from ...activation_functions import FORMULAS
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..convolution.convolution_kernel_b_fs_yx_fsv16 import ELTWISE_OPS, fused_ops8_jit
+from ..convolution.convolution_kernel_b_fs_yx_fsv16 import fused_ops8_jit, fused_ops8_reason
 from .pooling_kernel_ref import _MODE, pooling_window
 
 MAX_BLOCK = 4  # output pixels per work-item; 1-8 measured within noise of each other (memory bound), 4 a bit ahead
@@ -30,20 +29,6 @@ def pool_block(ow: int, max_block: int = MAX_BLOCK) -> int:
     if ow <= max_block:
         return ow
     return min(range(max_block, min(4, max_block) - 1, -1), key=lambda p: (-(-ow // p) * p, -p))
-
-
-def fused_ops_reason(params: Params) -> str | None:
-    """Why FUSED_OPS8 cannot express ``params.fused_ops`` (activations with a formula, eltwise with one operand of
-    the output's shape), or None."""
-    for op in params.fused_ops:
-        if op.kind == "activation" and op.attrs["func"] not in FORMULAS:
-            return f"fused activation {op.attrs['func']!r} has no formula"
-        if op.kind == "eltwise" and (op.attrs.get("mode") not in ELTWISE_OPS or len(op.extra_inputs) != 1
-                                     or op.extra_inputs[0].dims4 != params.output.dims4):
-            return f"fused eltwise {op.attrs.get('mode')!r} needs one operand of the output's shape"
-        if op.kind not in ("activation", "eltwise"):
-            return f"fused op {op.kind!r} is not supported"
-    return None
 
 
 @register
@@ -75,7 +60,7 @@ class PoolingKernelBFsYxFsv16(KernelBase):
             return f"input rank {params.inputs[0].rank} is not 4"
         if PoolingMode(params.attrs["mode"]) not in _MODE:
             return f"pooling mode {params.attrs['mode']!r} is not supported"
-        return fused_ops_reason(params)
+        return fused_ops8_reason(params)
 
     def priority(self, params: Params) -> int:
         """Well below the reference: it wins whenever it validates."""
