@@ -202,6 +202,7 @@ class TuningCache:
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tuning_", suffix=".json")
             with os.fdopen(fd, "w") as fh:
                 json.dump({"version": FORMAT_VERSION, "devices": merged}, fh, indent=1, sort_keys=True)
+            os.chmod(tmp, 0o644)  # mkstemp makes it private; a cache is as readable as any other user file
             os.replace(tmp, self.path)
             self._user = merged
             self._dirty = False
