@@ -3,9 +3,11 @@
 
 For a node, the candidates are the kernels the selector finds valid, minus the reference kernels when anything
 better validates (a reference convolution can take seconds on a real shape), each with every variant of its
-``tune_variants(params)``. A candidate is built on its own, given buffers of the params' layouts (random data,
-padding included), run once to warm up (PoCL compiles the work-group function at the first launch), then
-``runs`` times; its score is the median device time from the profiling events, in ms. The winner is stored in the
+``tune_variants(params)``. Every candidate is built on its own and given buffers of the params' layouts (random
+data, padding included); then all run round-robin, one warm-up round (PoCL compiles the work-group function at the
+first launch) and ``runs`` timed rounds; a candidate's score is its median device time from the profiling events,
+in ms. The priority rules' choice is kept unless another candidate is more than 5% faster (KEEP_DEFAULT): a
+winner measured in isolation must not replace a sound default because of noise. The winner is stored in the
 :class:`~kernel_selector.tuning_cache.TuningCache`; ``BuildOptions(tuning="tune")`` does this for every node in
 compile_graph, ``tuning="cache"`` (the default) only reads stored winners.
 """
@@ -31,7 +33,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cldnn_py.autotuner")
 
-RUNS = 5
+RUNS = 9
+KEEP_DEFAULT = 1.05  # a variant must beat the priority rules' choice by more than 5% to replace it
 
 
 def tuning_candidates(params: Params) -> list[tuple[str, dict[str, int], KernelData]]:
@@ -82,49 +85,59 @@ class _Bench:
             return self.buffer(a.kind, int(a.index))
         return np.int32(a.index) if a.kind == "int" else np.float32(a.index)
 
-    def time(self, kd: KernelData, runs: int) -> float:
-        """Median device time in ms of the KernelData's enqueues (all of them, in order) over ``runs`` runs after a
-        warm-up. Raises KernelBuildError if a kernel does not build."""
+    def prepare(self, kd: KernelData) -> list[tuple[Any, Any]]:
+        """The KernelData's enqueues built and bound to this bench's buffers. Raises KernelBuildError."""
         eng = self.engine
-        kernels = []
+        out = []
         for k in kd.kernels:
             prg = eng.build(common_header() + k.source) if k.fn is None else None
-            kernels.append((eng.bind_kernel(prg, k.entry, [self.arg(a) for a in k.args], k.fn), k))
-        times = []
-        for r in range(runs + 1):
-            t = 0.0
-            for kern, k in kernels:
-                ev = eng.enqueue_kernel(kern, k.gws, k.lws)
-                ev.wait()
-                t += (ev.profile.end - ev.profile.start) / 1e6
-            if r:
-                times.append(t)
-        return statistics.median(times)
+            out.append((eng.bind_kernel(prg, k.entry, [self.arg(a) for a in k.args], k.fn), k))
+        return out
+
+    def run(self, kernels: list[tuple[Any, Any]]) -> float:
+        """One run of prepared enqueues, in order; their device time in ms."""
+        t = 0.0
+        for kern, k in kernels:
+            ev = self.engine.enqueue_kernel(kern, k.gws, k.lws)
+            ev.wait()
+            t += (ev.profile.end - ev.profile.start) / 1e6
+        return t
 
 
 def tune(engine: Engine, params: Params, cache: TuningCache, runs: int = RUNS) -> Winner | None:
-    """Time every candidate of ``params`` on ``engine`` and store the fastest in ``cache``; returns it, or None
-    when there is only one candidate (nothing to choose; nothing is stored). A candidate that fails to build is
-    skipped with a warning; if all fail, the last KernelBuildError is raised."""
+    """Time every candidate of ``params`` on ``engine`` (built first, then ``runs`` rounds in which each runs
+    once, after a warm-up round) and store the fastest median in ``cache``; the priority rules' own choice (the
+    first candidate) stays unless another is more than 5% faster. Returns the winner, or None when there is only
+    one candidate (nothing to choose; nothing is stored). A candidate that fails to build is skipped with a warning;
+    if all fail, the last KernelBuildError is raised."""
     cands = tuning_candidates(params)
     if len(cands) <= 1:
         return None
     bench = _Bench(engine, params, np.random.default_rng(0))
-    best: Winner | None = None
+    built: list[tuple[str, dict[str, int], list[tuple[Any, Any]]]] = []
     error: KernelBuildError | None = None
     for name, variant, kd in cands:
         try:
-            ms = bench.time(kd, runs)
+            built.append((name, variant, bench.prepare(kd)))
         except KernelBuildError as err:
             log.warning("%s '%s': %s %s does not build, skipped", params.kind, params.layer_id, name, variant)
             error = err
-            continue
-        log.debug("%s '%s': %s %s %.3f ms", params.kind, params.layer_id, name, variant, ms)
-        if best is None or best.ms is None or ms < best.ms:
-            best = Winner(name, dict(variant), ms)
-    if best is None:
+    if not built:
         assert error is not None
         raise error
+    times: list[list[float]] = [[] for _ in built]
+    for r in range(runs + 1):  # round-robin: drift of a shared machine hits every candidate alike; run 0 warms up
+        for i, (_, _, kernels) in enumerate(built):
+            t = bench.run(kernels)
+            if r:
+                times[i].append(t)
+    ms = [statistics.median(t) for t in times]
+    for (name, variant, _), m in zip(built, ms):
+        log.debug("%s '%s': %s %s %.3f ms", params.kind, params.layer_id, name, variant, m)
+    win = min(range(len(built)), key=lambda i: ms[i])
+    if built[0][:2] == cands[0][:2] and ms[0] <= ms[win] * KEEP_DEFAULT:
+        win = 0  # the priority rules' choice unless a variant is clearly faster: noise must not flip choices
+    best = Winner(built[win][0], dict(built[win][1]), ms[win])
     cache.store(params.device, params, best)
     return best
 
