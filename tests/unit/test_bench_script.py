@@ -95,6 +95,9 @@ def test_summarize_interleaved_and_error(bench):
     calls: list[str] = []
     times = bench.interleaved([lambda: calls.append("a"), lambda: calls.append("b"), lambda: calls.append("c")], 3)
     assert "".join(calls) == "abcbcacab" and [len(t) for t in times] == [3, 3, 3]
+    calls.clear()  # warm_each: an untimed call of the same runner right before each timed one
+    times = bench.interleaved([lambda: calls.append("a"), lambda: calls.append("b")], 2, warm_each=True)
+    assert "".join(calls) == "aabbbbaa" and [len(t) for t in times] == [2, 2]
     ref = {"p": np.array([1.0, -4.0]), "q": np.array([2.0])}
     assert bench.max_rel_error({"p": np.array([1.0, -3.0]), "q": np.array([2.0])}, ref) == pytest.approx(0.25)
     assert bench.max_rel_error({"p": np.array([1.0, -4.0])}, ref) == float("inf")
