@@ -149,7 +149,8 @@ class Engine:
         self.queue.flush()
 
     def execution_scope(self) -> Any:
-        """A context manager around one Network execution's enqueues (nothing to set up for OpenCL)."""
+        """A context manager around one Network execution's enqueues (nothing to set up for OpenCL or, as it
+        stands, the CPU engine; the hook stays for engines that need per-execution state)."""
         return contextlib.nullcontext()
 
     # ----- kernels -----------------------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ def write_logical(buf: np.ndarray, layout: Layout, value: np.ndarray) -> None:
     typed(buf, layout)[idx] = np.broadcast_to(np.asarray(value), idx.shape).astype(layout.dtype.numpy, copy=False)
 
 
-ELTWISE_NP: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+ELTWISE_NP: dict[str, np.ufunc] = {
     "sum": np.add, "sub": np.subtract, "prod": np.multiply, "div": np.divide, "max": np.fmax, "min": np.fmin,
     "pow": np.power,
 }
@@ -82,6 +82,28 @@ def apply_fused(val: np.ndarray, ops: list[FusedOp], operands: list[np.ndarray])
         else:
             raise ValueError(f"fused op kind {op.kind!r} is not supported on the CPU engine")
     return val
+
+
+def apply_fused_inplace(val: np.ndarray, ops: list[FusedOp], operands: list[np.ndarray]) -> None:
+    """:func:`apply_fused` written back into ``val`` (a float array, e.g. a view of an output buffer) without
+    temporaries for the common cases (relu, eltwise with ``out=``); the same semantics."""
+    it = iter(operands)
+    for op in ops:
+        if op.kind == "activation" and op.attrs["func"] == "relu":
+            np.maximum(val, 0, out=val)
+            val[np.isnan(val)] = 0  # relu is x > 0 ? x : 0, so NaN -> 0 (np.maximum keeps NaN)
+        elif op.kind == "eltwise" and op.attrs.get("mode", "sum") in ELTWISE_NP:
+            with np.errstate(all="ignore"):
+                ELTWISE_NP[op.attrs.get("mode", "sum")](val, align_operand(next(it), val.ndim), out=val)
+        else:
+            val[...] = apply_fused(val, [op], [next(it)] if op.kind == "eltwise" else [])
+
+
+def operand_view(buf: np.ndarray, layout: Layout) -> np.ndarray:
+    """A fused operand as a logical array: a zero-copy view for an unpadded bfyx buffer, else a gathered copy."""
+    if layout.format.value == "bfyx" and layout.padding.is_zero:
+        return typed(buf, layout)[:layout.count()].reshape(layout.shape)
+    return read_logical(buf, layout)
 
 
 class CpuKernelBase(KernelBase):
