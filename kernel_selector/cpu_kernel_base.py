@@ -17,6 +17,7 @@ the physical buffers themselves (``typed``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -133,11 +134,18 @@ class CpuRefKernel(CpuKernelBase):
     base (``supports_fused_ops``); priority DONT_USE_IF_HAVE_SOMETHING_ELSE."""
 
     supports_fused_ops = True
-    twin: type[KernelBase] | None = None  # the OpenCL reference kernel of the primitive, whose validate() is shared
+    twin: type[KernelBase] | None = None  # the primitive's OpenCL reference: its key and validate() are shared
 
     def priority(self, params: Params) -> int:
         """Reference kernels lose to any other valid kernel."""
         return DONT_USE_IF_HAVE_SOMETHING_ELSE
+
+    def supported_key(self) -> SupportedKey:
+        """The ``twin`` OpenCL reference's key for the CPU engine (the same data types and formats on both
+        engines); without a twin, any data type and format."""
+        if self.twin is None:
+            return super().supported_key()
+        return dataclasses.replace(self.twin().supported_key(), engines=CPU)
 
     def validate(self, params: Params) -> str | None:
         """The ``twin`` OpenCL reference's verdict (the same reasons on both engines), or None without a twin."""

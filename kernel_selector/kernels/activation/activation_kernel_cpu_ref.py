@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.layout import DataType
-
-from ...cpu_activations import NP_ACTIVATIONS, activation
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_activations import activation
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
-
-F32 = frozenset({DataType.f32})
+from .activation_kernel_ref import ActivationKernelRef
 
 
 @register
@@ -21,15 +18,7 @@ class ActivationKernelCpuRef(CpuRefKernel):
 
     name = "activation_cpu_ref"
     primitive = "activation"
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 in and out, any format, padding allowed."""
-        return SupportedKey(engines=CPU, input_dtypes=F32, output_dtypes=F32)
-
-    def validate(self, params: Params) -> str | None:
-        """The function must be known."""
-        func = params.attrs["func"].value
-        return None if func in NP_ACTIVATIONS else f"unknown activation function {func}"
+    twin = ActivationKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``activation(x, func, a, b)`` in float32."""

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.layout import DataType
-
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .arg_max_kernel_ref import ArgMaxKernelRef
 
@@ -23,12 +21,8 @@ class ArgMaxKernelCpuRef(CpuRefKernel):
 
     name = "arg_max_cpu_ref"
     primitive = "arg_max"
-    twin = ArgMaxKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = ArgMaxKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 input, i32 output, any format, padding allowed."""
-        return SupportedKey(engines=CPU, output_dtypes=frozenset({DataType.i32}))
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The i32 indices with the axis kept as 1 (reshaped to the output's shape by the base)."""

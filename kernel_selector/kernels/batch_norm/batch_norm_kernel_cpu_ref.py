@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .batch_norm_kernel_ref import BatchNormKernelRef
 
@@ -27,11 +27,7 @@ class BatchNormKernelCpuRef(CpuRefKernel):
 
     name = "batch_norm_cpu_ref"
     primitive = "batch_norm"
-    twin = BatchNormKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 data in and out (statistics of any type), any format, padding allowed."""
-        return SupportedKey(engines=CPU)
+    twin = BatchNormKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The normalized input, float32."""

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.layout import DataType
-
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .concatenation_kernel_ref import ConcatenationKernelRef
-
-_ALL = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
 
 @register
@@ -25,13 +21,9 @@ class ConcatenationKernelCpuRef(CpuRefKernel):
 
     name = "concatenation_cpu_ref"
     primitive = "concatenation"
-    twin = ConcatenationKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = ConcatenationKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     n_data_inputs = None
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU; f32, i32, i8, u8; any format, padding allowed."""
-        return SupportedKey(engines=CPU, input_dtypes=_ALL, output_dtypes=_ALL)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``np.concatenate`` of the logical inputs along the axis, in their data type."""

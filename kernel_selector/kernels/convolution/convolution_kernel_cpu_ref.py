@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .convolution_kernel_ref import ConvolutionKernelRef
 
@@ -55,11 +55,7 @@ class ConvolutionKernelCpuRef(CpuRefKernel):
 
     name = "convolution_cpu_ref"
     primitive = "convolution"
-    twin = ConvolutionKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 data in and out (the weights and bias are checked by :meth:`validate`), any format."""
-        return SupportedKey(engines=CPU)
+    twin = ConvolutionKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """(N, OC, OH, OW) float32."""

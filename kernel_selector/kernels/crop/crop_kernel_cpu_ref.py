@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.layout import DataType
-
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .crop_kernel_ref import CropKernelRef
-
-_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
 
 @register
@@ -22,12 +18,8 @@ class CropKernelCpuRef(CpuRefKernel):
 
     name = "crop_cpu_ref"
     primitive = "crop"
-    twin = CropKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = CropKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU; f32, i32, i8, u8 (same in and out); any format, padding allowed."""
-        return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The slice ``x[o_0:o_0 + s_0, ...]``."""

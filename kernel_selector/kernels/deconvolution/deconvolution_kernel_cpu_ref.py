@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .deconvolution_kernel_ref import DeconvolutionKernelRef
 
@@ -26,12 +26,8 @@ class DeconvolutionKernelCpuRef(CpuRefKernel):
 
     name = "deconvolution_cpu_ref"
     primitive = "deconvolution"
-    twin = DeconvolutionKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = DeconvolutionKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 data in and out (weights and bias are checked by :meth:`validate`), any format."""
-        return SupportedKey(engines=CPU)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """(N, OC, OH, OW) float32."""

@@ -14,13 +14,12 @@ import numpy as np
 from cldnn_py.layout import DataType
 from cldnn_py.primitives.eltwise import EltwiseMode
 
-from ...cpu_kernel_base import CPU, CpuRefKernel, align_operand
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel, align_operand
+from ...params import Params
 from ...selector import register
 from ..reorder.reorder_kernel_cpu_ref import convert
 from .eltwise_kernel_ref import EltwiseKernelRef, compute_type
 
-_TYPES = frozenset({DataType.f32, DataType.i32})
 Op = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -81,12 +80,8 @@ class EltwiseKernelCpuRef(CpuRefKernel):
 
     name = "eltwise_cpu_ref"
     primitive = "eltwise"
-    twin = EltwiseKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = EltwiseKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     n_data_inputs = None
-
-    def supported_key(self) -> SupportedKey:
-        """CPU; f32 and i32 inputs and output; any format, padded or not."""
-        return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The folded result in the output's data type."""

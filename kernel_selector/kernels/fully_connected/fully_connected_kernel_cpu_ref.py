@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .fully_connected_kernel_ref import FullyConnectedKernelRef
 
@@ -23,11 +23,7 @@ class FullyConnectedKernelCpuRef(CpuRefKernel):
 
     name = "fully_connected_cpu_ref"
     primitive = "fully_connected"
-    twin = FullyConnectedKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 data in and out (weights and bias are checked by :meth:`validate`), any format."""
-        return SupportedKey(engines=CPU)
+    twin = FullyConnectedKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """(N, M) float32."""

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.layout import DataType
-
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .gather_kernel_ref import GatherKernelRef
-
-_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
 
 @register
@@ -24,13 +20,9 @@ class GatherKernelCpuRef(CpuRefKernel):
 
     name = "gather_cpu_ref"
     primitive = "gather"
-    twin = GatherKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = GatherKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     n_data_inputs = 1
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU; data and output f32, i32, i8, u8; any format, padding allowed (indices checked in validate)."""
-        return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``numpy.take(data, clip(where(i < 0, i + n, i), 0, n - 1), axis)``; a scalar index drops the axis."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .gemm_kernel_ref import GemmKernelRef
 
@@ -24,13 +24,9 @@ class GemmKernelCpuRef(CpuRefKernel):
 
     name = "gemm_cpu_ref"
     primitive = "gemm"
-    twin = GemmKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = GemmKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     n_data_inputs = None
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 for every input (A, B, C) and the output, any format."""
-        return SupportedKey(engines=CPU)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """alpha · op(A) @ op(B) (+ beta · C), float32, of the output's shape."""

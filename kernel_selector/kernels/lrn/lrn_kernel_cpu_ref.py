@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .lrn_kernel_ref import LRNKernelRef
 
@@ -24,12 +24,8 @@ class LRNKernelCpuRef(CpuRefKernel):
 
     name = "lrn_cpu_ref"
     primitive = "lrn"
-    twin = LRNKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = LRNKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 in and out, any format, padding allowed."""
-        return SupportedKey(engines=CPU)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The normalized input, float32."""

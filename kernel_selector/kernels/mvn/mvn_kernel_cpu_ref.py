@@ -6,8 +6,8 @@ import numpy as np
 
 from cldnn_py.primitives.mvn import mvn_scale_offset
 
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from ..nd_reduce import normalize_axes
 from .mvn_kernel_ref import MVNKernelRef
@@ -33,13 +33,9 @@ class MVNKernelCpuRef(CpuRefKernel):
 
     name = "mvn_cpu_ref"
     primitive = "mvn"
-    twin = MVNKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = MVNKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     n_data_inputs = None
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 inputs and output, any format up to rank 4, padding allowed."""
-        return SupportedKey(engines=CPU)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The normalized tensor, or the mean / inverse standard deviation per group, float32."""

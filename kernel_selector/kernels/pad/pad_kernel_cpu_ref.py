@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.layout import DataType
-
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .pad_kernel_ref import PadKernelRef
 
-_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 _MODES = ("constant", "reflect", "edge", "wrap")
 
 
@@ -44,12 +41,8 @@ class PadKernelCpuRef(CpuRefKernel):
 
     name = "pad_cpu_ref"
     primitive = "pad"
-    twin = PadKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = PadKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU; f32, i32, i8, u8 (same in and out); any format, padding allowed."""
-        return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """An outer-product gather of the per-axis source indices; in constant mode the elements with any index

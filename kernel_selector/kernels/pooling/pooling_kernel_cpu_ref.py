@@ -7,8 +7,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from cldnn_py.primitives.pooling import PoolingMode
 
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from ..convolution.convolution_kernel_cpu_ref import pad_spatial, window_extent
 from .pooling_kernel_ref import PoolingKernelRef, pooling_window
@@ -71,11 +71,7 @@ class PoolingKernelCpuRef(CpuRefKernel):
 
     name = "pooling_cpu_ref"
     primitive = "pooling"
-    twin = PoolingKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 in and out, any format, padding allowed."""
-        return SupportedKey(engines=CPU)
+    twin = PoolingKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """(N, C, OH, OW) float32."""

@@ -6,8 +6,8 @@ import numpy as np
 
 from cldnn_py.primitives.reduce import ReduceMode, normalize_axes
 
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .reduce_kernel_ref import ReduceKernelRef
 
@@ -23,12 +23,8 @@ class ReduceKernelCpuRef(CpuRefKernel):
 
     name = "reduce_cpu_ref"
     primitive = "reduce"
-    twin = ReduceKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = ReduceKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 in and out, any format, padding allowed."""
-        return SupportedKey(engines=CPU)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The reduction with the reduced axes kept as 1 (reshaped to the output's shape by the base)."""

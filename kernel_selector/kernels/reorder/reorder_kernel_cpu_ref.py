@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.layout import DataType
-
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
-
-_ALL = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
+from .reorder_kernel_ref import ReorderKernelRef
 
 
 def convert(x: np.ndarray, to: np.dtype, mode: str) -> np.ndarray:
@@ -41,11 +38,8 @@ class ReorderKernelCpuRef(CpuRefKernel):
 
     name = "reorder_cpu_ref"
     primitive = "reorder"
+    twin = ReorderKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU; f32, i32, i8, u8 in and out; any format."""
-        return SupportedKey(engines=CPU, input_dtypes=_ALL, output_dtypes=_ALL)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The input converted to the output's type."""

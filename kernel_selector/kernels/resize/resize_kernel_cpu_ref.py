@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.layout import DataType
-
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .resize_kernel_ref import ResizeKernelRef
 from .resize_taps import axis_taps, is_identity_axis
-
-F32 = frozenset({DataType.f32})
 
 
 @register
@@ -27,12 +23,8 @@ class ResizeKernelCpuRef(CpuRefKernel):
 
     name = "resize_cpu_ref"
     primitive = "resize"
-    twin = ResizeKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = ResizeKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU; f32 in and out; any format, padding allowed."""
-        return SupportedKey(engines=CPU, input_dtypes=F32, output_dtypes=F32)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """Resample each non-identity axis in turn, then write the extrapolation value where flagged."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cpu_kernel_base import CPU, CpuRefKernel, align_operand
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel, align_operand
+from ...params import Params
 from ...selector import register
 from .scale_kernel_ref import ScaleKernelRef
 
@@ -21,12 +21,8 @@ class ScaleKernelCpuRef(CpuRefKernel):
 
     name = "scale_cpu_ref"
     primitive = "scale"
-    twin = ScaleKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = ScaleKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 x in and out, any format, padding allowed."""
-        return SupportedKey(engines=CPU)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """x * scale (+ bias), float32."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .softmax_kernel_ref import SoftmaxKernelRef, softmax_axes
 
@@ -21,12 +21,8 @@ class SoftmaxKernelCpuRef(CpuRefKernel):
 
     name = "softmax_cpu_ref"
     primitive = "softmax"
-    twin = SoftmaxKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = SoftmaxKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU, f32 in and out, any format, padding allowed (rank 5-6: see validate)."""
-        return SupportedKey(engines=CPU)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The softmax (or log-softmax) of the input, float32."""

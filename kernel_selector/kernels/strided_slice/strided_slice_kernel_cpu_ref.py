@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.layout import DataType
 from cldnn_py.primitives.strided_slice import slice_ranges
 
-from ...cpu_kernel_base import CPU, CpuRefKernel
-from ...params import Params, SupportedKey
+from ...cpu_kernel_base import CpuRefKernel
+from ...params import Params
 from ...selector import register
 from .strided_slice_kernel_ref import StridedSliceKernelRef
-
-_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
 
 @register
@@ -24,12 +21,8 @@ class StridedSliceKernelCpuRef(CpuRefKernel):
 
     name = "strided_slice_cpu_ref"
     primitive = "strided_slice"
-    twin = StridedSliceKernelRef  # validate() is the OpenCL reference's: the same reasons on both engines
+    twin = StridedSliceKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
-
-    def supported_key(self) -> SupportedKey:
-        """CPU; f32, i32, i8, u8 (same in and out); any format, padding allowed."""
-        return SupportedKey(engines=CPU, input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``x`` indexed by the normalized ranges of every dimension (an outer-product index)."""
