@@ -274,6 +274,20 @@ def _tune(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cache(args: argparse.Namespace) -> int:
+    """``cache info``: folder, entries, bytes of the kernel binary cache; ``cache clear``: delete its entries."""
+    from .kernel_cache import KernelCache
+
+    cache = KernelCache.for_engine(args.dir)
+    if args.action == "clear":
+        print(f"{cache.directory}: {cache.clear()} entries deleted")
+        return 0
+    i = cache.info()
+    print(f"{i['directory']}: {i['entries']} entries, {i['bytes'] / 2**20:.1f} MiB"
+          f"{'' if i['enabled'] else ' (off: CLDNN_PY_NO_CACHE is set)'}")
+    return 0
+
+
 def _dump_graph(args: argparse.Namespace) -> int:
     from .pass_manager import to_dot
 
@@ -326,6 +340,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="kernel choice: priority rules only, the tuning cache (default), or tune first")
     b.add_argument("--tuning-cache", metavar="FILE.json", help="the tuning cache file (default: the user's)")
     b.set_defaults(func=_benchmark)
+
+    c = sub.add_parser("cache", help="the kernel binary cache: where it is and how big, or empty it")
+    c.add_argument("action", choices=["info", "clear"])
+    c.add_argument("--dir", help="cache folder (default: CLDNN_PY_CACHE_DIR or the platformdirs user cache)")
+    c.set_defaults(func=_cache)
 
     t = sub.add_parser("tune", help="time the kernel variants of models' layers and store the winners")
     t.add_argument("models", nargs="+", help="ONNX model files")

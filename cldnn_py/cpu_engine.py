@@ -109,7 +109,7 @@ class CpuEngine(Engine):
 
     kind = "cpu"
 
-    def __init__(self, device: str | None = "cpu") -> None:
+    def __init__(self, device: str | None = "cpu", cache_dir: str | None = None) -> None:
         from .env import configure_numba_cache
 
         configure_numba_cache()  # numba reads its cache folder and threading layer when first imported

@@ -30,16 +30,19 @@ class Engine:
         device: ``"cl:P:D"``, ``"cl:N"``, ``"cpu"`` (the numba engine: :class:`~cldnn_py.cpu_engine.CpuEngine`, a
             subclass) or None for the default device (``CLDNN_PY_DEVICE``; the CPU engine, with a warning, when
             there is no OpenCL platform).
+        cache_dir: folder of the kernel binary cache (default ``CLDNN_PY_CACHE_DIR`` or the platformdirs user
+            cache; ``CLDNN_PY_NO_CACHE=1`` turns it off).
     Attributes:
         kind: ``"ocl"`` (``"cpu"`` for the CPU engine), the engine kind the kernel_selector matches kernels on.
         info: DeviceInfo (name, platform version, limits in bytes).
+        kernel_cache: the KernelCache programs are built through (``hits`` / ``misses`` counters).
     Raises:
         DeviceError: no OpenCL platform, bad spec, or an unknown engine kind.
     """
 
     kind = "ocl"
 
-    def __new__(cls, device: str | None = None) -> Engine:
+    def __new__(cls, device: str | None = None, cache_dir: str | None = None) -> Engine:
         """``Engine("cpu")`` (or ``CLDNN_PY_DEVICE=cpu``) makes the CPU engine; so does ``Engine()`` with a warning
         when no OpenCL platform exists."""
         if cls is Engine:
@@ -59,8 +62,10 @@ class Engine:
                 return super().__new__(CpuEngine)
         return super().__new__(cls)
 
-    def __init__(self, device: str | None = None) -> None:
+    def __init__(self, device: str | None = None, cache_dir: str | None = None) -> None:
         import pyopencl as cl
+
+        from .kernel_cache import KernelCache
 
         self._cl = cl
         dev, spec = select_device(device)
@@ -72,6 +77,7 @@ class Engine:
             props |= int(cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
         self.queue = cl.CommandQueue(self.context, dev, properties=props)  # type: ignore[arg-type]
         self.lock = threading.RLock()
+        self.kernel_cache = KernelCache.for_engine(cache_dir)
         log.debug("engine on %s (%s, %s), out_of_order=%s", self.info.name, self.info.platform,
                   self.info.platform_version, self.info.out_of_order)
 
@@ -155,17 +161,32 @@ class Engine:
 
     # ----- kernels -----------------------------------------------------------------------------------------------
     def build(self, source: str, options: list[str] | None = None) -> Any:
-        """Build OpenCL C ``source`` into a ``pyopencl.Program``.
+        """Build OpenCL C ``source`` into a ``pyopencl.Program``, from the kernel binary cache when it holds it
+        (:mod:`cldnn_py.kernel_cache`; a binary the driver rejects is dropped and rebuilt from source).
 
         Raises KernelBuildError with the compiler's build log on failure.
         """
         cl = self._cl
+        opts = list(options or [])
+        key = self.kernel_cache.key(source, opts, self.info)
+        binary = self.kernel_cache.load(key)
+        if binary is not None:
+            try:
+                return cl.Program(self.context, [self.device], [binary]).build(options=opts)
+            except (cl.RuntimeError, cl.LogicError) as e:
+                log.warning("cached binary %s rejected by the driver (%s); rebuilding", key[:12], e)
+                self.kernel_cache.discard(key)
         prg = cl.Program(self.context, source)
         try:
-            return prg.build(options=options or [])
+            built = prg.build(options=opts)
         except (cl.RuntimeError, cl.LogicError) as e:  # build failure, invalid source
             try:
                 logs = prg.get_build_info(self.device, cl.program_build_info.LOG)
             except Exception:  # noqa: BLE001 - the log is a courtesy
                 logs = ""
             raise KernelBuildError(f"OpenCL build failed: {e}", build_log=str(logs or e)) from None
+        try:
+            self.kernel_cache.store(key, bytes(built.get_info(cl.program_info.BINARIES)[0]))
+        except (cl.RuntimeError, cl.LogicError) as e:  # a driver without binaries: nothing to cache
+            log.debug("no program binary to cache: %s", e)
+        return built

@@ -1,7 +1,8 @@
 """Every environment knob of cldnn_py, read in one place (README lists them).
 
 - ``CLDNN_PY_DEVICE``: default device spec for ``Engine()`` (``cl:P:D``, ``cl:N``).
-- ``CLDNN_PY_CACHE_DIR``: where compiled kernel binaries are cached (issue 7).
+- ``CLDNN_PY_CACHE_DIR``: where compiled kernel binaries are cached (default: the platformdirs user cache).
+- ``CLDNN_PY_NO_CACHE``: ``1`` turns the kernel binary cache off.
 - ``CLDNN_PY_DEBUG``: ``1`` turns on debug logging of passes and kernel selection.
 - ``CLDNN_PY_DUMP_GRAPHS``: a directory; the pass manager writes ``NN_<pass>.dot`` after every pass.
 - ``CLDNN_PY_TUNING_CACHE``: the user's tuning cache file (default: the platformdirs user cache folder).
@@ -26,6 +27,11 @@ def device() -> str | None:
 def cache_dir() -> str | None:
     """The ``CLDNN_PY_CACHE_DIR`` directory, or None."""
     return os.environ.get("CLDNN_PY_CACHE_DIR") or None
+
+
+def no_cache() -> bool:
+    """True when ``CLDNN_PY_NO_CACHE`` is set to a non-empty value other than ``0``."""
+    return os.environ.get("CLDNN_PY_NO_CACHE", "0") not in ("", "0")
 
 
 def tuning_cache() -> str | None:

@@ -84,6 +84,7 @@ class ProgramBuilder:
         self.forced_impls = {**env.forced_impls(), **options.force_implementations}
         self.cl_programs: list[Any] = []
         self.device_caps: dict[str, str] = {}  # compile_graph: cldnn_py.device_probe.device_caps
+        self.binary_cache_hits = 0  # compile_graph: programs loaded from the kernel binary cache
         self.entry_program: dict[str, int] = {}
         self.kernels_built = 0
         # primitives that no longer have a node: {id: (type name, host id it was fused into, or "")}
@@ -139,7 +140,8 @@ class Program:
     Attributes:
         nodes: {id: ProgramNode} after the passes; ``order``: execution order; ``outputs``: output ids;
         constants: {Data id: Memory} uploaded to the device; build_time_ms; kernels_built (distinct kernels);
-        device_caps (the device probe's verdict the kernels were compiled for); pass_timings_ms.
+        device_caps (the device probe's verdict the kernels were compiled for); binary_cache_hits (programs loaded
+        from the kernel binary cache); pass_timings_ms.
     Raises:
         TopologyError, ShapeError, DTypeError, UnsupportedError, KernelBuildError, DeviceError.
     """
@@ -168,6 +170,7 @@ class Program:
         self.entry_program = b.entry_program
         self.kernels_built = b.kernels_built
         self.device_caps = b.device_caps
+        self.binary_cache_hits = b.binary_cache_hits
         self.constants = constants
         self.removed = b.removed
         self.memory_slots = b.memory_slots

@@ -14,6 +14,7 @@ _root = pathlib.Path(os.environ.get("CLDNN_PY_TEST_CACHE", tempfile.gettempdir()
 os.environ["POCL_CACHE_DIR"] = str(_root / _worker)
 os.makedirs(os.environ["POCL_CACHE_DIR"], exist_ok=True)
 os.environ["CLDNN_PY_TUNING_CACHE"] = str(_root / f"tuning_{_worker}_{os.getpid()}.json")
+os.environ.setdefault("CLDNN_PY_CACHE_DIR", str(_root / "kernels"))  # the kernel binary cache, shared by workers
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402

@@ -71,6 +71,8 @@ class CompileGraph(BasePass):
                 sources.setdefault(k.entry, k.source)
                 users.setdefault(k.entry, []).append(node.id)
         entries = list(sources)
+        kc = getattr(program.engine, "kernel_cache", None)
+        hits0 = kc.hits if kc is not None else 0
         for start in range(0, len(entries), KERNELS_PER_PROGRAM):
             batch = entries[start:start + KERNELS_PER_PROGRAM]
             for prg, built in self._build(program, batch, sources, users):
@@ -81,6 +83,9 @@ class CompileGraph(BasePass):
             if program.options.progress is not None:
                 program.options.progress(min(start + len(batch), len(entries)), len(entries))
         program.kernels_built = len(entries)
+        program.binary_cache_hits = (kc.hits - hits0) if kc is not None else 0
+        log.info("%d kernels in %d programs, %d programs from the kernel binary cache", len(entries),
+                 len(program.cl_programs), program.binary_cache_hits)
         if cache is not None and mode == "tune":
             cache.save()
 

@@ -121,3 +121,22 @@ def test_tune_writes_winners_and_benchmark_reads_them(tmp_path, capsys, rng):
     assert probe is not None and probe["load_form"] in ("pointer", "vload")
     assert main(["benchmark", str(path), "--batch", "2", "-n", "2", "--tuning-cache", str(cache)]) == 0
     assert main(["benchmark", str(path), "--batch", "1", "-n", "2", "--tuning", "off"]) == 0
+
+
+def test_cache_info_and_clear(model_path, tmp_path, capsys):
+    d = tmp_path / "kc"
+    assert main(["cache", "info", "--dir", str(d)]) == 0
+    assert ": 0 entries" in capsys.readouterr().out
+    from cldnn_py import Engine
+    from cldnn_py.frontend import load_onnx
+    from cldnn_py.program import BuildOptions, Program
+
+    p = Program(Engine(cache_dir=str(d)), load_onnx(model_path, {"x": (1, 3, 5, 5)}), BuildOptions())
+    assert p.binary_cache_hits == 0 and p.kernels_built >= 1
+    assert main(["cache", "info", "--dir", str(d)]) == 0
+    n = int(capsys.readouterr().out.split(": ")[1].split(" entries")[0])
+    assert n >= 1
+    again = Program(Engine(cache_dir=str(d)), load_onnx(model_path, {"x": (1, 3, 5, 5)}), BuildOptions())
+    assert again.binary_cache_hits == n  # every program of the second build came from the cache
+    assert main(["cache", "clear", "--dir", str(d)]) == 0
+    assert f"{n} entries deleted" in capsys.readouterr().out

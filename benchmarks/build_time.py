@@ -1,0 +1,71 @@
+"""ResNet-50 Program build time on the pip PoCL: cold (empty kernel binary cache and empty PoCL cache) and warm
+(both filled by the cold run), each in a fresh process (issue 7's targets: cold <= 30 s, warm <= 3 s).
+
+    python benchmarks/build_time.py [--model resnet50]
+
+Each run is ``python -c`` with ``CLDNN_PY_CACHE_DIR`` and ``POCL_CACHE_DIR`` pointing into one temporary folder, so
+nothing but those caches is shared. Prints the Program build time (ms), the programs built, how many came from the
+binary cache, and the first run (ms; PoCL finishes work-group functions at the first launch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, sys, time
+import numpy as np
+import cldnn_py as cl
+engine = cl.Engine()
+topo = cl.load_onnx(sys.argv[1])
+t0 = time.perf_counter()
+prog = cl.Program(engine, topo)
+t1 = time.perf_counter()
+net = cl.Network(prog)
+x = np.random.default_rng(0).standard_normal(net.get_output_layout(net.input_ids[0]).shape).astype(np.float32)
+net.run({net.input_ids[0]: x})
+t2 = time.perf_counter()
+print(json.dumps({"build_ms": (t1 - t0) * 1e3, "programs": len(prog.cl_programs), "kernels": prog.kernels_built,
+                  "cache_hits": prog.binary_cache_hits, "first_run_ms": (t2 - t1) * 1e3}))
+"""
+
+
+def measure(model: pathlib.Path, folder: str) -> dict[str, float]:
+    """One fresh interpreter with the two caches under ``folder``; its figures."""
+    env = {**os.environ, "CLDNN_PY_CACHE_DIR": os.path.join(folder, "kernels"),
+           "POCL_CACHE_DIR": os.path.join(folder, "pocl")}
+    env.pop("CLDNN_PY_NO_CACHE", None)
+    out = subprocess.run([sys.executable, "-c", CHILD, str(model)], env=env, capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Make the zoo model if needed, then one cold and two warm builds."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", default="resnet50")
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from cldnn_py.tools import zoo
+
+    path = ROOT / ".cache" / "models" / f"{args.model}_b1_s0.onnx"
+    if not path.exists():
+        zoo.main(["--out", str(path.parent), "--models", args.model])
+    with tempfile.TemporaryDirectory(prefix="build_time_") as folder:
+        runs = [("cold", measure(path, folder)), ("warm", measure(path, folder)), ("warm", measure(path, folder))]
+    print(f"{'start':<6} {'build ms':>9} {'programs':>9} {'from cache':>11} {'first run ms':>13}")
+    for name, r in runs:
+        print(f"{name:<6} {r['build_ms']:9.0f} {r['programs']:9d} {r['cache_hits']:11d} {r['first_run_ms']:13.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The kernel binary cache: OpenCL program binaries on disk, so a second process starts without compiling.
+
+clDNN keeps compiled kernels in a cache keyed by their source; here ``Engine.build`` asks this cache first. The key is
+the SHA-256 of everything that decides the binary: the full program source (jit headers included), the build
+options, the device name, the platform version (PoCL and its LLVM), the driver version and the cldnn_py version.
+Entries are ``<dir>/<key[:2]>/<key>.bin``: an 8-byte magic, the SHA-256 of the payload, then the payload (what
+``clGetProgramInfo(CL_PROGRAM_BINARIES)`` returned). Writes go to a temporary file renamed into place (atomic, so
+concurrent processes never see half an entry); an entry whose digest does not match (truncated, corrupt) or that the
+driver rejects is logged, deleted and rebuilt, never fatal.
+
+Where: ``Engine(cache_dir=...)``, else ``CLDNN_PY_CACHE_DIR``, else ``<platformdirs user cache>/cldnn_py/kernels``;
+``CLDNN_PY_NO_CACHE=1`` turns it off. A folder that cannot be written falls back to a temporary one, with a warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("cldnn_py.kernel_cache")
+
+MAGIC = b"CLDNNPY1"
+
+
+def default_dir() -> Path:
+    """``CLDNN_PY_CACHE_DIR`` if set, else ``<platformdirs user cache>/cldnn_py/kernels``."""
+    from . import env
+
+    if env.cache_dir():
+        return Path(str(env.cache_dir()))
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("cldnn_py")) / "kernels"
+
+
+class KernelCache:
+    """Program binaries on disk (see the module docstring). ``hits`` / ``misses`` / ``rejected`` count lookups.
+
+    Args:
+        directory: the cache folder (None: :func:`default_dir`).
+        enabled: False makes every lookup a miss and stores nothing (``CLDNN_PY_NO_CACHE=1``).
+    """
+
+    def __init__(self, directory: Path | str | None = None, enabled: bool = True) -> None:
+        self.directory = Path(directory) if directory is not None else default_dir()
+        self.enabled = enabled
+        self.hits = self.misses = self.rejected = 0
+
+    @classmethod
+    def for_engine(cls, cache_dir: Path | str | None = None) -> KernelCache:
+        """The cache an Engine uses: ``cache_dir`` or the default folder; off when ``CLDNN_PY_NO_CACHE`` is set."""
+        from . import env
+
+        return cls(cache_dir, enabled=not env.no_cache())
+
+    @staticmethod
+    def key(source: str, options: list[str], device: Any) -> str:
+        """SHA-256 (hex) of the source, build options, device name, platform and driver versions, package version."""
+        from . import __version__
+
+        text = json.dumps([source, list(options), device.name, device.platform_version, device.driver_version,
+                           __version__])
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.bin"
+
+    def load(self, key: str) -> bytes | None:
+        """The stored binary, or None (absent, cache off, or corrupt: then the entry is deleted)."""
+        if not self.enabled:
+            return None
+        path = self._path(key)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            self.misses += 1
+            return None
+        payload = data[len(MAGIC) + 32:]
+        if data[:len(MAGIC)] != MAGIC or hashlib.sha256(payload).digest() != data[len(MAGIC):len(MAGIC) + 32]:
+            log.warning("kernel cache entry %s is corrupt (%d bytes); rebuilding it", path, len(data))
+            self.discard(key)
+            self.misses += 1
+            return None
+        self.hits += 1
+        return payload
+
+    def discard(self, key: str) -> None:
+        """Delete an entry (the driver rejected it, or it is corrupt)."""
+        self.rejected += 1
+        try:
+            self._path(key).unlink()
+        except OSError:
+            pass
+
+    def store(self, key: str, binary: bytes) -> None:
+        """Write an entry atomically; a folder that cannot be written is replaced by a temporary one (warning)."""
+        if not self.enabled or not binary:
+            return
+        for attempt in range(2):
+            path = self._path(key)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp_", suffix=".bin")
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(MAGIC + hashlib.sha256(binary).digest() + binary)
+                os.replace(tmp, path)
+                return
+            except OSError as err:
+                if attempt:
+                    log.warning("kernel cache: cannot write %s (%s); caching off", path, err)
+                    self.enabled = False
+                    return
+                uid = os.getuid() if hasattr(os, "getuid") else 0
+                fallback = Path(tempfile.gettempdir()) / f"cldnn_py_kernels_{uid}"
+                log.warning("kernel cache folder %s cannot be written (%s); using %s", self.directory, err, fallback)
+                self.directory = fallback
+
+    def info(self) -> dict[str, Any]:
+        """{"directory", "enabled", "entries", "bytes"} of the folder."""
+        files = list(self.directory.glob("*/*.bin")) if self.directory.is_dir() else []
+        return {"directory": str(self.directory), "enabled": self.enabled, "entries": len(files),
+                "bytes": sum(f.stat().st_size for f in files)}
+
+    def clear(self) -> int:
+        """Delete every entry; returns how many."""
+        files = list(self.directory.glob("*/*.bin")) if self.directory.is_dir() else []
+        for f in files:
+            f.unlink(missing_ok=True)
+        return len(files)

@@ -1,0 +1,86 @@
+"""The kernel binary cache (cldnn_py/kernel_cache.py): a second Engine builds from stored binaries, a corrupt entry is
+rebuilt (never fatal), the cache can be turned off, an unwritable folder falls back, and keys see what matters."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+import cldnn_py as cl
+from cldnn_py.kernel_cache import MAGIC, KernelCache
+from tests.helpers import assert_close, f32
+
+
+def relu_topology(shape):
+    t = cl.Topology()
+    t.add(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, shape)))
+    t.add(cl.Activation("a", "x", func="elu"))
+    t.add(cl.Activation("b", "a", func="tanh"))
+    return t
+
+
+def run(engine, rng):
+    x = f32(rng.standard_normal((1, 3, 5, 7)))
+    net = cl.Network(engine, relu_topology(x.shape), cl.BuildOptions(optimize_data=False))
+    net.poison()
+    assert_close(net.run({"x": x})["b"], np.tanh(np.where(x >= 0, x, np.expm1(x.astype(np.float64)))))
+    return net
+
+
+def test_second_engine_builds_from_the_cache(tmp_path, rng):
+    first = cl.Engine(cache_dir=str(tmp_path))
+    run(first, rng)
+    assert first.kernel_cache.misses >= 1 and first.kernel_cache.hits == 0
+    assert first.kernel_cache.info()["entries"] >= 1
+    second = cl.Engine(cache_dir=str(tmp_path))
+    run(second, rng)
+    assert second.kernel_cache.hits >= 1 and second.kernel_cache.misses == 0
+
+
+def test_corrupt_entry_is_rebuilt_not_fatal(tmp_path, rng, caplog):
+    run(cl.Engine(cache_dir=str(tmp_path)), rng)
+    entries = list(tmp_path.glob("*/*.bin"))
+    for f in entries:
+        data = f.read_bytes()
+        f.write_bytes(data[: len(data) // 2])  # truncated, as by a crash mid-write without the atomic rename
+    with caplog.at_level(logging.WARNING, logger="cldnn_py.kernel_cache"):
+        engine = cl.Engine(cache_dir=str(tmp_path))
+        run(engine, rng)
+    assert "is corrupt" in caplog.text and engine.kernel_cache.rejected >= 1
+    assert all(f.read_bytes().startswith(MAGIC) and len(f.read_bytes()) > 40 for f in tmp_path.glob("*/*.bin"))
+    engine2 = cl.Engine(cache_dir=str(tmp_path))
+    run(engine2, rng)
+    assert engine2.kernel_cache.hits >= 1  # the rewritten entries are good
+
+
+def test_binary_the_driver_rejects_is_rebuilt(tmp_path, rng):
+    run(cl.Engine(cache_dir=str(tmp_path)), rng)
+    cache = KernelCache(tmp_path)
+    for f in tmp_path.glob("*/*.bin"):  # a valid envelope around garbage: only the driver can tell
+        f.unlink()
+        cache.store(f.stem, b"not a program binary" * 4)
+    engine = cl.Engine(cache_dir=str(tmp_path))
+    run(engine, rng)
+    assert engine.kernel_cache.rejected >= 1
+
+
+def test_cache_off_and_unwritable_folder(tmp_path, rng, monkeypatch, caplog):
+    monkeypatch.setenv("CLDNN_PY_NO_CACHE", "1")
+    off = cl.Engine(cache_dir=str(tmp_path / "off"))
+    run(off, rng)
+    assert not (tmp_path / "off").exists() and off.kernel_cache.hits == 0
+    monkeypatch.delenv("CLDNN_PY_NO_CACHE")
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache folder should be")
+    with caplog.at_level(logging.WARNING, logger="cldnn_py.kernel_cache"):
+        eng = cl.Engine(cache_dir=str(blocker / "kernels"))
+        run(eng, rng)
+    assert "cannot be written" in caplog.text and eng.kernel_cache.directory != blocker / "kernels"
+
+
+def test_key_sees_source_options_and_device(ocl_engine):
+    info = ocl_engine.info
+    k = KernelCache.key("src", [], info)
+    assert k != KernelCache.key("src2", [], info) and k != KernelCache.key("src", ["-cl-fast-relaxed-math"], info)
+    assert k == KernelCache.key("src", [], info) and len(k) == 64
