@@ -16,7 +16,8 @@ from .errors import DeviceError
 
 NO_PLATFORM_HELP = (
     "no OpenCL platform found. Install the embedded PoCL CPU driver with `pip install pocl-binary-distribution` "
-    "(a dependency of cldnn_py) or a system OpenCL ICD for your device."
+    "(a dependency of cldnn_py) or a system OpenCL ICD for your device; Engine('cpu') (--device cpu) runs without "
+    "OpenCL."
 )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .engine import Engine
-from .errors import CldnnError, DTypeError, ShapeError, TopologyError
+from .errors import CldnnError, DeviceError, DTypeError, ShapeError, TopologyError
 from .memory import Memory
 from .program import BuildOptions, Program
 from .program_node import ProgramNode
@@ -62,6 +62,21 @@ class ProfilingEntry:
     time_us: float
 
 
+def check_fits(program: Program) -> None:
+    """Raise DeviceError before anything is allocated when the network's memory (pool slots, buffers of their own,
+    constants, in bytes) exceeds the device's global memory; the message names the largest primitives."""
+    own = {n.id: n.layout().bytes for n in program.order
+           if n.kind != "data" and n.id not in program.memory_slots and n.buffer_of is None}
+    consts = sum(m.bytes for m in program.constants.values())
+    total = sum(program.slot_bytes) + sum(own.values()) + consts
+    limit = program.engine.info.global_mem_bytes
+    if total > limit:
+        sizes = {**own, **{n.id: n.layout().bytes for n in program.order if n.id in program.memory_slots}}
+        big = ", ".join(f"'{k}' {v} bytes" for k, v in sorted(sizes.items(), key=lambda kv: -kv[1])[:3])
+        raise DeviceError(f"network needs {total} bytes (activations {total - consts}, constants {consts}) but the "
+                          f"device has {limit} bytes of global memory; largest: {big}")
+
+
 class Network:
     """A runnable network. ``Network(program)`` or ``Network(engine, topology[, options])``.
 
@@ -82,6 +97,7 @@ class Network:
         self._lock = threading.RLock()
         self._insts: dict[str, PrimitiveInst] = {}
         self._inputs: dict[str, Any] = {}  # id -> host array kept alive while its copy runs
+        check_fits(program)
         slots = [self.engine.allocate_buffer(n, owner=f"memory pool slot {i}")
                  for i, n in enumerate(program.slot_bytes)]
         self._slot_bytes = sum(program.slot_bytes)

@@ -138,3 +138,13 @@ def test_error_in_a_pass_names_the_pass_the_node_and_the_passes_before(engine):
         cl.Program(engine, _conv_topology((4, 2, 3, 3)))
     notes = "\n".join(getattr(info.value, "__notes__", []))
     assert "pass 'graph_initializations' failed at node 'conv1' after passes []" in notes
+
+
+def test_network_larger_than_device_memory_names_sizes_before_allocating(engine, monkeypatch):
+    import dataclasses
+
+    prog = cl.Program(engine, _conv_topology())
+    small = dataclasses.replace(engine.info, global_mem_bytes=1000)
+    monkeypatch.setattr(engine, "info", small)
+    with pytest.raises(cl.DeviceError, match=r"network needs \d+ bytes .* device has 1000 bytes .* largest: '"):
+        cl.Network(prog)
