@@ -38,6 +38,9 @@ from .memory import Memory
 log = logging.getLogger("cldnn_py.cpu_engine")
 
 ALIGN = 64
+# numba's workqueue threading layer must not run parallel regions from two threads at once (it aborts), so CPU
+# kernels run one at a time in a process; each already uses every core.
+_RUN_LOCK = threading.Lock()
 
 
 @dataclass
@@ -163,10 +166,12 @@ class CpuEngine(Engine):
 
     def enqueue_kernel(self, kernel: Any, gws: tuple[int, ...], lws: tuple[int, ...] | None,
                        wait_for: list[Any] | None = None) -> CpuEvent:
-        """Run a bound kernel now (its dependencies ran before it was enqueued); a completed event."""
-        t0 = time.perf_counter_ns()
-        kernel()
-        return CpuEvent(t0, time.perf_counter_ns())
+        """Run a bound kernel now (its dependencies ran before it was enqueued); a completed event. Kernels of all
+        CPU engines in the process run one at a time (numba's workqueue layer is not re-entrant across threads)."""
+        with _RUN_LOCK:
+            t0 = time.perf_counter_ns()
+            kernel()
+            return CpuEvent(t0, time.perf_counter_ns())
 
     def enqueue_zero(self, buffer: Any, nbytes: int, wait_for: list[Any] | None = None) -> CpuEvent:
         """Zero the first ``nbytes`` of a buffer now."""
