@@ -164,6 +164,10 @@ class CpuEngine(Engine):
         bound = list(args)
         return lambda: fn(*bound)
 
+    def clamp_lws(self, kernel: Any, gws: tuple[int, ...], lws: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        """CPU kernels have no work-groups: ``lws`` as given."""
+        return lws
+
     def enqueue_kernel(self, kernel: Any, gws: tuple[int, ...], lws: tuple[int, ...] | None,
                        wait_for: list[Any] | None = None) -> CpuEvent:
         """Run a bound kernel now (its dependencies ran before it was enqueued); a completed event. Kernels of all

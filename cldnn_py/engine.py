@@ -23,6 +23,18 @@ from .memory import Memory
 log = logging.getLogger("cldnn_py.engine")
 
 
+def clamp_lws(gws: tuple[int, ...], lws: tuple[int, ...], limit: int) -> tuple[int, ...]:
+    """``lws`` with product <= ``limit``: the largest dimension repeatedly becomes its next smaller divisor of the
+    matching gws dimension (OpenCL 1.2 needs lws to divide gws). Raises ValueError if ``limit`` < 1."""
+    if limit < 1:
+        raise ValueError(f"work-group size limit must be >= 1, got {limit}")
+    out = list(lws)
+    while int(np.prod(out)) > limit:
+        i = max(range(len(out)), key=lambda d: out[d])
+        out[i] = next(d for d in range(out[i] - 1, 0, -1) if gws[i] % d == 0)
+    return tuple(out)
+
+
 class Engine:
     """An OpenCL device ready to allocate, build and run.
 
@@ -131,6 +143,15 @@ class Engine:
         k = self._cl.Kernel(program, entry)
         k.set_args(*args)
         return k
+
+    def clamp_lws(self, kernel: Any, gws: tuple[int, ...], lws: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        """``lws`` reduced to what the device and this compiled kernel allow (CL_KERNEL_WORK_GROUP_SIZE): the
+        largest dimension is cut to its next smaller divisor of gws until the product fits."""
+        if lws is None:
+            return None
+        limit = min(self.info.max_work_group_size,
+                    int(kernel.get_work_group_info(self._cl.kernel_work_group_info.WORK_GROUP_SIZE, self.device)))
+        return clamp_lws(gws, lws, limit)
 
     def enqueue_kernel(self, kernel: Any, gws: tuple[int, ...], lws: tuple[int, ...] | None,
                        wait_for: list[Any] | None = None) -> Any:

@@ -122,7 +122,7 @@ class Network:
                     idx = program.entry_program.get(kd.entry)
                     k = self.engine.bind_kernel(program.cl_programs[idx] if idx is not None else None, kd.entry,
                                                 [self._arg(node, a, mem) for a in kd.args], getattr(kd, "fn", None))
-                    kernels.append((k, kd.gws, kd.lws))
+                    kernels.append((k, kd.gws, self.engine.clamp_lws(k, kd.gws, kd.lws)))
             self._insts[node.id] = PrimitiveInst(node, mem, kernels, [])
         self.input_ids = [n.id for n in program.order if n.kind == "input_layout"]
         self.output_ids = list(program.outputs)

@@ -55,3 +55,14 @@ def test_stream_runs_at_enqueue_and_events_carry_times():
     ev.wait()
     with pytest.raises(cl.DeviceError, match="no CPU implementation"):
         e.bind_kernel(None, "an_opencl_kernel", [])
+
+
+def test_clamp_lws_keeps_divisors_of_gws_under_the_limit():
+    from cldnn_py.engine import clamp_lws
+
+    assert clamp_lws((64, 30, 4), (16, 15, 1), 1024) == (16, 15, 1)  # already fits
+    assert clamp_lws((64, 30, 4), (16, 15, 1), 64) == (8, 6, 1)  # 16 -> 8, then 15 -> 10 -> 6 (divisors of 30)
+    out = clamp_lws((7, 9), (7, 9), 10)
+    assert out[0] * out[1] <= 10 and 7 % out[0] == 0 and 9 % out[1] == 0
+    with pytest.raises(ValueError, match="limit must be >= 1"):
+        clamp_lws((4,), (2,), 0)
