@@ -78,6 +78,8 @@ def load_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None
     except onnx.checker.ValidationError as e:
         if "No Op registered" not in str(e):  # unknown operators are listed with all other unsupported nodes
             raise OnnxImportError(f"'{name}' fails the ONNX checker: {str(e).splitlines()[0]}") from None
+    except Exception as e:  # noqa: BLE001 - a corrupt protobuf can make the checker raise anything (UnicodeError ...)
+        raise OnnxImportError(f"'{name}' cannot be checked (corrupt model?): {type(e).__name__}: {e}") from None
     ctx = ImportContext(m, opset, input_shapes or {})
     _check_supported(ctx, name)
     for i, node in enumerate(m.graph.node):

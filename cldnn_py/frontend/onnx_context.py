@@ -60,7 +60,13 @@ class ImportContext:
         self.output_names = {o.name for o in model.graph.output}
         self._n = 0
         for init in model.graph.initializer:
-            self.consts[init.name] = numpy_helper.to_array(init)
+            try:
+                self.consts[init.name] = numpy_helper.to_array(init)
+            except Exception as e:  # noqa: BLE001 - onnx raises ValueError, TypeError ... on corrupt tensors
+                from .onnx import OnnxImportError
+
+                raise OnnxImportError(f"initializer '{init.name}' (dims {list(init.dims)}, data type "
+                                      f"{init.data_type}) cannot be read: {type(e).__name__}: {e}") from None
         unknown = set(input_shapes) - {i.name for i in model.graph.input}
         if unknown:
             raise ShapeError(f"input_shapes names {sorted(unknown)}, which are not inputs of the model "
