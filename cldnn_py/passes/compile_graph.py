@@ -11,6 +11,8 @@ winner are timed first (:mod:`cldnn_py.autotuner`) and the cache file is written
 from __future__ import annotations
 
 import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 from kernel_selector import FusedOp, Params, selector
 from kernel_selector.tuning_cache import TuningCache
@@ -73,15 +75,22 @@ class CompileGraph(BasePass):
         entries = list(sources)
         kc = getattr(program.engine, "kernel_cache", None)
         hits0 = kc.hits if kc is not None else 0
-        for start in range(0, len(entries), KERNELS_PER_PROGRAM):
-            batch = entries[start:start + KERNELS_PER_PROGRAM]
-            for prg, built in self._build(program, batch, sources, users):
-                idx = len(program.cl_programs)
-                program.cl_programs.append(prg)
-                for e in built:
-                    program.entry_program[e] = idx
-            if program.options.progress is not None:
-                program.options.progress(min(start + len(batch), len(entries)), len(entries))
+        batches = [entries[i:i + KERNELS_PER_PROGRAM] for i in range(0, len(entries), KERNELS_PER_PROGRAM)]
+        # batches build in parallel threads (clBuildProgram releases the GIL; one thread per core), results are
+        # collected in order so program indices stay deterministic
+        workers = max(1, min(len(batches), os.cpu_count() or 1))
+        done = 0
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(self._build, program, batch, sources, users) for batch in batches]
+            for batch, fut in zip(batches, futures):
+                for prg, built in fut.result():
+                    idx = len(program.cl_programs)
+                    program.cl_programs.append(prg)
+                    for e in built:
+                        program.entry_program[e] = idx
+                done += len(batch)
+                if program.options.progress is not None:
+                    program.options.progress(done, len(entries))
         program.kernels_built = len(entries)
         program.binary_cache_hits = (kc.hits - hits0) if kc is not None else 0
         log.info("%d kernels in %d programs, %d programs from the kernel binary cache", len(entries),
