@@ -45,6 +45,7 @@ def _cl() -> Any:
 
 
 def _platforms() -> list[Any]:
+    env.configure_pocl_cache()  # PoCL reads POCL_CACHE_DIR when its platform starts, i.e. at the first query
     cl = _cl()
     try:
         return list(cl.get_platforms())

@@ -3,6 +3,8 @@
 - ``CLDNN_PY_DEVICE``: default device spec for ``Engine()`` (``cl:P:D``, ``cl:N``).
 - ``CLDNN_PY_CACHE_DIR``: where compiled kernel binaries are cached (default: the platformdirs user cache).
 - ``CLDNN_PY_NO_CACHE``: ``1`` turns the kernel binary cache off.
+- ``POCL_CACHE_DIR``: PoCL's own; when unset, PoCL's compiled kernels go under the kernel binary cache folder
+  (``<cache>/pocl``), set before cldnn_py first lists the OpenCL platforms (PoCL reads it when it starts).
 - ``CLDNN_PY_DEBUG``: ``1`` turns on debug logging of passes and kernel selection.
 - ``CLDNN_PY_DUMP_GRAPHS``: a directory; the pass manager writes ``NN_<pass>.dot`` after every pass.
 - ``CLDNN_PY_TUNING_CACHE``: the user's tuning cache file (default: the platformdirs user cache folder).
@@ -27,6 +29,16 @@ def device() -> str | None:
 def cache_dir() -> str | None:
     """The ``CLDNN_PY_CACHE_DIR`` directory, or None."""
     return os.environ.get("CLDNN_PY_CACHE_DIR") or None
+
+
+def configure_pocl_cache() -> None:
+    """Put PoCL's cache under ours (``<kernel cache folder>/pocl``) unless ``POCL_CACHE_DIR`` is set; a no-op with
+    ``CLDNN_PY_NO_CACHE``. Called before cldnn_py first lists the platforms (device._platforms)."""
+    if os.environ.get("POCL_CACHE_DIR") or no_cache():
+        return
+    from .kernel_cache import default_dir
+
+    os.environ["POCL_CACHE_DIR"] = str(default_dir() / "pocl")
 
 
 def no_cache() -> bool:

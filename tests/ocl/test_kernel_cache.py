@@ -84,3 +84,18 @@ def test_key_sees_source_options_and_device(ocl_engine):
     k = KernelCache.key("src", [], info)
     assert k != KernelCache.key("src2", [], info) and k != KernelCache.key("src", ["-cl-fast-relaxed-math"], info)
     assert k == KernelCache.key("src", [], info) and len(k) == 64
+
+
+def test_pocl_cache_goes_under_ours_unless_set(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    code = ("import os, cldnn_py as cl; cl.list_devices(); print(os.environ['POCL_CACHE_DIR'])")
+    env = {k: v for k, v in os.environ.items() if k not in ("POCL_CACHE_DIR", "CLDNN_PY_NO_CACHE")}
+    env["CLDNN_PY_CACHE_DIR"] = str(tmp_path / "kc")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str(tmp_path / "kc" / "pocl")
+    env["POCL_CACHE_DIR"] = str(tmp_path / "mine")  # the user's choice wins
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str(tmp_path / "mine")
