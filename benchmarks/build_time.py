@@ -11,14 +11,13 @@ binary cache, and the first run (ms; PoCL finishes work-group functions at the f
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pathlib
-import subprocess
 import sys
 import tempfile
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from fresh_process import run_child, zoo_model  # noqa: E402
 
 CHILD = r"""
 import json, sys, time
@@ -40,12 +39,8 @@ print(json.dumps({"build_ms": (t1 - t0) * 1e3, "programs": len(prog.cl_programs)
 
 def measure(model: pathlib.Path, folder: str) -> dict[str, float]:
     """One fresh interpreter with the two caches under ``folder``; its figures."""
-    env = {**os.environ, "CLDNN_PY_CACHE_DIR": os.path.join(folder, "kernels"),
-           "POCL_CACHE_DIR": os.path.join(folder, "pocl")}
-    env.pop("CLDNN_PY_NO_CACHE", None)
-    out = subprocess.run([sys.executable, "-c", CHILD, str(model)], env=env, capture_output=True, text=True,
-                         check=True, cwd=ROOT).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return run_child(CHILD, model, {"CLDNN_PY_CACHE_DIR": os.path.join(folder, "kernels"),
+                                    "POCL_CACHE_DIR": os.path.join(folder, "pocl")}, drop=("CLDNN_PY_NO_CACHE",))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,12 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="resnet50")
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
-    from cldnn_py.tools import zoo
-
-    path = ROOT / ".cache" / "models" / f"{args.model}_b1_s0.onnx"
-    if not path.exists():
-        zoo.main(["--out", str(path.parent), "--models", args.model])
+    path = zoo_model(args.model)
     with tempfile.TemporaryDirectory(prefix="build_time_") as folder:
         runs = [("cold", measure(path, folder)), ("warm", measure(path, folder)), ("warm", measure(path, folder))]
     print(f"{'start':<6} {'build ms':>9} {'programs':>9} {'from cache':>11} {'first run ms':>13}")

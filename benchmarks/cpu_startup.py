@@ -13,14 +13,12 @@ second run (ms) for reference.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import pathlib
-import subprocess
 import sys
 import tempfile
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from fresh_process import run_child, zoo_model  # noqa: E402
 
 CHILD = r"""
 import json, sys, time
@@ -46,10 +44,7 @@ print(json.dumps({"import_ms": (t1 - t0) * 1e3, "build_ms": (t3 - t2) * 1e3, "fi
 
 def measure(model: pathlib.Path, cache_dir: str) -> dict[str, float]:
     """One fresh interpreter with ``NUMBA_CACHE_DIR=cache_dir``; its timings in ms."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
-    out = subprocess.run([sys.executable, "-c", CHILD, str(model)], env=env, capture_output=True, text=True,
-                         check=True, cwd=ROOT).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return run_child(CHILD, model, {"NUMBA_CACHE_DIR": cache_dir})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,12 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="resnet50")
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
-    from cldnn_py.tools import zoo
-
-    path = ROOT / ".cache" / "models" / f"{args.model}_b1_s0.onnx"
-    if not path.exists():
-        zoo.main(["--out", str(path.parent), "--models", args.model])
+    path = zoo_model(args.model)
     with tempfile.TemporaryDirectory(prefix="numba_cache_") as cache:
         cold = measure(path, cache)
         warm = measure(path, cache)
