@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,dev]'
+	$(BIN)/python -m pip install -q -e '.[test,dev,ray]'
 	touch $(STAMP)
 
 # The ResNet-50 graph from the onnx wheel (seeded weights), checked against onnxruntime, then benchmarked.
@@ -22,11 +22,11 @@ example: $(STAMP)
 	$(BIN)/python examples/resnet50.py
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests
 
-# Skips the heavy whole-network checks (AlexNet, ResNet-50 vs onnxruntime).
+# Skips the heavy whole-network checks (AlexNet, ResNet-50 vs onnxruntime) and the local Ray cluster tests.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q -m 'not network' tests
+	$(BIN)/python -m pytest -n 2 -q -m 'not network and not ray' tests
 
 # The zoo's ResNet-50, AlexNet, GoogLeNet, SqueezeNet at batch 1 and 8 on every OpenCL device vs onnxruntime
 # (a few minutes; table on stdout, JSON in .cache/bench.json). benchmarks/latency.py: the examples/ networks.

@@ -359,6 +359,10 @@ def build_parser() -> argparse.ArgumentParser:
     z.add_argument("args", nargs=argparse.REMAINDER, help="see `cldnn-py zoo --help`")
     z.set_defaults(func=_zoo)
 
+    from .integrations.batch_cli import add_parser as add_batch
+
+    add_batch(sub)
+
     d = model_cmd("dump-graph", "write the compiled graph as Graphviz DOT")
     d.add_argument("-o", "--output", required=True, metavar="FILE.dot")
     d.set_defaults(func=_dump_graph)
