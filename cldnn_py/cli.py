@@ -280,11 +280,11 @@ def _cache(args: argparse.Namespace) -> int:
 
     cache = KernelCache.for_engine(args.dir)
     if args.action == "clear":
-        print(f"{cache.directory}: {cache.clear()} entries deleted")
+        print(f"{cache.directory}: {cache.clear()} entries deleted, and PoCL's cache under it")
         return 0
     i = cache.info()
-    print(f"{i['directory']}: {i['entries']} entries, {i['bytes'] / 2**20:.1f} MiB"
-          f"{'' if i['enabled'] else ' (off: CLDNN_PY_NO_CACHE is set)'}")
+    print(f"{i['directory']}: {i['entries']} entries, {i['bytes'] / 2**20:.1f} MiB; PoCL's own cache "
+          f"{i['pocl_bytes'] / 2**20:.1f} MiB{'' if i['enabled'] else ' (off: CLDNN_PY_NO_CACHE is set)'}")
     return 0
 
 

@@ -89,7 +89,7 @@ class Engine:
             props |= int(cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
         self.queue = cl.CommandQueue(self.context, dev, properties=props)  # type: ignore[arg-type]
         self.lock = threading.RLock()
-        self.kernel_cache = KernelCache.for_engine(cache_dir)
+        self.kernel_cache = KernelCache.for_engine(cache_dir, self.info)
         log.debug("engine on %s (%s, %s), out_of_order=%s", self.info.name, self.info.platform,
                   self.info.platform_version, self.info.out_of_order)
 
@@ -189,8 +189,9 @@ class Engine:
         """
         cl = self._cl
         opts = list(options or [])
+        cache = self.kernel_cache.active  # False on PoCL: its own cache keeps the builds (kernel_cache docstring)
         key = self.kernel_cache.key(source, opts, self.info)
-        binary = self.kernel_cache.load(key)
+        binary = self.kernel_cache.load(key) if cache else None
         if binary is not None:
             try:
                 return cl.Program(self.context, [self.device], [binary]).build(options=opts)
@@ -206,8 +207,9 @@ class Engine:
             except Exception:  # noqa: BLE001 - the log is a courtesy
                 logs = ""
             raise KernelBuildError(f"OpenCL build failed: {e}", build_log=str(logs or e)) from None
-        try:
-            self.kernel_cache.store(key, bytes(built.get_info(cl.program_info.BINARIES)[0]))
-        except (cl.RuntimeError, cl.LogicError) as e:  # a driver without binaries: nothing to cache
-            log.debug("no program binary to cache: %s", e)
+        if cache:
+            try:
+                self.kernel_cache.store(key, bytes(built.get_info(cl.program_info.BINARIES)[0]))
+            except (cl.RuntimeError, cl.LogicError) as e:  # a driver without binaries: nothing to cache
+                log.debug("no program binary to cache: %s", e)
         return built

@@ -41,6 +41,15 @@ def configure_pocl_cache() -> None:
     os.environ["POCL_CACHE_DIR"] = str(default_dir() / "pocl")
 
 
+def binary_cache(driver_caches: bool) -> bool:
+    """Whether the kernel cache stores program binaries: ``CLDNN_PY_BINARY_CACHE`` ``1`` always, ``0`` never,
+    unset (or ``auto``) only when the driver has no build cache of its own (``not driver_caches``)."""
+    v = os.environ.get("CLDNN_PY_BINARY_CACHE", "auto").strip().lower()
+    if v in ("", "auto"):
+        return not driver_caches
+    return v not in ("0", "false", "no", "off")
+
+
 def no_cache() -> bool:
     """True when ``CLDNN_PY_NO_CACHE`` is set to a non-empty value other than ``0``."""
     return os.environ.get("CLDNN_PY_NO_CACHE", "0") not in ("", "0")

@@ -67,11 +67,9 @@ def main() -> None:
     t0 = time.perf_counter()
     first = None
     spread: collections.Counter[str] = collections.Counter()
-    top1 = {}
     for batch in out.iter_batches(batch_size=args.batch, batch_format="numpy"):
         first = first or time.perf_counter()
         spread.update(str(w) for w in batch["worker"])
-        top1.update(zip(batch["id"].tolist(), batch["gpu_0/softmax_1"].argmax(axis=1).tolist()))
     total = time.perf_counter() - t0
     n = len(images)
     steady = n - args.batch

@@ -42,13 +42,15 @@ def actor_options(device: str | None = None, *, num_cpus: float = 1.0, opencl: f
     Args:
         device: the predictor's device spec; an OpenCL one adds ``resources={"opencl": opencl}``.
         num_cpus: CPUs reserved per actor (Ray scheduling only; it does not limit threads).
-        opencl: amount of the ``"opencl"`` resource per actor (1: one actor per declared device; 0.5: two).
+        opencl: amount of the ``"opencl"`` resource per actor (1: one actor per declared device; 0.5: two). 0: ask
+            for none, so that an actor with ``device=None`` runs wherever Ray puts it, on the node's OpenCL device
+            if it has one and on the CPU engine otherwise (``Engine()`` falls back, with a warning).
         threads: if set, ``POCL_CPU_MAX_CU_COUNT`` and ``NUMBA_NUM_THREADS`` for the actor's process.
     Returns:
         keyword arguments for ``Dataset.map_batches`` (``num_cpus``, ``resources``, ``runtime_env``).
     """
     opts: dict[str, Any] = {"num_cpus": num_cpus}
-    if is_opencl(device):
+    if is_opencl(device) and opencl > 0:
         opts["resources"] = {OPENCL_RESOURCE: opencl}
     if threads is not None:
         if threads < 1:

@@ -78,6 +78,7 @@ def test_actor_pool_matches_single_process(local_ray, rng, model, tmp_path, devi
 def test_actor_options_choose_resources():
     assert cl_ray.actor_options("cpu") == {"num_cpus": 1.0}
     assert cl_ray.actor_options(None, opencl=0.5)["resources"] == {"opencl": 0.5}
+    assert "resources" not in cl_ray.actor_options(None, opencl=0)
     env = cl_ray.actor_options("cl:0:0", threads=1)["runtime_env"]["env_vars"]
     assert env == {"POCL_CPU_MAX_CU_COUNT": "1", "NUMBA_NUM_THREADS": "1"}
     with pytest.raises(ValueError, match="threads must be >= 1"):

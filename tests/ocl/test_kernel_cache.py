@@ -1,15 +1,23 @@
 """The kernel binary cache (cldnn_py/kernel_cache.py): a second Engine builds from stored binaries, a corrupt entry is
-rebuilt (never fatal), the cache can be turned off, an unwritable folder falls back, and keys see what matters."""
+rebuilt (never fatal), the cache can be turned off, an unwritable folder falls back, and keys see what matters.
+The binary path is forced on (``CLDNN_PY_BINARY_CACHE=1``) because on PoCL, by default, builds are left to PoCL's
+own cache; ``test_pocl_builds_are_left_to_pocl_cache`` checks that default."""
 
 from __future__ import annotations
 
 import logging
 
 import numpy as np
+import pytest
 
 import cldnn_py as cl
 from cldnn_py.kernel_cache import MAGIC, KernelCache
 from tests.helpers import assert_close, f32
+
+
+@pytest.fixture(autouse=True)
+def _store_binaries(monkeypatch):
+    monkeypatch.setenv("CLDNN_PY_BINARY_CACHE", "1")
 
 
 def relu_topology(shape):
@@ -99,3 +107,28 @@ def test_pocl_cache_goes_under_ours_unless_set(tmp_path):
     env["POCL_CACHE_DIR"] = str(tmp_path / "mine")  # the user's choice wins
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == str(tmp_path / "mine")
+
+
+def test_pocl_builds_are_left_to_pocl_cache(tmp_path, rng, monkeypatch):
+    monkeypatch.delenv("CLDNN_PY_BINARY_CACHE")
+    eng = cl.Engine(cache_dir=str(tmp_path))
+    assert eng.kernel_cache.binaries is not ("Portable Computing Language" in eng.info.platform)
+    if eng.kernel_cache.binaries:
+        pytest.skip(f"not a PoCL device ({eng.info.platform}): binaries are cached, as tested above")
+    run(eng, rng)
+    assert eng.kernel_cache.info()["entries"] == 0 and eng.kernel_cache.hits == 0
+    again = cl.Engine(cache_dir=str(tmp_path))
+    run(again, rng)  # built again, through PoCL's cache
+    assert again.kernel_cache.hits == 0
+
+
+@pytest.mark.parametrize("value,driver_caches,expected", [
+    (None, True, False), (None, False, True), ("auto", True, False), ("1", True, True), ("0", False, False)])
+def test_binary_cache_setting(monkeypatch, value, driver_caches, expected):
+    from cldnn_py import env
+
+    if value is None:
+        monkeypatch.delenv("CLDNN_PY_BINARY_CACHE", raising=False)
+    else:
+        monkeypatch.setenv("CLDNN_PY_BINARY_CACHE", value)
+    assert env.binary_cache(driver_caches) is expected

@@ -123,7 +123,8 @@ def test_tune_writes_winners_and_benchmark_reads_them(tmp_path, capsys, rng):
     assert main(["benchmark", str(path), "--batch", "1", "-n", "2", "--tuning", "off"]) == 0
 
 
-def test_cache_info_and_clear(model_path, tmp_path, capsys):
+def test_cache_info_and_clear(model_path, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CLDNN_PY_BINARY_CACHE", "1")  # store binaries even on PoCL (kernel_cache docstring)
     d = tmp_path / "kc"
     assert main(["cache", "info", "--dir", str(d)]) == 0
     assert ": 0 entries" in capsys.readouterr().out
