@@ -21,12 +21,13 @@ import time
 import numpy as np
 
 
-def _model(root: pathlib.Path) -> pathlib.Path:
+def _model(root: pathlib.Path, batch: int) -> pathlib.Path:
+    """The zoo ResNet-50 written at ``batch`` (its Reshape before the classifier fixes the batch size)."""
     from cldnn_py.tools import zoo
 
-    path = root / "resnet50_b1_s0.onnx"
+    path = root / f"resnet50_b{batch}_s0.onnx"
     if not path.exists():
-        zoo.main(["--out", str(root), "--models", "resnet50"])
+        zoo.main(["--out", str(root), "--models", "resnet50", "--batch", str(batch)])
     return path
 
 
@@ -56,7 +57,7 @@ def main() -> None:
     from cldnn_py.integrations import ray as cl_ray
     from cldnn_py.tools import zoo
 
-    model = _model(pathlib.Path(".cache/models")).read_bytes()
+    model = _model(pathlib.Path(".cache/models"), args.batch).read_bytes()
     name = zoo.input_name("resnet50")
     images = _images(args)
     ray.init(address="local", resources={cl_ray.OPENCL_RESOURCE: 1}, include_dashboard=False, log_to_driver=False)

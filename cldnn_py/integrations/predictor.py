@@ -99,7 +99,15 @@ class BatchPredictor:
         proto, _ = _load(model)
         shapes, self.batch_size = _static_batch_shapes(proto, batch_size, input_shapes or {})
         engine = Engine(device, cache_dir=None if cache_dir is None else os.fspath(cache_dir))
-        program = Program(engine, load_onnx(proto, shapes), BuildOptions(tuning=tuning))
+        try:
+            topology = load_onnx(proto, shapes)
+        except (ShapeError, UnsupportedError) as e:
+            if batch_size is None:
+                raise
+            raise type(e)(f"{e}\n(BatchPredictor compiles the model at batch_size={batch_size}; a model whose "
+                          f"graph fixes its batch, e.g. in a Reshape, needs batch_size=None or a model exported "
+                          f"at that batch)") from None
+        program = Program(engine, topology, BuildOptions(tuning=tuning))
         self.network = Network(program)
         self.input_names = list(self.network.input_ids)
         self.output_names = list(self.network.output_ids)

@@ -110,3 +110,20 @@ def test_predictor_refuses_pickling_with_what_to_pass(model):
                       (pred.network.engine, "pass the device spec")]:
         with pytest.raises(TypeError, match=what):
             pickle.dumps(obj)
+
+
+def test_model_with_a_fixed_batch_says_how_to_fix_it():
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"])], "fixed",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(np.array([1, 8], np.int64), "shape")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    with pytest.raises(cl.UnsupportedError, match="compiles the model at batch_size=4; a model whose graph fixes"):
+        BatchPredictor(model.SerializeToString(), batch_size=4)
+    rows = np.random.default_rng(7).standard_normal((3, 4, 2)).astype(np.float32)
+    out = BatchPredictor(model.SerializeToString())({"x": rows})  # its own batch of 1: one row per execution
+    np.testing.assert_array_equal(out["y"], rows.reshape(3, 8))
