@@ -59,7 +59,19 @@ def actor_options(device: str | None = None, *, num_cpus: float = 1.0, opencl: f
     return opts
 
 
-def map_batches(ds: ray.data.Dataset, model: Any, *, workers: int = 2, batch_size: int = 8,
+def _pool(workers: int | tuple[int, int]) -> ray.data.ActorPoolStrategy:
+    """A fixed pool of ``workers`` actors, or an autoscaling one between ``(min, max)``."""
+    if isinstance(workers, tuple):
+        lo, hi = workers
+        if not 1 <= lo <= hi:
+            raise ValueError(f"workers (min, max) must satisfy 1 <= min <= max, got {workers}")
+        return ray.data.ActorPoolStrategy(min_size=lo, max_size=hi)
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    return ray.data.ActorPoolStrategy(size=workers)
+
+
+def map_batches(ds: ray.data.Dataset, model: Any, *, workers: int | tuple[int, int] = 2, batch_size: int = 8,
                 device: str | None = None, cache_dir: str | os.PathLike[str] | None = None,
                 num_cpus: float = 1.0, opencl: float = 1.0, threads: int | None = None,
                 **predictor_kwargs: Any) -> ray.data.Dataset:
@@ -68,7 +80,8 @@ def map_batches(ds: ray.data.Dataset, model: Any, *, workers: int = 2, batch_siz
     Args:
         ds: rows whose columns are named after the model's inputs (or mapped with ``inputs={input: column}``).
         model: ONNX path (must exist on every node) or bytes (shipped through Ray's object store).
-        workers: actors in the pool, each with its own Engine, Program and Network.
+        workers: actors in the pool, each with its own Engine, Program and Network; ``(min, max)`` lets Ray Data
+            scale the pool between the two with the backlog.
         batch_size: rows per call and the Network's compiled batch (the last call is padded, then trimmed).
         device, cache_dir: as for BatchPredictor; ``device`` also chooses the actor's resources (``actor_options``).
         num_cpus, opencl, threads: see ``actor_options``.
@@ -76,13 +89,14 @@ def map_batches(ds: ray.data.Dataset, model: Any, *, workers: int = 2, batch_siz
     Returns:
         A lazy Dataset with the outputs under the model's output names plus passthrough columns.
     Raises:
-        ValueError for ``workers`` or ``batch_size`` < 1. Build errors (OnnxImportError, UnsupportedError ...) are
-        raised in the actors and surface from Ray when the dataset is consumed.
+        ValueError for ``workers`` or ``batch_size`` < 1 (or min > max). Build errors (OnnxImportError,
+        UnsupportedError ...) are raised in the actors and surface from Ray when the dataset is consumed.
     """
-    if workers < 1 or batch_size < 1:
-        raise ValueError(f"workers and batch_size must be >= 1, got workers={workers}, batch_size={batch_size}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    pool = _pool(workers)
     kwargs = dict(predictor_kwargs, model=model, device=device, batch_size=batch_size,
                   cache_dir=None if cache_dir is None else os.fspath(cache_dir))
     return ds.map_batches(BatchPredictor, fn_constructor_kwargs=kwargs, batch_size=batch_size,
-                          batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=workers),
+                          batch_format="numpy", compute=pool,
                           **actor_options(device, num_cpus=num_cpus, opencl=opencl, threads=threads))

@@ -85,6 +85,15 @@ def test_actor_options_choose_resources():
         cl_ray.actor_options(None, threads=0)
 
 
+def test_pool_sizes(local_ray, model):
+    ds = local_ray.data.from_items([{"image": np.zeros(SHAPE, np.float32)}])
+    for bad, msg in [((2, 1), "1 <= min <= max"), (0, "workers must be >= 1")]:
+        with pytest.raises(ValueError, match=msg):
+            cl_ray.map_batches(ds, model, workers=bad)
+    with pytest.raises(ValueError, match="batch_size must be >= 1"):
+        cl_ray.map_batches(ds, model, batch_size=0)
+
+
 def test_cli_batch_writes_one_result_per_file(local_ray, rng, model, tmp_path, capsys):
     from cldnn_py import cli
 
