@@ -16,8 +16,9 @@ which cldnn_py puts under this folder as ``<dir>/pocl``), including the work-gro
 kernel's first launch. Asking PoCL for ``CL_PROGRAM_BINARIES`` is expensive: it compiles every kernel of the program
 once more, for a generic work-group size, to make the binary self-contained. Measured on ResNet-50's Program in
 fresh processes on a quiet machine (``python benchmarks/build_time.py``): cold build 21.0 s with binaries fetched,
-5.4 s without; warm 0.9-1.2 s from our binaries, 1.1-1.4 s from PoCL's cache alone. So on PoCL the binaries are left to PoCL's cache
-(``binaries`` False) and this cache stores nothing; ``CLDNN_PY_BINARY_CACHE=1`` stores them anyway (``0``: never).
+5.4 s without; warm 0.9-1.2 s from our binaries, 1.1-1.4 s from PoCL's cache alone. So on PoCL the binaries are
+left to PoCL's cache (``binaries`` False) and this cache stores nothing; ``CLDNN_PY_BINARY_CACHE=1`` stores them
+anyway (``0``: never).
 """
 
 from __future__ import annotations
