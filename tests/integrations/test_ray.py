@@ -94,6 +94,12 @@ def test_pool_sizes(local_ray, model):
         cl_ray.map_batches(ds, model, batch_size=0)
 
 
+def test_build_error_in_an_actor_surfaces_with_its_message(local_ray):
+    ds = local_ray.data.from_items([{"image": np.zeros(SHAPE, np.float32)}])
+    with pytest.raises(Exception, match="is not a valid ONNX model"):  # Ray wraps it (ActorDiedError ...)
+        cl_ray.map_batches(ds, b"not a model", workers=1, batch_size=2, opencl=0.5).take_all()
+
+
 def test_cli_batch_writes_one_result_per_file(local_ray, rng, model, tmp_path, capsys):
     from cldnn_py import cli
 
