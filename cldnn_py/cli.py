@@ -86,15 +86,6 @@ def _shapes(items: list[str] | None) -> dict[str, tuple[int, ...]]:
     return out
 
 
-def _model_inputs(model: Any) -> dict[str, tuple[list[Any], Any]]:
-    import onnx
-
-    m = model if isinstance(model, onnx.ModelProto) else onnx.load(model)
-    init = {i.name for i in m.graph.initializer}
-    return {i.name: ([d.dim_value if d.HasField("dim_value") else None for d in i.type.tensor_type.shape.dim],
-                     i.type.tensor_type.elem_type) for i in m.graph.input if i.name not in init}
-
-
 def _build(path: str, device: str | None, shapes: dict[str, tuple[int, ...]], quiet: bool = False,
            tuning: str = "cache", tuning_cache: str | None = None, engine: Any = None) -> Any:
     """Engine, Topology, Program (with a tqdm bar on a terminal)."""
@@ -170,10 +161,12 @@ def _run(args: argparse.Namespace) -> int:
 def _batch_shapes(model: str, batch: int | None, shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
     """``shapes`` with the batch dimension of every input whose other dimensions are known set to ``batch``."""
     if batch:
-        for name, (dims, _) in _model_inputs(model).items():
+        from .frontend.onnx import graph_inputs
+
+        for name, dims in graph_inputs(model).items():
             base = list(shapes.get(name, dims))
             if base and None not in base[1:]:
-                shapes[name] = (batch, *base[1:])
+                shapes[name] = (batch, *(int(d) for d in base[1:] if d is not None))
     return shapes
 
 

@@ -118,6 +118,17 @@ def _check_supported(ctx: ImportContext, name: str) -> None:
                                + f"\nsupported operators: {supported}")
 
 
+def graph_inputs(model: Any) -> dict[str, list[int | None]]:
+    """{input name: dims} of an ONNX model's graph inputs that are not initializers; a dynamic dimension is None.
+
+    ``model`` is a path, bytes or ``onnx.ModelProto``. Raises OnnxImportError for a file that is not ONNX.
+    """
+    m, _ = _load(model)
+    init = {i.name for i in m.graph.initializer}
+    return {i.name: [d.dim_value if d.HasField("dim_value") else None for d in i.type.tensor_type.shape.dim]
+            for i in m.graph.input if i.name not in init}
+
+
 def input_arrays_info(topology: Topology) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
     """{input id: (shape, numpy dtype)} of a Topology's InputLayouts (helper for tools and the CLI)."""
     out = {}
@@ -128,4 +139,4 @@ def input_arrays_info(topology: Topology) -> dict[str, tuple[tuple[int, ...], np
     return out
 
 
-__all__ = ["OnnxImportError", "ShapeError", "input_arrays_info", "load_onnx"]
+__all__ = ["OnnxImportError", "ShapeError", "graph_inputs", "input_arrays_info", "load_onnx"]

@@ -21,15 +21,6 @@ from typing import Any
 import numpy as np
 
 
-def _model_inputs(model: str) -> dict[str, int]:
-    """{input name: rank (batch included)} of the model's graph inputs that are not initializers."""
-    import onnx
-
-    m = onnx.load(model, load_external_data=False)
-    init = {i.name for i in m.graph.initializer}
-    return {i.name: len(i.type.tensor_type.shape.dim) for i in m.graph.input if i.name not in init}
-
-
 def _row(arr: np.ndarray, rank: int) -> np.ndarray:
     """A file's array as one row: a leading batch of 1 (the array has the input's full rank) is dropped."""
     return arr[0] if arr.ndim == rank and arr.shape[0] == 1 else arr
@@ -90,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"cldnn-py batch: no .npy or .npz files in '{in_dir}'")
     if args.workers < 1 or args.batch < 1:
         raise SystemExit(f"--workers and --batch must be >= 1, got {args.workers} and {args.batch}")
-    inputs = _model_inputs(args.model)
+    from ..frontend.onnx import graph_inputs
+
+    inputs = {name: len(dims) for name, dims in graph_inputs(args.model).items()}  # rank, batch included
     out_dir.mkdir(parents=True, exist_ok=True)
     started = False
     if not ray.is_initialized():

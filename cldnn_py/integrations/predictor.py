@@ -27,26 +27,23 @@ def _static_batch_shapes(model: Any, batch_size: int | None,
     Raises ShapeError when an input's batch dimension is dynamic and ``batch_size`` is None, or when an input has
     a dynamic non-batch dimension not given in ``shapes``.
     """
-    init = {i.name for i in model.graph.initializer}
+    from ..frontend.onnx import graph_inputs
+
     out: dict[str, tuple[int, ...]] = {}
     batches = set()
-    for i in model.graph.input:
-        if i.name in init:
-            continue
-        dims = [d.dim_value if d.HasField("dim_value") else None
-                for d in i.type.tensor_type.shape.dim]
-        dims = list(shapes.get(i.name, dims))
+    for name, graph_dims in graph_inputs(model).items():
+        dims = list(shapes.get(name, graph_dims))
         if not dims:
-            raise ShapeError(f"input '{i.name}': a scalar input has no batch dimension to split rows on")
+            raise ShapeError(f"input '{name}': a scalar input has no batch dimension to split rows on")
         if None in dims[1:]:
-            raise ShapeError(f"input '{i.name}': dimensions {dims} are dynamic beyond the batch; "
-                             f"give them in input_shapes, e.g. {{'{i.name}': (8, 3, 224, 224)}}")
+            raise ShapeError(f"input '{name}': dimensions {dims} are dynamic beyond the batch; "
+                             f"give them in input_shapes, e.g. {{'{name}': (8, 3, 224, 224)}}")
         if batch_size is not None:
             dims[0] = batch_size
         elif dims[0] is None:
-            raise ShapeError(f"input '{i.name}': the batch dimension is dynamic; pass batch_size")
-        out[i.name] = tuple(int(d) for d in dims if d is not None)  # none left: checked above
-        batches.add(out[i.name][0])
+            raise ShapeError(f"input '{name}': the batch dimension is dynamic; pass batch_size")
+        out[name] = tuple(int(d) for d in dims if d is not None)  # none left: checked above
+        batches.add(out[name][0])
     if len(batches) != 1:
         raise ShapeError(f"inputs have different batch sizes {sorted(batches)}; pass batch_size")
     return out, batches.pop()

@@ -1,5 +1,5 @@
 """A small seeded CNN as ONNX (dynamic batch), for the integration tests: conv-relu-pool-conv-relu-GAP-gemm with
-two outputs, ``logits`` (N, 10) and ``probs`` (N, 10, softmax)."""
+two outputs, ``logits`` (N, 10) and ``probs`` (N, 10, softmax); and the single-process reference run of it."""
 
 from __future__ import annotations
 
@@ -37,3 +37,19 @@ def small_cnn(seed: int = 0) -> bytes:
     model.ir_version = 8
     onnx.checker.check_model(model)
     return model.SerializeToString()
+
+
+def network_rows(model: bytes, device: str, batch: int, x: np.ndarray) -> dict[str, np.ndarray]:
+    """The single-process reference: a plain Network compiled at ``batch`` fed chunk by chunk, the last chunk
+    zero-padded by hand; {output: rows of x}."""
+    import cldnn_py as cl
+
+    net = cl.Network(cl.Program(cl.Engine(device), cl.load_onnx(model, {"image": (batch, *SHAPE)})))
+    outs: dict[str, list[np.ndarray]] = {}
+    for s in range(0, len(x), batch):
+        rows = x[s:s + batch]
+        chunk = np.zeros((batch, *SHAPE), np.float32)
+        chunk[: len(rows)] = rows
+        for k, v in net.run({"image": chunk}).items():
+            outs.setdefault(k, []).append(v[: len(rows)])
+    return {k: np.concatenate(v) for k, v in outs.items()}

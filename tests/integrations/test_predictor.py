@@ -13,7 +13,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.integrations import BatchPredictor
 
-from .small_cnn import SHAPE, small_cnn
+from .small_cnn import SHAPE, network_rows, small_cnn
 
 
 @pytest.fixture(scope="module")
@@ -25,18 +25,6 @@ def _device(engine: cl.Engine) -> str:
     return str(engine.info.spec)  # "cpu" or "cl:P:D"
 
 
-def _network_rows(model: bytes, device: str, batch: int, x: np.ndarray) -> dict[str, np.ndarray]:
-    """The reference: a plain Network at ``batch``, fed chunk by chunk (the last one zero-padded by hand)."""
-    net = cl.Network(cl.Program(cl.Engine(device), cl.load_onnx(model, {"image": (batch, *SHAPE)})))
-    outs: dict[str, list[np.ndarray]] = {}
-    for s in range(0, len(x), batch):
-        chunk = np.zeros((batch, *SHAPE), np.float32)
-        chunk[: len(x[s:s + batch])] = x[s:s + batch]
-        for k, v in net.run({"image": chunk}).items():
-            outs.setdefault(k, []).append(v[: len(x[s:s + batch])])
-    return {k: np.concatenate(v) for k, v in outs.items()}
-
-
 @pytest.mark.parametrize("rows", [1, 8, 21])
 def test_rows_match_network_and_onnxruntime(engine, rng, model, rows):
     pred = BatchPredictor(model, device=_device(engine), batch_size=8)
@@ -46,7 +34,7 @@ def test_rows_match_network_and_onnxruntime(engine, rng, model, rows):
     assert sorted(out) == ["id", "logits", "probs"]
     np.testing.assert_array_equal(out["id"], ids)
     ref = dict(zip(["logits", "probs"], ort.InferenceSession(model).run(None, {"image": x}), strict=True))
-    net = _network_rows(model, _device(engine), 8, x)
+    net = network_rows(model, _device(engine), 8, x)
     for k in ("logits", "probs"):
         assert out[k].shape == (rows, 10) and np.isfinite(out[k]).all()
         np.testing.assert_allclose(out[k], ref[k], rtol=1e-4, atol=1e-5)

@@ -15,9 +15,7 @@ import pathlib
 import numpy as np
 import pytest
 
-import cldnn_py as cl
-
-from .small_cnn import SHAPE, small_cnn
+from .small_cnn import SHAPE, network_rows, small_cnn
 
 ray = pytest.importorskip("ray", reason="the [ray] extra is not installed (pip install -e '.[ray]')")
 pytest.importorskip("ray.data", reason="the [ray] extra is not installed (pip install -e '.[ray]')")
@@ -46,17 +44,6 @@ def model() -> bytes:
     return small_cnn(seed=5)
 
 
-def _single_process(model: bytes, device: str, batch: int, x: np.ndarray) -> np.ndarray:
-    """Logits of one Network at ``batch`` in this process, the last chunk zero-padded by hand."""
-    net = cl.Network(cl.Program(cl.Engine(device), cl.load_onnx(model, {"image": (batch, *SHAPE)})))
-    out = []
-    for s in range(0, len(x), batch):
-        chunk = np.zeros((batch, *SHAPE), np.float32)
-        chunk[: len(x[s:s + batch])] = x[s:s + batch]
-        out.append(net.run({"image": chunk})["logits"][: len(x[s:s + batch])])
-    return np.concatenate(out)
-
-
 @pytest.mark.parametrize("device,rows", [("cl:0:0", 64), ("cl:0:0", 60), ("cpu", 60)])
 def test_actor_pool_matches_single_process(local_ray, rng, model, tmp_path, device, rows):
     x = rng.standard_normal((rows, *SHAPE)).astype(np.float32)
@@ -68,7 +55,7 @@ def test_actor_pool_matches_single_process(local_ray, rng, model, tmp_path, devi
     assert [r["id"] for r in out] == list(range(rows))
     got = np.stack([r["logits"] for r in out])
     probs = np.stack([r["probs"] for r in out])
-    want = _single_process(model, device, 8, x)
+    want = network_rows(model, device, 8, x)["logits"]
     np.testing.assert_array_equal(got, want)  # same device kind, same compiled batch: bit for bit
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
     workers = {r["worker"] for r in out}
@@ -116,7 +103,7 @@ def test_cli_batch_writes_one_result_per_file(local_ray, rng, model, tmp_path, c
     assert "13 files in" in capsys.readouterr().out
     files = sorted(pathlib.Path(out_dir).iterdir())
     assert [f.name for f in files] == [f"img{i:02d}.npz" for i in range(13)]
-    want = _single_process(model, "cl:0:0", 4, x)
+    want = network_rows(model, "cl:0:0", 4, x)["logits"]
     for i, f in enumerate(files):
         with np.load(f) as z:
             assert sorted(z.files) == ["logits", "probs"]
