@@ -121,8 +121,9 @@ def test_fsv16_matches_reference(rng, case, halo):
     opad = Padding((0, 0, 1, 2), (0, 0, 1, 0)) if halo else Padding()
     got, chosen = run_direct(KERNEL, x, w, b, stride, dil, pad, pad_end, groups, xfmt=FSV16, wfmt=OSV16,
                              ofmt=FSV16, xpad=xpad, opad=opad)
-    # the priority rule: this kernel wins thin GEMMs (C/groups * KH * KW < 64), convolution_cpu_gemm the rest
-    assert chosen == (KERNEL if w.shape[1] * k[0] * k[1] < 64 else "convolution_cpu_gemm")
+    # the priority rule: this kernel wins thin grouped GEMMs (C/groups * KH * KW < 64, groups > 1),
+    # convolution_cpu_gemm the rest
+    assert chosen == (KERNEL if w.shape[1] * k[0] * k[1] < 64 and groups > 1 else "convolution_cpu_gemm")
     assert_close(got, conv64(x, w, b, stride, dil, pad, pad_end, groups), rtol=1e-4, atol=1e-4)
 
 

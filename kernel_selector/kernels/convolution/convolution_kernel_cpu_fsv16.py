@@ -183,10 +183,12 @@ class ConvolutionKernelCpuFsv16(CpuKernelBase):
         return None
 
     def priority(self, params: Params) -> int:
-        """Measured (benchmarks/cpu_kernels.py): BLAS (``convolution_cpu_gemm``) wins every dense ResNet-50 shape,
-        so this kernel leads only where a GEMM is thin: depthwise and groups of few input channels per tap."""
+        """Measured (benchmarks/cpu_kernels.py): BLAS (``convolution_cpu_gemm``) wins every dense ResNet-50 shape
+        and every ungrouped one, so this kernel leads only where a grouped GEMM is thin: depthwise and groups of
+        few input channels per tap."""
         icg, kh, kw = params.inputs[1].shape[1:]
-        return FORCE_PRIORITY_3 if icg * kh * kw < 64 else FORCE_PRIORITY_7
+        thin_grouped = icg * kh * kw < 64 and int(params.attrs["groups"]) > 1
+        return FORCE_PRIORITY_3 if thin_grouped else FORCE_PRIORITY_7
 
     def make_fn(self, params: Params) -> Callable[..., None]:
         """fn(data, weights[, bias], output, [fused operands...])."""
