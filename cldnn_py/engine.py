@@ -43,7 +43,8 @@ class Engine:
             subclass) or None for the default device (``CLDNN_PY_DEVICE``; the CPU engine, with a warning, when
             there is no OpenCL platform).
         cache_dir: folder of the kernel binary cache (default ``CLDNN_PY_CACHE_DIR`` or the platformdirs user
-            cache; ``CLDNN_PY_NO_CACHE=1`` turns it off).
+            cache; ``CLDNN_PY_NO_CACHE=1`` turns it off). PoCL's own cache goes to ``<cache_dir>/pocl`` when this is
+            the process's first Engine and ``POCL_CACHE_DIR`` is not set (PoCL reads it once, at start-up).
     Attributes:
         kind: ``"ocl"`` (``"cpu"`` for the CPU engine), the engine kind the kernel_selector matches kernels on.
         info: DeviceInfo (name, platform version, limits in bytes).
@@ -66,6 +67,7 @@ class Engine:
                 from .cpu_engine import CpuEngine
 
                 return super().__new__(CpuEngine)
+            env.configure_pocl_cache(cache_dir)  # before the first platform query starts PoCL
             if spec is None and not _platforms():
                 from .cpu_engine import CpuEngine
 
@@ -77,8 +79,10 @@ class Engine:
     def __init__(self, device: str | None = None, cache_dir: str | None = None) -> None:
         import pyopencl as cl
 
+        from . import env
         from .kernel_cache import KernelCache
 
+        env.configure_pocl_cache(cache_dir)  # before PoCL starts: its own cache under ours (kernel_cache docstring)
         self._cl = cl
         dev, spec = select_device(device)
         self.device = dev

@@ -31,14 +31,16 @@ def cache_dir() -> str | None:
     return os.environ.get("CLDNN_PY_CACHE_DIR") or None
 
 
-def configure_pocl_cache() -> None:
-    """Put PoCL's cache under ours (``<kernel cache folder>/pocl``) unless ``POCL_CACHE_DIR`` is set; a no-op with
-    ``CLDNN_PY_NO_CACHE``. Called before cldnn_py first lists the platforms (device._platforms)."""
+def configure_pocl_cache(directory: str | None = None) -> None:
+    """Put PoCL's cache under ours (``<directory or kernel cache folder>/pocl``) unless ``POCL_CACHE_DIR`` is set; a
+    no-op with ``CLDNN_PY_NO_CACHE``. Called before cldnn_py first lists the platforms (device._platforms), and by
+    ``Engine(cache_dir=...)`` with its folder. PoCL reads the variable once, when its platform starts, so the first
+    call in a process decides (it sets the variable, which makes later calls no-ops)."""
     if os.environ.get("POCL_CACHE_DIR") or no_cache():
         return
     from .kernel_cache import default_dir
 
-    os.environ["POCL_CACHE_DIR"] = str(default_dir() / "pocl")
+    os.environ["POCL_CACHE_DIR"] = os.path.join(directory, "pocl") if directory else str(default_dir() / "pocl")
 
 
 def binary_cache(driver_caches: bool) -> bool:

@@ -132,3 +132,17 @@ def test_binary_cache_setting(monkeypatch, value, driver_caches, expected):
     else:
         monkeypatch.setenv("CLDNN_PY_BINARY_CACHE", value)
     assert env.binary_cache(driver_caches) is expected
+
+
+def test_first_engine_puts_pocl_cache_under_its_cache_dir(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    code = ("import os, cldnn_py as cl; cl.Engine(cache_dir=os.environ['DIR']); cl.Engine(); "
+            "print(os.environ['POCL_CACHE_DIR'])")
+    env = {k: v for k, v in os.environ.items() if k not in ("POCL_CACHE_DIR", "CLDNN_PY_NO_CACHE")}
+    env["DIR"] = str(tmp_path / "mine")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str(tmp_path / "mine" / "pocl")
+    assert (tmp_path / "mine" / "pocl").is_dir()  # PoCL created and used it
