@@ -26,12 +26,6 @@ FSV16 = Format.b_fs_yx_fsv16
 NOPAD = Padding()
 
 
-@pytest.fixture(scope="module")
-def cpu_engine():
-    """The CPU (numba) engine."""
-    return cl.Engine("cpu")
-
-
 def shapes_along(base, axis, sizes):
     """One shape per size: ``base`` with its ``axis`` entry replaced."""
     out = []

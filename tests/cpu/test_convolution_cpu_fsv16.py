@@ -22,12 +22,6 @@ KERNEL = "convolution_cpu_fsv16"
 NO_PAD = Padding()
 
 
-@pytest.fixture(scope="module")
-def cpu_engine():
-    """The CPU (numba) engine."""
-    return cl.Engine("cpu")
-
-
 def conv64(x, w, b, stride, dil, pad, pad_end, groups):
     """Direct float64 convolution with zero padding, groups, stride and dilation."""
     x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad[0], pad_end[0]), (pad[1], pad_end[1])))

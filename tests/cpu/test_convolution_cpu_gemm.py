@@ -19,12 +19,6 @@ KERNEL = "convolution_cpu_gemm"
 FSV16, OSV16 = Format.b_fs_yx_fsv16, Format.os_iyx_osv16
 
 
-@pytest.fixture(scope="module")
-def cpu_engine():
-    """The CPU (numba) engine."""
-    return cl.Engine("cpu")
-
-
 LAYOUTS = [  # (data format, weights format, output format, padded)
     (Format.bfyx, Format.oiyx, Format.bfyx, False),
     (Format.bfyx, Format.oiyx, Format.bfyx, True),

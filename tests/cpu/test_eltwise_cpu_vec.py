@@ -21,12 +21,6 @@ FSV16 = Format.b_fs_yx_fsv16
 MODES = ["sum", "sub", "prod", "div", "max", "min", "pow", "prelu"]
 
 
-@pytest.fixture(scope="module")
-def cpu_engine():
-    """The CPU (numba) engine."""
-    return cl.Engine("cpu")
-
-
 def fold64(mode, xs, coeffs=None):
     """Left fold in float64; max/min ignore a NaN operand (C fmax/fmin)."""
     xs = [x.astype(np.float64) for x in xs]

@@ -23,12 +23,6 @@ FSV16 = Format.b_fs_yx_fsv16
 NO_PAD = Padding()
 
 
-@pytest.fixture(scope="module")
-def cpu_engine():
-    """The CPU (numba) engine."""
-    return cl.Engine("cpu")
-
-
 def fc64(x, w, b):
     """x flattened per batch item in C (logical) order, times Wᵀ, plus bias; float64."""
     out = x.reshape(x.shape[0], -1).astype(np.float64) @ w.astype(np.float64).T

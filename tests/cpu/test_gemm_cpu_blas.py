@@ -20,12 +20,6 @@ FAST = "gemm_cpu_blas"
 NO_PAD = Padding()
 
 
-@pytest.fixture(scope="module")
-def cpu_engine():
-    """The CPU (numba) engine."""
-    return cl.Engine("cpu")
-
-
 def gemm64(a, b, c, ta, tb, alpha, beta):
     """Float64 einsum-free reference: explicit transposes of rank >= 2 operands, numpy matmul broadcasting."""
     a, b = a.astype(np.float64), b.astype(np.float64)

@@ -21,12 +21,6 @@ FSV16 = Format.b_fs_yx_fsv16
 M = cl.PoolingMode
 
 
-@pytest.fixture(scope="module")
-def cpu_engine():
-    """The CPU (numba) engine."""
-    return cl.Engine("cpu")
-
-
 def out_len(size, ext, s, pb, pe, ceil):
     """ONNX output extent (ceil mode: the last window must start inside the input or its begin pad)."""
     span = size + pb + pe - ext
