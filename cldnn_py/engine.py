@@ -194,7 +194,7 @@ class Engine:
         cl = self._cl
         opts = list(options or [])
         cache = self.kernel_cache.active  # False on PoCL: its own cache keeps the builds (kernel_cache docstring)
-        key = self.kernel_cache.key(source, opts, self.info)
+        key = self.kernel_cache.key(source, opts, self.info) if cache else ""
         binary = self.kernel_cache.load(key) if cache else None
         if binary is not None:
             try:

@@ -83,7 +83,12 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"--workers and --batch must be >= 1, got {args.workers} and {args.batch}")
     from ..frontend.onnx import graph_inputs
 
-    inputs = {name: len(dims) for name, dims in graph_inputs(args.model).items()}  # rank, batch included
+    try:
+        with open(args.model, "rb") as f:
+            model = f.read()  # read once: the input ranks here, the bytes shipped to the actors below
+    except OSError as e:
+        raise SystemExit(f"cldnn-py batch: cannot read '{args.model}': {e}") from None
+    inputs = {name: len(dims) for name, dims in graph_inputs(model).items()}  # rank, batch included
     out_dir.mkdir(parents=True, exist_ok=True)
     started = False
     if not ray.is_initialized():
@@ -96,8 +101,6 @@ def run(args: argparse.Namespace) -> int:
         started = True
     try:
         ray.data.DataContext.get_current().enable_progress_bars = False
-        with open(args.model, "rb") as f:
-            model = f.read()
         # reading files is light: one task at a time that reserves no CPU, so it never waits behind actors holding
         # every CPU (a deadlock on a small node) and does not make Ray start a worker process per file
         ds = ray.data.from_items([{"path": p} for p in files]).map_batches(
