@@ -10,6 +10,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test,dev,ray]'
+	bash scripts/ensure_opencl.sh $(BIN)/python
 	touch $(STAMP)
 
 # The ResNet-50 graph from the onnx wheel (seeded weights), checked against onnxruntime, then benchmarked.

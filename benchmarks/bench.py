@@ -351,8 +351,17 @@ def run_benchmark(models: Sequence[str], batches: Sequence[int], runs: int | Non
     """Every (model, batch) on onnxruntime and every OpenCL device; returns {"machine", "settings", "results",
     "wall_s"}."""
     import cldnn_py as cl
+    from cldnn_py.device import build_problem
 
-    specs = [d.spec for d in cl.list_devices()] + ["cpu"]  # every OpenCL device, then the CPU (numba) engine
+    specs = []
+    for d in cl.list_devices():  # every OpenCL device that builds a kernel, then the CPU (numba) engine
+        p, i = (int(x) for x in d.spec.split(":")[1:])
+        why = build_problem(p, i)
+        if why is None:
+            specs.append(d.spec)
+        else:
+            _log(f"skipping {d.spec} {d.name} [{d.platform_version}]: it cannot build a kernel ({why})")
+    specs.append("cpu")
     engines = [cl.Engine(s) for s in specs if not device_specs or s in device_specs]
     if not engines:
         raise SystemExit(f"no device{' matching ' + ' '.join(device_specs) if device_specs else ''}")

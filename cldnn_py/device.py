@@ -1,12 +1,14 @@
 """Device discovery and selection: ``list_devices()`` and the ``cl:P:D`` device spec.
 
 Specs: ``"cl:P:D"`` (platform P, device D), ``"cl:N"`` (N-th device over all platforms), ``None`` (then
-``CLDNN_PY_DEVICE``, then ``PYOPENCL_CTX`` as pyopencl reads it, then the first device of the first platform; PoCL
-from ``pocl-binary-distribution`` is always there). Never prompts.
+``CLDNN_PY_DEVICE``, then ``PYOPENCL_CTX`` as pyopencl reads it, then the first device, in platform order, that
+builds a one-line probe kernel (:func:`build_problem`), else the first device; PoCL from ``pocl-binary-distribution``
+is always there). Never prompts.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -91,7 +93,7 @@ def select_device(spec: str | None) -> tuple[Any, str]:
     if not table:
         raise DeviceError(NO_PLATFORM_HELP)
     if spec is None or spec in ("cl", "gpu", "opencl"):
-        p, d, dev = table[0]
+        p, d, dev = next(((p, d, dev) for p, d, dev in table if build_problem(p, d) is None), table[0])
         return dev, f"cl:{p}:{d}"
     parts = spec.split(":")
     try:
@@ -114,6 +116,25 @@ def select_device(spec: str | None) -> tuple[Any, str]:
     return devs[d], f"cl:{p}:{d}"
 
 
+PROBE_KERNEL = "__kernel void cldnn_py_probe(__global float* a) { a[get_global_id(0)] += 1.0f; }"
+
+
+@functools.cache
+def build_problem(platform: int, device: int) -> str | None:
+    """Why device ``cl:platform:device`` cannot build a one-line kernel (the first line of its build log), or None
+    when it can. Cached per process. A driver whose compiler does not know the host CPU fails here: the pip PoCL
+    3.0 (LLVM 14) on an AMD Zen 5 says "unknown target CPU 'generic'", and the default device skips it."""
+    cl = _cl()
+    dev = _platforms()[platform].get_devices()[device]
+    try:
+        cl.Program(cl.Context([dev]), PROBE_KERNEL).build()
+    except cl.Error as err:  # RuntimeError (build failure) and LogicError alike
+        lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+        return next((ln for ln in lines if "error" in ln.lower() and ":" in ln and "clBuildProgram" not in ln),
+                    lines[0] if lines else type(err).__name__)
+    return None
+
+
 def default_choice() -> tuple[str, str]:
     """(spec, reason) of the device ``Engine()`` picks with no argument; raises DeviceError without a platform."""
     _, spec = select_device(None)
@@ -121,4 +142,5 @@ def default_choice() -> tuple[str, str]:
         return spec, f"CLDNN_PY_DEVICE={env.device()}"
     if os.environ.get("PYOPENCL_CTX"):
         return spec, f"PYOPENCL_CTX={os.environ['PYOPENCL_CTX']}"
-    return spec, "the first device of the first platform (set CLDNN_PY_DEVICE=cl:P:D to choose another)"
+    return spec, ("the first device that builds a probe kernel, in platform order (set CLDNN_PY_DEVICE=cl:P:D to "
+                  "choose another)")

@@ -1,0 +1,42 @@
+"""The default device is one that can build a kernel (cldnn_py.device.build_problem)."""
+
+from __future__ import annotations
+
+import pytest
+
+import cldnn_py as cl
+from cldnn_py import device
+
+
+def test_default_device_builds_a_kernel():
+    specs = [d.spec for d in cl.list_devices()]
+    if not specs:
+        pytest.skip("no OpenCL platform")
+    spec, why = device.default_choice()
+    p, d = (int(x) for x in spec.split(":")[1:])
+    working = [s for s in specs if device.build_problem(*(int(x) for x in s.split(":")[1:])) is None]
+    if working:
+        assert device.build_problem(p, d) is None and spec == working[0], (spec, working)
+    assert "CLDNN_PY_DEVICE" in why or "PYOPENCL_CTX" in why or "builds a probe kernel" in why
+
+
+def test_build_problem_names_the_compiler_error(monkeypatch):
+    device.build_problem.cache_clear()
+
+    class FakeProgram:
+        def __init__(self, ctx, src):
+            assert "cldnn_py_probe" in src
+
+        def build(self):
+            raise cl_mod.RuntimeError("clBuildProgram failed: BUILD_PROGRAM_FAILURE\n\nerror: unknown target CPU "
+                                      "'generic'\n(options: -I x)")
+
+    import pyopencl as cl_mod
+
+    if not cl.list_devices():
+        pytest.skip("no OpenCL platform")
+    monkeypatch.setattr(cl_mod, "Program", FakeProgram)
+    try:
+        assert device.build_problem(0, 0) == "error: unknown target CPU 'generic'"
+    finally:
+        device.build_problem.cache_clear()
