@@ -62,6 +62,18 @@ def test_stream_runs_at_enqueue_and_events_carry_times():
         e.bind_kernel(ClKernelData("an_opencl_kernel", "", (1,), None, []), [])
 
 
+def test_engines_are_siblings_and_subclasses_implement_the_protocol():
+    from cldnn_py.engine import PROTOCOL
+    from cldnn_py.ocl_engine import OclEngine
+
+    assert not issubclass(CpuEngine, OclEngine) and not issubclass(OclEngine, CpuEngine)
+    assert not hasattr(CpuEngine, "kernel_cache") and CpuEngine.build is cl.Engine.build
+    with pytest.raises(TypeError, match="does not implement"):
+        type("Half", (cl.Engine,), {m: lambda self: None for m in PROTOCOL[:3]})
+    with pytest.raises(cl.CldnnError, match="'p': unknown kernel argument kind 'blob'"):
+        cl.Engine("cpu").bind(CpuKernelData("k", print, [Arg("blob")]), lambda kind, i: None, owner="p")
+
+
 def test_clamp_lws_keeps_divisors_of_gws_under_the_limit():
     from cldnn_py.engine import clamp_lws
 
