@@ -1,9 +1,11 @@
 """cldnn_py: a clDNN-style deep-learning inference engine in Python.
 
 Describe a network as a :class:`Topology` of primitives, compile it with :class:`Program` for an :class:`Engine`
-(an OpenCL device; PoCL on the CPU by default), and run it with :class:`Network`. See README.md.
+(an OpenCL device, :class:`OclEngine`, PoCL on the CPU by default; or :class:`CpuEngine`, numba kernels), and run
+it with :class:`Network`. See README.md.
 """
 
+from .cpu_engine import CpuEngine
 from .device import DeviceInfo, list_devices
 from .engine import Engine
 from .errors import (
@@ -19,6 +21,7 @@ from .frontend import OnnxImportError, load_onnx
 from .layout import DataType, Format, Layout, Padding
 from .memory import Memory
 from .network import Network, NetworkOutput, ProfilingEntry
+from .ocl_engine import OclEngine
 from .primitives import (
     LRN,
     MVN,
@@ -67,5 +70,5 @@ __all__ = [
     "Engine", "Format", "FullyConnected", "InputLayout", "KernelBuildError", "Layout", "Memory", "Network",
     "NetworkOutput", "Padding", "Permute", "Pooling", "PoolingMode", "Primitive", "Program", "ProfilingEntry",
     "Reorder", "Reshape", "Scale", "ShapeError", "Softmax", "Topology", "TopologyError", "UnsupportedError",
-    "list_devices", "load_onnx", "OnnxImportError",
+    "list_devices", "load_onnx", "OnnxImportError", "OclEngine", "CpuEngine",
 ]

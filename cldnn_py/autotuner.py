@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, Params, selector
-from kernel_selector.kernel_base import KernelData, common_header
+from kernel_selector.kernel_base import KernelData
 from kernel_selector.selector import candidates
 from kernel_selector.tuning_cache import TuningCache, Winner
 
@@ -80,19 +80,10 @@ class _Bench:
             self.buffers[key] = buf
         return self.buffers[key]
 
-    def arg(self, a: Any) -> Any:
-        if a.kind in ("input", "output"):
-            return self.buffer(a.kind, int(a.index))
-        return np.int32(a.index) if a.kind == "int" else np.float32(a.index)
-
     def prepare(self, kd: KernelData) -> list[tuple[Any, Any]]:
-        """The KernelData's enqueues built and bound to this bench's buffers. Raises KernelBuildError."""
-        eng = self.engine
-        out = []
-        for k in kd.kernels:
-            prg = eng.build(common_header() + k.source) if k.fn is None else None
-            out.append((eng.bind_kernel(prg, k.entry, [self.arg(a) for a in k.args], k.fn), k))
-        return out
+        """The KernelData's enqueues built (each on its own) and bound to this bench's buffers. Raises
+        KernelBuildError."""
+        return [(self.engine.bind(k, self.buffer, owner=self.params.layer_id), k) for k in kd.kernels]
 
     def run(self, kernels: list[tuple[Any, Any]]) -> float:
         """One run of prepared enqueues, in order; their device time in ms."""

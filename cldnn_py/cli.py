@@ -52,11 +52,11 @@ def _probe(cache_path: str | None, specs: list[str]) -> None:
     from kernel_selector.tuning_cache import TuningCache
 
     from .device_probe import _source, binary_calls, probe_load_form
-    from .engine import Engine
+    from .ocl_engine import OclEngine
 
     cache = TuningCache(cache_path)
     for spec in specs:
-        engine = Engine(spec)
+        engine = OclEngine(spec)  # the probe is an OpenCL kernel
         r = probe_load_form(engine)
         calls = {f: binary_calls(_source(f)[0]) for f in ("pointer", "vload")}
         rates = ", ".join(f"{f} {g:.0f} GFLOP/s" + (f" ({calls[f]} calls in its binary)" if calls.get(f) is not None

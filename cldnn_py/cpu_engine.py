@@ -8,8 +8,10 @@ that is the dependency order; every call returns a completed :class:`CpuEvent` w
 ``profile.start`` / ``profile.end`` in ns (``time.perf_counter_ns``), the interface of ``pyopencl.Event``, so
 Network and profiling code never branch on the engine.
 
-A CPU kernel's ``ClKernelData`` carries ``fn``, a callable that receives the kernel's arguments (raw uint8 buffers,
-scalars) in ``args`` order; it knows its layouts from the Params it was made from (``kernel_selector/cpu.py``).
+``CpuEngine`` is a sibling of :class:`~cldnn_py.ocl_engine.OclEngine` under the abstract
+:class:`~cldnn_py.engine.Engine` (no OpenCL context, queue, build or kernel cache). Its kernels are
+``CpuKernelData``: ``fn``, a callable that receives the kernel's arguments (raw uint8 buffers, scalars) in ``args``
+order; it knows its layouts from the Params it was made from (``kernel_selector/cpu_kernel_base.py``).
 Threads: numba's ``prange`` uses ``numba.get_num_threads()`` (all cores by default, ``NUMBA_NUM_THREADS``) on the
 ``workqueue`` layer (``cldnn_py.env.configure_numba_cache``), whose idle threads do not spin, so BLAS (numpy's
 OpenBLAS, all cores) and numba take turns without fighting. Measured on ResNet-50: OpenMP layer 860 ms, workqueue
@@ -28,6 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from kernel_selector.kernel_base import BaseKernelData, CpuKernelData
 
 from .device import DeviceInfo
 from .engine import Engine
@@ -106,7 +110,8 @@ class CpuEngine(Engine):
     """The host CPU as an engine (kind ``"cpu"``): host buffers, a synchronous stream, numba kernels.
 
     Made by ``Engine("cpu")`` (or directly). Attributes as ``Engine``: ``kind``, ``info`` (DeviceInfo with spec
-    ``"cpu"``), ``lock``. Raises DeviceError when numba is not installed, and, from ``allocate``, for a buffer larger
+    ``"cpu"``), ``lock``; ``device`` is None.
+    Raises DeviceError when numba is not installed, and, from ``allocate``, for a buffer larger
     than ``info.max_alloc_bytes`` (half the host memory).
     """
 
@@ -124,13 +129,6 @@ class CpuEngine(Engine):
         self.lock = threading.RLock()
         self.device = None
         log.debug("cpu engine on %s", self.info.name)
-
-    def __repr__(self) -> str:
-        return f"Engine('cpu': {self.info.name}, {self.info.platform_version})"
-
-    def __reduce__(self) -> Any:
-        raise TypeError("a cldnn_py Engine holds live device objects and cannot be pickled; pass the device spec "
-                        "string ('cpu') and build a new Engine instead")
 
     # ----- memory ------------------------------------------------------------------------------------------------
     def allocate(self, layout: Layout, owner: str = "") -> Memory:
@@ -157,10 +155,13 @@ class CpuEngine(Engine):
         host.reshape(-1).view(np.uint8)[:] = buffer[:host.nbytes]
 
     # ----- stream ------------------------------------------------------------------------------------------------
-    def bind_kernel(self, program: Any, entry: str, args: list[Any], fn: Any = None) -> Any:
-        """The CPU kernel callable ``fn`` with its arguments bound (a zero-argument callable)."""
-        if fn is None:
-            raise DeviceError(f"kernel '{entry}' has no CPU implementation (an OpenCL kernel on the CPU engine)")
+    def bind_kernel(self, kernel: BaseKernelData, args: list[Any], program: Any = None) -> Any:
+        """The CPU kernel's callable ``kernel.fn`` with ``args`` bound (a zero-argument callable); ``program`` is
+        unused. Raises DeviceError for an OpenCL kernel (``ClKernelData``)."""
+        if not isinstance(kernel, CpuKernelData):
+            raise DeviceError(f"kernel '{kernel.entry}' has no CPU implementation (an OpenCL kernel on the CPU "
+                              "engine)")
+        fn = kernel.fn
         bound = list(args)
         return lambda: fn(*bound)
 
@@ -194,6 +195,5 @@ class CpuEngine(Engine):
     def flush(self) -> None:
         """Nothing to submit."""
 
-    def build(self, source: str, options: list[str] | None = None) -> Any:
-        """The CPU engine builds no OpenCL; CPU kernels are numba functions compiled at first use (cached)."""
-        raise DeviceError("the CPU engine does not build OpenCL programs")
+    def finish(self) -> None:
+        """Nothing to wait for: every command has completed when enqueued."""

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .ocl_engine import OclEngine
+
 if TYPE_CHECKING:
     from kernel_selector.tuning_cache import TuningCache
 
@@ -79,7 +81,7 @@ def _source(form: str) -> tuple[str, str]:
                   + _SRC.replace("NAME", name) + "#undef LOAD_FORM\n#undef K\n")
 
 
-def time_load_forms(engine: Engine, runs: int = 7) -> dict[str, float]:
+def time_load_forms(engine: OclEngine, runs: int = 7) -> dict[str, float]:
     """{form: GFLOP/s (median of ``runs`` after a warm-up)} of the probe kernel, checked against numpy (a wrong
     result raises RuntimeError: the form is then not usable on this device)."""
     import pyopencl as cl
@@ -113,7 +115,7 @@ def time_load_forms(engine: Engine, runs: int = 7) -> dict[str, float]:
     return out
 
 
-def probe_load_form(engine: Engine) -> dict[str, Any]:
+def probe_load_form(engine: OclEngine) -> dict[str, Any]:
     """``{"load_form": "pointer" | "vload", "gflops": {form: GFLOP/s}}`` measured on ``engine`` now. A form that
     fails (build error, wrong result) is reported with 0 GFLOP/s and never chosen."""
     from .errors import KernelBuildError
@@ -133,7 +135,7 @@ def device_caps(engine: Engine, cache: TuningCache | None, mode: str) -> dict[st
     """The caps kernels compile against: the stored probe result for this device; in tuning mode "tune" the probe
     runs (and is stored) when nothing is stored; otherwise (or with no cache) :data:`DEFAULT_CAPS`. ``{}`` for the
     CPU engine."""
-    if engine.kind != "ocl":
+    if not isinstance(engine, OclEngine):
         return {}
     if cache is None:
         return dict(DEFAULT_CAPS)

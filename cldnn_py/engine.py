@@ -1,26 +1,45 @@
-"""Engine: one OpenCL device with its context, command queue, allocation and kernel build.
+"""Engine: the abstract device a Program is compiled for and a Network runs on (clDNN's engine / stream split).
 
-``Engine()`` takes the default device (see :mod:`cldnn_py.device`); ``Engine(device="cl:0:0")`` a given one.
-The queue is out-of-order with profiling when the device allows it (every enqueue then carries an explicit wait
-list), in-order with profiling otherwise. Programs are built with ``build()``; a failed build raises
-KernelBuildError carrying the build log (tinygrad ``ops_cl.py`` keeps the log the same way).
+``Engine(spec)`` makes the concrete engine for a device spec: :class:`~cldnn_py.ocl_engine.OclEngine` (an OpenCL
+device: context, queue, program build and binary cache) or :class:`~cldnn_py.cpu_engine.CpuEngine` (the host CPU
+with numba kernels). The two are siblings; everything Program, Network and the autotuner need goes through the
+protocol declared here, so none of them branches on the engine:
+
+- memory: ``allocate`` (a :class:`~cldnn_py.memory.Memory`), ``allocate_buffer`` (a raw buffer, a memory-pool slot),
+  ``write_buffer`` / ``read_buffer`` (host copies; sizes in bytes);
+- the stream (clDNN's ``stream``): ``bind_kernel`` (a kernel's data plus its resolved arguments → something
+  enqueueable; :meth:`Engine.bind` resolves the ``Arg`` list first), ``clamp_lws``, ``enqueue_kernel`` (with a
+  wait list → an event with ``wait()`` and ``profile.start`` / ``profile.end`` in ns), ``enqueue_zero``,
+  ``enqueue_barrier``, ``enqueue_marker``, ``flush``, ``finish``, ``execution_scope``;
+- program build, a hook only engines that compile device source fill: ``build`` (OpenCL C → program; the base
+  raises DeviceError) and ``binary_cache_hits`` (programs loaded from the kernel binary cache so far; 0 on the base).
+
+``Engine()`` takes the default device (``CLDNN_PY_DEVICE``, see :mod:`cldnn_py.device`), falling back to the CPU
+engine with a warning when there is no OpenCL platform. An engine holds live device objects and refuses to pickle.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .device import DeviceInfo, describe, select_device
-from .errors import DeviceError, KernelBuildError
-from .layout import Layout
-from .memory import Memory
+from .errors import CldnnError, DeviceError
+
+if TYPE_CHECKING:
+    from kernel_selector.kernel_base import Arg, BaseKernelData
+
+    from .device import DeviceInfo
+    from .layout import Layout
+    from .memory import Memory
 
 log = logging.getLogger("cldnn_py.engine")
+
+BufferOf = Callable[[str, int], Any]
+"""``buffer(kind, index)``: the buffer of argument ``("input", index)`` or ``("output", 0)``."""
 
 
 def clamp_lws(gws: tuple[int, ...], lws: tuple[int, ...], limit: int) -> tuple[int, ...]:
@@ -35,185 +54,161 @@ def clamp_lws(gws: tuple[int, ...], lws: tuple[int, ...], limit: int) -> tuple[i
     return tuple(out)
 
 
+def resolve_args(args: list[Arg], buffer: BufferOf, owner: str = "") -> list[Any]:
+    """The values a kernel is bound with, in ``args`` order: ``Arg("input", i)`` / ``Arg("output", 0)`` become
+    ``buffer(kind, index)``, ``Arg("int", v)`` np.int32(v), ``Arg("float", v)`` np.float32(v). The one place kernel
+    arguments are resolved (Network, the autotuner and the kernel test harnesses all come through here).
+
+    Raises CldnnError naming ``owner`` (a primitive id) for an unknown argument kind."""
+    out: list[Any] = []
+    for a in args:
+        if a.kind in ("input", "output"):
+            out.append(buffer(a.kind, int(a.index)))
+        elif a.kind == "int":
+            out.append(np.int32(a.index))
+        elif a.kind == "float":
+            out.append(np.float32(a.index))
+        else:
+            raise CldnnError(f"primitive '{owner}': unknown kernel argument kind {a.kind!r}")
+    return out
+
+
+PROTOCOL = ("allocate", "allocate_buffer", "write_buffer", "read_buffer", "bind_kernel", "clamp_lws", "enqueue_kernel",
+            "enqueue_zero", "enqueue_barrier", "enqueue_marker", "flush", "finish")
+"""The methods every concrete engine implements (checked when the subclass is defined)."""
+
+
 class Engine:
-    """An OpenCL device ready to allocate, build and run.
+    """A device ready to allocate, build and run; ``Engine(device, cache_dir)`` makes the concrete one.
+
+    Abstract: a subclass must implement every method named in :data:`PROTOCOL` (TypeError at class definition
+    otherwise). It is not an ``abc.ABC`` so that type checkers accept ``Engine(spec)``, which ``__new__`` turns
+    into a concrete engine.
 
     Args:
-        device: ``"cl:P:D"``, ``"cl:N"``, ``"cpu"`` (the numba engine: :class:`~cldnn_py.cpu_engine.CpuEngine`, a
-            subclass) or None for the default device (``CLDNN_PY_DEVICE``; the CPU engine, with a warning, when
-            there is no OpenCL platform).
-        cache_dir: folder of the kernel binary cache (default ``CLDNN_PY_CACHE_DIR`` or the platformdirs user
-            cache; ``CLDNN_PY_NO_CACHE=1`` turns it off). PoCL's own cache goes to ``<cache_dir>/pocl`` when this is
-            the process's first Engine and ``POCL_CACHE_DIR`` is not set (PoCL reads it once, at start-up).
+        device: ``"cl:P:D"``, ``"cl:N"`` (an :class:`~cldnn_py.ocl_engine.OclEngine`), ``"cpu"`` (a
+            :class:`~cldnn_py.cpu_engine.CpuEngine`) or None for the default device (``CLDNN_PY_DEVICE``; the CPU
+            engine, with a warning, when there is no OpenCL platform).
+        cache_dir: folder of the kernel binary cache of an OpenCL engine (see OclEngine); the CPU engine ignores it.
     Attributes:
-        kind: ``"ocl"`` (``"cpu"`` for the CPU engine), the engine kind the kernel_selector matches kernels on.
+        kind: ``"ocl"`` or ``"cpu"``, the engine kind the kernel_selector matches kernels on.
         info: DeviceInfo (name, platform version, limits in bytes).
-        kernel_cache: the KernelCache programs are built through (``hits`` / ``misses`` counters).
+        lock: an RLock for callers that share the engine between threads.
     Raises:
-        DeviceError: no OpenCL platform, bad spec, or an unknown engine kind.
+        DeviceError: no OpenCL platform for an OpenCL spec, a bad spec, or numba missing for the CPU engine.
     """
 
-    kind = "ocl"
+    kind: str = ""
+    info: DeviceInfo
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        missing = [m for m in PROTOCOL if getattr(cls, m) is getattr(Engine, m)]
+        if missing:
+            raise TypeError(f"engine {cls.__name__} does not implement {missing}")
 
     def __new__(cls, device: str | None = None, cache_dir: str | None = None) -> Engine:
-        """``Engine("cpu")`` (or ``CLDNN_PY_DEVICE=cpu``) makes the CPU engine; so does ``Engine()`` with a warning
-        when no OpenCL platform exists."""
-        if cls is Engine:
-            from . import env
-            from .device import _platforms
-
-            spec = device if device is not None else env.device()
-            if spec == "cpu":
-                from .cpu_engine import CpuEngine
-
-                return super().__new__(CpuEngine)
-            env.configure_pocl_cache(cache_dir)  # before the first platform query starts PoCL
-            if spec is None and not _platforms():
-                from .cpu_engine import CpuEngine
-
-                log.warning("no OpenCL platform found: Engine() falls back to the CPU (numba) engine; install "
-                            "pocl-binary-distribution or a system OpenCL ICD for OpenCL")
-                return super().__new__(CpuEngine)
-        return super().__new__(cls)
-
-    def __init__(self, device: str | None = None, cache_dir: str | None = None) -> None:
-        import pyopencl as cl
-
+        """``Engine(...)`` picks the concrete class; ``OclEngine(...)`` / ``CpuEngine(...)`` make their own."""
+        if cls is not Engine:
+            return super().__new__(cls)
         from . import env
-        from .kernel_cache import KernelCache
+        from .cpu_engine import CpuEngine
+        from .device import _platforms
+        from .ocl_engine import OclEngine
 
-        env.configure_pocl_cache(cache_dir)  # before PoCL starts: its own cache under ours (kernel_cache docstring)
-        self._cl = cl
-        dev, spec = select_device(device)
-        self.device = dev
-        self.info: DeviceInfo = describe(dev, spec)
-        self.context = cl.Context([dev])
-        props: int = int(cl.command_queue_properties.PROFILING_ENABLE)
-        if self.info.out_of_order:
-            props |= int(cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
-        self.queue = cl.CommandQueue(self.context, dev, properties=props)  # type: ignore[arg-type]
-        self.lock = threading.RLock()
-        self.kernel_cache = KernelCache.for_engine(cache_dir, self.info)
-        log.debug("engine on %s (%s, %s), out_of_order=%s", self.info.name, self.info.platform,
-                  self.info.platform_version, self.info.out_of_order)
+        spec = device if device is not None else env.device()
+        if spec == "cpu":
+            return super().__new__(CpuEngine)
+        env.configure_pocl_cache(cache_dir)  # before the first platform query starts PoCL
+        if spec is None and not _platforms():
+            log.warning("no OpenCL platform found: Engine() falls back to the CPU (numba) engine; install "
+                        "pocl-binary-distribution or a system OpenCL ICD for OpenCL")
+            return super().__new__(CpuEngine)
+        return super().__new__(OclEngine)
 
     def __repr__(self) -> str:
         return f"Engine({self.info.spec!r}: {self.info.name}, {self.info.platform_version})"
 
     def __reduce__(self) -> Any:
-        raise TypeError("a cldnn_py Engine holds live OpenCL objects and cannot be pickled; "
-                        "pass the device spec string (e.g. 'cl:0:0') and build a new Engine instead")
+        raise TypeError(f"a cldnn_py Engine holds live device objects and cannot be pickled; pass the device spec "
+                        f"string (e.g. {self.info.spec!r}) and build a new Engine instead")
+
+    def _abstract(self, name: str) -> NotImplementedError:
+        return NotImplementedError(f"{type(self).__name__}.{name}")
 
     # ----- memory ------------------------------------------------------------------------------------------------
     def allocate(self, layout: Layout, owner: str = "") -> Memory:
-        """A zero-filled device buffer of ``layout.bytes`` bytes.
-
-        Raises DeviceError naming ``owner`` (a primitive id) when the size exceeds the device's max allocation.
-        """
-        nbytes = layout.bytes
-        if nbytes > self.info.max_alloc_bytes:
-            raise DeviceError(f"primitive '{owner}': buffer of {nbytes} bytes ({layout}) exceeds the device's "
-                              f"max allocation of {self.info.max_alloc_bytes} bytes")
-        cl = self._cl
-        buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(nbytes, 4))
-        cl.enqueue_fill_buffer(self.queue, buf, np.zeros(1, np.uint8), 0, max(nbytes, 4)).wait()
-        return Memory(self, layout, buf)
+        """A zero-filled buffer of ``layout.bytes`` bytes as Memory. Raises DeviceError naming ``owner`` (a
+        primitive id) when it exceeds ``info.max_alloc_bytes``."""
+        raise self._abstract("allocate")
 
     def allocate_buffer(self, nbytes: int, owner: str = "") -> Any:
-        """A zero-filled raw device buffer of ``nbytes`` bytes (a memory-pool slot shared by several tensors).
-
-        Raises DeviceError naming ``owner`` when it exceeds the device's max allocation."""
-        if nbytes > self.info.max_alloc_bytes:
-            raise DeviceError(f"{owner}: buffer of {nbytes} bytes exceeds the device's max allocation of "
-                              f"{self.info.max_alloc_bytes} bytes")
-        cl = self._cl
-        buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(nbytes, 4))
-        cl.enqueue_fill_buffer(self.queue, buf, np.zeros(1, np.uint8), 0, max(nbytes, 4)).wait()
-        return buf
+        """A zero-filled raw buffer of ``nbytes`` bytes (a memory-pool slot shared by several tensors). Raises
+        DeviceError naming ``owner`` when it exceeds ``info.max_alloc_bytes``."""
+        raise self._abstract("allocate_buffer")
 
     def write_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None,
                      blocking: bool = True) -> Any:
-        """Copy host bytes into a buffer; returns the event."""
-        return self._cl.enqueue_copy(self.queue, buffer, host, wait_for=wait_for, is_blocking=blocking)
+        """Copy ``host``'s bytes into the start of ``buffer`` after ``wait_for``; returns the event."""
+        raise self._abstract("write_buffer")
 
     def read_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None) -> None:
-        """Copy a buffer into host memory after ``wait_for``; blocks until done."""
-        self._cl.enqueue_copy(self.queue, host, buffer, wait_for=wait_for, is_blocking=True)
+        """Copy the first ``host.nbytes`` bytes of ``buffer`` into ``host`` after ``wait_for``; blocks until done."""
+        raise self._abstract("read_buffer")
 
-    # ----- stream: what Network enqueues (the CPU engine implements the same calls) --------------------------------
-    def bind_kernel(self, program: Any, entry: str, args: list[Any], fn: Any = None) -> Any:
-        """A kernel ``entry`` of a built program with its arguments set (buffers, np.int32 / np.float32 scalars).
-        ``fn`` (a CPU kernel's callable) is unused here."""
-        k = self._cl.Kernel(program, entry)
-        k.set_args(*args)
-        return k
+    # ----- program build (engines that compile device source) ------------------------------------------------------
+    def build(self, source: str, options: list[str] | None = None) -> Any:
+        """Compile device source into a program ``bind_kernel`` takes. Only the OpenCL engine builds; the base
+        raises DeviceError (CPU kernels are callables, compiled by numba at first use)."""
+        raise DeviceError(f"the {self.kind} engine does not build OpenCL programs")
+
+    @property
+    def binary_cache_hits(self) -> int:
+        """Programs ``build`` has loaded from a kernel binary cache so far (0: this engine has no such cache)."""
+        return 0
+
+    # ----- stream ------------------------------------------------------------------------------------------------
+    def bind_kernel(self, kernel: BaseKernelData, args: list[Any], program: Any = None) -> Any:
+        """An enqueueable kernel: ``kernel`` (this engine's kind of kernel data) with ``args`` (resolved: buffers,
+        np.int32 / np.float32 scalars) set. ``program``: the built program holding ``kernel.entry`` (OpenCL; None
+        builds the kernel's own source). Raises DeviceError for another engine's kind of kernel data,
+        KernelBuildError when a build fails."""
+        raise self._abstract("bind_kernel")
+
+    def bind(self, kernel: BaseKernelData, buffer: BufferOf, program: Any = None, owner: str = "") -> Any:
+        """``bind_kernel`` with the kernel's ``Arg`` list resolved by :func:`resolve_args` through ``buffer``."""
+        return self.bind_kernel(kernel, resolve_args(kernel.args, buffer, owner), program)
 
     def clamp_lws(self, kernel: Any, gws: tuple[int, ...], lws: tuple[int, ...] | None) -> tuple[int, ...] | None:
-        """``lws`` reduced to what the device and this compiled kernel allow (CL_KERNEL_WORK_GROUP_SIZE): the
-        largest dimension is cut to its next smaller divisor of gws until the product fits."""
-        if lws is None:
-            return None
-        limit = min(self.info.max_work_group_size,
-                    int(kernel.get_work_group_info(self._cl.kernel_work_group_info.WORK_GROUP_SIZE, self.device)))
-        return clamp_lws(gws, lws, limit)
+        """``lws`` reduced to what the device and this bound kernel allow (None stays None)."""
+        raise self._abstract("clamp_lws")
 
     def enqueue_kernel(self, kernel: Any, gws: tuple[int, ...], lws: tuple[int, ...] | None,
                        wait_for: list[Any] | None = None) -> Any:
         """Enqueue a bound kernel after ``wait_for``; returns its event (``wait()``, ``profile.start/end`` in ns)."""
-        return self._cl.enqueue_nd_range_kernel(self.queue, kernel, gws, lws, wait_for=wait_for or None)
+        raise self._abstract("enqueue_kernel")
 
     def enqueue_zero(self, buffer: Any, nbytes: int, wait_for: list[Any] | None = None) -> Any:
         """Fill the first ``nbytes`` of a buffer with zeros after ``wait_for``; returns the event."""
-        return self._cl.enqueue_fill_buffer(self.queue, buffer, np.zeros(1, np.float32), 0, nbytes,
-                                            wait_for=wait_for or None)
+        raise self._abstract("enqueue_zero")
 
     def enqueue_barrier(self) -> None:
         """Everything enqueued later starts after everything enqueued before."""
-        self._cl.enqueue_barrier(self.queue)
+        raise self._abstract("enqueue_barrier")
 
     def enqueue_marker(self, events: list[Any]) -> Any:
         """One event complete when all ``events`` are."""
-        return self._cl.enqueue_marker(self.queue, wait_for=events)
+        raise self._abstract("enqueue_marker")
 
     def flush(self) -> None:
         """Submit what was enqueued (no wait)."""
-        self.queue.flush()
+        raise self._abstract("flush")
+
+    def finish(self) -> None:
+        """Wait until everything enqueued has completed."""
+        raise self._abstract("finish")
 
     def execution_scope(self) -> Any:
         """A context manager around one Network execution's enqueues (nothing to set up for OpenCL or, as it
         stands, the CPU engine; the hook stays for engines that need per-execution state)."""
         return contextlib.nullcontext()
-
-    # ----- kernels -----------------------------------------------------------------------------------------------
-    def build(self, source: str, options: list[str] | None = None) -> Any:
-        """Build OpenCL C ``source`` into a ``pyopencl.Program``, from the kernel binary cache when it holds it
-        (:mod:`cldnn_py.kernel_cache`; a binary the driver rejects is dropped and rebuilt from source).
-
-        Raises KernelBuildError with the compiler's build log on failure.
-        """
-        cl = self._cl
-        opts = list(options or [])
-        cache = self.kernel_cache.active  # False on PoCL: its own cache keeps the builds (kernel_cache docstring)
-        key = self.kernel_cache.key(source, opts, self.info) if cache else ""
-        binary = self.kernel_cache.load(key) if cache else None
-        if binary is not None:
-            try:
-                return cl.Program(self.context, [self.device], [binary]).build(options=opts)
-            except (cl.RuntimeError, cl.LogicError) as e:
-                log.warning("cached binary %s rejected by the driver (%s); rebuilding", key[:12], e)
-                self.kernel_cache.discard(key)
-        prg = cl.Program(self.context, source)
-        try:
-            built = prg.build(options=opts)
-        except (cl.RuntimeError, cl.LogicError) as e:  # build failure, invalid source
-            try:
-                logs = prg.get_build_info(self.device, cl.program_build_info.LOG)
-            except Exception:  # noqa: BLE001 - the log is a courtesy
-                logs = ""
-            raise KernelBuildError(f"OpenCL build failed: {e}", build_log=str(logs or e)) from None
-        if cache:
-            try:
-                self.kernel_cache.store(key, bytes(built.get_info(cl.program_info.BINARIES)[0]))
-            except (cl.RuntimeError, cl.LogicError) as e:  # a driver without binaries: nothing to cache
-                log.debug("no program binary to cache: %s", e)
-        return built

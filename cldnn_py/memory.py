@@ -1,6 +1,7 @@
 """Memory: one device buffer with the Layout of what it holds.
 
-``Memory`` wraps a ``pyopencl.Buffer`` of ``layout.bytes`` bytes. Host conversion between the logical numpy array
+``Memory`` wraps an engine's buffer of ``layout.bytes`` bytes (a ``pyopencl.Buffer`` on the OpenCL engine, a
+64-byte aligned uint8 host array on the CPU engine). Host conversion between the logical numpy array
 and the physical format (padding, blocking) goes through ``Layout.to_physical`` / ``Layout.from_physical``.
 """
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,23 +121,19 @@ class Network:
             if node.impl is not None:
                 for kd in node.impl.kernels:
                     idx = program.entry_program.get(kd.entry)
-                    k = self.engine.bind_kernel(program.cl_programs[idx] if idx is not None else None, kd.entry,
-                                                [self._arg(node, a, mem) for a in kd.args], getattr(kd, "fn", None))
+                    k = self.engine.bind(kd, self._buffer_of(node, mem),
+                                         program.cl_programs[idx] if idx is not None else None, owner=node.id)
                     kernels.append((k, kd.gws, self.engine.clamp_lws(k, kd.gws, kd.lws)))
             self._insts[node.id] = PrimitiveInst(node, mem, kernels, [])
         self.input_ids = [n.id for n in program.order if n.kind == "input_layout"]
         self.output_ids = list(program.outputs)
 
-    def _arg(self, node: ProgramNode, arg: Any, out: Memory) -> Any:
-        if arg.kind == "input":
-            return self._insts[node.dependencies[int(arg.index)].id].memory.buffer
-        if arg.kind == "output":
-            return out.buffer
-        if arg.kind == "int":
-            return np.int32(arg.index)
-        if arg.kind == "float":
-            return np.float32(arg.index)
-        raise CldnnError(f"primitive '{node.id}': unknown kernel argument kind {arg.kind!r}")
+    def _buffer_of(self, node: ProgramNode, out: Memory) -> Callable[[str, int], Any]:
+        """``buffer(kind, index)`` for ``Engine.bind``: dependency ``index``'s buffer for "input", else ``out``'s."""
+        def buffer(kind: str, index: int) -> Any:
+            return self._insts[node.dependencies[index].id].memory.buffer if kind == "input" else out.buffer
+
+        return buffer
 
     def __reduce__(self) -> Any:
         raise TypeError("a cldnn_py Network holds live OpenCL objects and cannot be pickled; pass the Topology "

@@ -17,7 +17,7 @@ from .primitives.base import Primitive
 
 @dataclass
 class Impl:
-    """The selected implementation of a node: kernel name and its enqueues (``ClKernelData`` list)."""
+    """The selected implementation of a node: kernel name and its enqueues (``ClKernelData`` or ``CpuKernelData``)."""
 
     kernel_name: str
     kernels: list[Any]

@@ -5,7 +5,9 @@ from .kernel_base import (
     DONT_USE_IF_HAVE_SOMETHING_ELSE,
     FORCE_PRIORITY_1,
     Arg,
+    BaseKernelData,
     ClKernelData,
+    CpuKernelData,
     KernelBase,
     KernelData,
 )
@@ -13,7 +15,8 @@ from .params import FusedOp, Params, SupportedKey
 from .selector import KernelSelector, Verdict, candidates, register, selector
 
 __all__ = [
-    "Arg", "ClKernelData", "DONT_USE_IF_HAVE_SOMETHING_ELSE", "FORCE_PRIORITY_1", "FusedOp", "JitConstants",
+    "Arg", "BaseKernelData", "ClKernelData", "CpuKernelData", "DONT_USE_IF_HAVE_SOMETHING_ELSE", "FORCE_PRIORITY_1",
+    "FusedOp", "JitConstants",
     "KernelBase", "KernelData", "KernelSelector", "Params", "SupportedKey", "Verdict", "candidates", "register",
     "selector", "tensor_jit",
 ]

@@ -1,6 +1,6 @@
 """CPU kernels (engine kind "cpu"): how they receive their buffers and how the reference ones are written.
 
-A CPU kernel's KernelData carries ``fn`` instead of OpenCL source (``ClKernelData.fn``). The CPU engine calls it
+A CPU kernel's KernelData holds a ``CpuKernelData`` whose ``fn`` replaces OpenCL source. The CPU engine calls it
 with the kernel's arguments in ``args`` order: the raw host buffers (64-byte aligned ``uint8`` arrays, possibly
 larger than the tensor: a memory-pool slot) and scalars. ``fn`` was made from the Params, so it knows every layout.
 
@@ -27,7 +27,7 @@ import numpy as np
 from cldnn_py.layout import Layout
 
 from .cpu_activations import activation
-from .kernel_base import DONT_USE_IF_HAVE_SOMETHING_ELSE, Arg, ClKernelData, KernelBase, KernelData
+from .kernel_base import DONT_USE_IF_HAVE_SOMETHING_ELSE, Arg, CpuKernelData, KernelBase, KernelData
 from .params import FusedOp, Params, SupportedKey
 
 CPU = frozenset({"cpu"})
@@ -125,8 +125,7 @@ class CpuKernelBase(KernelBase):
         args = self.args(params)
         if self.supports_fused_ops:
             args += [Arg("input", i) for op in params.fused_ops for i in op.dep_indices]
-        return KernelData(self.name, [ClKernelData(f"{self.name}__cpu", "", (1,), None, args,
-                                                   fn=self.make_fn(params))])
+        return KernelData(self.name, [CpuKernelData(f"{self.name}__cpu", self.make_fn(params), args)])
 
 
 class CpuRefKernel(CpuKernelBase):

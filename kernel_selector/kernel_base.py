@@ -17,9 +17,9 @@ An OpenCL kernel's template is ``cl_kernels/<name>.cl``. Its entry point is writ
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
 
 from .jitter import JitConstants, fused_ops_jit, source_hash, tensor_jit
 from .params import Params, SupportedKey
@@ -42,11 +42,23 @@ class Arg:
     index: int | float = 0
 
 
+class BaseKernelData:
+    """One enqueue of a kernel, whatever the engine kind: its ``entry`` name, its ``args`` (buffers and scalars, in
+    the order the kernel takes them) and its ``gws`` / ``lws`` (``lws`` None: the driver's choice). The concrete
+    kinds are :class:`ClKernelData` (OpenCL source, built by the OpenCL engine) and :class:`CpuKernelData` (a
+    callable run by the CPU engine); an engine's ``bind_kernel`` accepts its own kind and raises DeviceError for the
+    other, so no caller branches on the kind."""
+
+    entry: str
+    gws: tuple[int, ...]
+    lws: tuple[int, ...] | None
+    args: list[Arg]
+
+
 @dataclass
-class ClKernelData:
-    """One enqueue: the full OpenCL source of the kernel (header + template), its entry point, gws, lws, args.
-    A CPU kernel has no source: ``fn`` is the callable the CPU engine runs with the arguments (kernel_selector/cpu.py).
-    """
+class ClKernelData(BaseKernelData):
+    """One OpenCL enqueue (clDNN's ``clKernelData``): the full source of the kernel (jit header + template, without
+    ``common_header()``), its entry point, gws, lws, args and build options."""
 
     entry: str
     source: str
@@ -54,15 +66,28 @@ class ClKernelData:
     lws: tuple[int, ...] | None
     args: list[Arg]
     build_options: tuple[str, ...] = ()
-    fn: Any = None
+
+
+@dataclass
+class CpuKernelData(BaseKernelData):
+    """One CPU-engine "enqueue": ``fn`` is the callable the CPU engine runs with the kernel's arguments in ``args``
+    order (raw 64-byte aligned uint8 host buffers, np.int32 / np.float32 scalars); it knows its layouts from the
+    Params it was made from (:mod:`kernel_selector.cpu_kernel_base`). gws / lws are nominal (no work-groups)."""
+
+    entry: str
+    fn: Callable[..., None]
+    args: list[Arg]
+    gws: tuple[int, ...] = (1,)
+    lws: tuple[int, ...] | None = None
 
 
 @dataclass
 class KernelData:
-    """What the selector returns for one primitive: the chosen kernel's name and its enqueues, in order."""
+    """What the selector returns for one primitive: the chosen kernel's name and its enqueues, in order (all
+    :class:`ClKernelData` for an OpenCL kernel, all :class:`CpuKernelData` for a CPU one)."""
 
     kernel_name: str
-    kernels: list[ClKernelData] = field(default_factory=list)
+    kernels: list[BaseKernelData] = field(default_factory=list)
 
 
 _COMMON: str | None = None

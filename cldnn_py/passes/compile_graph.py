@@ -14,7 +14,7 @@ import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-from kernel_selector import FusedOp, Params, selector
+from kernel_selector import ClKernelData, FusedOp, Params, selector
 from kernel_selector.tuning_cache import TuningCache
 
 from ..errors import KernelBuildError
@@ -68,13 +68,12 @@ class CompileGraph(BasePass):
             node.impl = Impl(kd.kernel_name, kd.kernels)
             log.debug("%s '%s': %s", node.kind, node.id, kd.kernel_name)
             for k in kd.kernels:
-                if k.fn is not None:  # a CPU kernel: a numba callable, nothing to build here
+                if not isinstance(k, ClKernelData):  # a CPU kernel: a numba callable, nothing to build here
                     continue
                 sources.setdefault(k.entry, k.source)
                 users.setdefault(k.entry, []).append(node.id)
         entries = list(sources)
-        kc = getattr(program.engine, "kernel_cache", None)
-        hits0 = kc.hits if kc is not None else 0
+        hits0 = program.engine.binary_cache_hits
         batches = [entries[i:i + KERNELS_PER_PROGRAM] for i in range(0, len(entries), KERNELS_PER_PROGRAM)]
         # batches build in parallel threads (clBuildProgram releases the GIL; one thread per core), results are
         # collected in order so program indices stay deterministic
@@ -92,7 +91,7 @@ class CompileGraph(BasePass):
                 if program.options.progress is not None:
                     program.options.progress(done, len(entries))
         program.kernels_built = len(entries)
-        program.binary_cache_hits = (kc.hits - hits0) if kc is not None else 0
+        program.binary_cache_hits = program.engine.binary_cache_hits - hits0
         log.info("%d kernels in %d programs, %d programs from the kernel binary cache", len(entries),
                  len(program.cl_programs), program.binary_cache_hits)
         if cache is not None and mode == "tune":

@@ -52,8 +52,8 @@ def run_kernel(engine, kind: str, inputs: list[Layout], output: Layout, attrs: d
     phys[mask] = SENTINEL
     engine.write_buffer(out.buffer, phys)
     for k in kd.kernels:
-        args = [mems[int(a.index)].buffer if a.kind == "input" else out.buffer for a in k.args]
-        engine.enqueue_kernel(engine.bind_kernel(None, k.entry, args, k.fn), k.gws, k.lws).wait()
+        bound = engine.bind(k, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
+        engine.enqueue_kernel(bound, k.gws, k.lws).wait()
     raw = np.empty(output.buffer_size, dtype=output.dtype.numpy)
     engine.read_buffer(out.buffer, raw)
     assert (raw[mask] == SENTINEL).all(), "the kernel wrote into the output's padding or block tail"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from kernel_selector import Params, selector
-from kernel_selector.kernel_base import common_header
 
 SENTINEL = 1234.5
 
@@ -43,9 +42,8 @@ def run_kernel_padded(engine, kind: str, inputs: list, output, attrs: dict, arra
     phys[out_mask] = SENTINEL
     engine.write_buffer(out.buffer, phys)
     for k in kd.kernels:  # through the engine's stream API: the same code runs OpenCL and CPU kernels
-        prg = engine.build(common_header() + k.source) if k.fn is None else None
-        args = [mems[int(a.index)].buffer if a.kind == "input" else out.buffer for a in k.args]
-        engine.enqueue_kernel(engine.bind_kernel(prg, k.entry, args, k.fn), k.gws, k.lws).wait()
+        bound = engine.bind(k, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
+        engine.enqueue_kernel(bound, k.gws, k.lws).wait()
     raw = np.empty(output.buffer_size, dtype=output.dtype.numpy)
     engine.read_buffer(out.buffer, raw)
     assert (raw[out_mask] == phys[out_mask]).all(), "the kernel wrote into the output's padding"

@@ -187,9 +187,7 @@ def run_zero_halo(engine, inputs, output, attrs, arrays, variant=None) -> np.nda
     """Like padded.run_kernel_padded, but the input's y/x padding holds zeros (the contract of the no-check
     variant: the producer wrote the interior of a zero-filled buffer); feature block tails stay NaN. ``variant``:
     a tuning variant of the fast kernel (its ``tune_variants``) instead of the selector's choice."""
-    import pyopencl as pcl
 
-    from kernel_selector.kernel_base import common_header
     from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16
 
     params = Params("convolution", engine.kind, list(inputs), output, dict(attrs))
@@ -215,9 +213,8 @@ def run_zero_halo(engine, inputs, output, attrs, arrays, variant=None) -> np.nda
     phys[mask] = SENTINEL
     engine.write_buffer(out.buffer, phys)
     (k,) = kd.kernels
-    knl = pcl.Kernel(engine.build(common_header() + k.source), k.entry)
-    knl.set_args(*[mems[int(a.index)].buffer if a.kind == "input" else out.buffer for a in k.args])
-    pcl.enqueue_nd_range_kernel(engine.queue, knl, k.gws, k.lws).wait()
+    knl = engine.bind(k, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
+    engine.enqueue_kernel(knl, k.gws, k.lws).wait()
     raw = np.empty(output.buffer_size, np.float32)
     engine.read_buffer(out.buffer, raw)
     assert (raw[mask] == SENTINEL).all(), "the kernel wrote into the output's padding or block tail"

@@ -75,10 +75,8 @@ def test_gemm_fc_blocked_input_bias2d_relu(engine, rng):
 def test_gemm_fc_kernel_fused_eltwise_and_activation(engine, rng, m):
     """The kernel alone (no graph rule fuses an eltwise into a fully connected yet): a fused eltwise prod with a
     bfyx operand, then a fused tanh (lane-by-lane formula), M % 16 == 0 and M % 8 != 0."""
-    import pyopencl
 
     from kernel_selector import FusedOp, Params, selector
-    from kernel_selector.kernel_base import common_header
 
     n, k = 10, 24
     x, w = f32(rng.standard_normal((n, k))), f32(rng.standard_normal((m, k)))
@@ -99,9 +97,8 @@ def test_gemm_fc_kernel_fused_eltwise_and_activation(engine, rng, m):
         engine.write_buffer(mems[-1].buffer, lo.to_physical(arr))
     out = engine.allocate(out_l)
     engine.write_buffer(out.buffer, np.full(out_l.buffer_size, np.nan, dtype=np.float32))
-    knl = pyopencl.Kernel(engine.build(common_header() + kc.source), kc.entry)
-    knl.set_args(*[mems[int(a.index)].buffer if a.kind == "input" else out.buffer for a in kc.args])
-    pyopencl.enqueue_nd_range_kernel(engine.queue, knl, kc.gws, kc.lws).wait()
+    knl = engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
+    engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
     raw = np.empty(out_l.buffer_size, dtype=np.float32)
     engine.read_buffer(out.buffer, raw)
     assert_close(out_l.from_physical(raw), np.tanh(fc_ref(x, w, b) * e), rtol=1e-4, atol=1e-4)

@@ -82,10 +82,8 @@ VARIANTS = [{"tile": t, "k_block": kb, "row_group": rg} for t in (1, 3, 6) for k
 def test_gemm_tiled_variants_agree(engine, rng):
     """The kernel's blocking variants (row tiles 1-6, K blocks of 7 and 16 with 1 or 3 row blocks per work-item,
     the defaults) on a batched, transposed-A product with N % 16 == 8 and a column C: all correct."""
-    import pyopencl
 
     from kernel_selector import Params
-    from kernel_selector.kernel_base import common_header
     from kernel_selector.kernels.gemm.gemm_kernel_tiled import GemmKernelTiled
 
     a, b = f32(rng.standard_normal((2, 40, 23))), f32(rng.standard_normal((2, 40, 24)))
@@ -104,9 +102,8 @@ def test_gemm_tiled_variants_agree(engine, rng):
     for variant in VARIANTS:
         (kc,) = k.kernel_data(params, {key: v for key, v in variant.items() if v}).kernels
         engine.write_buffer(out.buffer, np.full(out_l.buffer_size, np.nan, dtype=np.float32))
-        knl = pyopencl.Kernel(engine.build(common_header() + kc.source), kc.entry)
-        knl.set_args(*[m.buffer for m in mems], out.buffer)
-        pyopencl.enqueue_nd_range_kernel(engine.queue, knl, kc.gws, kc.lws).wait()
+        knl = engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
+        engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
         raw = np.empty(out_l.buffer_size, dtype=np.float32)
         engine.read_buffer(out.buffer, raw)
         assert_close(out_l.from_physical(raw), expect, rtol=1e-4, atol=1e-4)

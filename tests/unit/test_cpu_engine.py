@@ -10,6 +10,7 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.cpu_engine import ALIGN, CpuEngine, CpuEvent, aligned_bytes
+from kernel_selector.kernel_base import Arg, ClKernelData, CpuKernelData
 
 
 def test_engine_cpu_is_the_cpu_engine():
@@ -49,12 +50,28 @@ def test_host_buffers_are_aligned_zeroed_and_checked():
 def test_stream_runs_at_enqueue_and_events_carry_times():
     e = cl.Engine("cpu")
     calls = []
-    k = e.bind_kernel(None, "probe", [1, 2], fn=lambda a, b: calls.append(a + b))
+    k = e.bind_kernel(CpuKernelData("probe", lambda a, b: calls.append(a + b), []), [1, 2])
     ev = e.enqueue_kernel(k, (1,), None)
     assert calls == [3] and isinstance(ev, CpuEvent) and ev.profile.end >= ev.profile.start
     ev.wait()
+    k = e.bind(CpuKernelData("probe", lambda *a: calls.append(a), [Arg("input", 1), Arg("output"), Arg("int", 4)]),
+               lambda kind, i: f"{kind}{i}")
+    e.enqueue_kernel(k, (1,), None)
+    assert calls[-1] == ("input1", "output0", np.int32(4))
     with pytest.raises(cl.DeviceError, match="no CPU implementation"):
-        e.bind_kernel(None, "an_opencl_kernel", [])
+        e.bind_kernel(ClKernelData("an_opencl_kernel", "", (1,), None, []), [])
+
+
+def test_engines_are_siblings_and_subclasses_implement_the_protocol():
+    from cldnn_py.engine import PROTOCOL
+    from cldnn_py.ocl_engine import OclEngine
+
+    assert not issubclass(CpuEngine, OclEngine) and not issubclass(OclEngine, CpuEngine)
+    assert not hasattr(CpuEngine, "kernel_cache") and CpuEngine.build is cl.Engine.build
+    with pytest.raises(TypeError, match="does not implement"):
+        type("Half", (cl.Engine,), {m: lambda self: None for m in PROTOCOL[:3]})
+    with pytest.raises(cl.CldnnError, match="'p': unknown kernel argument kind 'blob'"):
+        cl.Engine("cpu").bind(CpuKernelData("k", print, [Arg("blob")]), lambda kind, i: None, owner="p")
 
 
 def test_clamp_lws_keeps_divisors_of_gws_under_the_limit():

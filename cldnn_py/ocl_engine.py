@@ -1,0 +1,193 @@
+"""OclEngine: one OpenCL device with its context, command queue, allocation and kernel build.
+
+Made by ``Engine()`` (the default device, see :mod:`cldnn_py.device`), ``Engine("cl:0:0")`` or ``OclEngine(...)``;
+a sibling of :class:`~cldnn_py.cpu_engine.CpuEngine` under the abstract :class:`~cldnn_py.engine.Engine`. The
+queue is out-of-order with profiling when the device allows it (every enqueue then carries an explicit wait list),
+in-order with profiling otherwise. Programs are built with ``build()`` through the kernel binary cache; a failed
+build raises KernelBuildError carrying the build log (tinygrad ``ops_cl.py`` keeps the log the same way). Only
+this engine has ``context``, ``queue``, ``device`` and ``kernel_cache``; its kernels are ``ClKernelData``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+import numpy as np
+
+from kernel_selector.kernel_base import BaseKernelData, ClKernelData, common_header
+
+from .device import DeviceInfo, describe, select_device
+from .engine import Engine, clamp_lws
+from .errors import DeviceError, KernelBuildError
+from .kernel_cache import KernelCache
+from .layout import Layout
+from .memory import Memory
+
+log = logging.getLogger("cldnn_py.engine")
+
+
+class OclEngine(Engine):
+    """An OpenCL device ready to allocate, build and run (engine kind ``"ocl"``).
+
+    Args:
+        device: ``"cl:P:D"``, ``"cl:N"`` or None for the default OpenCL device.
+        cache_dir: folder of the kernel binary cache (default ``CLDNN_PY_CACHE_DIR`` or the platformdirs user
+            cache; ``CLDNN_PY_NO_CACHE=1`` turns it off). PoCL's own cache goes to ``<cache_dir>/pocl`` when this is
+            the process's first Engine and ``POCL_CACHE_DIR`` is not set (PoCL reads it once, at start-up).
+    Attributes:
+        kind: ``"ocl"``. info: DeviceInfo. device, context, queue: the pyopencl objects.
+        kernel_cache: the KernelCache programs are built through (``hits`` / ``misses`` counters).
+    Raises:
+        DeviceError: no OpenCL platform, or a bad spec.
+    """
+
+    kind = "ocl"
+
+    def __init__(self, device: str | None = None, cache_dir: str | None = None) -> None:
+        import pyopencl as cl
+
+        from . import env
+
+        env.configure_pocl_cache(cache_dir)  # before PoCL starts: its own cache under ours (kernel_cache docstring)
+        self._cl = cl
+        dev, spec = select_device(device)
+        self.device = dev
+        self.info: DeviceInfo = describe(dev, spec)
+        self.context = cl.Context([dev])
+        props: int = int(cl.command_queue_properties.PROFILING_ENABLE)
+        if self.info.out_of_order:
+            props |= int(cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        self.queue = cl.CommandQueue(self.context, dev, properties=props)  # type: ignore[arg-type]
+        self.lock = threading.RLock()
+        self.kernel_cache: KernelCache = KernelCache.for_engine(cache_dir, self.info)
+        log.debug("engine on %s (%s, %s), out_of_order=%s", self.info.name, self.info.platform,
+                  self.info.platform_version, self.info.out_of_order)
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a cldnn_py Engine holds live OpenCL objects and cannot be pickled; "
+                        "pass the device spec string (e.g. 'cl:0:0') and build a new Engine instead")
+
+    # ----- memory ------------------------------------------------------------------------------------------------
+    def allocate(self, layout: Layout, owner: str = "") -> Memory:
+        """A zero-filled device buffer of ``layout.bytes`` bytes.
+
+        Raises DeviceError naming ``owner`` (a primitive id) when the size exceeds the device's max allocation.
+        """
+        nbytes = layout.bytes
+        if nbytes > self.info.max_alloc_bytes:
+            raise DeviceError(f"primitive '{owner}': buffer of {nbytes} bytes ({layout}) exceeds the device's "
+                              f"max allocation of {self.info.max_alloc_bytes} bytes")
+        cl = self._cl
+        buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(nbytes, 4))
+        cl.enqueue_fill_buffer(self.queue, buf, np.zeros(1, np.uint8), 0, max(nbytes, 4)).wait()
+        return Memory(self, layout, buf)
+
+    def allocate_buffer(self, nbytes: int, owner: str = "") -> Any:
+        """A zero-filled raw device buffer of ``nbytes`` bytes (a memory-pool slot shared by several tensors).
+
+        Raises DeviceError naming ``owner`` when it exceeds the device's max allocation."""
+        if nbytes > self.info.max_alloc_bytes:
+            raise DeviceError(f"{owner}: buffer of {nbytes} bytes exceeds the device's max allocation of "
+                              f"{self.info.max_alloc_bytes} bytes")
+        cl = self._cl
+        buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(nbytes, 4))
+        cl.enqueue_fill_buffer(self.queue, buf, np.zeros(1, np.uint8), 0, max(nbytes, 4)).wait()
+        return buf
+
+    def write_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None,
+                     blocking: bool = True) -> Any:
+        """Copy host bytes into a buffer; returns the event."""
+        return self._cl.enqueue_copy(self.queue, buffer, host, wait_for=wait_for, is_blocking=blocking)
+
+    def read_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None) -> None:
+        """Copy a buffer into host memory after ``wait_for``; blocks until done."""
+        self._cl.enqueue_copy(self.queue, host, buffer, wait_for=wait_for, is_blocking=True)
+
+    # ----- stream ------------------------------------------------------------------------------------------------
+    def bind_kernel(self, kernel: BaseKernelData, args: list[Any], program: Any = None) -> Any:
+        """A ``pyopencl.Kernel`` for ``kernel.entry`` of ``program`` (built from ``common_header() +
+        kernel.source`` when None) with ``args`` set (buffers, np.int32 / np.float32 scalars). Raises DeviceError
+        for a CPU kernel, KernelBuildError when the build fails."""
+        if not isinstance(kernel, ClKernelData):
+            raise DeviceError(f"kernel '{kernel.entry}' is not an OpenCL kernel (a CPU kernel on the OpenCL engine)")
+        if program is None:
+            program = self.build(common_header() + kernel.source)
+        k = self._cl.Kernel(program, kernel.entry)
+        k.set_args(*args)
+        return k
+
+    def clamp_lws(self, kernel: Any, gws: tuple[int, ...], lws: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        """``lws`` reduced to what the device and this compiled kernel allow (CL_KERNEL_WORK_GROUP_SIZE): the
+        largest dimension is cut to its next smaller divisor of gws until the product fits."""
+        if lws is None:
+            return None
+        limit = min(self.info.max_work_group_size,
+                    int(kernel.get_work_group_info(self._cl.kernel_work_group_info.WORK_GROUP_SIZE, self.device)))
+        return clamp_lws(gws, lws, limit)
+
+    def enqueue_kernel(self, kernel: Any, gws: tuple[int, ...], lws: tuple[int, ...] | None,
+                       wait_for: list[Any] | None = None) -> Any:
+        """Enqueue a bound kernel after ``wait_for``; returns its event (``wait()``, ``profile.start/end`` in ns)."""
+        return self._cl.enqueue_nd_range_kernel(self.queue, kernel, gws, lws, wait_for=wait_for or None)
+
+    def enqueue_zero(self, buffer: Any, nbytes: int, wait_for: list[Any] | None = None) -> Any:
+        """Fill the first ``nbytes`` of a buffer with zeros after ``wait_for``; returns the event."""
+        return self._cl.enqueue_fill_buffer(self.queue, buffer, np.zeros(1, np.float32), 0, nbytes,
+                                            wait_for=wait_for or None)
+
+    def enqueue_barrier(self) -> None:
+        """Everything enqueued later starts after everything enqueued before."""
+        self._cl.enqueue_barrier(self.queue)
+
+    def enqueue_marker(self, events: list[Any]) -> Any:
+        """One event complete when all ``events`` are."""
+        return self._cl.enqueue_marker(self.queue, wait_for=events)
+
+    def flush(self) -> None:
+        """Submit what was enqueued (no wait)."""
+        self.queue.flush()
+
+    def finish(self) -> None:
+        """Wait until everything enqueued has completed (``clFinish``)."""
+        self.queue.finish()
+
+    # ----- kernels -----------------------------------------------------------------------------------------------
+    def build(self, source: str, options: list[str] | None = None) -> Any:
+        """Build OpenCL C ``source`` into a ``pyopencl.Program``, from the kernel binary cache when it holds it
+        (:mod:`cldnn_py.kernel_cache`; a binary the driver rejects is dropped and rebuilt from source).
+
+        Raises KernelBuildError with the compiler's build log on failure.
+        """
+        cl = self._cl
+        opts = list(options or [])
+        cache = self.kernel_cache.active  # False on PoCL: its own cache keeps the builds (kernel_cache docstring)
+        key = self.kernel_cache.key(source, opts, self.info) if cache else ""
+        binary = self.kernel_cache.load(key) if cache else None
+        if binary is not None:
+            try:
+                return cl.Program(self.context, [self.device], [binary]).build(options=opts)
+            except (cl.RuntimeError, cl.LogicError) as e:
+                log.warning("cached binary %s rejected by the driver (%s); rebuilding", key[:12], e)
+                self.kernel_cache.discard(key)
+        prg = cl.Program(self.context, source)
+        try:
+            built = prg.build(options=opts)
+        except (cl.RuntimeError, cl.LogicError) as e:  # build failure, invalid source
+            try:
+                logs = prg.get_build_info(self.device, cl.program_build_info.LOG)
+            except Exception:  # noqa: BLE001 - the log is a courtesy
+                logs = ""
+            raise KernelBuildError(f"OpenCL build failed: {e}", build_log=str(logs or e)) from None
+        if cache:
+            try:
+                self.kernel_cache.store(key, bytes(built.get_info(cl.program_info.BINARIES)[0]))
+            except (cl.RuntimeError, cl.LogicError) as e:  # a driver without binaries: nothing to cache
+                log.debug("no program binary to cache: %s", e)
+        return built
+
+    @property
+    def binary_cache_hits(self) -> int:
+        """Programs ``build`` has loaded from the kernel binary cache so far (``kernel_cache.hits``)."""
+        return self.kernel_cache.hits
