@@ -104,7 +104,7 @@ def _params(fmt, shapes, axis, out_fmt=None):
     ins = [Layout(DataType.f32, fmt, s) for s in shapes]
     out_shape = list(shapes[0])
     out_shape[axis % len(out_shape)] = sum(s[axis] for s in shapes)
-    return Params("concatenation", "cpu", ins, Layout(DataType.f32, out_fmt or fmt, tuple(out_shape)), 
+    return Params("concatenation", "cpu", ins, Layout(DataType.f32, out_fmt or fmt, tuple(out_shape)),
                   typed_attrs("concatenation", {"axis": axis}),
                   [], "concatenation")
 

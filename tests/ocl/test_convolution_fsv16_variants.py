@@ -14,9 +14,9 @@ import pytest
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from cldnn_py.ops import ConvolutionAttrs
 from kernel_selector import Params
+from kernel_selector.common.conv_window import params_halo
 from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import (
     ConvolutionKernelBFsYxFsv16,
-    halo_needed,
 )
 from tests.helpers import assert_close, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
@@ -51,7 +51,7 @@ def _layouts(shape, oc, k, stride, pad, dil, padded):
     attrs = {"stride": (stride, stride), "dilation": (dil, dil), "pad": (pad, pad), "pad_end": (pad, pad),
              "groups": 1}
     if padded:
-        (by, ay), (bx, ax) = halo_needed(Params("convolution", "ocl", [xl, wl, bl], ol,
+        (by, ay), (bx, ax) = params_halo(Params("convolution", "ocl", [xl, wl, bl], ol,
                                                 typed_attrs("convolution", attrs)))
         xl = xl.with_(padding=Padding((0, 0, by, bx), (0, 0, ay, ax)))
     return [xl, wl, bl], ol, attrs

@@ -13,6 +13,7 @@ from cldnn_py.layout import DataType, Format
 from cldnn_py.ops import ConvolutionAttrs
 
 from ...activation_functions import FORMULAS, macro_body
+from ...common.conv_window import params_halo
 from ...jitter import JitConstants, tensor_jit
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
 from ...params import FusedOp, Params, SupportedKey
@@ -105,24 +106,13 @@ def fused_ops8_reason(params: Params) -> str | None:
     return None
 
 
-def halo_needed(params: Params) -> tuple[tuple[int, int], tuple[int, int]]:
-    """((before_y, after_y), (before_x, after_x)): input rows/columns outside the tensor that the taps reach."""
-    a = params.attrs_as(ConvolutionAttrs)
-    _, _, h, w = params.inputs[0].dims4
-    _, _, kh, kw = params.inputs[1].shape
-    _, _, oh, ow = params.output.dims4
-    last_y = (oh - 1) * a.stride[0] - a.pad[0] + (kh - 1) * a.dilation[0]
-    last_x = (ow - 1) * a.stride[1] - a.pad[1] + (kw - 1) * a.dilation[1]
-    return (a.pad[0], max(0, last_y - (h - 1))), (a.pad[1], max(0, last_x - (w - 1)))
-
-
 def needs_checks(params: Params) -> tuple[bool, bool]:
     """(check y, check x): True where the input buffer's padding does not hold the halo, so bounds are checked.
 
     Where it does, the kernel reads the halo without checks: the padding must then contain zeros (a producer
     writes only the interior of a zero-filled buffer).
     """
-    (by, ay), (bx, ax) = halo_needed(params)
+    (by, ay), (bx, ax) = params_halo(params)
     pad = params.inputs[0].padding
     return (pad.lower[2] < by or pad.upper[2] < ay), (pad.lower[3] < bx or pad.upper[3] < ax)
 

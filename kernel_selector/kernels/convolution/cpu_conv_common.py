@@ -20,6 +20,7 @@ import numpy as np
 from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops import ConvolutionAttrs
 
+from ...common.conv_window import params_halo
 from ...params import Params
 
 ACT_CODES = {"relu": 0, "relu_negative_slope": 1, "clamp": 2, "logistic": 3, "tanh": 4, "elu": 5, "abs": 6,
@@ -54,19 +55,16 @@ def tensor_desc(lay: Layout, like: Layout | None = None) -> np.ndarray:
     return np.array([off] + st, np.int64)
 
 
-def halo(params: Params) -> tuple[int, int, int, int]:
+def readable_window(params: Params) -> tuple[int, int, int, int]:
     """(ymin, ymax, xmin, xmax): the logical input rows/columns a kernel may read without a check (zeros in the
-    padding when it holds the convolution's whole halo, otherwise the tensor itself)."""
-    a = params.attrs_as(ConvolutionAttrs)
+    padding when it holds the convolution's whole halo, :func:`~kernel_selector.common.conv_window.params_halo`,
+    otherwise the tensor itself)."""
     x = params.inputs[0]
     _, _, h, w = x.dims4
-    _, _, kh, kw = params.inputs[1].shape
-    _, _, oh, ow = params.output.dims4
-    last_y = (oh - 1) * a.stride[0] - a.pad[0] + (kh - 1) * a.dilation[0]
-    last_x = (ow - 1) * a.stride[1] - a.pad[1] + (kw - 1) * a.dilation[1]
+    (by, ay), (bx, ax) = params_halo(params)
     lo, hi = x.padding.lower, x.padding.upper
-    yh = lo[2] >= a.pad[0] and h + hi[2] > last_y
-    xh = lo[3] >= a.pad[1] and w + hi[3] > last_x
+    yh = lo[2] >= by and hi[2] >= ay
+    xh = lo[3] >= bx and hi[3] >= ax
     return (-lo[2] if yh else 0, h + hi[2] if yh else h, -lo[3] if xh else 0, w + hi[3] if xh else w)
 
 
@@ -78,7 +76,7 @@ def geometry(params: Params) -> np.ndarray:
     oc, icg, kh, kw = params.inputs[1].shape
     _, _, oh, ow = params.output.dims4
     g = int(a.groups)
-    ymin, ymax, xmin, xmax = halo(params)
+    ymin, ymax, xmin, xmax = readable_window(params)
     depthwise = int(g > 1 and icg == 1 and oc == g)
     return np.array([n, c, h, w, oc, oh, ow, kh, kw, a.stride[0], a.stride[1], a.dilation[0],
                      a.dilation[1], a.pad[0], a.pad[1], g, icg, oc // g, ymin, ymax, xmin, xmax,
