@@ -138,9 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     import cldnn_py as cl
     from cldnn_py.layout import DataType, Format, Layout, Padding
     from kernel_selector import Params, selector
+    from kernel_selector.common.conv_window import params_halo
     from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import (
         ConvolutionKernelBFsYxFsv16,
-        halo_needed,
     )
 
     engine = cl.Engine()
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
             if variant == "padded":
                 probe = Params("convolution", "ocl", [xl, Layout(f32, Format.os_iyx_osv16, w.shape), bias_l],
                                outl, attrs)
-                (by, ay), (bx, ax) = halo_needed(probe)
+                (by, ay), (bx, ax) = params_halo(probe)
                 xl = xl.with_(padding=Padding((0, 0, by, bx), (0, 0, ay, ax)))
             lays = [xl, Layout(f32, Format.os_iyx_osv16, w.shape), bias_l]
             for blk in args.blocks:

@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from cldnn_py.cpu_engine import aligned_bytes  # noqa: E402
 from cldnn_py.layout import DataType, Format, Layout, Padding  # noqa: E402
+from cldnn_py.ops import FusedActivationAttrs  # noqa: E402
 from kernel_selector.params import FusedOp, Params  # noqa: E402
 from kernel_selector.selector import candidates, selector  # noqa: E402
 
@@ -76,7 +77,7 @@ def make_params(c, hw, oc, k, s, p, blocked):
         out = Layout(F32, Format.bfyx, (1, oc, oh, oh))
     return Params("convolution", "cpu", [x, w, Layout(F32, Format.bfyx, (oc,))], out,
                   {"stride": (s, s), "dilation": (1, 1), "pad": (p, p), "pad_end": (p, p), "groups": 1},
-                  [FusedOp("activation", {"func": "relu"})])
+                  [FusedOp("activation", FusedActivationAttrs("relu"))])
 
 
 def kernel_runner(name, params, arrays):

@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import cldnn_py as cl  # noqa: E402
 from cldnn_py.layout import DataType, Format, Layout  # noqa: E402
+from cldnn_py.ops import FusedActivationAttrs  # noqa: E402
 from kernel_selector.params import FusedOp, Params  # noqa: E402
 from kernel_selector.selector import selector  # noqa: E402
 
@@ -95,7 +96,7 @@ def eltwise_case(rng: np.random.Generator, shape: tuple[int, int, int, int], fmt
 
     a, b = _rand(rng, shape), _rand(rng, shape)
     lay = Layout(DataType.f32, fmt, shape)
-    fused = [FusedOp("activation", {"func": "relu"})] if relu else []
+    fused = [FusedOp("activation", FusedActivationAttrs("relu"))] if relu else []
 
     def onnx() -> tuple[Any, dict[str, np.ndarray]]:
         nodes = [helper.make_node("Add", ["a", "b"], ["s" if relu else "y"])]

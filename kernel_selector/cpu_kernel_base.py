@@ -73,9 +73,9 @@ def apply_fused(val: np.ndarray, ops: list[FusedOp], operands: list[np.ndarray])
     it = iter(operands)
     for op in ops:
         if op.kind == "activation":
-            val = activation(val, op.attrs["func"], op.attrs.get("a", 0.0), op.attrs.get("b", 0.0))
+            val = activation(val, op.act().func, op.act().a, op.act().b)
         elif op.kind == "eltwise":
-            mode = op.attrs.get("mode", "sum")
+            mode = op.elt().mode
             if mode not in ELTWISE_NP:
                 raise ValueError(f"fused eltwise mode {mode!r} is not supported on the CPU engine")
             with np.errstate(all="ignore"):
@@ -90,12 +90,12 @@ def apply_fused_inplace(val: np.ndarray, ops: list[FusedOp], operands: list[np.n
     temporaries for the common cases (relu, eltwise with ``out=``); the same semantics."""
     it = iter(operands)
     for op in ops:
-        if op.kind == "activation" and op.attrs["func"] == "relu":
+        if op.kind == "activation" and op.act().func == "relu":
             np.maximum(val, 0, out=val)
             val[np.isnan(val)] = 0  # relu is x > 0 ? x : 0, so NaN -> 0 (np.maximum keeps NaN)
-        elif op.kind == "eltwise" and op.attrs.get("mode", "sum") in ELTWISE_NP:
+        elif op.kind == "eltwise" and op.elt().mode in ELTWISE_NP:
             with np.errstate(all="ignore"):
-                ELTWISE_NP[op.attrs.get("mode", "sum")](val, align_operand(next(it), val.ndim), out=val)
+                ELTWISE_NP[op.elt().mode](val, align_operand(next(it), val.ndim), out=val)
         else:
             val[...] = apply_fused(val, [op], [next(it)] if op.kind == "eltwise" else [])
 

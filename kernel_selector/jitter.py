@@ -116,14 +116,14 @@ def fused_ops_jit(fused_ops: list) -> JitConstants:
     n_in = 0
     for k, op in enumerate(fused_ops):
         if op.kind == "activation":
-            j.update(activation_jit(f"FUSED_ACT{k}", op.attrs["func"], op.attrs.get("a", 0.0), op.attrs.get("b", 0.0)))
+            j.update(activation_jit(f"FUSED_ACT{k}", op.act().func, op.act().a, op.act().b))
             stmts.append(f"val = FUSED_ACT{k}(val);")
         elif op.kind == "eltwise":
             name = f"FUSED{n_in}"
             j.update(tensor_jit(name, op.extra_inputs[0]))
             args.append(f"const __global {op.extra_inputs[0].dtype.cl_type}* fused_input{n_in}")
             v = f"(float)fused_input{n_in}[{name}_GET_INDEX(b, f, y, x)]"
-            stmts.append("val = " + _ELTWISE_FUSED[op.attrs["mode"]].replace("(v)", f"({v})") + ";")
+            stmts.append("val = " + _ELTWISE_FUSED[op.elt().mode].replace("(v)", f"({v})") + ";")
             n_in += 1
         else:
             raise ValueError(f"unknown fused op kind {op.kind!r}")

@@ -8,33 +8,51 @@ declares it can take (engine kinds, data types, formats); ``SupportedKey.mismatc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from cldnn_py.errors import UnsupportedError
 from cldnn_py.layout import DataType, Format, Layout
+from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs, NoAttrs, OpAttrs
+
+A = TypeVar("A", bound=OpAttrs)
 
 
 @dataclass
 class FusedOp:
     """An operation folded into a kernel's epilogue by prepare_primitive_fusing.
 
-    kind: ``activation`` (attrs func, a, b) or ``eltwise`` (attrs mode: sum/prod/sub/div/max/min, the kernel's
-    value is the left operand). ``dep_indices``: positions of the extra inputs among the node's dependencies
-    (after its own inputs); ``extra_inputs``: their layouts, filled in when Params are made. ``fused_id``: the id
-    of the primitive that was fused (for profiling).
+    kind: ``activation`` (attrs: :class:`cldnn_py.ops.FusedActivationAttrs` func, a, b) or ``eltwise`` (attrs:
+    :class:`cldnn_py.ops.FusedEltwiseAttrs` mode sum/prod/sub/div/max/min, the kernel's value is the left
+    operand). ``dep_indices``: positions of the extra inputs among the node's dependencies (after its own
+    inputs); ``extra_inputs``: their layouts, filled in when Params are made. ``fused_id``: the id of the
+    primitive that was fused (for profiling).
     """
 
     kind: str
-    attrs: dict[str, Any] = field(default_factory=dict)
+    attrs: OpAttrs = field(default_factory=NoAttrs)
     extra_inputs: list[Layout] = field(default_factory=list)
     dep_indices: list[int] = field(default_factory=list)
     fused_id: str = ""
+
+    def act(self) -> FusedActivationAttrs:
+        """The attributes of a fused activation; raises UnsupportedError for another kind."""
+        if not isinstance(self.attrs, FusedActivationAttrs):
+            raise UnsupportedError(f"fused op '{self.fused_id}': expected an activation, got {self.kind}")
+        return self.attrs
+
+    def elt(self) -> FusedEltwiseAttrs:
+        """The attributes of a fused eltwise; raises UnsupportedError for another kind."""
+        if not isinstance(self.attrs, FusedEltwiseAttrs):
+            raise UnsupportedError(f"fused op '{self.fused_id}': expected an eltwise, got {self.kind}")
+        return self.attrs
 
 
 @dataclass
 class Params:
     """Everything a kernel needs: ``kind`` (primitive type name), ``engine`` ('ocl' or 'cpu'), ``inputs``
     (layouts of the dependencies in primitive order: data, weights, bias ...), ``output`` layout, ``attrs``
-    (primitive parameters), ``fused_ops``, ``layer_id`` (for messages), the device description, and
+    (the primitive's typed attributes, a :class:`cldnn_py.ops.OpAttrs`; read them with :meth:`attrs_as`),
+    ``fused_ops``, ``layer_id`` (for messages), the device description, and
     ``device_caps``: what the device's compiler does well, measured by cldnn_py.device_probe (``load_form``:
     ``"pointer"`` or ``"vload"``; clDNN's EngineInfo plays this part)."""
 
@@ -42,11 +60,19 @@ class Params:
     engine: str
     inputs: list[Layout]
     output: Layout
-    attrs: dict[str, Any] = field(default_factory=dict)
+    attrs: OpAttrs = field(default_factory=NoAttrs)
     fused_ops: list[FusedOp] = field(default_factory=list)
     layer_id: str = ""
     device: Any = None
     device_caps: dict[str, str] = field(default_factory=dict)
+
+    def attrs_as(self, cls: type[A]) -> A:
+        """``attrs`` as the typed attributes ``cls`` (e.g. ``ConvolutionAttrs``); raises UnsupportedError naming the
+        layer when the params hold another primitive's attributes (a kernel registered for the wrong primitive)."""
+        if not isinstance(self.attrs, cls):
+            raise UnsupportedError(f"{self.kind} '{self.layer_id}': attributes: expected {cls.__name__}, "
+                                   f"got {type(self.attrs).__name__}")
+        return self.attrs
 
 
 ANY = None

@@ -65,8 +65,8 @@ def params_desc(params: Params) -> dict[str, Any]:
         "engine": params.engine,
         "inputs": [_layout_desc(x) for x in params.inputs],
         "output": _layout_desc(params.output),
-        "attrs": {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(params.attrs.items())},
-        "fused": [{"kind": op.kind, "attrs": {k: op.attrs[k] for k in sorted(op.attrs)},
+        "attrs": {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(params.attrs.as_dict().items())},
+        "fused": [{"kind": op.kind, "attrs": dict(sorted(op.attrs.as_dict().items())),
                    "inputs": [_layout_desc(x) for x in op.extra_inputs]} for op in params.fused_ops],
     }
 

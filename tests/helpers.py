@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 import cldnn_py as cl
+import cldnn_py.primitives as prims
+from cldnn_py.ops import OpAttrs
 
 
 def f32(a: np.ndarray) -> np.ndarray:
@@ -51,3 +53,13 @@ def assert_close(actual: np.ndarray, expected: np.ndarray, rtol: float = 1e-4, a
     assert actual.shape == expected.shape, f"shape {actual.shape} != {expected.shape}"
     assert not np.isnan(actual).any() or np.isnan(expected).any(), "NaN in output: an element was not written"
     np.testing.assert_allclose(actual.astype(np.float64), expected, rtol=rtol, atol=atol)
+
+
+def typed_attrs(kind: str, attrs: object) -> OpAttrs:
+    """The typed attributes (cldnn_py.ops) of primitive type ``kind`` from a dict of attribute values, for tests
+    that build kernel_selector Params by hand; an OpAttrs is returned as it is."""
+    if isinstance(attrs, OpAttrs):
+        return attrs
+    by_kind = {c.type_name: c.attrs_type for c in vars(prims).values()
+               if isinstance(c, type) and issubclass(c, prims.Primitive)}
+    return by_kind[kind](**dict(attrs))  # type: ignore[arg-type]

@@ -31,7 +31,7 @@ def node_params(program: ProgramBuilder, node: ProgramNode) -> Params:
     """The kernel_selector Params of a node: its own inputs' layouts (fused ops' extra inputs, which follow them
     among the dependencies, go with their FusedOp)."""
     own = len(node.primitive.dependencies())
-    fused = [FusedOp(op.kind, dict(op.attrs), [node.dependencies[i].layout() for i in op.dep_indices],
+    fused = [FusedOp(op.kind, op.attrs, [node.dependencies[i].layout() for i in op.dep_indices],
                      list(op.dep_indices), op.fused_id) for op in node.fused_ops]
     return Params(kind=node.kind, engine=program.engine.kind, inputs=[d.layout() for d in node.dependencies[:own]],
                   output=node.layout(), attrs=node.primitive.attrs(), fused_ops=fused,

@@ -13,23 +13,21 @@ buffers are left alone, and padded buffers are kept out of the memory pool.
 from __future__ import annotations
 
 from ..layout import Format, Padding
+from ..ops import ConvolutionAttrs, conv_halo
 from ..pass_manager import BasePass
 from ..program import ProgramBuilder
 from ..program_node import ProgramNode
 
 
-def halo(conv: ProgramNode) -> tuple[int, int, int, int]:
-    """(before y, after y, before x, after x) rows/columns outside the input that ``conv``'s windows reach."""
-    p = conv.primitive
+def halo(conv: ProgramNode) -> tuple[tuple[int, int], tuple[int, int]]:
+    """((before y, after y), (before x, after x)): rows/columns outside the input that ``conv``'s windows reach
+    (:func:`cldnn_py.ops.conv_halo`)."""
+    a = conv.primitive.attrs()
+    assert isinstance(a, ConvolutionAttrs)
     _, _, h, w = conv.dependencies[0].layout().dims4
     _, _, kh, kw = conv.dependencies[1].layout().shape
     _, _, oh, ow = conv.layout().dims4
-    sy, sx = p.stride  # type: ignore[attr-defined]
-    dy, dx = p.dilation  # type: ignore[attr-defined]
-    py, px = p.pad  # type: ignore[attr-defined]
-    after_y = max(0, (oh - 1) * sy - py + (kh - 1) * dy - (h - 1))
-    after_x = max(0, (ow - 1) * sx - px + (kw - 1) * dx - (w - 1))
-    return py, after_y, px, after_x
+    return conv_halo((h, w), (kh, kw), (oh, ow), a.stride, a.dilation, a.pad)
 
 
 class PreparePadding(BasePass):
@@ -47,11 +45,11 @@ class PreparePadding(BasePass):
             if (src.optimized_out or src.constant or src.kind in ("data", "input_layout") or src.buffer_of
                     or src.in_place or any(u.buffer_of == src.id for u in src.users)):
                 continue
-            h = halo(conv)
-            if not any(h):
+            (by, ay), (bx, ax) = halo(conv)
+            if not any((by, ay, bx, ax)):
                 continue
             cur = need.setdefault(src.id, [0, 0, 0, 0])
-            need[src.id] = [max(a, b) for a, b in zip(cur, h)]
+            need[src.id] = [max(a, b) for a, b in zip(cur, (by, ay, bx, ax))]
         for pid, (by, ay, bx, ax) in need.items():
             node = program.nodes[pid]
             lay = node.layout()

@@ -2,55 +2,14 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import Layout
+from ..ops.activation import DEFAULTS, ActivationAttrs, ActivationFunc
+from ..ops.base import OpAttrs
 from .base import Primitive, one_input
-
-
-class ActivationFunc(str, enum.Enum):
-    """Functions and their parameters (a, b); formulas in kernel_selector/activation_functions.py.
-
-    relu; relu_negative_slope (a = slope); clamp (a = min, b = max); logistic; tanh; elu (a = alpha); abs; exp;
-    log; sqrt; square; softplus; hard_sigmoid (a = alpha, b = beta: max(0, min(1, a*x + b))); hard_swish
-    (x * relu6(x + 3) / 6); swish (x * sigmoid(a*x), a defaults to 1); gelu (erf form); gelu_tanh (ONNX Gelu
-    approximate="tanh"); linear (a*x + b); neg (-x); reciprocal (1/x); erf; selu (a = alpha, b = gamma: ONNX Selu,
-    defaults 1.67326..., 1.05070...).
-    """
-
-    relu = "relu"
-    relu_negative_slope = "relu_negative_slope"
-    clamp = "clamp"
-    logistic = "logistic"
-    tanh = "tanh"
-    elu = "elu"
-    abs = "abs"
-    exp = "exp"
-    log = "log"
-    sqrt = "sqrt"
-    square = "square"
-    softplus = "softplus"
-    hard_sigmoid = "hard_sigmoid"
-    hard_swish = "hard_swish"
-    swish = "swish"
-    gelu = "gelu"
-    linear = "linear"
-    gelu_tanh = "gelu_tanh"
-    neg = "neg"
-    reciprocal = "reciprocal"
-    erf = "erf"
-    selu = "selu"
-
-
-DEFAULTS: dict[str, tuple[float, float]] = {
-    "swish": (1.0, 0.0), "elu": (1.0, 0.0), "hard_sigmoid": (0.2, 0.5), "clamp": (0.0, 6.0), "linear": (1.0, 0.0),
-    "relu_negative_slope": (0.01, 0.0),
-    # ONNX Selu defaults (float32 values of the opset-6 attributes)
-    "selu": (1.67326319217681884765625, 1.05070102214813232421875),
-}
 
 
 @dataclass(frozen=True)
@@ -67,6 +26,7 @@ class Activation(Primitive):
     a: float | None = None
     b: float | None = None
     type_name: ClassVar[str] = "activation"
+    attrs_type: ClassVar[type[OpAttrs]] = ActivationAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

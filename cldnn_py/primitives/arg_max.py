@@ -7,6 +7,8 @@ from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import DataType, Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.reduction import ArgMaxAttrs
 from .base import Primitive, one_input
 
 
@@ -26,6 +28,7 @@ class ArgMax(Primitive):
     select_last_index: bool = False
     mode: str = "max"
     type_name: ClassVar[str] = "arg_max"
+    attrs_type: ClassVar[type[OpAttrs]] = ArgMaxAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from ..errors import ShapeError, TopologyError
 from ..layout import Layout
+from ..ops.base import NoAttrs, OpAttrs
 
 
 def pair(value: Any, name: str, pid: str) -> tuple[int, int]:
@@ -31,6 +32,7 @@ class Primitive:
 
     id: str
     type_name: ClassVar[str] = "primitive"
+    attrs_type: ClassVar[type[OpAttrs]] = NoAttrs  # the typed attributes (cldnn_py.ops) kernels receive
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id:
@@ -44,10 +46,10 @@ class Primitive:
         """Output layout from the layouts of ``dependencies()`` (same order). Raises ShapeError."""
         raise NotImplementedError
 
-    def attrs(self) -> dict[str, Any]:
-        """Parameters of this primitive other than ids, for the kernel_selector params."""
-        skip = {"id", "input", "inputs", "weights", "bias"} | set(self._id_fields())
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
+    def attrs(self) -> OpAttrs:
+        """The typed attributes (``attrs_type``, a frozen dataclass of :mod:`cldnn_py.ops`) that kernels and passes
+        read: the fields of ``attrs_type`` taken from this primitive's fields of the same names."""
+        return self.attrs_type(**{f.name: getattr(self, f.name) for f in fields(self.attrs_type)})
 
     def _id_fields(self) -> tuple[str, ...]:
         return ()

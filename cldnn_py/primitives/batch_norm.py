@@ -7,6 +7,8 @@ from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import Layout
+from ..ops.base import OpAttrs
+from ..ops.normalization import BatchNormAttrs
 from .base import Primitive, one_input
 
 
@@ -24,6 +26,7 @@ class BatchNorm(Primitive):
     shift: str | None = None
     epsilon: float = 1e-5
     type_name: ClassVar[str] = "batch_norm"
+    attrs_type: ClassVar[type[OpAttrs]] = BatchNormAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -37,9 +40,9 @@ class BatchNorm(Primitive):
     def _id_fields(self) -> tuple[str, ...]:
         return ("mean", "variance", "scale", "shift")
 
-    def attrs(self) -> dict[str, object]:
+    def attrs(self) -> BatchNormAttrs:
         """epsilon plus which optional inputs are present."""
-        return {"epsilon": self.epsilon, "has_scale": self.scale is not None, "has_shift": self.shift is not None}
+        return BatchNormAttrs(epsilon=self.epsilon, has_scale=self.scale is not None, has_shift=self.shift is not None)
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """The input's layout; every statistic must hold C values."""

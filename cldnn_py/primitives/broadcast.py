@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.shape import BroadcastAttrs
 from .base import Primitive, one_input
 
 
@@ -23,6 +25,7 @@ class Broadcast(Primitive):
     input: str = ""
     shape: Any = ()
     type_name: ClassVar[str] = "broadcast"
+    attrs_type: ClassVar[type[OpAttrs]] = BroadcastAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Layout
+from ..ops.base import OpAttrs
+from ..ops.shape import ConcatenationAttrs
 from .base import Primitive
 
 
@@ -17,6 +19,7 @@ class Concatenation(Primitive):
     inputs: Any = ()
     axis: int = 1
     type_name: ClassVar[str] = "concatenation"
+    attrs_type: ClassVar[type[OpAttrs]] = ConcatenationAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

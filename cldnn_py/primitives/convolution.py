@@ -7,12 +7,10 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.convolution import ConvolutionAttrs
+from ..ops.window import conv_out_size
 from .base import Primitive, WeightedMixin, one_input, pair
-
-
-def conv_out_size(size: int, k: int, stride: int, dilation: int, pb: int, pe: int) -> int:
-    """Output extent of a convolution window: floor((size + pb + pe - dilation*(k-1) - 1) / stride) + 1."""
-    return (size + pb + pe - dilation * (k - 1) - 1) // stride + 1
 
 
 @dataclass(frozen=True)
@@ -34,6 +32,7 @@ class Convolution(WeightedMixin, Primitive):
     pad_end: Any = None
     groups: int = 1
     type_name: ClassVar[str] = "convolution"
+    attrs_type: ClassVar[type[OpAttrs]] = ConvolutionAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

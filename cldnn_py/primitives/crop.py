@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Layout
+from ..ops.base import OpAttrs
+from ..ops.shape import CropAttrs
 from .base import Primitive, one_input
 
 
@@ -18,6 +20,7 @@ class Crop(Primitive):
     shape: Any = ()
     offsets: Any = None
     type_name: ClassVar[str] = "crop"
+    attrs_type: ClassVar[type[OpAttrs]] = CropAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -8,13 +8,10 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.convolution import DeconvolutionAttrs
+from ..ops.window import deconv_out_size
 from .base import Primitive, WeightedMixin, one_input, pair
-
-
-def deconv_out_size(size: int, k: int, stride: int, dilation: int, pb: int, pe: int, output_padding: int) -> int:
-    """Output extent of a transposed convolution: stride·(size − 1) + output_padding + dilation·(k − 1) + 1 − pb − pe
-    (the ONNX ConvTranspose formula)."""
-    return stride * (size - 1) + output_padding + dilation * (k - 1) + 1 - pb - pe
 
 
 @dataclass(frozen=True)
@@ -41,6 +38,7 @@ class Deconvolution(WeightedMixin, Primitive):
     output_padding: Any = (0, 0)
     groups: int = 1
     type_name: ClassVar[str] = "deconvolution"
+    attrs_type: ClassVar[type[OpAttrs]] = DeconvolutionAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

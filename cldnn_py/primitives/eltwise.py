@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -10,21 +9,9 @@ import numpy as np
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.eltwise import EltwiseAttrs, EltwiseMode
 from .base import Primitive
-
-
-class EltwiseMode(str, enum.Enum):
-    """Folded left to right: sum (optionally with per-input coefficients), sub, prod, div, max, min;
-    pow (acc ** in_i, ONNX Pow); prelu (acc >= 0 ? acc : in_i * acc, ONNX PRelu with a broadcast slope)."""
-
-    sum = "sum"
-    sub = "sub"
-    prod = "prod"
-    div = "div"
-    max = "max"
-    min = "min"
-    pow = "pow"
-    prelu = "prelu"
 
 
 @dataclass(frozen=True)
@@ -43,6 +30,7 @@ class Eltwise(Primitive):
     mode: EltwiseMode | str = EltwiseMode.sum
     coefficients: Any = None
     type_name: ClassVar[str] = "eltwise"
+    attrs_type: ClassVar[type[OpAttrs]] = EltwiseAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

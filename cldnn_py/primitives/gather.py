@@ -7,6 +7,8 @@ from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import DataType, Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.shape import GatherAttrs
 from .base import Primitive
 
 
@@ -26,6 +28,7 @@ class Gather(Primitive):
     axis: int = 0
     scalar_index: bool = False
     type_name: ClassVar[str] = "gather"
+    attrs_type: ClassVar[type[OpAttrs]] = GatherAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -10,34 +10,9 @@ import numpy as np
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.gemm import GemmAttrs, gemm_shapes
 from .base import Primitive
-
-
-def gemm_shapes(a: tuple[int, ...], b: tuple[int, ...], transpose_a: bool, transpose_b: bool
-                ) -> tuple[tuple[int, ...], int, int, int, tuple[int, ...]]:
-    """(batch shape, M, K, N, output shape) of op(A)·op(B) under numpy ``matmul`` rules.
-
-    A rank-1 A is the row (1, K) and a rank-1 B the column (K, 1), and that dimension is dropped from the output;
-    the transposes apply to operands of rank >= 2 only. Batch dimensions broadcast (numpy rules). The output
-    shape of two vectors is () (a scalar). Raises ValueError when K differs or the batches do not broadcast.
-    """
-    a_batch: tuple[int, ...] = ()
-    b_batch: tuple[int, ...] = ()
-    if len(a) == 1:
-        m, ka = 1, a[0]
-    else:
-        m, ka = (a[-1], a[-2]) if transpose_a else (a[-2], a[-1])
-        a_batch = a[:-2]
-    if len(b) == 1:
-        kb, n = b[0], 1
-    else:
-        kb, n = (b[-1], b[-2]) if transpose_b else (b[-2], b[-1])
-        b_batch = b[:-2]
-    if ka != kb:
-        raise ValueError(f"inner dimensions differ: {ka} (A {a}) vs {kb} (B {b})")
-    batch = tuple(np.broadcast_shapes(a_batch, b_batch))
-    out = batch + ((m,) if len(a) > 1 else ()) + ((n,) if len(b) > 1 else ())
-    return batch, m, ka, n, out
 
 
 @dataclass(frozen=True)
@@ -57,6 +32,7 @@ class Gemm(Primitive):
     alpha: float = 1.0
     beta: float = 1.0
     type_name: ClassVar[str] = "gemm"
+    attrs_type: ClassVar[type[OpAttrs]] = GemmAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -7,6 +7,8 @@ from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import Layout
+from ..ops.base import OpAttrs
+from ..ops.normalization import LRNAttrs
 from .base import Primitive, one_input
 
 
@@ -23,6 +25,7 @@ class LRN(Primitive):
     beta: float = 0.75
     k: float = 1.0
     type_name: ClassVar[str] = "lrn"
+    attrs_type: ClassVar[type[OpAttrs]] = LRNAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

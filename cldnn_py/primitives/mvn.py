@@ -3,21 +3,14 @@ InstanceNormalization, LayerNormalization and its Mean / InvStdDev outputs)."""
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.normalization import MVNAttrs, MVNResult, mvn_scale_offset
 from .base import Primitive, one_input
-
-
-class MVNResult(str, enum.Enum):
-    """What the primitive outputs: the normalized tensor, or one of the statistics (reduced axes kept as 1)."""
-
-    normalized = "normalized"
-    mean = "mean"
-    inv_std_dev = "inv_std_dev"
 
 
 @dataclass(frozen=True)
@@ -45,6 +38,7 @@ class MVN(Primitive):
     scale_axis: int | None = None
     result: MVNResult = MVNResult.normalized
     type_name: ClassVar[str] = "mvn"
+    attrs_type: ClassVar[type[OpAttrs]] = MVNAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -72,11 +66,11 @@ class MVN(Primitive):
     def _id_fields(self) -> tuple[str, ...]:
         return ("scale", "bias")
 
-    def attrs(self) -> dict[str, Any]:
+    def attrs(self) -> MVNAttrs:
         """axes, epsilon, normalize_variance, scale_axis, result, and which optional inputs are present."""
-        return {"axes": self.axes, "epsilon": self.epsilon, "normalize_variance": self.normalize_variance,
-                "scale_axis": self.scale_axis, "result": self.result.value, "has_scale": self.scale is not None,
-                "has_bias": self.bias is not None}
+        return MVNAttrs(axes=self.axes, epsilon=self.epsilon, normalize_variance=self.normalize_variance,
+                        scale_axis=self.scale_axis, result=self.result.value, has_scale=self.scale is not None,
+                        has_bias=self.bias is not None)
 
     def reduced_axes(self, rank: int) -> tuple[int, ...]:
         """The axes made non-negative and sorted for an input of ``rank``; raises ShapeError when out of range."""
@@ -105,6 +99,3 @@ class MVN(Primitive):
         return Layout(x.dtype, Format.bfyx, shape)
 
 
-def mvn_scale_offset(scale_axis: int | None, x_rank: int, s_rank: int) -> int:
-    """The input axis aligned with dimension 0 of a scale/bias of rank ``s_rank``."""
-    return x_rank - s_rank if scale_axis is None else scale_axis % x_rank

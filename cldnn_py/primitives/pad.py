@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.shape import PadAttrs
 from .base import Primitive, one_input
 
 PAD_MODES = ("constant", "reflect", "edge", "wrap")
@@ -33,6 +35,7 @@ class Pad(Primitive):
     mode: str = "constant"
     value: float = 0.0
     type_name: ClassVar[str] = "pad"
+    attrs_type: ClassVar[type[OpAttrs]] = PadAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.shape import PermuteAttrs
 from .base import Primitive, one_input
 
 
@@ -17,6 +19,7 @@ class Permute(Primitive):
     input: str = ""
     order: Any = ()
     type_name: ClassVar[str] = "permute"
+    attrs_type: ClassVar[type[OpAttrs]] = PermuteAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

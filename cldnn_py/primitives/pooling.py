@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Layout
+from ..ops.base import OpAttrs
+from ..ops.pooling import PoolingAttrs, PoolingMode
+from ..ops.window import pool_out_size
 from .base import Primitive, one_input, pair
-
-
-class PoolingMode(str, enum.Enum):
-    """``max``; ``average`` (divisor counts pad positions inside pad/pad_end); ``average_no_padding``."""
-
-    max = "max"
-    average = "average"
-    average_no_padding = "average_no_padding"
-
-
-def pool_out_size(size: int, k: int, stride: int, pb: int, pe: int, ceil_mode: bool) -> int:
-    """Output extent; in ceil mode the last window must start inside the input or its begin pad (ONNX rule)."""
-    span = size + pb + pe - k
-    out = (-(-span // stride) if ceil_mode else span // stride) + 1
-    if ceil_mode and (out - 1) * stride >= size + pb:
-        out -= 1
-    return out
 
 
 @dataclass(frozen=True)
@@ -49,6 +34,7 @@ class Pooling(Primitive):
     global_pooling: bool = False
     dilation: Any = (1, 1)
     type_name: ClassVar[str] = "pooling"
+    attrs_type: ClassVar[type[OpAttrs]] = PoolingAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -72,10 +58,9 @@ class Pooling(Primitive):
 
     def window(self, input_layout: Layout) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int],
                                                     tuple[int, int]]:
-        """(kernel, stride, pad, pad_end) after resolving global pooling for this input."""
-        if self.global_pooling:
-            return (input_layout.shape[2], input_layout.shape[3]), (1, 1), (0, 0), (0, 0)
-        return self.kernel, self.stride, self.pad, self.pad_end
+        """(kernel, stride, pad, pad_end) after resolving global pooling for this input
+        (:meth:`cldnn_py.ops.PoolingAttrs.window`)."""
+        return self.attrs().window(input_layout.shape)  # type: ignore[attr-defined]
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """(N, C, OH, OW) in the input's format."""

@@ -2,39 +2,14 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.reduction import ReduceAttrs, ReduceMode, normalize_axes
 from .base import Primitive, one_input
-
-
-class ReduceMode(str, enum.Enum):
-    """How the reduced elements are combined: arithmetic mean, sum, maximum or minimum (NaN propagates)."""
-
-    mean = "mean"
-    sum = "sum"
-    max = "max"
-    min = "min"
-
-
-def normalize_axes(axes: tuple[int, ...], rank: int) -> tuple[int, ...]:
-    """Sorted non-negative axes for a rank-``rank`` tensor; an empty tuple means every axis.
-
-    Raises ValueError for an axis outside ``[-rank, rank)`` or an axis named twice (ONNX Reduce* rules).
-    """
-    if not axes:
-        return tuple(range(rank))
-    out = []
-    for a in axes:
-        if not -rank <= a < rank:
-            raise ValueError(f"axis {a} is out of range [{-rank}, {rank})")
-        out.append(a % rank)
-    if len(set(out)) != len(out):
-        raise ValueError(f"axes {tuple(axes)} name an axis twice")
-    return tuple(sorted(out))
 
 
 @dataclass(frozen=True)
@@ -51,6 +26,7 @@ class Reduce(Primitive):
     axes: Any = ()
     keep_dims: bool = True
     type_name: ClassVar[str] = "reduce"
+    attrs_type: ClassVar[type[OpAttrs]] = ReduceAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -7,6 +7,8 @@ from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import DataType, Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.reorder import ReorderAttrs
 from .base import Primitive, one_input
 
 CONVERT_MODES = ("round", "truncate", "bool")
@@ -30,6 +32,7 @@ class Reorder(Primitive):
     dtype: DataType | None = None
     convert_mode: str = "round"
     type_name: ClassVar[str] = "reorder"
+    attrs_type: ClassVar[type[OpAttrs]] = ReorderAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.shape import ReshapeAttrs
 from .base import Primitive, one_input
 
 
@@ -17,6 +19,7 @@ class Reshape(Primitive):
     input: str = ""
     shape: Any = ()
     type_name: ClassVar[str] = "reshape"
+    attrs_type: ClassVar[type[OpAttrs]] = ReshapeAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

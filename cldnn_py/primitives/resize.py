@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import DataType, Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.resize import ResizeAttrs
 from .base import Primitive, one_input
 
 RESIZE_MODES = ("nearest", "linear", "cubic")
@@ -47,6 +49,7 @@ class Resize(Primitive):
     antialias: bool = False
     roi: Any = None
     type_name: ClassVar[str] = "resize"
+    attrs_type: ClassVar[type[OpAttrs]] = ResizeAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -9,6 +9,8 @@ import numpy as np
 
 from ..errors import TopologyError
 from ..layout import Layout
+from ..ops.base import OpAttrs
+from ..ops.normalization import ScaleAttrs
 from .base import Primitive, one_input
 
 
@@ -23,6 +25,7 @@ class Scale(Primitive):
     scale: str = ""
     bias: str | None = None
     type_name: ClassVar[str] = "scale"
+    attrs_type: ClassVar[type[OpAttrs]] = ScaleAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -36,9 +39,9 @@ class Scale(Primitive):
     def _id_fields(self) -> tuple[str, ...]:
         return ("scale", "bias")
 
-    def attrs(self) -> dict[str, object]:
+    def attrs(self) -> ScaleAttrs:
         """Whether a bias input is present."""
-        return {"has_bias": self.bias is not None}
+        return ScaleAttrs(has_bias=self.bias is not None)
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """x's layout; raises ShapeError when scale or bias do not broadcast to x."""

@@ -8,6 +8,8 @@ from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import Layout
+from ..ops.base import OpAttrs
+from ..ops.normalization import SoftmaxAttrs
 from .base import Primitive, one_input
 
 
@@ -27,6 +29,7 @@ class Softmax(Primitive):
     log: bool = False
     coerce_2d: bool = False
     type_name: ClassVar[str] = "softmax"
+    attrs_type: ClassVar[type[OpAttrs]] = SoftmaxAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

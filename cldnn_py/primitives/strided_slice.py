@@ -7,18 +7,9 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.shape import StridedSliceAttrs, slice_ranges
 from .base import Primitive, one_input
-
-
-def slice_ranges(begin: tuple[int, ...], end: tuple[int, ...], steps: tuple[int, ...],
-                 shape: tuple[int, ...]) -> list[range]:
-    """Per dimension, the input indices the slice reads: ``range(*slice(b, e, s).indices(n))``.
-
-    This is Python's (numpy's) slice normalization, which is the ONNX Slice rule: negative ``begin``/``end`` count
-    from the end of the dimension; then ``begin`` is clamped to [0, n] (to [0, n - 1] for a negative step) and
-    ``end`` to [0, n] (to [-1, n - 1] for a negative step, -1 meaning "before index 0").
-    """
-    return [range(*slice(b, e, s).indices(n)) for b, e, s, n in zip(begin, end, steps, shape)]
 
 
 @dataclass(frozen=True)
@@ -36,6 +27,7 @@ class StridedSlice(Primitive):
     end: Any = ()
     steps: Any = None
     type_name: ClassVar[str] = "strided_slice"
+    attrs_type: ClassVar[type[OpAttrs]] = StridedSliceAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
+from ..ops.base import OpAttrs
+from ..ops.shape import TileAttrs
 from .base import Primitive, one_input
 
 
@@ -21,6 +23,7 @@ class Tile(Primitive):
     input: str = ""
     repeats: Any = ()
     type_name: ClassVar[str] = "tile"
+    attrs_type: ClassVar[type[OpAttrs]] = TileAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

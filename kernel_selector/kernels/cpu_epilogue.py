@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from cldnn_py.layout import DIMS, Layout
-from cldnn_py.primitives.eltwise import EltwiseMode
+from cldnn_py.ops import EltwiseMode
 
 from ..cpu_activations import NP_ACTIVATIONS
 from ..params import FusedOp, Params
@@ -242,11 +242,11 @@ def fused_reason(params: Params) -> str | None:
     n_elt = 0
     for op in params.fused_ops:
         if op.kind == "activation":
-            if op.attrs["func"] not in ACT_CODES:
-                return f"fused activation {op.attrs['func']!r} unknown"
+            if op.act().func not in ACT_CODES:
+                return f"fused activation {op.act().func!r} unknown"
         elif op.kind == "eltwise":
             n_elt += 1
-            mode = EltwiseMode(op.attrs.get("mode", "sum")).value
+            mode = EltwiseMode(op.elt().mode).value
             if mode not in ELT_CODES or mode == "prelu" or len(op.extra_inputs) != 1:
                 return f"fused eltwise {mode!r} with {len(op.extra_inputs)} operands"
             try:
@@ -270,10 +270,10 @@ def chain_arrays(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, np.ndarra
     m[5:9] = 1
     for i, op in enumerate(ops):
         if op.kind == "activation":
-            codes[i] = ACT_CODES[op.attrs["func"]]
-            fa[i], fb[i] = op.attrs.get("a", 0.0), op.attrs.get("b", 0.0)
+            codes[i] = ACT_CODES[op.act().func]
+            fa[i], fb[i] = op.act().a, op.act().b
         else:
-            codes[i] = ELT_BASE + ELT_CODES[EltwiseMode(op.attrs.get("mode", "sum")).value]
+            codes[i] = ELT_BASE + ELT_CODES[EltwiseMode(op.elt().mode).value]
             m = operand_map(op.extra_inputs[0], out)
     return codes, fa, fb, m
 

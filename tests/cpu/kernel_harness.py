@@ -12,6 +12,7 @@ import numpy as np
 from cldnn_py.layout import Layout
 from kernel_selector.params import FusedOp, Params
 from kernel_selector.selector import selector
+from tests.helpers import typed_attrs
 
 SENTINEL = 1234.5
 
@@ -33,10 +34,10 @@ def run_kernel(engine, kind: str, inputs: list[Layout], output: Layout, attrs: d
     for op in fused or []:
         if op.kind == "eltwise":
             lay = extra[j][0]
-            op = FusedOp(op.kind, dict(op.attrs), extra_inputs=[lay], dep_indices=[len(inputs) + j])
+            op = FusedOp(op.kind, op.attrs, extra_inputs=[lay], dep_indices=[len(inputs) + j])
             j += 1
         ops.append(op)
-    params = Params(kind, engine.kind, list(inputs), output, dict(attrs), ops, kind, engine.info)
+    params = Params(kind, engine.kind, list(inputs), output, typed_attrs(kind, attrs), ops, kind, engine.info)
     chosen = selector.select(params)[0].name
     _, kd = selector.select(params, kernel)
     mems = []

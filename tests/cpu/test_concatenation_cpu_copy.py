@@ -18,7 +18,7 @@ from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector.params import Params
 from kernel_selector.selector import selector
 from tests.cpu.kernel_harness import run_kernel
-from tests.helpers import assert_close, f32
+from tests.helpers import assert_close, f32, typed_attrs
 
 FAST = "concatenation_cpu_copy"
 REF = "concatenation_cpu_ref"
@@ -88,7 +88,7 @@ def test_copy_integer_types(rng, dtype, fmt):
     dt = DataType.from_numpy(np.dtype(dtype))
     ins = [Layout(dt, fmt, s) for s in shapes]
     out = Layout(dt, fmt, (1, 19, 3, 4), Padding((0, 0, 1, 1), (0, 0, 1, 1)))
-    params = Params("concatenation", "cpu", ins, out, {"axis": 1}, [], "concatenation")
+    params = Params("concatenation", "cpu", ins, out, typed_attrs("concatenation", {"axis": 1}), [], "concatenation")
     kernel, kd = selector.select(params)
     assert kernel.name == FAST
     bufs = [lay.to_physical(a).view(np.uint8).copy() for lay, a in zip(ins, arrays)]
@@ -104,7 +104,8 @@ def _params(fmt, shapes, axis, out_fmt=None):
     ins = [Layout(DataType.f32, fmt, s) for s in shapes]
     out_shape = list(shapes[0])
     out_shape[axis % len(out_shape)] = sum(s[axis] for s in shapes)
-    return Params("concatenation", "cpu", ins, Layout(DataType.f32, out_fmt or fmt, tuple(out_shape)), {"axis": axis},
+    return Params("concatenation", "cpu", ins, Layout(DataType.f32, out_fmt or fmt, tuple(out_shape)),
+                  typed_attrs("concatenation", {"axis": axis}),
                   [], "concatenation")
 
 

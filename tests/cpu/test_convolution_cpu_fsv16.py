@@ -13,6 +13,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.cpu_engine import aligned_bytes
 from cldnn_py.layout import DataType, Format, Layout, Padding
+from cldnn_py.ops import ConvolutionAttrs, FusedActivationAttrs, FusedEltwiseAttrs
 from kernel_selector.params import FusedOp, Params
 from kernel_selector.selector import candidates, selector
 from tests.helpers import assert_close, f32
@@ -61,12 +62,12 @@ def run_direct(kernel, x, w, b, stride, dil, pad, pad_end, groups, *, xfmt, wfmt
     for kind, attrs in fused:
         if kind == "eltwise":
             rl = Layout(DataType.f32, rfmt, residual.shape)
-            ops.append(FusedOp("eltwise", attrs, [rl], [len(lays) + len(extra)]))
+            ops.append(FusedOp("eltwise", FusedEltwiseAttrs(**attrs), [rl], [len(lays) + len(extra)]))
             extra.append((rl, residual))
         else:
-            ops.append(FusedOp("activation", attrs))
-    params = Params("convolution", "cpu", lays, out, {"stride": stride, "dilation": dil, "pad": pad,
-                                                      "pad_end": pad_end, "groups": groups}, ops)
+            ops.append(FusedOp("activation", FusedActivationAttrs(**attrs)))
+    attrs = ConvolutionAttrs(stride=stride, dilation=dil, pad=pad, pad_end=pad_end, groups=groups)
+    params = Params("convolution", "cpu", lays, out, attrs, ops)
     verdicts = {v.kernel: v for v in selector.explain(params)}
     assert verdicts[kernel].reason is None, str(verdicts[kernel])
     kd = next(k for k in candidates("convolution") if k.name == kernel).kernel_data(params)

@@ -12,9 +12,10 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
+from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
 from kernel_selector.params import FusedOp
 from tests.cpu.kernel_harness import run_kernel
-from tests.helpers import assert_close, f32
+from tests.helpers import assert_close, f32, typed_attrs
 
 FAST = "eltwise_cpu_vec"
 FSV16 = Format.b_fs_yx_fsv16
@@ -117,7 +118,7 @@ def test_fused_residual_relu(cpu_engine, rng, fmt, pad, rfmt, rpad):
     """ResNet's block end as an eltwise: y = relu((a + b) + residual)."""
     xs = _inputs(rng, "sum", (2, 18, 5, 6))
     r = f32(rng.standard_normal(xs[0].shape))
-    fused = [FusedOp("eltwise", {"mode": "sum"}), FusedOp("activation", {"func": "relu"})]
+    fused = [FusedOp("eltwise", FusedEltwiseAttrs("sum")), FusedOp("activation", FusedActivationAttrs("relu"))]
     out = _run(cpu_engine, xs, fmt, [pad, Padding()], pad, {"mode": "sum"}, fused,
                [(Layout(DataType.f32, rfmt, r.shape, rpad), r)])
     assert_close(out, np.maximum(fold64("sum", xs) + r, 0))
@@ -133,7 +134,7 @@ def test_fused_residual_relu(cpu_engine, rng, fmt, pad, rfmt, rpad):
 def test_fused_activations(cpu_engine, rng, func, a, b, ref):
     xs = _inputs(rng, "sub", (1, 20, 3, 5))
     out = _run(cpu_engine, xs, FSV16, [Padding()] * 2, Padding(), {"mode": "sub"},
-               [FusedOp("activation", {"func": func, "a": a, "b": b})])
+               [FusedOp("activation", FusedActivationAttrs(func, a=a, b=b))])
     assert_close(out, ref(fold64("sub", xs)))
 
 
@@ -142,7 +143,7 @@ def test_fused_broadcast_operand(cpu_engine, rng):
     xs = _inputs(rng, "max", (2, 19, 3, 4))
     sc = f32(rng.standard_normal((19, 1, 1)))
     out = _run(cpu_engine, xs, FSV16, [Padding()] * 2, Padding(), {"mode": "max"},
-               [FusedOp("eltwise", {"mode": "prod"})], [(Layout(DataType.f32, Format.bfyx, sc.shape), sc)])
+               [FusedOp("eltwise", FusedEltwiseAttrs("prod"))], [(Layout(DataType.f32, Format.bfyx, sc.shape), sc)])
     assert_close(out, fold64("max", xs) * sc.astype(np.float64))
 
 
@@ -153,10 +154,10 @@ def test_rejects_broadcast_and_int(cpu_engine):
     (k,) = [c for c in candidates("eltwise") if c.name == FAST]
     a = Layout(DataType.f32, Format.bfyx, (1, 4, 3, 3))
     b = Layout(DataType.f32, Format.bfyx, (1, 4, 1, 1))
-    p = Params("eltwise", "cpu", [a, b], a, {"mode": "sum"}, device=cpu_engine.info)
+    p = Params("eltwise", "cpu", [a, b], a, typed_attrs("eltwise", {"mode": "sum"}), device=cpu_engine.info)
     assert "broadcast" in (k.validate(p) or "")
     ai = a.with_(dtype=DataType.i32)
-    pi = Params("eltwise", "cpu", [ai, ai], ai, {"mode": "sum"}, device=cpu_engine.info)
+    pi = Params("eltwise", "cpu", [ai, ai], ai, typed_attrs("eltwise", {"mode": "sum"}), device=cpu_engine.info)
     assert k.supported_key().mismatch(pi, None) is not None
 
 

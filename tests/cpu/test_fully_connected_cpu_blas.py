@@ -13,6 +13,7 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
+from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
 from kernel_selector.params import FusedOp, Params
 from kernel_selector.selector import candidates
 from tests.cpu.kernel_harness import run_kernel
@@ -77,7 +78,7 @@ def test_fc_padded_weights(cpu_engine, rng):
 def test_fc_fused_residual_and_tanh(cpu_engine, rng, n):
     x, w, b = f32(rng.standard_normal((n, 24))), f32(rng.standard_normal((20, 24))), f32(rng.standard_normal(20))
     r = f32(rng.standard_normal((n, 20)))
-    fused = [FusedOp("eltwise", {"mode": "sum"}), FusedOp("activation", {"func": "tanh"})]
+    fused = [FusedOp("eltwise", FusedEltwiseAttrs("sum")), FusedOp("activation", FusedActivationAttrs("tanh"))]
     out = _run(cpu_engine, x, w, b, fused=fused,
                operands=[(Layout(DataType.f32, Format.bfyx, r.shape, Padding((0, 1, 0, 0), (0, 0, 0, 0))), r)])
     assert_close(out, np.tanh(fc64(x, w, b) + r), rtol=1e-4, atol=1e-4)
@@ -86,7 +87,7 @@ def test_fc_fused_residual_and_tanh(cpu_engine, rng, n):
 def test_fc_fused_broadcast_prod_relu(cpu_engine, rng):
     x, w = f32(rng.standard_normal((4, 2, 3, 3))), f32(rng.standard_normal((9, 18)))
     sc = f32(rng.standard_normal(9))
-    fused = [FusedOp("eltwise", {"mode": "prod"}), FusedOp("activation", {"func": "relu"})]
+    fused = [FusedOp("eltwise", FusedEltwiseAttrs("prod")), FusedOp("activation", FusedActivationAttrs("relu"))]
     out = _run(cpu_engine, x, w, None, FSV16, fused=fused,
                operands=[(Layout(DataType.f32, Format.bfyx, sc.shape), sc)])
     assert_close(out, np.maximum(fc64(x, w, None) * sc, 0), rtol=1e-4, atol=1e-4)

@@ -12,6 +12,7 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
+from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
 from kernel_selector.params import FusedOp
 from tests.cpu.kernel_harness import run_kernel
 from tests.helpers import assert_close, f32
@@ -87,7 +88,8 @@ def test_gemm_blocked_padded_inputs_padded_output(cpu_engine, rng):
 def test_gemm_fused_residual_and_activation(cpu_engine, rng, m, n):
     a, b = f32(rng.standard_normal((2, m, 8))), f32(rng.standard_normal((2, n, 8)))
     r = f32(rng.standard_normal((m, n)))  # broadcast over the batch
-    fused = [FusedOp("eltwise", {"mode": "sub"}), FusedOp("activation", {"func": "relu_negative_slope", "a": 0.2})]
+    fused = [FusedOp("eltwise", FusedEltwiseAttrs("sub")),
+             FusedOp("activation", FusedActivationAttrs("relu_negative_slope", a=0.2))]
     out = _run(cpu_engine, [a, b], [_lay(a), _lay(b)], {"transpose_b": True}, fused=fused,
                operands=[(_lay(r, Format.bfyx, Padding((0, 0, 0, 0), (1, 0, 0, 0))), r)])
     v = gemm64(a, b, None, False, True, 1.0, 1.0) - r

@@ -12,6 +12,7 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
+from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
 from kernel_selector.params import FusedOp
 from tests.cpu.kernel_harness import run_kernel
 from tests.helpers import assert_close, f32
@@ -107,7 +108,8 @@ def test_fused_residual_and_activation(cpu_engine, rng, rfmt):
     x = f32(rng.standard_normal((2, 21, 9, 8)))
     r = f32(rng.standard_normal((2, 21, 5, 4)))
     rlay = Layout(DataType.f32, rfmt, r.shape, Padding((0, 0, 1, 0), (0, 0, 0, 1)))
-    fused = [FusedOp("eltwise", {"mode": "sum"}), FusedOp("activation", {"func": "clamp", "a": -0.5, "b": 1.0})]
+    fused = [FusedOp("eltwise", FusedEltwiseAttrs("sum")),
+             FusedOp("activation", FusedActivationAttrs("clamp", a=-0.5, b=1.0))]
     out = _run(cpu_engine, x, FSV16, M.max, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), False,
                Padding((0, 0, 1, 1), (0, 0, 1, 1)), Padding((0, 0, 1, 1), (0, 0, 1, 1)), fused=fused,
                operands=[(rlay, r)])
@@ -119,7 +121,7 @@ def test_fused_broadcast_prod_and_gelu(cpu_engine, rng):
     """A per-channel (1, C, 1, 1) operand broadcast by the epilogue's zero pitches, then gelu."""
     x = f32(rng.standard_normal((1, 18, 6, 6)))
     sc = f32(rng.standard_normal((1, 18, 1, 1)))
-    fused = [FusedOp("eltwise", {"mode": "prod"}), FusedOp("activation", {"func": "gelu"})]
+    fused = [FusedOp("eltwise", FusedEltwiseAttrs("prod")), FusedOp("activation", FusedActivationAttrs("gelu"))]
     out = _run(cpu_engine, x, FSV16, M.average, (2, 2), (2, 2), (0, 0), (0, 0), (1, 1), False, Padding(),
                Padding(), fused=fused, operands=[(Layout(DataType.f32, Format.bfyx, sc.shape), sc)])
     from scipy.special import erf

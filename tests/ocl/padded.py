@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernel_selector import Params, selector
+from tests.helpers import typed_attrs
 
 SENTINEL = 1234.5
 
@@ -24,7 +25,7 @@ def run_kernel_padded(engine, kind: str, inputs: list, output, attrs: dict, arra
     """Select (or force) the kernel of primitive type ``kind`` for these layouts, run it on ``arrays`` (logical,
     one per input layout) and return the logical output. Asserts the output's padding was not written.
     ``variant``: one of the forced kernel's ``tune_variants`` (auto-tuning's choices) instead of its default."""
-    params = Params(kind=kind, engine=engine.kind, inputs=list(inputs), output=output, attrs=dict(attrs),
+    params = Params(kind=kind, engine=engine.kind, inputs=list(inputs), output=output, attrs=typed_attrs(kind, attrs),
                     layer_id=kind, device=engine.info)
     k_obj, kd = selector.select(params, kernel)
     if variant is not None:

@@ -14,7 +14,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector import Params, selector
-from tests.helpers import assert_close, f32
+from tests.helpers import assert_close, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
 
 
@@ -47,7 +47,8 @@ def test_fsv16_concatenation_matches_numpy(engine, rng, case):
     arrays = [f32(rng.standard_normal((n, c, h, w))) for c in chans]
     inputs = [_layout(n, c, h, w, p) for c, p in zip(chans, pads)]
     output = _layout(n, sum(chans), h, w, out_pad)
-    params = Params("concatenation", engine.kind, inputs, output, {"axis": 1}, layer_id="cat", device=engine.info)
+    params = Params("concatenation", engine.kind, inputs, output, typed_attrs("concatenation", {"axis": 1}),
+                    layer_id="cat", device=engine.info)
     kern, kd = selector.select(params)
     assert kern.name == FAST and len(kd.kernels) == 1  # chosen on its own; one enqueue for every input
     out = run_kernel_padded(engine, "concatenation", inputs, output, {"axis": 1}, arrays, kernel=FAST)
@@ -57,7 +58,8 @@ def test_fsv16_concatenation_matches_numpy(engine, rng, case):
 def test_fsv16_concatenation_refuses_split_slices():
     """A first input of 20 channels would put channels 16-19 and the next input's first 12 in one slice."""
     ins = [_layout(1, 20, 3, 3, NO_PAD), _layout(1, 16, 3, 3, NO_PAD)]
-    params = Params("concatenation", "ocl", ins, _layout(1, 36, 3, 3, NO_PAD), {"axis": 1})
+    params = Params("concatenation", "ocl", ins, _layout(1, 36, 3, 3, NO_PAD),
+                    typed_attrs("concatenation", {"axis": 1}))
     verdicts = {v.kernel: v.reason for v in selector.explain(params)}
     assert "input 0 has 20 channels" in verdicts[FAST] and verdicts["concatenation_ref"] is None
 

@@ -13,9 +13,10 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
+from cldnn_py.ops import ConvolutionAttrs
 from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, Params, selector
 from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import choose_block, needs_checks
-from tests.helpers import assert_close, f32
+from tests.helpers import assert_close, f32, typed_attrs
 from tests.ocl.padded import SENTINEL, padding_mask, run_kernel_padded
 from tests.ocl.test_convolution import conv_ref
 
@@ -157,7 +158,7 @@ def _attrs(stride, pad, dilation=(1, 1)):
 
 
 def _checks(engine, inputs, output, attrs) -> tuple[bool, bool]:
-    params = Params("convolution", engine.kind, inputs, output, attrs)
+    params = Params("convolution", engine.kind, inputs, output, typed_attrs("convolution", attrs))
     _, kd = selector.select(params, FAST)
     src = kd.kernels[0].source
     assert (f"#define CHECK_Y {int(needs_checks(params)[0])}" in src
@@ -190,7 +191,7 @@ def run_zero_halo(engine, inputs, output, attrs, arrays, variant=None) -> np.nda
 
     from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16
 
-    params = Params("convolution", engine.kind, list(inputs), output, dict(attrs))
+    params = Params("convolution", engine.kind, list(inputs), output, typed_attrs("convolution", attrs))
     if variant is None:
         _, kd = selector.select(params, FAST)
     else:
@@ -249,7 +250,7 @@ def _explain(engine, x_fmt, w_fmt, groups=1, c=32, oc=32):
     f = DataType.f32
     inputs = [Layout(f, x_fmt, (1, c, 8, 8)), Layout(f, w_fmt, (oc, c // groups, 3, 3))]
     params = Params("convolution", engine.kind, inputs, Layout(f, x_fmt, (1, oc, 6, 6)),
-                    {"stride": (1, 1), "dilation": (1, 1), "pad": (0, 0), "pad_end": (0, 0), "groups": groups})
+                    ConvolutionAttrs(groups=groups))
     return {v.kernel: v for v in selector.explain(params)}
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 import pytest
 
 from cldnn_py.layout import DataType, Format, Layout, Padding
+from cldnn_py.ops import ConvolutionAttrs
 from kernel_selector import Params
+from kernel_selector.common.conv_window import params_halo
 from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import (
     ConvolutionKernelBFsYxFsv16,
-    halo_needed,
 )
-from tests.helpers import assert_close, f32
+from tests.helpers import assert_close, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
 from tests.ocl.test_convolution import conv_ref
 from tests.ocl.test_convolution_fsv16 import FAST, run_zero_halo
@@ -50,7 +51,8 @@ def _layouts(shape, oc, k, stride, pad, dil, padded):
     attrs = {"stride": (stride, stride), "dilation": (dil, dil), "pad": (pad, pad), "pad_end": (pad, pad),
              "groups": 1}
     if padded:
-        (by, ay), (bx, ax) = halo_needed(Params("convolution", "ocl", [xl, wl, bl], ol, attrs))
+        (by, ay), (bx, ax) = params_halo(Params("convolution", "ocl", [xl, wl, bl], ol,
+                                                typed_attrs("convolution", attrs)))
         xl = xl.with_(padding=Padding((0, 0, by, bx), (0, 0, ay, ax)))
     return [xl, wl, bl], ol, attrs
 
@@ -64,7 +66,7 @@ def test_every_tuning_variant_matches_reference(engine, rng, case, padded):
     b = f32(rng.standard_normal(oc))
     inputs, output, attrs = _layouts(shape, oc, k, stride, pad, dil, padded)
     expect = conv_ref(x, w, b, (stride, stride), (dil, dil), (pad, pad), (pad, pad), 1)
-    variants = KERNEL.tune_variants(Params("convolution", "ocl", inputs, output, attrs))
+    variants = KERNEL.tune_variants(Params("convolution", "ocl", inputs, output, typed_attrs("convolution", attrs)))
     ow = output.dims4[3]
     assert {v["loop_order"] for v in variants} == {0, 1, 2}
     assert {v["block"] for v in variants} == ({p for p in range(3, 8) if p <= ow} if ow >= 3 else {ow})
@@ -84,6 +86,6 @@ def test_depthwise_variants_keep_the_tap_order():
     f = DataType.f32
     inputs = [Layout(f, Format.b_fs_yx_fsv16, (1, 32, 9, 9)), Layout(f, Format.os_iyx_osv16, (32, 1, 3, 3))]
     params = Params("convolution", "ocl", inputs, Layout(f, Format.b_fs_yx_fsv16, (1, 32, 9, 9)),
-                    {"stride": (1, 1), "dilation": (1, 1), "pad": (1, 1), "pad_end": (1, 1), "groups": 32})
+                    ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1), groups=32))
     variants = KERNEL.tune_variants(params)
     assert {v["loop_order"] for v in variants} == {0} and len(variants) == 5

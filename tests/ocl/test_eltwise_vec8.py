@@ -15,7 +15,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector import Params, selector
-from tests.helpers import assert_close, f32
+from tests.helpers import assert_close, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
 from tests.ocl.test_eltwise import E, eltwise_ref, make_inputs
 
@@ -31,7 +31,8 @@ MODES = [E.sum, E.sub, E.prod, E.div, E.max, E.min, E.prelu]
 
 
 def _run(engine, layouts, out_layout, attrs, arrays):
-    params = Params("eltwise", engine.kind, layouts, out_layout, attrs, layer_id="elt", device=engine.info)
+    params = Params("eltwise", engine.kind, layouts, out_layout, typed_attrs("eltwise", attrs),
+                    layer_id="elt", device=engine.info)
     assert selector.select(params)[0].name == FAST  # chosen on its own, not forced
     return run_kernel_padded(engine, "eltwise", layouts, out_layout, attrs, arrays, kernel=FAST)
 
@@ -76,7 +77,8 @@ def test_max_min_keep_fmax_nan_rule(engine, rng):
     b.flat[1::3] = np.nan
     lay = Layout(DataType.f32, Format.bfyx, a.shape)
     for mode, ref in ((E.max, np.fmax), (E.min, np.fmin)):
-        params = Params("eltwise", engine.kind, [lay, lay], lay, {"mode": mode.value}, device=engine.info)
+        params = Params("eltwise", engine.kind, [lay, lay], lay, typed_attrs("eltwise", {"mode": mode.value}),
+                        device=engine.info)
         assert selector.select(params)[0].name == FAST
         net_out = run_kernel_padded(engine, "eltwise", [lay, lay], lay, {"mode": mode.value}, [a, b], kernel=FAST)
         np.testing.assert_array_equal(net_out, ref(a, b))
@@ -103,10 +105,10 @@ def test_fsv16_fused_activation_in_a_network(engine, rng):
 def test_rejects_pow_and_broadcasting():
     """pow needs the pow() builtin; a broadcast operand has another shape: eltwise_ref runs both."""
     lay = Layout(DataType.f32, Format.bfyx, (1, 3, 4, 5))
-    params = Params("eltwise", "ocl", [lay, lay], lay, {"mode": "pow"})
+    params = Params("eltwise", "ocl", [lay, lay], lay, typed_attrs("eltwise", {"mode": "pow"}))
     verdicts = {v.kernel: v.reason for v in selector.explain(params)}
     assert "pow" in verdicts[FAST] and verdicts["eltwise_ref"] is None
     small = Layout(DataType.f32, Format.bfyx, (1, 3, 1, 1))
-    params = Params("eltwise", "ocl", [lay, small], lay, {"mode": "sum"})
+    params = Params("eltwise", "ocl", [lay, small], lay, typed_attrs("eltwise", {"mode": "sum"}))
     verdicts = {v.kernel: v.reason for v in selector.explain(params)}
     assert "broadcasting" in verdicts[FAST] and verdicts["eltwise_ref"] is None

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import cldnn_py as cl
+from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
 from tests.helpers import assert_close, f32
 from tests.ocl.test_fully_connected_gemv import build, fc_ref, run
 
@@ -85,8 +86,8 @@ def test_gemm_fc_kernel_fused_eltwise_and_activation(engine, rng, m):
            w.shape), cl.Layout(cl.DataType.f32, cl.Format.bfyx, b.shape), cl.Layout(cl.DataType.f32, cl.Format.bfyx,
            e.shape)]
     out_l = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (n, m))
-    ops = [FusedOp("eltwise", {"mode": "prod"}, extra_inputs=[lay[3]], dep_indices=[3]),
-           FusedOp("activation", {"func": "tanh"})]
+    ops = [FusedOp("eltwise", FusedEltwiseAttrs("prod"), extra_inputs=[lay[3]], dep_indices=[3]),
+           FusedOp("activation", FusedActivationAttrs("tanh"))]
     params = Params("fully_connected", "ocl", lay[:3], out_l, {}, ops, "fc", engine.info)
     kernel, kd = selector.select(params)
     assert kernel.name == FAST

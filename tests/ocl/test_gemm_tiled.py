@@ -10,7 +10,7 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.primitives.gemm import Gemm
-from tests.helpers import assert_close, f32
+from tests.helpers import assert_close, f32, typed_attrs
 from tests.ocl.test_gemm import gemm_ref
 
 
@@ -91,7 +91,7 @@ def test_gemm_tiled_variants_agree(engine, rng):
     lay = [cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape) for x in (a, b, c)]
     out_l = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, 23, 24))
     attrs = {"transpose_a": True, "alpha": 1.5, "beta": -0.5}
-    params = Params("gemm", "ocl", lay, out_l, attrs, layer_id="y", device=engine.info)
+    params = Params("gemm", "ocl", lay, out_l, typed_attrs("gemm", attrs), layer_id="y", device=engine.info)
     mems = []
     for lo, arr in zip(lay, (a, b, c)):
         mems.append(engine.allocate(lo))

@@ -13,7 +13,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector import Params, selector
-from tests.helpers import assert_close, f32
+from tests.helpers import assert_close, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
 from tests.ocl.test_lrn import lrn_ref
 
@@ -44,7 +44,7 @@ def test_fsv16_lrn_matches_reference(engine, rng, case):
     attrs = {"size": size, "alpha": alpha, "beta": beta, "k": k}
     lin = Layout(DataType.f32, Format.b_fs_yx_fsv16, shape, Padding(*in_pad))
     lout = Layout(DataType.f32, Format.b_fs_yx_fsv16, shape, Padding(*out_pad))
-    params = Params("lrn", engine.kind, [lin], lout, attrs, layer_id="lrn", device=engine.info)
+    params = Params("lrn", engine.kind, [lin], lout, typed_attrs("lrn", attrs), layer_id="lrn", device=engine.info)
     kern, kd = selector.select(params)
     assert kern.name == FAST  # chosen on its own, not forced
     assert f"#define BETA_075 {int(beta == 0.75)}" in kd.kernels[0].source  # the sqrt form for beta 0.75
@@ -69,6 +69,6 @@ def test_fsv16_lrn_in_a_network(engine, rng):
 def test_fsv16_lrn_rejects_a_window_past_the_neighbours():
     """size 35 reaches 17 channels to each side: the reason names it, lrn_ref runs it."""
     lay = Layout(DataType.f32, Format.b_fs_yx_fsv16, (1, 40, 2, 2))
-    params = Params("lrn", "ocl", [lay], lay, {"size": 35, "alpha": 1.0, "beta": 0.75, "k": 1.0})
+    params = Params("lrn", "ocl", [lay], lay, typed_attrs("lrn", {"size": 35, "alpha": 1.0, "beta": 0.75, "k": 1.0}))
     verdicts = {v.kernel: v.reason for v in selector.explain(params)}
     assert "size 35" in verdicts[FAST] and verdicts["lrn_ref"] is None

@@ -14,7 +14,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector import Params, selector
-from tests.helpers import f32
+from tests.helpers import f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
 from tests.ocl.test_reorder import physical_ref, run_raw
 
@@ -42,7 +42,7 @@ def test_matches_input(engine, rng, case):
     x = f32(rng.standard_normal(shape))
     lin = Layout(DataType.f32, Format.bfyx, shape, Padding(*in_pad))
     lout = Layout(DataType.f32, Format.b_fs_yx_fsv16, shape, Padding(*out_pad))
-    params = Params("reorder", engine.kind, [lin], lout, {}, layer_id="r", device=engine.info)
+    params = Params("reorder", engine.kind, [lin], lout, typed_attrs("reorder", {}), layer_id="r", device=engine.info)
     assert selector.select(params)[0].name == FAST  # chosen on its own, not forced
     out = run_kernel_padded(engine, "reorder", [lin], lout, {}, [x], kernel=FAST)
     np.testing.assert_array_equal(out, x)

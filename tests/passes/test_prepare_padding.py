@@ -33,8 +33,8 @@ def test_halo_is_the_union_over_users_and_results_agree(engine, rng):
     assert conv1.id == "conv1"
     if prog.node("conv2").layout().format != cl.Format.b_fs_yx_fsv16:
         pytest.skip("no blocked convolution kernel validates on this device: nothing to pad")
-    assert halo(prog.node("conv2")) == (1, 1, 1, 1)
-    assert halo(prog.node("conv3")) == (2, 0, 1, 1)  # the last row window ends inside; pad_end y unused
+    assert halo(prog.node("conv2")) == ((1, 1), (1, 1))
+    assert halo(prog.node("conv3")) == ((2, 0), (1, 1))  # the last row window ends inside; pad_end y unused
     pad = conv1.layout().padding
     assert pad.lower == (0, 0, 2, 1) and pad.upper == (0, 0, 1, 1)
     slots = prog.memory_slots  # a padded buffer is shared only with tensors of the very same padded layout

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from kernel_selector import FusedOp
 
+from ...ops import ActivationAttrs, FusedActivationAttrs
 from ...program import ProgramBuilder
 from ...program_node import ProgramNode
 from .common import can_host, sole_user
@@ -24,7 +25,8 @@ def fuse_activation(program: ProgramBuilder, act: ProgramNode) -> bool:
             host.output_layout.dtype != act.output_layout.dtype:
         return False
     a = act.primitive.attrs()
-    host.fused_ops.append(FusedOp("activation", {"func": a["func"].value, "a": a["a"], "b": a["b"]},
+    assert isinstance(a, ActivationAttrs)
+    host.fused_ops.append(FusedOp("activation", FusedActivationAttrs(a.func.value, a.a, a.b),
                                   fused_id=act.id))
     program.fuse(act, host)
     return True

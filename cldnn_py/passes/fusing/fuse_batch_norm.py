@@ -12,6 +12,7 @@ import dataclasses
 
 import numpy as np
 
+from ...ops import BatchNormAttrs
 from ...program import ProgramBuilder
 from ...program_node import ProgramNode
 from .common import new_data, sole_user
@@ -35,11 +36,12 @@ def fuse_batch_norm(program: ProgramBuilder, bn: ProgramNode) -> bool:
     if w is None or any(s is None for s in stats) or (len(conv.dependencies) > 2 and bias is None):
         return False
     attrs = bn.primitive.attrs()
+    assert isinstance(attrs, BatchNormAttrs)
     it = iter(stats)
     mean, var = next(it).reshape(-1), next(it).reshape(-1)  # type: ignore[union-attr]
-    scale = next(it).reshape(-1) if attrs["has_scale"] else np.ones_like(mean)  # type: ignore[union-attr]
-    shift = next(it).reshape(-1) if attrs["has_shift"] else np.zeros_like(mean)  # type: ignore[union-attr]
-    k = scale / np.sqrt(var + attrs["epsilon"])
+    scale = next(it).reshape(-1) if attrs.has_scale else np.ones_like(mean)  # type: ignore[union-attr]
+    shift = next(it).reshape(-1) if attrs.has_shift else np.zeros_like(mean)  # type: ignore[union-attr]
+    k = scale / np.sqrt(var + attrs.epsilon)
     new_w = (w * k.reshape(-1, *([1] * (w.ndim - 1)))).astype(np.float32)
     new_b = (((bias.reshape(-1) if bias is not None else 0.0) - mean) * k + shift).astype(np.float32)
     wnode = new_data(program, conv, f"{conv.id}__w_{bn.id}", new_w)

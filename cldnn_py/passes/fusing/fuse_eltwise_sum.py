@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from kernel_selector import FusedOp
 
+from ...ops import EltwiseAttrs, FusedEltwiseAttrs
 from ...program import ProgramBuilder
 from ...program_node import ProgramNode
 from .common import can_host, sole_user
@@ -19,7 +20,8 @@ def fuse_eltwise_sum(program: ProgramBuilder, elt: ProgramNode) -> bool:
     if elt.kind != "eltwise" or len(elt.dependencies) != 2:
         return False
     a = elt.primitive.attrs()
-    if a["mode"].value != "sum" or (a["coefficients"] is not None and any(c != 1.0 for c in a["coefficients"])):
+    assert isinstance(a, EltwiseAttrs)
+    if a.mode.value != "sum" or (a.coefficients is not None and any(c != 1.0 for c in a.coefficients)):
         return False
     out = elt.layout()
     if any(d.layout().shape != out.shape or d.layout().dtype != out.dtype for d in elt.dependencies):
@@ -31,7 +33,7 @@ def fuse_eltwise_sum(program: ProgramBuilder, elt: ProgramNode) -> bool:
         return False
     host = max(hosts, key=lambda n: pos[n.id])
     other = elt.dependencies[1] if elt.dependencies[0] is host else elt.dependencies[0]
-    host.fused_ops.append(FusedOp("eltwise", {"mode": "sum"}, dep_indices=[len(host.dependencies)],
+    host.fused_ops.append(FusedOp("eltwise", FusedEltwiseAttrs("sum"), dep_indices=[len(host.dependencies)],
                                   fused_id=elt.id))
     host.dependencies.append(other)
     other.users = [u for u in other.users if u is not elt] + [host]

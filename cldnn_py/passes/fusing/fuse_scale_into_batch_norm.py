@@ -12,6 +12,7 @@ import dataclasses
 
 import numpy as np
 
+from ...ops import BatchNormAttrs, EltwiseAttrs
 from ...program import ProgramBuilder
 from ...program_node import ProgramNode
 from .common import new_data, sole_user
@@ -33,8 +34,9 @@ def fuse_scale_into_batch_norm(program: ProgramBuilder, elt: ProgramNode) -> boo
     if elt.kind != "eltwise" or len(elt.dependencies) != 2 or elt.id in program.forced_impls:
         return False
     a = elt.primitive.attrs()
-    mode = a["mode"].value
-    if mode not in ("prod", "sum") or a.get("coefficients") not in (None, (1.0, 1.0)):
+    assert isinstance(a, EltwiseAttrs)
+    mode = a.mode.value
+    if mode not in ("prod", "sum") or a.coefficients not in (None, (1.0, 1.0)):
         return False
     bn = next((d for d in elt.dependencies if d.kind == "batch_norm"), None)
     if bn is None or sole_user(bn) is not elt or bn.id in program.forced_impls or bn.fused_ops:
@@ -50,11 +52,12 @@ def fuse_scale_into_batch_norm(program: ProgramBuilder, elt: ProgramNode) -> boo
         return False
     p = bn.primitive
     battrs = p.attrs()
+    assert isinstance(battrs, BatchNormAttrs)
     arrays = [s.primitive.array.reshape(-1).astype(np.float64) for s in stats]  # type: ignore[attr-defined]
     mean, var = arrays[0], arrays[1]
     rest = iter(arrays[2:])
-    scale = next(rest) if battrs["has_scale"] else np.ones(c)
-    shift = next(rest) if battrs["has_shift"] else np.zeros(c)
+    scale = next(rest) if battrs.has_scale else np.ones(c)
+    shift = next(rest) if battrs.has_shift else np.zeros(c)
     if mode == "prod":
         scale, shift = scale * val, shift * val
     else:

@@ -11,6 +11,7 @@ import dataclasses
 
 import numpy as np
 
+from ...ops import EltwiseAttrs
 from ...program import ProgramBuilder
 from ...program_node import ProgramNode
 from .common import new_data, sole_user
@@ -35,10 +36,11 @@ def fuse_scale_into_conv(program: ProgramBuilder, node: ProgramNode) -> bool:
         t = _per_channel(deps[2], c, rank) if len(deps) > 2 else np.zeros(c)
     else:
         a = node.primitive.attrs()
-        if len(deps) != 2 or a["mode"].value not in ("prod", "sum") or a.get("coefficients") not in (None, (1.0, 1.0)):
+        assert isinstance(a, EltwiseAttrs)
+        if len(deps) != 2 or a.mode.value not in ("prod", "sum") or a.coefficients not in (None, (1.0, 1.0)):
             return False
         other = _per_channel(deps[1] if deps[0] is conv else deps[0], c, rank)
-        s, t = (other, np.zeros(c)) if a["mode"].value == "prod" else (np.ones(c) if other is not None else None,
+        s, t = (other, np.zeros(c)) if a.mode.value == "prod" else (np.ones(c) if other is not None else None,
                                                                        other)
     w = conv.dependencies[1]
     if s is None or t is None or w.kind != "data":

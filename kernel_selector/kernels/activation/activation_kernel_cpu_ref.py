@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import ActivationAttrs
+
 from ...cpu_activations import activation
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
@@ -22,5 +24,5 @@ class ActivationKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``activation(x, func, a, b)`` in float32."""
-        a = params.attrs
-        return activation(inputs[0].astype(np.float32), a["func"].value, a["a"], a["b"])
+        a = params.attrs_as(ActivationAttrs)
+        return activation(inputs[0].astype(np.float32), a.func.value, a.a, a.b)

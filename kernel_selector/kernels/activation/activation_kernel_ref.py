@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from cldnn_py.ops import ActivationAttrs
+
 from ...activation_functions import FORMULAS
 from ...jitter import JitConstants, activation_jit
 from ...kernel_base import KernelBase
@@ -18,11 +20,11 @@ class ActivationKernelRef(KernelBase):
 
     def validate(self, params: Params) -> str | None:
         """Any shape; the function must be known."""
-        func = params.attrs["func"].value
+        func = params.attrs_as(ActivationAttrs).func.value
         return None if func in FORMULAS else f"unknown activation function {func}"
 
     def jit_constants(self, params: Params) -> JitConstants:
         """Tensors plus ``ACTIVATION(x)``."""
         j = super().jit_constants(params)
-        return j.update(activation_jit("ACTIVATION", params.attrs["func"].value,
-                                       params.attrs["a"], params.attrs["b"]))
+        return j.update(activation_jit("ACTIVATION", params.attrs_as(ActivationAttrs).func.value,
+                                       params.attrs_as(ActivationAttrs).a, params.attrs_as(ActivationAttrs).b))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import ArgMaxAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -27,9 +29,9 @@ class ArgMaxKernelCpuRef(CpuRefKernel):
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The i32 indices with the axis kept as 1 (reshaped to the output's shape by the base)."""
         x = inputs[0].astype(np.float32, copy=False)
-        ax = int(params.attrs["axis"]) % x.ndim
-        find = np.argmin if params.attrs.get("mode", "max") == "min" else np.argmax
-        if params.attrs["select_last_index"]:
+        ax = int(params.attrs_as(ArgMaxAttrs).axis) % x.ndim
+        find = np.argmin if params.attrs_as(ArgMaxAttrs).mode == "min" else np.argmax
+        if params.attrs_as(ArgMaxAttrs).select_last_index:
             # the first hit in the reversed axis is the last one (the last NaN when there is one)
             idx = x.shape[ax] - 1 - find(np.flip(x, axis=ax), axis=ax, keepdims=True)
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cldnn_py.layout import DataType
+from cldnn_py.ops import ArgMaxAttrs
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -34,17 +35,17 @@ class ArgMaxKernelRef(KernelBase):
 
     def validate(self, params: Params) -> str | None:
         """The axis must lie in [-rank, rank)."""
-        rank, axis = params.inputs[0].rank, int(params.attrs["axis"])
+        rank, axis = params.inputs[0].rank, int(params.attrs_as(ArgMaxAttrs).axis)
         return None if -rank <= axis < rank else f"axis {axis} out of range for rank {rank}"
 
     def jit_constants(self, params: Params) -> JitConstants:
         """Tensors plus ARG_KEEP_SIZES, ARG_AXIS, ARG_AXIS_SIZE, IN_D4, IN_D5, ARG_SELECT_LAST, ARG_MODE_MIN."""
         j = super().jit_constants(params)
         x = params.inputs[0]
-        ax = int(params.attrs["axis"]) % x.rank
+        ax = int(params.attrs_as(ArgMaxAttrs).axis) % x.rank
         sizes = list(x.shape) + [1] * (RANK6 - x.rank)
         keep = [1 if i == ax else n for i, n in enumerate(sizes)]
         return j.update({"ARG_KEEP_SIZES": ", ".join(map(str, keep)), "ARG_AXIS": ax,
                          "ARG_AXIS_SIZE": sizes[ax], "IN_D4": sizes[4], "IN_D5": sizes[5],
-                         "ARG_SELECT_LAST": int(bool(params.attrs["select_last_index"])),
-                         "ARG_MODE_MIN": int(params.attrs.get("mode", "max") == "min")})
+                         "ARG_SELECT_LAST": int(bool(params.attrs_as(ArgMaxAttrs).select_last_index)),
+                         "ARG_MODE_MIN": int(params.attrs_as(ArgMaxAttrs).mode == "min")})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import BatchNormAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -31,16 +33,16 @@ class BatchNormKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The normalized input, float32."""
-        a = params.attrs
+        a = params.attrs_as(BatchNormAttrs)
         x = inputs[0].astype(np.float32, copy=False)
         stats = [per_channel(s, x.ndim) for s in inputs[1:]]
-        eps = np.float32(a["epsilon"])
+        eps = np.float32(a.epsilon)
         with np.errstate(all="ignore"):
             r = (x - stats[0]) / np.sqrt(stats[1] + eps)
             k = 2
-            if a.get("has_scale"):
+            if a.has_scale:
                 r = r * stats[k]
                 k += 1
-            if a.get("has_shift"):
+            if a.has_shift:
                 r = r + stats[k]
         return r

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from cldnn_py.ops import BatchNormAttrs
+
 from ...activation_functions import float_literal
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -27,8 +29,8 @@ class BatchNormKernelRef(KernelBase):
 
     def validate(self, params: Params) -> str | None:
         """The input count must match has_scale/has_shift; every statistic must hold C values."""
-        a = params.attrs
-        want = 3 + int(bool(a.get("has_scale"))) + int(bool(a.get("has_shift")))
+        a = params.attrs_as(BatchNormAttrs)
+        want = 3 + int(bool(a.has_scale)) + int(bool(a.has_shift))
         if len(params.inputs) != want:
             return f"expected {want} inputs (x, mean, variance[, scale][, shift]), got {len(params.inputs)}"
         c = params.inputs[0].dims4[1]
@@ -40,9 +42,9 @@ class BatchNormKernelRef(KernelBase):
     def jit_constants(self, params: Params) -> JitConstants:
         """Tensors plus EPSILON, HAS_SCALE, HAS_SHIFT and the scale/shift input numbers."""
         j = super().jit_constants(params)
-        a = params.attrs
-        has_scale, has_shift = bool(a.get("has_scale")), bool(a.get("has_shift"))
-        j.update({"EPSILON": float_literal(a["epsilon"]), "HAS_SCALE": has_scale, "HAS_SHIFT": has_shift})
+        a = params.attrs_as(BatchNormAttrs)
+        has_scale, has_shift = bool(a.has_scale), bool(a.has_shift)
+        j.update({"EPSILON": float_literal(a.epsilon), "HAS_SCALE": has_scale, "HAS_SHIFT": has_shift})
         if has_scale:
             j.add("SCALE_INDEX(c)", "STAT_INDEX(INPUT3, c)")
         if has_shift:

@@ -9,6 +9,7 @@ per input; this kernel copies whole 16-channel slices as aligned float8 pairs, a
 from __future__ import annotations
 
 from cldnn_py.layout import DataType, Format
+from cldnn_py.ops import ConcatenationAttrs
 
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
@@ -45,7 +46,8 @@ class ConcatenationKernelBFsYxFsv16(KernelBase):
         if reason is not None:
             return reason
         if params.output.rank != 4 or concat_axis4(params) != 1:
-            return f"only the feature axis of rank-4 data (axis {params.attrs['axis']}, rank {params.output.rank})"
+            axis = params.attrs_as(ConcatenationAttrs).axis
+            return f"only the feature axis of rank-4 data (axis {axis}, rank {params.output.rank})"
         for i, x in enumerate(params.inputs[:-1]):
             if x.dims4[1] % 16:
                 return f"input {i} has {x.dims4[1]} channels, not a multiple of 16 (it is not the last input)"

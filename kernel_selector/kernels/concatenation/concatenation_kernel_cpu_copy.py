@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from cldnn_py.layout import DIMS, DataType, Format, Layout
+from cldnn_py.ops import ConcatenationAttrs
 
 from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3
@@ -68,7 +69,7 @@ def copy_plan(params: Params) -> list[tuple[int, View, View]]:
     dt = out.dtype.numpy
     obase = np.empty(out.buffer_size, dt)
     ov_all = interior(obase, out)
-    ax = int(params.attrs["axis"]) % out.rank
+    ax = int(params.attrs_as(ConcatenationAttrs).axis) % out.rank
     plan: list[tuple[int, View, View]] = []
     offset = 0
     for i, lay in enumerate(params.inputs):
@@ -122,11 +123,11 @@ class ConcatenationKernelCpuCopy(CpuKernelBase):
         features only with 16-aligned offsets."""
         out = params.output
         r = out.rank
-        if not -r <= int(params.attrs["axis"]) < r:
-            return f"axis {params.attrs['axis']} out of range for rank {r}"
+        if not -r <= int(params.attrs_as(ConcatenationAttrs).axis) < r:
+            return f"axis {params.attrs_as(ConcatenationAttrs).axis} out of range for rank {r}"
         if params.fused_ops:
             return "fused ops are not supported"
-        ax = int(params.attrs["axis"]) % r
+        ax = int(params.attrs_as(ConcatenationAttrs).axis) % r
         total = 0
         for i, x in enumerate(params.inputs):
             if x.dtype != out.dtype:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import ConcatenationAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -27,4 +29,4 @@ class ConcatenationKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``np.concatenate`` of the logical inputs along the axis, in their data type."""
-        return np.concatenate(inputs, axis=int(params.attrs["axis"]) % params.output.rank)
+        return np.concatenate(inputs, axis=int(params.attrs_as(ConcatenationAttrs).axis) % params.output.rank)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cldnn_py.layout import DataType
+from cldnn_py.ops import ConcatenationAttrs
 
 from ...jitter import JitConstants, tensor_jit
 from ...kernel_base import Arg, ClKernelData, KernelBase, KernelData
@@ -15,7 +16,7 @@ _OFFSET = ("CONCAT_OFFSET_B", "CONCAT_OFFSET_F", "CONCAT_OFFSET_Y", "CONCAT_OFFS
 
 def concat_axis4(params: Params) -> int:
     """The dims4 index (0 b, 1 f, 2 y, 3 x) of the logical ``axis`` (negative counts from the end of the rank)."""
-    return int(params.attrs["axis"]) % params.output.rank
+    return int(params.attrs_as(ConcatenationAttrs).axis) % params.output.rank
 
 
 @register
@@ -40,8 +41,8 @@ class ConcatenationKernelRef(KernelBase):
         """Same data type everywhere; shapes agree except along the axis, whose sizes sum to the output's."""
         out = params.output
         r = out.rank
-        if not -r <= int(params.attrs["axis"]) < r:
-            return f"axis {params.attrs['axis']} out of range for rank {r}"
+        if not -r <= int(params.attrs_as(ConcatenationAttrs).axis) < r:
+            return f"axis {params.attrs_as(ConcatenationAttrs).axis} out of range for rank {r}"
         ax = concat_axis4(params)
         total = 0
         for i, x in enumerate(params.inputs):

@@ -10,8 +10,10 @@ accepts it, and an input buffer padded by the convolution's halo (zeros) selects
 from __future__ import annotations
 
 from cldnn_py.layout import DataType, Format
+from cldnn_py.ops import ConvolutionAttrs
 
 from ...activation_functions import FORMULAS, macro_body
+from ...common.conv_window import params_halo
 from ...jitter import JitConstants, tensor_jit
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
 from ...params import FusedOp, Params, SupportedKey
@@ -59,7 +61,7 @@ def fused_ops8_jit(fused_ops: list[FusedOp], out_features: int) -> JitConstants:
     n_in = 0
     for k, op in enumerate(fused_ops):
         if op.kind == "activation":
-            func, a, b = op.attrs["func"], op.attrs.get("a", 0.0), op.attrs.get("b", 0.0)
+            func, a, b = op.act().func, op.act().a, op.act().b
             if func in VECTOR_ACTIVATIONS:
                 j.add(f"FUSED8_ACT{k}(x)", VECTOR_ACTIVATIONS[func])
                 stmts.append(f"val = FUSED8_ACT{k}(val);")
@@ -81,7 +83,7 @@ def fused_ops8_jit(fused_ops: list[FusedOp], out_features: int) -> JitConstants:
                 lanes = [f"(float){ptr}[{name}_GET_INDEX(b, ((f) + {i} < {out_features} ? (f) + {i} : "
                          f"{out_features - 1}), y, x)]" for i in range(8)]
                 operand = "((float8)(" + ", ".join(lanes) + "))"
-            stmts.append("val = " + ELTWISE_OPS[op.attrs["mode"]].format(v="val", e=operand) + ";")
+            stmts.append("val = " + ELTWISE_OPS[op.elt().mode].format(v="val", e=operand) + ";")
             n_in += 1
         else:
             raise ValueError(f"unknown fused op kind {op.kind!r}")
@@ -94,25 +96,14 @@ def fused_ops8_reason(params: Params) -> str | None:
     """Why FUSED_OPS8 cannot express ``params.fused_ops`` (activations with a formula, eltwise with one operand of
     the output's shape), or None. Shared by every kernel that applies its fused ops through :func:`fused_ops8_jit`."""
     for op in params.fused_ops:
-        if op.kind == "activation" and op.attrs["func"] not in FORMULAS:
-            return f"fused activation {op.attrs['func']!r} has no formula"
-        if op.kind == "eltwise" and (op.attrs.get("mode") not in ELTWISE_OPS or len(op.extra_inputs) != 1
+        if op.kind == "activation" and op.act().func not in FORMULAS:
+            return f"fused activation {op.act().func!r} has no formula"
+        if op.kind == "eltwise" and (op.elt().mode not in ELTWISE_OPS or len(op.extra_inputs) != 1
                                      or op.extra_inputs[0].dims4 != params.output.dims4):
-            return f"fused eltwise {op.attrs.get('mode')!r} needs one operand of the output's shape"
+            return f"fused eltwise {op.elt().mode!r} needs one operand of the output's shape"
         if op.kind not in ("activation", "eltwise"):
             return f"fused op {op.kind!r} is not supported"
     return None
-
-
-def halo_needed(params: Params) -> tuple[tuple[int, int], tuple[int, int]]:
-    """((before_y, after_y), (before_x, after_x)): input rows/columns outside the tensor that the taps reach."""
-    a = params.attrs
-    _, _, h, w = params.inputs[0].dims4
-    _, _, kh, kw = params.inputs[1].shape
-    _, _, oh, ow = params.output.dims4
-    last_y = (oh - 1) * a["stride"][0] - a["pad"][0] + (kh - 1) * a["dilation"][0]
-    last_x = (ow - 1) * a["stride"][1] - a["pad"][1] + (kw - 1) * a["dilation"][1]
-    return (a["pad"][0], max(0, last_y - (h - 1))), (a["pad"][1], max(0, last_x - (w - 1)))
 
 
 def needs_checks(params: Params) -> tuple[bool, bool]:
@@ -121,7 +112,7 @@ def needs_checks(params: Params) -> tuple[bool, bool]:
     Where it does, the kernel reads the halo without checks: the padding must then contain zeros (a producer
     writes only the interior of a zero-filled buffer).
     """
-    (by, ay), (bx, ax) = halo_needed(params)
+    (by, ay), (bx, ax) = params_halo(params)
     pad = params.inputs[0].padding
     return (pad.lower[2] < by or pad.upper[2] < ay), (pad.lower[3] < bx or pad.upper[3] < ax)
 
@@ -165,7 +156,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         reason = fused_ops8_reason(params)
         if reason is not None:
             return reason
-        g = params.attrs["groups"]
+        g = params.attrs_as(ConvolutionAttrs).groups
         c, oc, icg = x.dims4[1], w.shape[0], w.shape[1]
         if g > 1 and not (g == c == oc) and (icg % 16 or (oc // g) % 16):
             return (f"groups={g} with {icg} input and {oc // g} output channels per group: needs both multiples "
@@ -189,7 +180,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         """``{"block": P, "loop_order": 0 | 1 | 2}`` for each P of TUNE_BLOCKS not wider than the output row (the
         row itself if narrower) and each loop order (only 0 for depthwise), the priority rules' choice first."""
         ow = params.output.dims4[3]
-        g = params.attrs["groups"]
+        g = params.attrs_as(ConvolutionAttrs).groups
         depthwise = g > 1 and g == params.inputs[0].dims4[1] == params.inputs[1].shape[0]
         first = {"block": self.block(params), "loop_order": 0 if depthwise else self.loop_order(params)}
         out = [first]
@@ -205,14 +196,14 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         """Tensors, conv geometry, OUT_BLOCK, LOOP_ORDER, IC slices, CHECK_Y / CHECK_X, DEPTHWISE and LOAD_FORM
         (1: vload8/vstore8 where the device probe found them faster, 0: aligned float8 pointers)."""
         j = super().jit_constants(params)
-        a = params.attrs
+        a = params.attrs_as(ConvolutionAttrs)
         oc, icg, kh, kw = params.inputs[1].shape
-        g = a["groups"]
+        g = a.groups
         depthwise = g > 1 and g == params.inputs[0].dims4[1] == oc
         check_y, check_x = needs_checks(params)
-        j.update({"STRIDE_Y": a["stride"][0], "STRIDE_X": a["stride"][1],
-                  "DILATION_Y": a["dilation"][0], "DILATION_X": a["dilation"][1],
-                  "PAD_Y": a["pad"][0], "PAD_X": a["pad"][1], "GROUPS": g,
+        j.update({"STRIDE_Y": a.stride[0], "STRIDE_X": a.stride[1],
+                  "DILATION_Y": a.dilation[0], "DILATION_X": a.dilation[1],
+                  "PAD_Y": a.pad[0], "PAD_X": a.pad[1], "GROUPS": g,
                   "FILTER_IFM_NUM": icg, "FILTER_OFM_PER_GROUP": oc // g,
                   "FILTER_SIZE_Y": kh, "FILTER_SIZE_X": kw, "BIAS_TERM": int(len(params.inputs) > 2),
                   "OUT_BLOCK": min(block or self.block(params), params.output.dims4[3]),

@@ -20,6 +20,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from cldnn_py.layout import DataType, Format
+from cldnn_py.ops import ConvolutionAttrs
 
 from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3, FORCE_PRIORITY_7
@@ -176,7 +177,7 @@ class ConvolutionKernelCpuFsv16(CpuKernelBase):
         why = validate_common(params, frozenset({Format.os_iyx_osv16}))
         if why:
             return why
-        g = int(params.attrs["groups"])
+        g = int(params.attrs_as(ConvolutionAttrs).groups)
         c, oc, icg = params.inputs[0].dims4[1], params.inputs[1].shape[0], params.inputs[1].shape[1]
         if g > 1 and not (icg == 1 and g == c == oc) and (oc // g) % 16:
             return f"groups={g} with {oc // g} output channels per group: needs a multiple of 16 (or depthwise)"
@@ -187,7 +188,7 @@ class ConvolutionKernelCpuFsv16(CpuKernelBase):
         and every ungrouped one, so this kernel leads only where a grouped GEMM is thin: depthwise and groups of
         few input channels per tap."""
         icg, kh, kw = params.inputs[1].shape[1:]
-        thin_grouped = icg * kh * kw < 64 and int(params.attrs["groups"]) > 1
+        thin_grouped = icg * kh * kw < 64 and int(params.attrs_as(ConvolutionAttrs).groups) > 1
         return FORCE_PRIORITY_3 if thin_grouped else FORCE_PRIORITY_7
 
     def make_fn(self, params: Params) -> Callable[..., None]:

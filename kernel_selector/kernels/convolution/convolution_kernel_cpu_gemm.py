@@ -20,6 +20,7 @@ from numba import prange
 from numpy.lib.stride_tricks import sliding_window_view
 
 from cldnn_py.layout import DataType, Format, Layout
+from cldnn_py.ops import ConvolutionAttrs
 
 from ...cpu_kernel_base import CPU, CpuKernelBase, apply_fused_inplace, operand_view
 from ...kernel_base import FORCE_PRIORITY_3, FORCE_PRIORITY_7
@@ -162,7 +163,7 @@ class ConvolutionKernelCpuGemm(CpuKernelBase):
         ``convolution_cpu_fsv16`` where that validates. Ungrouped thin shapes stay here: SqueezeNet's first layer
         (3→64, 3x3/2, K = 27) took 72 ms at batch 8 in the numba kernel and 7 ms here."""
         icg, kh, kw = params.inputs[1].shape[1:]
-        thin_grouped = icg * kh * kw < 64 and int(params.attrs["groups"]) > 1
+        thin_grouped = icg * kh * kw < 64 and int(params.attrs_as(ConvolutionAttrs).groups) > 1
         return FORCE_PRIORITY_7 if thin_grouped else FORCE_PRIORITY_3
 
     def make_fn(self, params: Params) -> Callable[..., None]:
@@ -176,11 +177,11 @@ class ConvolutionKernelCpuGemm(CpuKernelBase):
         oc, icg, kh, kw = w_lay.shape
         n_, c, h, wd = x_lay.dims4
         oh, ow = int(geo[G_OH]), int(geo[G_OW])
-        g = int(params.attrs["groups"])
+        g = int(params.attrs_as(ConvolutionAttrs).groups)
         ocg, k = oc // g, icg * kh * kw
-        a = params.attrs
+        a = params.attrs_as(ConvolutionAttrs)
         direct = (x_lay.format == Format.bfyx and x_lay.padding.is_zero and kh == kw == 1
-                  and tuple(a["stride"]) == (1, 1) and tuple(a["pad"]) == (0, 0) and (oh, ow) == (h, wd))
+                  and a.stride == (1, 1) and a.pad == (0, 0) and (oh, ow) == (h, wd))
         packed = w_lay.format == Format.os_iyx_osv16
         ob = -(-oc // 16)
         dummy = np.zeros(1, np.float32)
@@ -215,8 +216,8 @@ class ConvolutionKernelCpuGemm(CpuKernelBase):
                     if direct:
                         src = x[(n * c + gi * icg) * h * wd:(n * c + (gi + 1) * icg) * h * wd].reshape(icg, h * wd)
                     elif plain_in:
-                        src = im2col_plain(x, x_lay, n, gi * icg, icg, kh, kw, tuple(a["stride"]),
-                                           tuple(a["dilation"]), tuple(a["pad"]), oh, ow)
+                        src = im2col_plain(x, x_lay, n, gi * icg, icg, kh, kw, a.stride,
+                                           a.dilation, a.pad, oh, ow)
                     else:
                         _im2col(x, cols, geo, xd, n, gi * icg)
                     np.matmul(wm[gi * ocg:(gi + 1) * ocg], src, out=y[gi * ocg:(gi + 1) * ocg])

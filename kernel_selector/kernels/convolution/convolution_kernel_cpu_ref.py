@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from cldnn_py.ops import ConvolutionAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -59,14 +61,14 @@ class ConvolutionKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """(N, OC, OH, OW) float32."""
-        a = params.attrs
+        a = params.attrs_as(ConvolutionAttrs)
         x = inputs[0].astype(np.float32, copy=False)
         w = inputs[1].astype(np.float32, copy=False)
         n, c = x.shape[:2]
         oc, cg, kh, kw = w.shape
         oh, ow = params.output.shape[2], params.output.shape[3]
-        g = int(a["groups"])
-        stride, dil, pad = tuple(a["stride"]), tuple(a["dilation"]), tuple(a["pad"])
+        g = int(a.groups)
+        stride, dil, pad = a.stride, a.dilation, a.pad
         need = (window_extent(oh, kh, stride[0], dil[0]), window_extent(ow, kw, stride[1], dil[1]))
         xp = pad_spatial(x, pad, need)
         ocg = oc // g

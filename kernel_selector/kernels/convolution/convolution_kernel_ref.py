@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from cldnn_py.ops import ConvolutionAttrs
+
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params
@@ -30,11 +32,11 @@ class ConvolutionKernelRef(KernelBase):
     def jit_constants(self, params: Params) -> JitConstants:
         """Tensors plus stride, dilation, begin pads, groups and filter sizes."""
         j = super().jit_constants(params)
-        a = params.attrs
+        a = params.attrs_as(ConvolutionAttrs)
         oc, icg, kh, kw = params.inputs[1].shape
-        j.update({"STRIDE_Y": a["stride"][0], "STRIDE_X": a["stride"][1],
-                  "DILATION_Y": a["dilation"][0], "DILATION_X": a["dilation"][1],
-                  "PAD_Y": a["pad"][0], "PAD_X": a["pad"][1], "GROUPS": a["groups"],
-                  "FILTER_IFM_NUM": icg, "FILTER_OFM_PER_GROUP": oc // a["groups"],
+        j.update({"STRIDE_Y": a.stride[0], "STRIDE_X": a.stride[1],
+                  "DILATION_Y": a.dilation[0], "DILATION_X": a.dilation[1],
+                  "PAD_Y": a.pad[0], "PAD_X": a.pad[1], "GROUPS": a.groups,
+                  "FILTER_IFM_NUM": icg, "FILTER_OFM_PER_GROUP": oc // a.groups,
                   "FILTER_SIZE_Y": kh, "FILTER_SIZE_X": kw, "BIAS_TERM": int(len(params.inputs) > 2)})
         return j

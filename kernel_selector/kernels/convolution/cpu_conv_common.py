@@ -18,7 +18,9 @@ import numba
 import numpy as np
 
 from cldnn_py.layout import DataType, Format, Layout
+from cldnn_py.ops import ConvolutionAttrs
 
+from ...common.conv_window import params_halo
 from ...params import Params
 
 ACT_CODES = {"relu": 0, "relu_negative_slope": 1, "clamp": 2, "logistic": 3, "tanh": 4, "elu": 5, "abs": 6,
@@ -53,34 +55,31 @@ def tensor_desc(lay: Layout, like: Layout | None = None) -> np.ndarray:
     return np.array([off] + st, np.int64)
 
 
-def halo(params: Params) -> tuple[int, int, int, int]:
+def readable_window(params: Params) -> tuple[int, int, int, int]:
     """(ymin, ymax, xmin, xmax): the logical input rows/columns a kernel may read without a check (zeros in the
-    padding when it holds the convolution's whole halo, otherwise the tensor itself)."""
-    a = params.attrs
+    padding when it holds the convolution's whole halo, :func:`~kernel_selector.common.conv_window.params_halo`,
+    otherwise the tensor itself)."""
     x = params.inputs[0]
     _, _, h, w = x.dims4
-    _, _, kh, kw = params.inputs[1].shape
-    _, _, oh, ow = params.output.dims4
-    last_y = (oh - 1) * a["stride"][0] - a["pad"][0] + (kh - 1) * a["dilation"][0]
-    last_x = (ow - 1) * a["stride"][1] - a["pad"][1] + (kw - 1) * a["dilation"][1]
+    (by, ay), (bx, ax) = params_halo(params)
     lo, hi = x.padding.lower, x.padding.upper
-    yh = lo[2] >= a["pad"][0] and h + hi[2] > last_y
-    xh = lo[3] >= a["pad"][1] and w + hi[3] > last_x
+    yh = lo[2] >= by and hi[2] >= ay
+    xh = lo[3] >= bx and hi[3] >= ax
     return (-lo[2] if yh else 0, h + hi[2] if yh else h, -lo[3] if xh else 0, w + hi[3] if xh else w)
 
 
 def geometry(params: Params) -> np.ndarray:
     """int64 array indexed by the ``G_*`` constants: sizes, stride, dilation, pads, groups, readable halo, bias flag,
     depthwise flag."""
-    a = params.attrs
+    a = params.attrs_as(ConvolutionAttrs)
     n, c, h, w = params.inputs[0].dims4
     oc, icg, kh, kw = params.inputs[1].shape
     _, _, oh, ow = params.output.dims4
-    g = int(a["groups"])
-    ymin, ymax, xmin, xmax = halo(params)
+    g = int(a.groups)
+    ymin, ymax, xmin, xmax = readable_window(params)
     depthwise = int(g > 1 and icg == 1 and oc == g)
-    return np.array([n, c, h, w, oc, oh, ow, kh, kw, a["stride"][0], a["stride"][1], a["dilation"][0],
-                     a["dilation"][1], a["pad"][0], a["pad"][1], g, icg, oc // g, ymin, ymax, xmin, xmax,
+    return np.array([n, c, h, w, oc, oh, ow, kh, kw, a.stride[0], a.stride[1], a.dilation[0],
+                     a.dilation[1], a.pad[0], a.pad[1], g, icg, oc // g, ymin, ymax, xmin, xmax,
                      int(len(params.inputs) > 2), depthwise], np.int64)
 
 
@@ -100,12 +99,12 @@ def validate_common(params: Params, weight_formats: frozenset[Format]) -> str | 
     n_elt = 0
     for op in params.fused_ops:
         if op.kind == "activation":
-            if op.attrs["func"] not in ACT_CODES:
-                return f"fused activation {op.attrs['func']!r} is not in the numba epilogue"
+            if op.act().func not in ACT_CODES:
+                return f"fused activation {op.act().func!r} is not in the numba epilogue"
         elif op.kind == "eltwise":
             n_elt += 1
-            if op.attrs.get("mode", "sum") not in ELT_CODES or len(op.extra_inputs) != 1:
-                return f"fused eltwise {op.attrs.get('mode')!r} is not supported"
+            if op.elt().mode not in ELT_CODES or len(op.extra_inputs) != 1:
+                return f"fused eltwise {op.elt().mode!r} is not supported"
             e = op.extra_inputs[0]
             if e.rank != 4 or e.dtype != DataType.f32 or e.format not in PLAIN_DATA | {Format.b_fs_yx_fsv16} or \
                     any(d not in (1, t) for d, t in zip(e.dims4, out.dims4)):
@@ -126,10 +125,10 @@ def encode_fused(params: Params) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rdesc = np.zeros(6, np.int64)
     for k, op in enumerate(ops):
         if op.kind == "activation":
-            oi[k] = (0, ACT_CODES[op.attrs["func"]])
-            of[k] = (op.attrs.get("a", 0.0), op.attrs.get("b", 0.0))
+            oi[k] = (0, ACT_CODES[op.act().func])
+            of[k] = (op.act().a, op.act().b)
         else:
-            oi[k] = (1, ELT_CODES[op.attrs.get("mode", "sum")])
+            oi[k] = (1, ELT_CODES[op.elt().mode])
             rdesc = tensor_desc(op.extra_inputs[0], params.output)
     return oi[:len(ops)], of[:len(ops)], rdesc
 

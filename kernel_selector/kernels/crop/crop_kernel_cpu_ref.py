@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import CropAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -23,5 +25,5 @@ class CropKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The slice ``x[o_0:o_0 + s_0, ...]``."""
-        offs = tuple(params.attrs["offsets"])
+        offs = tuple(params.attrs_as(CropAttrs).offsets)
         return inputs[0][tuple(slice(o, o + s) for o, s in zip(offs, params.output.shape))]

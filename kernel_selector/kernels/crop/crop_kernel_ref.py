@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cldnn_py.layout import DIMS, DataType
+from cldnn_py.ops import CropAttrs
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -31,15 +32,16 @@ class CropKernelRef(KernelBase):
     def validate(self, params: Params) -> str | None:
         """The box must lie inside the input."""
         x = params.inputs[0]
-        offs = tuple(params.attrs["offsets"]) + (0,) * (4 - len(params.attrs["offsets"]))
+        given = params.attrs_as(CropAttrs).offsets
+        offs = given + (0,) * (4 - len(given))
         if any(o + s > n for o, s, n in zip(offs, params.output.dims4, x.dims4)):
-            return f"crop box {params.output.shape} at {tuple(params.attrs['offsets'])} leaves input {x.shape}"
+            return f"crop box {params.output.shape} at {given} leaves input {x.shape}"
         return None
 
     def jit_constants(self, params: Params) -> JitConstants:
         """Tensors plus ``OFFSET_B``, ``OFFSET_F``, ``OFFSET_Y``, ``OFFSET_X``."""
         j = super().jit_constants(params)
-        offs = tuple(params.attrs["offsets"]) + (0,) * (4 - len(params.attrs["offsets"]))
+        offs = tuple(params.attrs_as(CropAttrs).offsets) + (0,) * (4 - len(params.attrs_as(CropAttrs).offsets))
         for d, o in zip(DIMS, offs):
             j.add(f"OFFSET_{d.upper()}", o)
         return j

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import DeconvolutionAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -31,16 +33,16 @@ class DeconvolutionKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """(N, OC, OH, OW) float32."""
-        a = params.attrs
+        a = params.attrs_as(DeconvolutionAttrs)
         x = inputs[0].astype(np.float32, copy=False)
         w = inputs[1].astype(np.float32, copy=False)
         n, c, h, wd = x.shape
-        g = int(a["groups"])
+        g = int(a.groups)
         cg = c // g
         _, ocg, kh, kw = w.shape
         oc = ocg * g
         oh, ow = params.output.shape[2], params.output.shape[3]
-        (sy, sx), (dy, dx), (py, px) = tuple(a["stride"]), tuple(a["dilation"]), tuple(a["pad"])
+        (sy, sx), (dy, dx), (py, px) = tuple(a.stride), tuple(a.dilation), tuple(a.pad)
         # cols[n, g, (o, ky, kx), (iy, ix)] = sum over the group's c of W[c, o, ky, kx] * x[n, c, iy, ix]
         wt = w.reshape(g, cg, ocg * kh * kw).transpose(0, 2, 1)
         with np.errstate(all="ignore"):  # inf·0 in the padding or data gives NaN silently, as on OpenCL

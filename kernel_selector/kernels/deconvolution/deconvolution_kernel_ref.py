@@ -3,6 +3,8 @@ dilation, pads, output padding."""
 
 from __future__ import annotations
 
+from cldnn_py.ops import DeconvolutionAttrs
+
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params
@@ -37,12 +39,12 @@ class DeconvolutionKernelRef(KernelBase):
         """Tensors plus stride, dilation, begin pads, groups, filter sizes and ``BIAS_INDEX(m)`` (the m-th
         logical element of a bias of any shape)."""
         j = super().jit_constants(params)
-        a = params.attrs
-        icg = params.inputs[0].shape[1] // a["groups"]
+        a = params.attrs_as(DeconvolutionAttrs)
+        icg = params.inputs[0].shape[1] // a.groups
         _, ocg, kh, kw = params.inputs[1].shape
-        j.update({"STRIDE_Y": a["stride"][0], "STRIDE_X": a["stride"][1],
-                  "DILATION_Y": a["dilation"][0], "DILATION_X": a["dilation"][1],
-                  "PAD_Y": a["pad"][0], "PAD_X": a["pad"][1],
+        j.update({"STRIDE_Y": a.stride[0], "STRIDE_X": a.stride[1],
+                  "DILATION_Y": a.dilation[0], "DILATION_X": a.dilation[1],
+                  "PAD_Y": a.pad[0], "PAD_X": a.pad[1],
                   "FILTER_IFM_PER_GROUP": icg, "FILTER_OFM_PER_GROUP": ocg,
                   "FILTER_SIZE_Y": kh, "FILTER_SIZE_X": kw, "BIAS_TERM": int(len(params.inputs) > 2)})
         if len(params.inputs) > 2:  # logical flat index m -> (b, f, y, x) of the bias tensor, whatever its shape

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from cldnn_py.layout import DataType
-from cldnn_py.primitives.eltwise import EltwiseMode
+from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
 from ...cpu_kernel_base import CpuRefKernel, align_operand
 from ...params import Params
@@ -86,8 +86,8 @@ class EltwiseKernelCpuRef(CpuRefKernel):
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The folded result in the output's data type."""
         out = params.output
-        mode = EltwiseMode(params.attrs["mode"])
-        coeffs = params.attrs.get("coefficients")
+        mode = EltwiseMode(params.attrs_as(EltwiseAttrs).mode)
+        coeffs = params.attrs_as(EltwiseAttrs).coefficients
         if compute_type(params) == "int":
             ops, vals = _INT_OPS, [x.astype(np.int32, copy=False) for x in inputs]
         else:

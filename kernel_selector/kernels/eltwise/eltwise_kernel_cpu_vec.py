@@ -25,7 +25,7 @@ import numpy as np
 from numba import prange
 
 from cldnn_py.layout import DataType, Format, Layout
-from cldnn_py.primitives.eltwise import EltwiseMode
+from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
 from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3
@@ -160,7 +160,7 @@ class EltwiseKernelCpuVec(CpuKernelBase):
         for i, x in enumerate(params.inputs):
             if x.shape != out.shape or x.format != out.format:
                 return f"input {i} {x} differs from the output {out} in shape or format (no broadcasting here)"
-        coeffs = params.attrs.get("coefficients")
+        coeffs = params.attrs_as(EltwiseAttrs).coefficients
         if coeffs is not None and len(coeffs) != len(params.inputs):
             return f"{len(coeffs)} coefficients for {len(params.inputs)} inputs"
         if not self._is_flat(params) and out.rank > 4:
@@ -182,8 +182,8 @@ class EltwiseKernelCpuVec(CpuKernelBase):
         """fn(in0, .., in(N-1), out, [chain operand]) on raw buffers; the flat or rows path fixed here."""
         ins, out = list(params.inputs), params.output
         n = len(ins)
-        mode = ELT_CODES[EltwiseMode(params.attrs["mode"]).value]
-        coeffs = params.attrs.get("coefficients") or [1.0] * n
+        mode = ELT_CODES[EltwiseMode(params.attrs_as(EltwiseAttrs).mode).value]
+        coeffs = params.attrs_as(EltwiseAttrs).coefficients or [1.0] * n
         cs = [np.float32(c) for c in coeffs]
         one = np.float32(1.0)
         codes, fa, fb, mr = chain_arrays(list(params.fused_ops), out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from cldnn_py.layout import DataType
-from cldnn_py.primitives.eltwise import EltwiseMode
+from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -60,7 +60,7 @@ def compute_type(params: Params) -> str:
     semantics: div truncates toward zero, x / 0 gives 0 instead of a trap; pow by repeated squaring);
     ``float`` otherwise."""
     ints = all(x.dtype == DataType.i32 for x in [*params.inputs, params.output])
-    return "int" if ints and params.attrs.get("coefficients") is None else "float"
+    return "int" if ints and params.attrs_as(EltwiseAttrs).coefficients is None else "float"
 
 
 @register
@@ -98,10 +98,10 @@ class EltwiseKernelRef(KernelBase):
                 return f"input {i} rank {x.rank} exceeds the output rank {out.rank}"
             if out.rank > 4 and x.shape != out.shape and x.count() != 1:
                 return f"input {i} shape {x.shape} cannot broadcast to the rank {out.rank} output {out.shape}"
-        coeffs = params.attrs.get("coefficients")
+        coeffs = params.attrs_as(EltwiseAttrs).coefficients
         if coeffs is not None and len(coeffs) != len(params.inputs):
             return f"{len(coeffs)} coefficients for {len(params.inputs)} inputs"
-        mode = EltwiseMode(params.attrs["mode"])
+        mode = EltwiseMode(params.attrs_as(EltwiseAttrs).mode)
         checked = params.inputs[:1] if mode == EltwiseMode.pow else params.inputs
         for i, x in enumerate(checked):
             if x.dtype != out.dtype:
@@ -120,8 +120,8 @@ class EltwiseKernelRef(KernelBase):
         for i, x in enumerate(params.inputs):
             j.add(f"INPUT{i}_BCAST_INDEX(b, f, y, x)", broadcast_get_index(f"INPUT{i}", x.shape, out_rank))
             vals.append(f"(({acc})input{i}[INPUT{i}_BCAST_INDEX(b, f, y, x)])")
-        mode = EltwiseMode(params.attrs["mode"])
-        coeffs = params.attrs.get("coefficients")
+        mode = EltwiseMode(params.attrs_as(EltwiseAttrs).mode)
+        coeffs = params.attrs_as(EltwiseAttrs).coefficients
         if mode == EltwiseMode.sum and coeffs is not None:
             vals = [f"{_float_literal(c)} * {v}" for c, v in zip(coeffs, vals)]
         expr = vals[0]

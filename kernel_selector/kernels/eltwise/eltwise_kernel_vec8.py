@@ -11,7 +11,7 @@ where they are not (a sum of two poolings, an eltwise after a non-convolution, a
 from __future__ import annotations
 
 from cldnn_py.layout import DataType, Format, Layout
-from cldnn_py.primitives.eltwise import EltwiseMode
+from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
@@ -71,10 +71,10 @@ class EltwiseKernelVec8(KernelBase):
     def validate(self, params: Params) -> str | None:
         """A call-free mode, inputs of the output's shape in one of the two layout variants, fused ops that
         FUSED_OPS8 expresses (activations only in the flat variant)."""
-        mode = EltwiseMode(params.attrs["mode"])
+        mode = EltwiseMode(params.attrs_as(EltwiseAttrs).mode)
         if mode not in _OPS:
             return f"mode {mode.value} needs a builtin call (pow) on every element"
-        coeffs = params.attrs.get("coefficients")
+        coeffs = params.attrs_as(EltwiseAttrs).coefficients
         if coeffs is not None and len(coeffs) != len(params.inputs):
             return f"{len(coeffs)} coefficients for {len(params.inputs)} inputs"
         v = variant(params)
@@ -95,8 +95,8 @@ class EltwiseKernelVec8(KernelBase):
         j = super().jit_constants(params)
         n = len(params.inputs)
         flat = variant(params) == "flat"
-        mode = EltwiseMode(params.attrs["mode"])
-        coeffs = params.attrs.get("coefficients")
+        mode = EltwiseMode(params.attrs_as(EltwiseAttrs).mode)
+        coeffs = params.attrs_as(EltwiseAttrs).coefficients
 
         def fold(vals: list[str]) -> str:
             if coeffs is not None:

@@ -106,10 +106,10 @@ def numpy_fused_reason(params: Params) -> str | None:
     out = params.output
     for op in params.fused_ops:
         if op.kind == "activation":
-            if op.attrs["func"] not in NP_ACTIVATIONS:
-                return f"fused activation {op.attrs['func']!r} unknown"
+            if op.act().func not in NP_ACTIVATIONS:
+                return f"fused activation {op.act().func!r} unknown"
         elif op.kind == "eltwise":
-            mode = op.attrs.get("mode", "sum")
+            mode = op.elt().mode
             if mode not in ELTWISE_NP or len(op.extra_inputs) != 1:
                 return f"fused eltwise {mode!r} with {len(op.extra_inputs)} operands"
             shp = op.extra_inputs[0].shape

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import GatherAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -27,10 +29,10 @@ class GatherKernelCpuRef(CpuRefKernel):
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``numpy.take(data, clip(where(i < 0, i + n, i), 0, n - 1), axis)``; a scalar index drops the axis."""
         x, idx = inputs
-        ax = int(params.attrs["axis"]) % x.ndim
+        ax = int(params.attrs_as(GatherAttrs).axis) % x.ndim
         n = x.shape[ax]
         i = idx.astype(np.int64)
         i = np.clip(np.where(i < 0, i + n, i), 0, n - 1)
-        if params.attrs.get("scalar_index"):
+        if params.attrs_as(GatherAttrs).scalar_index:
             i = i.reshape(())
         return np.take(x, i, axis=ax)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cldnn_py.layout import DataType
+from cldnn_py.ops import GatherAttrs
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -52,10 +53,10 @@ class GatherKernelRef(KernelBase):
         x, idx = params.inputs[0], params.inputs[1]
         if idx.dtype != DataType.i32:
             return f"indices must be i32, got {idx.dtype.value}"
-        if not -x.rank <= int(params.attrs["axis"]) < x.rank:
-            return f"axis {params.attrs['axis']} out of range for rank {x.rank}"
-        ax = int(params.attrs["axis"]) % x.rank
-        mid = () if params.attrs.get("scalar_index") else idx.shape
+        if not -x.rank <= int(params.attrs_as(GatherAttrs).axis) < x.rank:
+            return f"axis {params.attrs_as(GatherAttrs).axis} out of range for rank {x.rank}"
+        ax = int(params.attrs_as(GatherAttrs).axis) % x.rank
+        mid = () if params.attrs_as(GatherAttrs).scalar_index else idx.shape
         shape = (x.shape[:ax] + mid + x.shape[ax + 1:]) or (1,)
         if shape != params.output.shape:
             return f"gather of {x.shape} by {idx.shape} on axis {ax} is {shape}, output is {params.output.shape}"
@@ -67,8 +68,8 @@ class GatherKernelRef(KernelBase):
         x, idx = params.inputs
         j.update(nd_jit("INPUT0", x)).update(nd_jit("INPUT1", idx)).update(nd_jit("OUTPUT", params.output))
         j.update(nd_output_coords())
-        ax = int(params.attrs["axis"]) % x.rank
-        q = 0 if params.attrs.get("scalar_index") else idx.rank
+        ax = int(params.attrs_as(GatherAttrs).axis) % x.rank
+        q = 0 if params.attrs_as(GatherAttrs).scalar_index else idx.rank
         data, index = gather_coords(x.rank, q, ax)
         for k in range(MAX_RANK):
             j.add(f"DATA_COORD_{k}", data[k]).add(f"INDEX_COORD_{k}", index[k])

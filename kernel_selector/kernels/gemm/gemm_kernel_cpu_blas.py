@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from cldnn_py.layout import DataType
-from cldnn_py.primitives.gemm import gemm_shapes
+from cldnn_py.ops import GemmAttrs, gemm_shapes
 
 from ...cpu_kernel_base import CPU, CpuKernelBase, align_operand, apply_fused, read_logical
 from ...kernel_base import FORCE_PRIORITY_3
@@ -64,8 +64,8 @@ class GemmKernelCpuBlas(CpuKernelBase):
         if len(params.inputs) not in (2, 3):
             return f"expected 2 or 3 inputs, got {len(params.inputs)}"
         try:
-            gemm_shapes(params.inputs[0].shape, params.inputs[1].shape, bool(params.attrs.get("transpose_a")),
-                        bool(params.attrs.get("transpose_b")))
+            gemm_shapes(params.inputs[0].shape, params.inputs[1].shape, bool(params.attrs_as(GemmAttrs).transpose_a),
+                        bool(params.attrs_as(GemmAttrs).transpose_b))
         except ValueError as e:
             return str(e)
         return numpy_fused_reason(params)
@@ -77,10 +77,10 @@ class GemmKernelCpuBlas(CpuKernelBase):
     def make_fn(self, params: Params) -> Callable[..., None]:
         """fn(A, B, [C], output, [fused operands]) on raw buffers."""
         a, b, out = params.inputs[0], params.inputs[1], params.output
-        at = dict(params.attrs)
-        ta, tb = bool(at.get("transpose_a")) and a.rank > 1, bool(at.get("transpose_b")) and b.rank > 1
+        at = params.attrs_as(GemmAttrs)
+        ta, tb = at.transpose_a and a.rank > 1, at.transpose_b and b.rank > 1
         _, m, _, n, _ = gemm_shapes(a.shape, b.shape, ta, tb)
-        alpha, beta = np.float32(at.get("alpha", 1.0)), np.float32(at.get("beta", 1.0))
+        alpha, beta = np.float32(at.alpha), np.float32(at.beta)
         read_a, read_b = logical_reader(a, a.shape), logical_reader(b, b.shape)
         has_c = len(params.inputs) > 2
         read_c = logical_reader(params.inputs[2], params.inputs[2].shape) if has_c else None

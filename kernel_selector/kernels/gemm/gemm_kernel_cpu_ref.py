@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import GemmAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -30,18 +32,18 @@ class GemmKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """alpha · op(A) @ op(B) (+ beta · C), float32, of the output's shape."""
-        at = params.attrs
+        at = params.attrs_as(GemmAttrs)
         a = inputs[0].astype(np.float32, copy=False)
         b = inputs[1].astype(np.float32, copy=False)
-        if at.get("transpose_a") and a.ndim > 1:
+        if at.transpose_a and a.ndim > 1:
             a = np.swapaxes(a, -1, -2)
-        if at.get("transpose_b") and b.ndim > 1:
+        if at.transpose_b and b.ndim > 1:
             b = np.swapaxes(b, -1, -2)
         with np.errstate(all="ignore"):  # inf·0 in the padding or data gives NaN silently, as on OpenCL
             r = np.asarray(np.matmul(a, b), dtype=np.float32)
-        alpha = np.float32(at.get("alpha", 1.0))
+        alpha = np.float32(at.alpha)
         if alpha != 1:
             r = alpha * r
         if len(inputs) > 2:
-            r = r + np.float32(at.get("beta", 1.0)) * inputs[2].astype(np.float32, copy=False)
+            r = r + np.float32(at.beta) * inputs[2].astype(np.float32, copy=False)
         return r.reshape(params.output.shape)

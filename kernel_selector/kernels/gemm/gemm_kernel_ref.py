@@ -3,7 +3,7 @@ per output element, any data format, ranks 1-6."""
 
 from __future__ import annotations
 
-from cldnn_py.primitives.gemm import gemm_shapes
+from cldnn_py.ops import GemmAttrs, gemm_shapes
 
 from ...activation_functions import float_literal
 from ...jitter import JitConstants
@@ -29,7 +29,7 @@ def gemm_index_jit(params: Params) -> JitConstants:
     """``GEMM_M/K/N``, ``GEMM_BATCH``, ``GEMM_BATCH_COORDS(z)`` (sets ``bc0 ..`` from the flat batch index z) and
     the element macros ``A_INDEX(m, k)``, ``B_INDEX(k, n)``, ``C_INDEX(m, n)``, ``OUT_INDEX(m, n)``."""
     a, b = params.inputs[0].shape, params.inputs[1].shape
-    ta, tb = bool(params.attrs.get("transpose_a")), bool(params.attrs.get("transpose_b"))
+    ta, tb = bool(params.attrs_as(GemmAttrs).transpose_a), bool(params.attrs_as(GemmAttrs).transpose_b)
     batch, m, k, n, out = gemm_shapes(a, b, ta, tb)
     nb = len(batch)
     j = JitConstants({"GEMM_M": m, "GEMM_K": k, "GEMM_N": n, "GEMM_BATCH": _prod(batch)})
@@ -85,8 +85,8 @@ class GemmKernelRef(KernelBase):
         if bad:
             return bad
         try:
-            gemm_shapes(params.inputs[0].shape, params.inputs[1].shape, bool(params.attrs.get("transpose_a")),
-                        bool(params.attrs.get("transpose_b")))
+            gemm_shapes(params.inputs[0].shape, params.inputs[1].shape, bool(params.attrs_as(GemmAttrs).transpose_a),
+                        bool(params.attrs_as(GemmAttrs).transpose_b))
         except ValueError as e:
             return str(e)
         return None
@@ -98,13 +98,13 @@ class GemmKernelRef(KernelBase):
             j.update(nd_jit(f"INPUT{i}", x))
         j.update(nd_jit("OUTPUT", params.output))
         j.update(gemm_index_jit(params))
-        a = params.attrs
-        j.update({"ALPHA": float_literal(a.get("alpha", 1.0)), "BETA": float_literal(a.get("beta", 1.0)),
+        a = params.attrs_as(GemmAttrs)
+        j.update({"ALPHA": float_literal(a.alpha), "BETA": float_literal(a.beta),
                   "HAS_C": len(params.inputs) > 2})
         return j
 
     def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
         """gws = (N, M, batch)."""
         batch, m, _, n, _ = gemm_shapes(params.inputs[0].shape, params.inputs[1].shape,
-                                        bool(params.attrs.get("transpose_a")), bool(params.attrs.get("transpose_b")))
+                                        params.attrs_as(GemmAttrs).transpose_a, params.attrs_as(GemmAttrs).transpose_b)
         return (n, m, _prod(batch)), None

@@ -14,7 +14,7 @@ blocks. Anything else
 from __future__ import annotations
 
 from cldnn_py.layout import DataType, Format, Layout
-from cldnn_py.primitives.gemm import gemm_shapes
+from cldnn_py.ops import GemmAttrs, gemm_shapes
 
 from ...activation_functions import float_literal
 from ...jitter import JitConstants
@@ -38,7 +38,7 @@ def _plain(x: Layout) -> bool:
 def gemm_dims(params: Params) -> tuple[tuple[int, ...], int, int, int]:
     """(batch shape, M, K, N) of a gemm's params (numpy matmul rules, :func:`gemm_shapes`)."""
     batch, m, k, n, _ = gemm_shapes(params.inputs[0].shape, params.inputs[1].shape,
-                                    bool(params.attrs.get("transpose_a")), bool(params.attrs.get("transpose_b")))
+                                    params.attrs_as(GemmAttrs).transpose_a, params.attrs_as(GemmAttrs).transpose_b)
     return batch, m, k, n
 
 
@@ -75,7 +75,7 @@ class GemmKernelTiled(KernelBase):
         bad = nd_check(params.inputs, params.output)
         if bad:
             return bad
-        if params.attrs.get("transpose_b"):
+        if params.attrs_as(GemmAttrs).transpose_b:
             return "transposed B is not supported (the B row must be contiguous)"
         if params.inputs[1].rank < 2:
             return "B of rank 1 (a column) is a GEMV"
@@ -121,12 +121,12 @@ class GemmKernelTiled(KernelBase):
         j.update(nd_jit("OUTPUT", params.output))
         j.update(gemm_index_jit(params))
         _, m, k, _ = gemm_dims(params)
-        ta = bool(params.attrs.get("transpose_a")) and params.inputs[0].rank > 1
+        ta = bool(params.attrs_as(GemmAttrs).transpose_a) and params.inputs[0].rank > 1
         tm, kb, rg = self.blocking(params, variant)
-        a = params.attrs
+        a = params.attrs_as(GemmAttrs)
         j.update({"A_M_PITCH": 1 if ta else k, "A_K_PITCH": m if ta else 1, "TILE_M": tm, "K_BLOCK": kb,
-                  "ROW_GROUP": rg, "ALPHA": float_literal(a.get("alpha", 1.0)),
-                  "BETA": float_literal(a.get("beta", 1.0)), "HAS_C": len(params.inputs) > 2})
+                  "ROW_GROUP": rg, "ALPHA": float_literal(a.alpha),
+                  "BETA": float_literal(a.beta), "HAS_C": len(params.inputs) > 2})
         return j
 
     def dispatch(self, params: Params, variant: dict[str, int] | None = None

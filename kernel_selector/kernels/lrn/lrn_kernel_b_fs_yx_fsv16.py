@@ -10,6 +10,7 @@ float8, builds the window sums from the neighbouring slices' squares in register
 from __future__ import annotations
 
 from cldnn_py.layout import DataType, Format
+from cldnn_py.ops import LRNAttrs
 
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, KernelBase
@@ -45,7 +46,7 @@ class LRNKernelBFsYxFsv16(KernelBase):
         x, out = params.inputs[0], params.output
         if x.rank != 4:
             return f"input rank {x.rank} is not 4"
-        size = int(params.attrs["size"])
+        size = int(params.attrs_as(LRNAttrs).size)
         if not 1 <= size <= 33:
             return f"size {size} not in [1, 33]: the window may reach only the neighbouring slices"
         for name, lay in (("input", x), ("output", out)):
@@ -61,7 +62,7 @@ class LRNKernelBFsYxFsv16(KernelBase):
         """Tensors, lrn_ref's LRN_PRE / LRN_POST / LRN_K / LRN_ALPHA_DIV_SIZE / LRN_BETA, and OUT_BLOCK."""
         j = LRNKernelRef().jit_constants(params)
         j.add("OUT_BLOCK", OUT_BLOCK)
-        j.add("BETA_075", int(float(params.attrs["beta"]) == 0.75 and USE_BETA_075))
+        j.add("BETA_075", int(float(params.attrs_as(LRNAttrs).beta) == 0.75 and USE_BETA_075))
         return j
 
     def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...]]:

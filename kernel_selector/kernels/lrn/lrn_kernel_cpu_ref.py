@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import LRNAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -29,8 +31,8 @@ class LRNKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The normalized input, float32."""
-        a = params.attrs
-        size = int(a["size"])
+        a = params.attrs_as(LRNAttrs)
+        size = int(a.size)
         pre, post = (size - 1) // 2, size // 2
         x = inputs[0].astype(np.float32, copy=False)
         c = x.shape[1]
@@ -41,6 +43,6 @@ class LRNKernelCpuRef(CpuRefKernel):
                 acc[:, :c - off] += sq[:, off:]
             else:
                 acc[:, -off:] += sq[:, :c + off]
-        k, ads, beta = np.float32(a["k"]), np.float32(float(a["alpha"]) / size), np.float32(a["beta"])
+        k, ads, beta = np.float32(a.k), np.float32(float(a.alpha) / size), np.float32(a.beta)
         with np.errstate(all="ignore"):
             return x * np.exp(-beta * np.log(k + ads * acc))

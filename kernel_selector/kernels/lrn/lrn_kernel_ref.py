@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from cldnn_py.ops import LRNAttrs
+
 from ...activation_functions import float_literal
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -25,15 +27,15 @@ class LRNKernelRef(KernelBase):
         """Rank >= 2 (channels are dimension 1) and a positive size."""
         if params.inputs[0].rank < 2:
             return f"input rank {params.inputs[0].rank} < 2"
-        if int(params.attrs["size"]) < 1:
-            return f"size {params.attrs['size']} < 1"
+        if int(params.attrs_as(LRNAttrs).size) < 1:
+            return f"size {params.attrs_as(LRNAttrs).size} < 1"
         return None
 
     def jit_constants(self, params: Params) -> JitConstants:
         """Tensors plus the window (LRN_PRE, LRN_POST) and LRN_K, LRN_ALPHA_DIV_SIZE, LRN_BETA."""
         j = super().jit_constants(params)
-        a = params.attrs
-        size = int(a["size"])
-        return j.update({"LRN_PRE": (size - 1) // 2, "LRN_POST": size // 2, "LRN_K": float_literal(a["k"]),
-                         "LRN_ALPHA_DIV_SIZE": float_literal(float(a["alpha"]) / size),
-                         "LRN_BETA": float_literal(a["beta"])})
+        a = params.attrs_as(LRNAttrs)
+        size = int(a.size)
+        return j.update({"LRN_PRE": (size - 1) // 2, "LRN_POST": size // 2, "LRN_K": float_literal(a.k),
+                         "LRN_ALPHA_DIV_SIZE": float_literal(float(a.alpha) / size),
+                         "LRN_BETA": float_literal(a.beta)})

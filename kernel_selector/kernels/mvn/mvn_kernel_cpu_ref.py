@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.primitives.mvn import mvn_scale_offset
+from cldnn_py.ops import MVNAttrs, mvn_scale_offset
 
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
@@ -39,26 +39,26 @@ class MVNKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The normalized tensor, or the mean / inverse standard deviation per group, float32."""
-        a = params.attrs
+        a = params.attrs_as(MVNAttrs)
         x = inputs[0].astype(np.float32, copy=False)
-        axes = normalize_axes(a["axes"], x.ndim)
+        axes = normalize_axes(a.axes, x.ndim)
         n = 1
         for ax in axes:
             n *= x.shape[ax]
         with np.errstate(all="ignore"):
             mean = np.asarray(np.sum(x, axis=axes, keepdims=True, dtype=np.float64) / n, dtype=np.float32)
-            if a["result"] == "mean":
+            if a.result == "mean":
                 return mean
             d = x - mean
             var = np.asarray(np.sum(np.square(d, dtype=np.float64), axis=axes, keepdims=True) / n, dtype=np.float32)
-            inv_std = np.float32(1) / np.sqrt(var + np.float32(a["epsilon"]))
-            if a["result"] == "inv_std_dev":
+            inv_std = np.float32(1) / np.sqrt(var + np.float32(a.epsilon))
+            if a.result == "inv_std_dev":
                 return inv_std
-            v = d * inv_std if a.get("normalize_variance", True) else d
+            v = d * inv_std if a.normalize_variance else d
             k = 1
             for flag in ("has_scale", "has_bias"):
-                if a.get(flag):
-                    t = aligned(inputs[k], mvn_scale_offset(a.get("scale_axis"), x.ndim, inputs[k].ndim), x.ndim)
+                if getattr(a, flag):
+                    t = aligned(inputs[k], mvn_scale_offset(a.scale_axis, x.ndim, inputs[k].ndim), x.ndim)
                     v = v * t if flag == "has_scale" else v + t
                     k += 1
         return v

@@ -3,7 +3,7 @@ format, ranks 1-6; outputs the normalized tensor or its mean / inverse standard 
 
 from __future__ import annotations
 
-from cldnn_py.primitives.mvn import mvn_scale_offset
+from cldnn_py.ops import MVNAttrs, mvn_scale_offset
 
 from ...activation_functions import float_literal
 from ...jitter import JitConstants
@@ -35,12 +35,12 @@ class MVNKernelRef(KernelBase):
 
     def validate(self, params: Params) -> str | None:
         """Input count matches has_scale/has_bias; axes in range; ranks 5-6 plain bfyx."""
-        a = params.attrs
-        want = 1 + int(bool(a.get("has_scale"))) + int(bool(a.get("has_bias")))
+        a = params.attrs_as(MVNAttrs)
+        want = 1 + int(bool(a.has_scale)) + int(bool(a.has_bias))
         if len(params.inputs) != want:
             return f"expected {want} inputs (x[, scale][, bias]), got {len(params.inputs)}"
         try:
-            normalize_axes(a["axes"], params.inputs[0].rank)
+            normalize_axes(a.axes, params.inputs[0].rank)
         except ValueError as e:
             return str(e)
         return nd_check(params.inputs, params.output)
@@ -50,34 +50,34 @@ class MVNKernelRef(KernelBase):
         ``STATS_INDEX`` and ``SCALE_INDEX`` / ``BIAS_INDEX``."""
         j = super().jit_constants(params)
         x = params.inputs[0]
-        a = params.attrs
+        a = params.attrs_as(MVNAttrs)
         for i, t in enumerate(params.inputs):
             j.update(nd_jit(f"INPUT{i}", t))
         j.update(nd_jit("OUTPUT", params.output))
-        axes = normalize_axes(a["axes"], x.rank)
+        axes = normalize_axes(a.axes, x.rank)
         j.update(reduce_jit(x, axes))
         coords = [f"c{i}" for i in range(MAX_RANK)]
         stats = ["0" if i in axes else c for i, c in enumerate(coords)]
         j.add("STATS_INDEX", f"OUTPUT_IDX6({', '.join(stats)})")
         n = 1
         for flag, macro in (("has_scale", "SCALE_INDEX"), ("has_bias", "BIAS_INDEX")):
-            if a.get(flag):
+            if getattr(a, flag):
                 t = params.inputs[n]
-                off = mvn_scale_offset(a.get("scale_axis"), x.rank, t.rank)
+                off = mvn_scale_offset(a.scale_axis, x.rank, t.rank)
                 sc = ["0" if s == 1 else f"c{off + i}" for i, s in enumerate(t.shape)]
                 sc += ["0"] * (MAX_RANK - len(sc))
                 j.add(macro, f"INPUT{n}_IDX6({', '.join(sc)})")
                 j.add(f"{macro}_BUF", f"input{n}")
                 n += 1
-        j.update({"EPSILON": float_literal(a["epsilon"]), "MVN_RESULT": _RESULT[a["result"]],
-                  "NORMALIZE_VARIANCE": bool(a.get("normalize_variance", True)),
-                  "HAS_SCALE": bool(a.get("has_scale")), "HAS_BIAS": bool(a.get("has_bias"))})
+        j.update({"EPSILON": float_literal(a.epsilon), "MVN_RESULT": _RESULT[a.result],
+                  "NORMALIZE_VARIANCE": bool(a.normalize_variance),
+                  "HAS_SCALE": bool(a.has_scale), "HAS_BIAS": bool(a.has_bias)})
         return j
 
     def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
         """gws = (number of groups,)."""
         x = params.inputs[0]
         groups = x.count()
-        for ax in normalize_axes(params.attrs["axes"], x.rank):
+        for ax in normalize_axes(params.attrs_as(MVNAttrs).axes, x.rank):
             groups //= x.shape[ax]
         return (groups,), None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import PadAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -47,9 +49,9 @@ class PadKernelCpuRef(CpuRefKernel):
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """An outer-product gather of the per-axis source indices; in constant mode the elements with any index
         outside the input get the value."""
-        x, a = inputs[0], params.attrs
-        mode = a["mode"]
-        idx = [source_index(mode, m, n, b) for m, n, b in zip(params.output.shape, x.shape, a["pads_begin"])]
+        x, a = inputs[0], params.attrs_as(PadAttrs)
+        mode = a.mode
+        idx = [source_index(mode, m, n, b) for m, n, b in zip(params.output.shape, x.shape, a.pads_begin)]
         if mode != "constant":
             return x[np.ix_(*idx)]
         y = x[np.ix_(*[np.clip(i, 0, n - 1) for i, n in zip(idx, x.shape)])]
@@ -59,5 +61,5 @@ class PadKernelCpuRef(CpuRefKernel):
             shape[d] = i.size
             mask = mask & ((i >= 0) & (i < n)).reshape(shape)
         dtype = params.output.dtype.numpy
-        value = np.float32(a["value"]) if dtype == np.float32 else np.array(int(a["value"])).astype(dtype)
+        value = np.float32(a.value) if dtype == np.float32 else np.array(int(a.value)).astype(dtype)
         return np.where(mask, y.astype(dtype, copy=False), value)

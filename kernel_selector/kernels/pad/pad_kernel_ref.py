@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cldnn_py.layout import DataType
+from cldnn_py.ops import PadAttrs
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -33,26 +34,26 @@ class PadKernelRef(KernelBase):
 
     def validate(self, params: Params) -> str | None:
         """Output size = input + pads in every dimension; known mode."""
-        x, a = params.inputs[0], params.attrs
-        shape = tuple(n + lo + hi for n, lo, hi in zip(x.shape, a["pads_begin"], a["pads_end"]))
-        if len(a["pads_begin"]) != x.rank or shape != params.output.shape:
-            return (f"input {x.shape} padded by {a['pads_begin']}/{a['pads_end']} is not the output "
+        x, a = params.inputs[0], params.attrs_as(PadAttrs)
+        shape = tuple(n + lo + hi for n, lo, hi in zip(x.shape, a.pads_begin, a.pads_end))
+        if len(a.pads_begin) != x.rank or shape != params.output.shape:
+            return (f"input {x.shape} padded by {a.pads_begin}/{a.pads_end} is not the output "
                     f"{params.output.shape}")
-        if a["mode"] not in _MODES:
-            return f"unknown mode {a['mode']!r}"
+        if a.mode not in _MODES:
+            return f"unknown mode {a.mode!r}"
         return nd_check(params.inputs, params.output)
 
     def jit_constants(self, params: Params) -> JitConstants:
         """Tensors, N-D indexing, ``PAD_BEGIN_0..5``, ``PAD_MODE`` (0 constant, 1 reflect, 2 edge, 3 wrap),
         ``PAD_VALUE``."""
         j = super().jit_constants(params)
-        x, a = params.inputs[0], params.attrs
+        x, a = params.inputs[0], params.attrs_as(PadAttrs)
         j.update(nd_jit("INPUT0", x)).update(nd_jit("OUTPUT", params.output)).update(nd_output_coords())
-        begin = tuple(a["pads_begin"]) + (0,) * (MAX_RANK - x.rank)
+        begin = tuple(a.pads_begin) + (0,) * (MAX_RANK - x.rank)
         for d, b in enumerate(begin):
             j.add(f"PAD_BEGIN_{d}", b)
-        j.add("PAD_MODE", _MODES[a["mode"]])
-        value = float(a["value"])
+        j.add("PAD_MODE", _MODES[a.mode])
+        value = float(a.value)
         if params.output.dtype == DataType.f32:
             j.add("PAD_VALUE", f"((OUTPUT_TYPE){value!r}f)" if value == value and abs(value) != float("inf")
                   else ("NAN" if value != value else ("INFINITY" if value > 0 else "(-INFINITY)")))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import PermuteAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -23,4 +25,4 @@ class PermuteKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``numpy.transpose(x, order)``."""
-        return np.transpose(inputs[0], tuple(params.attrs["order"]))
+        return np.transpose(inputs[0], tuple(params.attrs_as(PermuteAttrs).order))

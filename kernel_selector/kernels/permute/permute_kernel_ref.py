@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cldnn_py.layout import DIMS, DataType
+from cldnn_py.ops import PermuteAttrs
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -45,7 +46,7 @@ class PermuteKernelRef(KernelBase):
 
     def validate(self, params: Params) -> str | None:
         """The order must be a permutation of the input's logical rank."""
-        order = tuple(params.attrs["order"])
+        order = tuple(params.attrs_as(PermuteAttrs).order)
         if sorted(order) != list(range(params.inputs[0].rank)):
             return f"order {order} is not a permutation of rank {params.inputs[0].rank}"
         return None
@@ -55,7 +56,7 @@ class PermuteKernelRef(KernelBase):
         N-D indexing of :mod:`..nd_index` and ``IN_0`` .. ``IN_5`` (the output coordinate ``o<i>`` indexing each
         input dimension)."""
         j = super().jit_constants(params)
-        order = tuple(params.attrs["order"])
+        order = tuple(params.attrs_as(PermuteAttrs).order)
         if len(order) > 4:
             j.add("PERMUTE_ND", 1).update(nd_output_coords())
             j.update(nd_jit("INPUT0", params.inputs[0])).update(nd_jit("OUTPUT", params.output))
@@ -65,6 +66,6 @@ class PermuteKernelRef(KernelBase):
             for d, c in enumerate(coords):
                 j.add(f"IN_{d}", c)
             return j
-        for d, c in zip(DIMS, input_coords(order)):
-            j.add(f"IN_{d.upper()}", c)
+        for name, c in zip(DIMS, input_coords(order)):
+            j.add(f"IN_{name.upper()}", c)
         return j

@@ -10,7 +10,7 @@ here instead of ``pooling_ref`` (one work-item per element, a GET_INDEX per tap)
 from __future__ import annotations
 
 from cldnn_py.layout import DataType, Format
-from cldnn_py.primitives.pooling import PoolingMode
+from cldnn_py.ops import PoolingAttrs, PoolingMode
 
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
@@ -58,8 +58,8 @@ class PoolingKernelBFsYxFsv16(KernelBase):
         """Rank-4 data, a known mode, fused ops that FUSED_OPS8 can express."""
         if params.inputs[0].rank != 4:
             return f"input rank {params.inputs[0].rank} is not 4"
-        if PoolingMode(params.attrs["mode"]) not in _MODE:
-            return f"pooling mode {params.attrs['mode']!r} is not supported"
+        if PoolingMode(params.attrs_as(PoolingAttrs).mode) not in _MODE:
+            return f"pooling mode {params.attrs_as(PoolingAttrs).mode!r} is not supported"
         return fused_ops8_reason(params)
 
     def priority(self, params: Params) -> int:
@@ -75,14 +75,14 @@ class PoolingKernelBFsYxFsv16(KernelBase):
         POOL_MODE), OUT_BLOCK and CHECK_X."""
         j = super().jit_constants(params)
         k, s, pb, pe = pooling_window(params)
-        a = params.attrs
-        d = (1, 1) if a.get("global_pooling") else tuple(a.get("dilation", (1, 1)))
+        a = params.attrs_as(PoolingAttrs)
+        d = (1, 1) if a.global_pooling else a.dilation
         w, ow = params.inputs[0].dims4[3], params.output.dims4[3]
         check_x = pb[1] > 0 or (ow - 1) * s[1] - pb[1] + (k[1] - 1) * d[1] >= w
         j.update({"POOL_SIZE_Y": k[0], "POOL_SIZE_X": k[1], "STRIDE_Y": s[0], "STRIDE_X": s[1],
                   "DILATION_Y": d[0], "DILATION_X": d[1],
                   "PAD_Y": pb[0], "PAD_X": pb[1], "PAD_END_Y": pe[0], "PAD_END_X": pe[1],
-                  "POOL_MODE": _MODE[PoolingMode(a["mode"])], "OUT_BLOCK": self.block(params),
+                  "POOL_MODE": _MODE[PoolingMode(a.mode)], "OUT_BLOCK": self.block(params),
                   "CHECK_X": int(check_x)})
         return j
 

@@ -22,7 +22,7 @@ import numpy as np
 from numba import prange
 
 from cldnn_py.layout import DataType, Format
-from cldnn_py.primitives.pooling import PoolingMode
+from cldnn_py.ops import PoolingAttrs, PoolingMode
 
 from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3
@@ -172,8 +172,8 @@ class PoolingKernelCpuFsv16(CpuKernelBase):
             return f"input rank {x.rank} is not 4"
         if x.format != out.format:
             return f"output format {out.format.value} differs from the input's {x.format.value}"
-        if PoolingMode(params.attrs["mode"]) not in MODES:
-            return f"mode {params.attrs['mode']} unknown"
+        if PoolingMode(params.attrs_as(PoolingAttrs).mode) not in MODES:
+            return f"mode {params.attrs_as(PoolingAttrs).mode} unknown"
         return fused_reason(params)
 
     def priority(self, params: Params) -> int:
@@ -184,8 +184,8 @@ class PoolingKernelCpuFsv16(CpuKernelBase):
         """fn(input, output, [chain operand]) on raw buffers."""
         x, out = params.inputs[0], params.output
         k, s, pb, pe = pooling_window(params)
-        a = params.attrs
-        d = (1, 1) if a.get("global_pooling") else tuple(a.get("dilation", (1, 1)))
+        a = params.attrs_as(PoolingAttrs)
+        d = (1, 1) if a.global_pooling else a.dilation
         win = np.array([k[0], k[1], s[0], s[1], pb[0], pb[1], pe[0], pe[1], d[0], d[1]], np.int64)
         lanes = 16 if x.format == Format.b_fs_yx_fsv16 else 1
         n, c, h, w = x.shape
@@ -193,7 +193,7 @@ class PoolingKernelCpuFsv16(CpuKernelBase):
         dims = np.array([n, -(-c // lanes), lanes, c, h, w, oh, ow], np.int64)
         mi, mo = row_map(x), row_map(out)
         launch = Launcher(out.count() * k[0] * k[1])  # taps read
-        mode = MODES[PoolingMode(a["mode"])]
+        mode = MODES[PoolingMode(a.mode)]
         codes, fa, fb, mr = chain_arrays(list(params.fused_ops), out)
         res_lay = next((lay for op in params.fused_ops for lay in op.extra_inputs), None)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from cldnn_py.primitives.pooling import PoolingMode
+from cldnn_py.ops import PoolingAttrs, PoolingMode
 
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
@@ -75,10 +75,10 @@ class PoolingKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """(N, C, OH, OW) float32."""
-        a = params.attrs
+        a = params.attrs_as(PoolingAttrs)
         k, s, pb, pe = pooling_window(params)
-        d = (1, 1) if a.get("global_pooling") else tuple(a.get("dilation", (1, 1)))
-        mode = PoolingMode(a["mode"])
+        d = (1, 1) if a.global_pooling else a.dilation
+        mode = PoolingMode(a.mode)
         x = inputs[0].astype(np.float32, copy=False)
         h, w = x.shape[2], x.shape[3]
         out = (params.output.shape[2], params.output.shape[3])

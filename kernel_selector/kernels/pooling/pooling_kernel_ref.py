@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cldnn_py.primitives.pooling import Pooling, PoolingMode
+from cldnn_py.ops import PoolingAttrs, PoolingMode
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -13,11 +13,9 @@ _MODE = {PoolingMode.max: 0, PoolingMode.average: 1, PoolingMode.average_no_padd
 
 
 def pooling_window(params: Params) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
-    """(kernel, stride, pad, pad_end), each (y, x), with global pooling resolved for the input layout.
-
-    The primitive is rebuilt from ``params.attrs`` so the rule lives in one place, ``Pooling.window``.
-    """
-    return Pooling(params.layer_id or "pooling", input="input", **params.attrs).window(params.inputs[0])
+    """(kernel, stride, pad, pad_end), each (y, x), with global pooling resolved for the input layout
+    (:meth:`cldnn_py.ops.PoolingAttrs.window`, the one place of the rule)."""
+    return params.attrs_as(PoolingAttrs).window(params.inputs[0].shape)
 
 
 @register
@@ -54,9 +52,9 @@ class PoolingKernelRef(KernelBase):
         2 average_no_padding)."""
         j = super().jit_constants(params)
         k, s, pb, pe = pooling_window(params)
-        a = params.attrs
-        d = (1, 1) if a.get("global_pooling") else tuple(a.get("dilation", (1, 1)))
-        mode = PoolingMode(a["mode"])
+        a = params.attrs_as(PoolingAttrs)
+        d = (1, 1) if a.global_pooling else a.dilation
+        mode = PoolingMode(a.mode)
         j.update({"POOL_SIZE_Y": k[0], "POOL_SIZE_X": k[1], "STRIDE_Y": s[0], "STRIDE_X": s[1],
                   "DILATION_Y": d[0], "DILATION_X": d[1],
                   "PAD_Y": pb[0], "PAD_X": pb[1], "PAD_END_Y": pe[0], "PAD_END_X": pe[1],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.primitives.reduce import ReduceMode, normalize_axes
+from cldnn_py.ops import ReduceAttrs, ReduceMode, normalize_axes
 
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
@@ -29,8 +29,8 @@ class ReduceKernelCpuRef(CpuRefKernel):
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The reduction with the reduced axes kept as 1 (reshaped to the output's shape by the base)."""
         x = inputs[0].astype(np.float32, copy=False)
-        axes = normalize_axes(tuple(params.attrs["axes"]), x.ndim)
-        mode = ReduceMode(params.attrs["mode"])
+        axes = normalize_axes(tuple(params.attrs_as(ReduceAttrs).axes), x.ndim)
+        mode = ReduceMode(params.attrs_as(ReduceAttrs).mode)
         if mode == ReduceMode.max:
             return np.max(x, axis=axes, keepdims=True)
         if mode == ReduceMode.min:

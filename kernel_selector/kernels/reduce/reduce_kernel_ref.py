@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cldnn_py.primitives.reduce import ReduceMode, normalize_axes
+from cldnn_py.ops import ReduceAttrs, ReduceMode, normalize_axes
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -40,7 +40,7 @@ class ReduceKernelRef(KernelBase):
     def validate(self, params: Params) -> str | None:
         """The axes must be distinct and in range for the input rank."""
         try:
-            normalize_axes(tuple(params.attrs["axes"]), params.inputs[0].rank)
+            normalize_axes(tuple(params.attrs_as(ReduceAttrs).axes), params.inputs[0].rank)
         except ValueError as e:
             return str(e)
         return None
@@ -50,12 +50,12 @@ class ReduceKernelRef(KernelBase):
         REDUCE_MODE_<mode>."""
         j = super().jit_constants(params)
         x = params.inputs[0]
-        axes = normalize_axes(tuple(params.attrs["axes"]), x.rank)
+        axes = normalize_axes(tuple(params.attrs_as(ReduceAttrs).axes), x.rank)
         keep, red = split_sizes(x.shape, axes)
         count = 1
         for n in red:
             count *= n
-        mode = ReduceMode(params.attrs["mode"]).value
+        mode = ReduceMode(params.attrs_as(ReduceAttrs).mode).value
         return j.update({"REDUCE_KEEP_SIZES": ", ".join(map(str, keep)),
                          "REDUCE_RED_SIZES": ", ".join(map(str, red)),
                          "REDUCE_COUNT": count, "IN_D4": keep[4] * red[4], "IN_D5": keep[5] * red[5],

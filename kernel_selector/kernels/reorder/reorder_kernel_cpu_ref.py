@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import ReorderAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -43,4 +45,4 @@ class ReorderKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The input converted to the output's type."""
-        return convert(inputs[0], params.output.dtype.numpy, params.attrs.get("convert_mode", "round"))
+        return convert(inputs[0], params.output.dtype.numpy, params.attrs_as(ReorderAttrs).convert_mode)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cldnn_py.layout import DataType
+from cldnn_py.ops import ReorderAttrs
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -32,7 +33,7 @@ class ReorderKernelRef(KernelBase):
         """Tensors plus ``TO_OUTPUT(v)``."""
         j = super().jit_constants(params)
         out = params.output.dtype
-        mode = params.attrs.get("convert_mode", "round")
+        mode = params.attrs_as(ReorderAttrs).convert_mode
         if mode == "bool":
             conv = "((OUTPUT_TYPE)((v) != 0))"
         elif out == DataType.f32:

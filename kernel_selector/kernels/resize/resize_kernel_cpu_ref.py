@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import ResizeAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -31,9 +33,9 @@ class ResizeKernelCpuRef(CpuRefKernel):
         y = inputs[0].astype(np.float32, copy=False)
         extrap = np.zeros((), dtype=bool)
         for d, (n, m) in enumerate(zip(inputs[0].shape, params.output.shape)):
-            if is_identity_axis(params.attrs, d, n, m):
+            if is_identity_axis(params.attrs_as(ResizeAttrs), d, n, m):
                 continue
-            idx, w, ex = axis_taps(params.attrs, d, n, m)
+            idx, w, ex = axis_taps(params.attrs_as(ResizeAttrs), d, n, m)
             w32 = w.astype(np.float32)
             shape = [1] * y.ndim
             shape[d] = m
@@ -45,5 +47,5 @@ class ResizeKernelCpuRef(CpuRefKernel):
             if ex.any():
                 extrap = extrap | ex.reshape(shape)
         if extrap.any():
-            y = np.where(extrap, np.float32(params.attrs["extrapolation_value"]), y)
+            y = np.where(extrap, np.float32(params.attrs_as(ResizeAttrs).extrapolation_value), y)
         return y

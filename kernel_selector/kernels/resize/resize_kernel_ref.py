@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cldnn_py.layout import DataType
+from cldnn_py.ops import ResizeAttrs
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -30,11 +31,11 @@ def resize_jit(params: Params) -> JitConstants:
     x, out = params.inputs[0], params.output
     tables = []
     for d, (n, m) in enumerate(zip(dims6(x), dims6(out))):
-        if d >= x.rank or is_identity_axis(params.attrs, d, n, m):
+        if d >= x.rank or is_identity_axis(params.attrs_as(ResizeAttrs), d, n, m):
             j.add(f"TAPS_{d}", 1).add(f"IDX_{d}(o, t)", "(o)").add(f"W_{d}(o, t)", "1.0f")
             j.add(f"EXTRAP_{d}(o)", 0)
             continue
-        idx, w, extrap = axis_taps(params.attrs, d, n, m)
+        idx, w, extrap = axis_taps(params.attrs_as(ResizeAttrs), d, n, m)
         taps = idx.shape[1]
         tables.append(f"__constant int resize_idx{d}[{idx.size}] = {{{_ints(idx)}}};")
         tables.append(f"__constant float resize_w{d}[{w.size}] = {{{_floats(w)}}};")
@@ -47,7 +48,7 @@ def resize_jit(params: Params) -> JitConstants:
         else:
             j.add(f"EXTRAP_{d}(o)", 0)
     j.add("RESIZE_TABLES", " ".join(tables))
-    j.add("EXTRAPOLATION_VALUE", f"{float(np.float32(params.attrs['extrapolation_value'])):.9e}f")
+    j.add("EXTRAPOLATION_VALUE", f"{float(np.float32(params.attrs_as(ResizeAttrs).extrapolation_value)):.9e}f")
     return j
 
 

@@ -22,6 +22,8 @@ import math
 
 import numpy as np
 
+from cldnn_py.ops import ResizeAttrs
+
 
 def source_coords(ctm: str, m: int, n: int, scale: float, roi: tuple[float, float] | None) -> np.ndarray:
     """Input coordinate of each of the ``m`` output indices of an axis of input size ``n``.
@@ -79,32 +81,32 @@ def _filter(mode: str, d: np.ndarray, a: float) -> np.ndarray:
     return np.where(d <= 1, near, np.where(d < 2, far, 0.0))
 
 
-def axis_taps(attrs: dict, axis: int, n: int, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def axis_taps(attrs: ResizeAttrs, axis: int, n: int, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(indices int32 (m, T), weights float64 (m, T), extrapolated bool (m,)) of one axis.
 
-    ``attrs`` are the Resize primitive's attributes (mode, coordinate_transformation_mode, nearest_mode,
+    ``attrs`` are the Resize primitive's typed attributes (mode, coordinate_transformation_mode, nearest_mode,
     cubic_coeff_a, exclude_outside, antialias, scales, roi); ``n``/``m`` the axis' input/output sizes.
     """
-    scales = attrs.get("scales")
+    scales = attrs.scales
     scale = float(scales[axis]) if scales is not None else m / n
-    roi = attrs.get("roi")
+    roi = attrs.roi
     rank = len(roi) // 2 if roi is not None else 0
-    ctm = attrs["coordinate_transformation_mode"]
+    ctm = attrs.coordinate_transformation_mode
     x = source_coords(ctm, m, n, scale, (roi[axis], roi[axis + rank]) if roi is not None else None)
     extrap = (x < 0) | (x > n - 1) if ctm == "tf_crop_and_resize" else np.zeros(m, dtype=bool)
-    mode = attrs["mode"]
+    mode = attrs.mode
     if mode == "nearest":
-        idx = np.clip(_round_nearest(x, attrs["nearest_mode"], scale), 0, n - 1).astype(np.int32)
+        idx = np.clip(_round_nearest(x, attrs.nearest_mode, scale), 0, n - 1).astype(np.int32)
         return idx[:, None], np.ones((m, 1)), extrap
     radius = 1 if mode == "linear" else 2
-    s = min(scale, 1.0) if attrs.get("antialias") else 1.0
+    s = min(scale, 1.0) if attrs.antialias else 1.0
     half = math.ceil(radius / s - 1e-9)  # taps each side of floor(x)
     x0 = np.floor(x)
     j = x0[:, None] + np.arange(-half + 1, half + 1)[None, :]
-    w = _filter(mode, (j - x[:, None]) * s, float(attrs.get("cubic_coeff_a", -0.75)))
-    if attrs.get("exclude_outside"):
+    w = _filter(mode, (j - x[:, None]) * s, float(attrs.cubic_coeff_a))
+    if attrs.exclude_outside:
         w = np.where((j < 0) | (j > n - 1), 0.0, w)
-    if attrs.get("antialias") or attrs.get("exclude_outside"):
+    if attrs.antialias or attrs.exclude_outside:
         total = w.sum(axis=1, keepdims=True)
         w = w / np.where(total == 0, 1.0, total)
     idx = np.clip(j, 0, n - 1).astype(np.int32)
@@ -114,15 +116,15 @@ def axis_taps(attrs: dict, axis: int, n: int, m: int) -> tuple[np.ndarray, np.nd
     return idx[:, keep], w[:, keep], extrap
 
 
-def is_identity_axis(attrs: dict, axis: int, n: int, m: int) -> bool:
+def is_identity_axis(attrs: ResizeAttrs, axis: int, n: int, m: int) -> bool:
     """True when the axis is copied unchanged: same size with scale 1 (ONNX leaves such an axis alone whatever the
     coordinate mode, e.g. tf_half_pixel_for_nn would otherwise shift it by half a pixel; tf_crop_and_resize only
     with the whole roi), or every output index reads exactly itself with weight 1 and no extrapolation."""
     if n != m:
         return False
-    scales, roi = attrs.get("scales"), attrs.get("roi")
+    scales, roi = attrs.scales, attrs.roi
     if scales is None or math.isclose(float(scales[axis]), 1.0):
-        if attrs["coordinate_transformation_mode"] != "tf_crop_and_resize" or roi is None or (
+        if attrs.coordinate_transformation_mode != "tf_crop_and_resize" or roi is None or (
                 math.isclose(roi[axis], 0.0) and math.isclose(roi[axis + len(roi) // 2], 1.0)):
             return True
     idx, w, extrap = axis_taps(attrs, axis, n, m)

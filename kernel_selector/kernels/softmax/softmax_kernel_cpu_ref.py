@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import SoftmaxAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -32,6 +34,6 @@ class SoftmaxKernelCpuRef(CpuRefKernel):
             m = np.fmax.reduce(x, axis=axes, keepdims=True, initial=-np.inf)
             d = x - m
             s = np.sum(np.exp(d), axis=axes, keepdims=True, dtype=np.float32)
-            if params.attrs.get("log", False):
+            if params.attrs_as(SoftmaxAttrs).log:
                 return x - (m + np.log(s))
             return np.exp(d) * (np.float32(1) / s)

@@ -3,6 +3,8 @@ row, any data format, ranks 1-6."""
 
 from __future__ import annotations
 
+from cldnn_py.ops import SoftmaxAttrs
+
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params
@@ -14,8 +16,8 @@ from ..nd_reduce import normalize_axes, reduce_jit
 def softmax_axes(params: Params) -> tuple[int, ...]:
     """The logical axes normalized together: (axis,), or axis .. rank-1 when ``coerce_2d`` (ONNX opset < 13)."""
     rank = params.inputs[0].rank
-    axis = normalize_axes([params.attrs["axis"]], rank)[0]
-    if params.attrs.get("coerce_2d"):
+    axis = normalize_axes([params.attrs_as(SoftmaxAttrs).axis], rank)[0]
+    if params.attrs_as(SoftmaxAttrs).coerce_2d:
         return tuple(range(axis, rank))
     return (axis,)
 
@@ -36,7 +38,7 @@ class SoftmaxKernelRef(KernelBase):
 
     def validate(self, params: Params) -> str | None:
         """The axis must lie in [-rank, rank); ranks 5-6 must be plain unpadded bfyx."""
-        rank, axis = params.inputs[0].rank, int(params.attrs["axis"])
+        rank, axis = params.inputs[0].rank, int(params.attrs_as(SoftmaxAttrs).axis)
         if not -rank <= axis < rank:
             return f"axis {axis} out of range for rank {rank}"
         return nd_check(params.inputs, params.output)
@@ -47,7 +49,7 @@ class SoftmaxKernelRef(KernelBase):
         j.update(nd_jit("INPUT0", params.inputs[0]))
         j.update(nd_jit("OUTPUT", params.output))
         j.update(reduce_jit(params.inputs[0], softmax_axes(params)))
-        j.add("SOFTMAX_LOG", bool(params.attrs.get("log", False)))
+        j.add("SOFTMAX_LOG", bool(params.attrs_as(SoftmaxAttrs).log))
         return j
 
     def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...] | None]:

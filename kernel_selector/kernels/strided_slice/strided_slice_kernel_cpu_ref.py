@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.primitives.strided_slice import slice_ranges
+from cldnn_py.ops import StridedSliceAttrs, slice_ranges
 
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
@@ -26,6 +26,6 @@ class StridedSliceKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``x`` indexed by the normalized ranges of every dimension (an outer-product index)."""
-        a = params.attrs
-        ranges = slice_ranges(a["begin"], a["end"], a["steps"], inputs[0].shape)
+        a = params.attrs_as(StridedSliceAttrs)
+        ranges = slice_ranges(a.begin, a.end, a.steps, inputs[0].shape)
         return inputs[0][np.ix_(*[np.arange(r.start, r.stop, r.step) for r in ranges])]

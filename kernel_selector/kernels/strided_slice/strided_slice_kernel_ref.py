@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cldnn_py.layout import DataType
-from cldnn_py.primitives.strided_slice import slice_ranges
+from cldnn_py.ops import StridedSliceAttrs, slice_ranges
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -34,10 +34,10 @@ class StridedSliceKernelRef(KernelBase):
     def validate(self, params: Params) -> str | None:
         """The normalized slice must have the output's shape."""
         x = params.inputs[0]
-        a = params.attrs
-        if len(a["begin"]) != x.rank:
-            return f"begin has {len(a['begin'])} entries for input rank {x.rank}"
-        shape = tuple(len(r) for r in slice_ranges(a["begin"], a["end"], a["steps"], x.shape))
+        a = params.attrs_as(StridedSliceAttrs)
+        if len(a.begin) != x.rank:
+            return f"begin has {len(a.begin)} entries for input rank {x.rank}"
+        shape = tuple(len(r) for r in slice_ranges(a.begin, a.end, a.steps, x.shape))
         if shape != params.output.shape:
             return f"slice of {x.shape} has shape {shape}, output is {params.output.shape}"
         return nd_check(params.inputs, params.output)
@@ -47,8 +47,8 @@ class StridedSliceKernelRef(KernelBase):
         j = super().jit_constants(params)
         x = params.inputs[0]
         j.update(nd_jit("INPUT0", x)).update(nd_jit("OUTPUT", params.output)).update(nd_output_coords())
-        a = params.attrs
-        ranges = slice_ranges(a["begin"], a["end"], a["steps"], x.shape)
+        a = params.attrs_as(StridedSliceAttrs)
+        ranges = slice_ranges(a.begin, a.end, a.steps, x.shape)
         ranges += [range(0, 1, 1)] * (MAX_RANK - len(ranges))
         for d, r in enumerate(ranges):
             j.add(f"START_{d}", r.start).add(f"STEP_{d}", r.step)

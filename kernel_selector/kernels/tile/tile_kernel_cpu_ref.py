@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cldnn_py.ops import TileAttrs
+
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -23,4 +25,4 @@ class TileKernelCpuRef(CpuRefKernel):
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``numpy.tile(x, repeats)``."""
-        return np.tile(inputs[0], tuple(params.attrs["repeats"]))
+        return np.tile(inputs[0], tuple(params.attrs_as(TileAttrs).repeats))

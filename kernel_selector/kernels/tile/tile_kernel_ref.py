@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cldnn_py.layout import DataType
+from cldnn_py.ops import TileAttrs
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
@@ -32,7 +33,7 @@ class TileKernelRef(KernelBase):
     def validate(self, params: Params) -> str | None:
         """Same rank; output = input * repeats."""
         x, out = params.inputs[0], params.output
-        reps = tuple(params.attrs["repeats"])
+        reps = tuple(params.attrs_as(TileAttrs).repeats)
         if x.rank != out.rank or tuple(n * r for n, r in zip(x.shape, reps)) != out.shape:
             return f"input {x.shape} tiled {reps} is not the output {out.shape}"
         return nd_check(params.inputs, out)

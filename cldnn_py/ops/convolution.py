@@ -1,0 +1,38 @@
+"""Typed attributes of convolution and deconvolution (clDNN ``convolution_params`` / ``deconvolution_params``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .base import OpAttrs
+
+
+@dataclass(frozen=True)
+class ConvolutionAttrs(OpAttrs):
+    """2-D convolution: ``stride``, ``dilation``, ``pad`` (begin), ``pad_end`` as (y, x) pairs, ``groups``.
+
+    Shapes: input (N, C, H, W), weights (OC, C/groups, KH, KW), output (N, OC, OH, OW) with OH from
+    :func:`cldnn_py.ops.window.conv_out_size`; ``groups == C == OC`` is depthwise.
+    """
+
+    stride: tuple[int, int] = (1, 1)
+    dilation: tuple[int, int] = (1, 1)
+    pad: tuple[int, int] = (0, 0)
+    pad_end: tuple[int, int] = (0, 0)
+    groups: int = 1
+
+
+@dataclass(frozen=True)
+class DeconvolutionAttrs(OpAttrs):
+    """2-D transposed convolution (ONNX ConvTranspose): as :class:`ConvolutionAttrs` plus ``output_padding`` (y, x).
+
+    Shapes: input (N, C, H, W), weights (C, OC/groups, KH, KW), output from
+    :func:`cldnn_py.ops.window.deconv_out_size`.
+    """
+
+    stride: tuple[int, int] = (1, 1)
+    dilation: tuple[int, int] = (1, 1)
+    pad: tuple[int, int] = (0, 0)
+    pad_end: tuple[int, int] = (0, 0)
+    output_padding: tuple[int, int] = (0, 0)
+    groups: int = 1
