@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..layout import Format, Padding
 from ..pass_manager import BasePass
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode
 
 
@@ -37,7 +37,7 @@ class PreparePadding(BasePass):
 
     name = "prepare_padding"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """Collect the largest halo per producer, then set its output padding."""
         need: dict[str, list[int]] = {}
         for conv in program.order:

@@ -8,7 +8,7 @@ Rules run in order over the graph until nothing changes; then Data nodes left wi
 from __future__ import annotations
 
 from ..pass_manager import BasePass
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 from ..program_node import remove_node, topological_order
 from .fusing import RULES
 
@@ -18,7 +18,7 @@ class PreparePrimitiveFusing(BasePass):
 
     name = "prepare_primitive_fusing"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """Rules in order, each over the nodes in execution order."""
         for rule in RULES:
             for node in list(program.order):

@@ -12,7 +12,7 @@ import dataclasses
 
 import numpy as np
 
-from ...program import ProgramBuilder
+from ...program_graph import ProgramGraph
 from ...program_node import ProgramNode
 from .common import new_data, sole_user
 
@@ -28,7 +28,7 @@ def _per_channel(node: ProgramNode, c: int, rank: int) -> np.ndarray | None:
     return a.reshape(-1).astype(np.float64)
 
 
-def fuse_scale_into_batch_norm(program: ProgramBuilder, elt: ProgramNode) -> bool:
+def fuse_scale_into_batch_norm(program: ProgramGraph, elt: ProgramNode) -> bool:
     """Apply the rule to ``elt`` (an eltwise prod or sum); True when it folded."""
     if elt.kind != "eltwise" or len(elt.dependencies) != 2 or elt.id in program.forced_impls:
         return False

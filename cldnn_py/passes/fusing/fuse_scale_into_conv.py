@@ -11,13 +11,13 @@ import dataclasses
 
 import numpy as np
 
-from ...program import ProgramBuilder
+from ...program_graph import ProgramGraph
 from ...program_node import ProgramNode
 from .common import new_data, sole_user
 from .fuse_scale_into_batch_norm import _per_channel
 
 
-def fuse_scale_into_conv(program: ProgramBuilder, node: ProgramNode) -> bool:
+def fuse_scale_into_conv(program: ProgramGraph, node: ProgramNode) -> bool:
     """Apply the rule to ``node`` (a Scale, or an eltwise prod/sum); True when it folded."""
     if node.kind not in ("scale", "eltwise") or node.id in program.forced_impls:
         return False
