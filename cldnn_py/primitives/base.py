@@ -14,8 +14,9 @@ from ..errors import ShapeError, TopologyError
 from ..layout import Layout
 
 
-def pair(value: Any, name: str, pid: str) -> tuple[int, int]:
-    """Normalize an int or a (y, x) pair to a tuple of two ints; raises TopologyError otherwise."""
+def yx_pair(value: Any, name: str, pid: str) -> tuple[int, int]:
+    """A primitive's spatial attribute ``name`` (stride, pad ...) given as an int (both axes) or a (y, x) pair, as a
+    tuple of two ints; raises TopologyError naming primitive ``pid`` otherwise."""
     if isinstance(value, int):
         return (value, value)
     try:

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from ..errors import TopologyError
 from ..layout import Layout
-from .base import Primitive, one_input, pair
+from .base import Primitive, one_input, yx_pair
 
 
 class PoolingMode(str, enum.Enum):
@@ -58,8 +58,8 @@ class Pooling(Primitive):
             raise TopologyError(f"pooling '{self.id}': mode must be one of "
                                 f"{[m.value for m in PoolingMode]}, got {self.mode!r}") from None
         for name in ("kernel", "stride", "pad", "dilation"):
-            object.__setattr__(self, name, pair(getattr(self, name), name, self.id))
-        pe = self.pad if self.pad_end is None else pair(self.pad_end, "pad_end", self.id)
+            object.__setattr__(self, name, yx_pair(getattr(self, name), name, self.id))
+        pe = self.pad if self.pad_end is None else yx_pair(self.pad_end, "pad_end", self.id)
         object.__setattr__(self, "pad_end", pe)
         if min(self.kernel + self.stride) < 1 or min(self.pad + self.pad_end) < 0:
             raise TopologyError(f"pooling '{self.id}': kernel/stride must be >= 1 and pads >= 0")
