@@ -6,6 +6,7 @@ Describe a network as a :class:`Topology` of primitives, compile it with :class:
 
 import numpy as np
 
+from .debug_log import configure_debug_logging
 from .device import DeviceInfo, list_devices
 from .engine import Engine
 from .errors import (
@@ -69,6 +70,7 @@ def _run_constant_subgraph(engine: Engine, topology: Topology) -> dict[str, np.n
 
 
 set_constant_evaluator(_run_constant_subgraph)
+configure_debug_logging()  # CLDNN_PY_DEBUG=1: the cldnn_py loggers' debug records to stderr
 
 __all__ = [
     "ArgMax", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
