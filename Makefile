@@ -1,4 +1,4 @@
-# `make run` and `make test` bootstrap .venv themselves (DESIGN.md §2).
+# `make run` and `make test` bootstrap .venv themselves.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin

@@ -45,7 +45,8 @@ class Arg:
 @dataclass
 class ClKernelData:
     """One enqueue: the full OpenCL source of the kernel (header + template), its entry point, gws, lws, args.
-    A CPU kernel has no source: ``fn`` is the callable the CPU engine runs with the arguments (kernel_selector/cpu.py).
+    A CPU kernel has no source: ``fn`` is the callable the CPU engine runs with the arguments
+    (kernel_selector/cpu_kernel_base.py).
     """
 
     entry: str
