@@ -36,6 +36,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check cldnn_py kernel_selector tests examples benchmarks
 	$(BIN)/mypy cldnn_py kernel_selector
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -59,8 +59,7 @@ from .primitives import (
 )
 from .program import BuildOptions, Program, set_constant_evaluator
 from .topology import Topology
-
-__version__ = "0.1.0"
+from .version import __version__ as __version__
 
 
 def _run_constant_subgraph(engine: Engine, topology: Topology) -> dict[str, np.ndarray]:

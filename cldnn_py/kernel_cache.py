@@ -126,7 +126,7 @@ class KernelCache:
     @staticmethod
     def key(source: str, options: list[str], device: Any) -> str:
         """SHA-256 (hex) of the source, build options, device name, platform and driver versions, package version."""
-        from . import __version__
+        from .version import __version__
 
         text = json.dumps([source, list(options), device.name, device.platform_version, device.driver_version,
                            __version__])

@@ -37,3 +37,17 @@ def new_data(program: ProgramGraph, user: ProgramNode, pid: str, values: Any) ->
     node.output_layout = node.primitive.calc_output_layout([])
     program.nodes[pid] = node
     return node
+
+
+def per_channel(node: ProgramNode, c: int, rank: int) -> np.ndarray | None:
+    """The values of a Data node holding one value per channel of a rank-``rank`` tensor with ``c`` channels (shape
+    (c,), (c, 1, 1), (1, c, 1, 1) ... as numpy broadcasting aligns it), flattened to float64; None for any other
+    node or shape."""
+    if node.kind != "data":
+        return None
+    a = node.primitive.array  # type: ignore[attr-defined]
+    shape = tuple(a.shape)
+    full = (1,) * (rank - len(shape)) + shape  # numpy broadcasting aligns trailing dimensions
+    if a.size != c or len(full) != rank or full[1] != c:
+        return None
+    return a.reshape(-1).astype(np.float64)

@@ -14,18 +14,7 @@ import numpy as np
 
 from ...program_graph import ProgramGraph
 from ...program_node import ProgramNode
-from .common import new_data, sole_user
-
-
-def _per_channel(node: ProgramNode, c: int, rank: int) -> np.ndarray | None:
-    if node.kind != "data":
-        return None
-    a = node.primitive.array  # type: ignore[attr-defined]
-    shape = tuple(a.shape)
-    full = (1,) * (rank - len(shape)) + shape  # numpy broadcasting aligns trailing dimensions
-    if a.size != c or len(full) != rank or full[1] != c:
-        return None
-    return a.reshape(-1).astype(np.float64)
+from .common import new_data, per_channel, sole_user
 
 
 def fuse_scale_into_batch_norm(program: ProgramGraph, elt: ProgramNode) -> bool:
@@ -44,7 +33,7 @@ def fuse_scale_into_batch_norm(program: ProgramGraph, elt: ProgramNode) -> bool:
     if elt.layout().shape != out.shape or out.rank < 2:
         return False
     c = out.shape[1]
-    val = _per_channel(other, c, out.rank)
+    val = per_channel(other, c, out.rank)
     stats = bn.dependencies[1:]
     if val is None or any(s.kind != "data" for s in stats):
         return False
