@@ -1,4 +1,4 @@
-# `make run` and `make test` bootstrap .venv themselves (DESIGN.md §2).
+# `make run` and `make test` bootstrap .venv themselves.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -37,6 +37,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check cldnn_py kernel_selector tests examples benchmarks
 	$(BIN)/mypy cldnn_py kernel_selector
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

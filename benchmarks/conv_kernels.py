@@ -10,7 +10,8 @@ of ``--runs`` runs after one warm-up (``best``: GFLOP/s of the fastest run); the
 run round-robin so that load from other processes hits them alike. ``--blocks`` times several pixel blocks P
 (default: the kernel's own choice).
 ``--asm`` builds in a fresh POCL_CACHE_DIR and disassembles each fsv16 kernel (objdump -d): calls and ymm stack
-moves in the hottest loop (PERF_NOTES.md lesson 1: the inner loop must have no ``call``).
+moves in the hottest loop (the inner loop must have no ``call``: on the pip PoCL a call spills every
+register, cldnn_py/device_probe.py).
 Medians move +-30% between processes on a shared VM; compare kernels within one run.
 """
 
@@ -30,14 +31,14 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-# (name, C, H=W, OC, K, stride, pad): the ResNet-50 shapes of PERF_NOTES.md
+# (name, C, H=W, OC, K, stride, pad): the ResNet-50 convolution shapes
 SHAPES = {
     "3x3_64_56": (64, 56, 64, 3, 1, 1),
     "3x3_256_14": (256, 14, 256, 3, 1, 1),
     "1x1_256_56": (256, 56, 64, 1, 1, 0),
     "1x1_1024_14": (1024, 14, 256, 1, 1, 0),
     "7x7s2_3_224": (3, 224, 64, 7, 2, 3),
-    "3x3_512_7": (512, 7, 512, 3, 1, 1),  # not in PERF_NOTES: the last stage, every work-item on a border
+    "3x3_512_7": (512, 7, 512, 3, 1, 1),  # the last stage, every work-item on a border
     "3x3_512_14": (512, 14, 512, 3, 1, 1),  # the two below separate the input channels from the row width
     "3x3_256_7": (256, 7, 256, 3, 1, 1),
     "1x1_2048_7": (2048, 7, 512, 1, 1, 0),

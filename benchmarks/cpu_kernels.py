@@ -9,7 +9,7 @@ buffers (no Program), with bias and a fused relu, round-robin so that load from 
 - ``gemm16``: ``convolution_cpu_gemm`` on the same blocked layouts (it unpacks the packed weights on each run);
 - ``gemm``: ``convolution_cpu_gemm`` on bfyx data and oiyx weights;
 - ``ref``: ``convolution_cpu_ref`` (bfyx, oiyx);
-- ``numpy``: im2col by a strided view + ``np.matmul`` + bias + relu (PERF_NOTES' 64 ms baseline).
+- ``numpy``: im2col by a strided view + ``np.matmul`` + bias + relu (the 64 ms baseline).
 Times are medians in ms; ``pick`` is the kernel the selector chooses for the blocked layouts (the network case).
 OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE slow OpenBLAS on these machines: unset them in the command, as above.
 """

@@ -11,8 +11,9 @@ the kernels of one shape run round-robin with numpy's sgemm of the same product 
 calibration of this process and moment) so that load from other processes hits them alike. The reference kernels
 are slow (1-3 GFLOP/s): they run ``--ref-runs`` times only, ``--ref-runs 0`` skips them. ``--tiles`` times several
 row tiles (default: the kernels' own). ``--asm`` disassembles the tiled kernels (fresh POCL_CACHE_DIR): the hot
-loop must have no call and no spill (PERF_NOTES.md lesson 1). OpenBLAS is fastest with OPENBLAS_CORETYPE and
-OPENBLAS_L2_SIZE unset (``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python ...``).
+loop must have no call and no spill (vloadN/vstoreN are calls on the pip PoCL: cldnn_py/device_probe.py).
+OpenBLAS is fastest with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset
+(``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python ...``).
 """
 
 from __future__ import annotations

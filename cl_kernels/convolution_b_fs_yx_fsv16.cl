@@ -4,7 +4,7 @@
 // gws = (ceil(OW / OUT_BLOCK), OH, ceil(OC / 16) * B), lws = (1, 1, 1).
 // Accumulators: two float8 per pixel. Per input channel and tap: the 16 weights as two aligned float8, one input
 // scalar broadcast per pixel, a*b+c. No vload/vstore/fma()/min()/clamp() builtins: on the pip PoCL they are
-// calls, and a call spills every register (PERF_NOTES.md lesson 1).
+// calls, and a call spills every register (the pip PoCL; cldnn_py/device_probe.py measures it).
 // The last work-item of a row is shifted left (ox0 = OW - OUT_BLOCK) instead of running a shorter tail: it
 // recomputes a few pixels of its neighbour and writes the same values, and the inner loop stays uniform.
 // CHECK_Y / CHECK_X: 0 when the input's padding holds the whole halo (read without checks; it must be zero).

@@ -4,7 +4,7 @@
 // w + (s * K + k) * 16 (64-byte aligned: the B panel of a GEMM). INPUT2 bias (M elements, read through BIAS_INDEX).
 // One work-item = TILE_ROWS batch rows x 16 outputs (one slice): two float8 accumulators per row; per k two
 // aligned float8 loads of the panel row, one broadcast of x per row, a*b+c (no vload/fma builtins: calls on the
-// pip PoCL, PERF_NOTES.md lesson 1). The last row block is shifted back onto its neighbour (n0 = N - TILE_ROWS)
+// pip PoCL, see cldnn_py/device_probe.py). The last row block is shifted back onto its neighbour (n0 = N - TILE_ROWS)
 // and rewrites a few rows with the same values. Output (N, M) plain unpadded bfyx: float8 stores when M % 8 == 0
 // (the last slice stores only its real outputs), scalar stores otherwise. Fused ops: FUSED_OPS8 on each float8.
 // gws = (ceil(N / TILE_ROWS), ceil(M / 16)), lws (1, 1, 1): neighbouring work-items share one weight panel.

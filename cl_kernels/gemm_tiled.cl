@@ -6,7 +6,7 @@
 // of ROW_GROUP row blocks of TILE_M rows. For each K block of K_BLOCK (outer) and each of its row blocks (inner):
 // TILE_M x 16 accumulators in registers (two float8 per row); per k two aligned float8 loads of B's row k (32-byte
 // aligned: N % 8 == 0), one scalar of A per row broadcast, a*b+c. No vload/vstore/fma() builtins: on the pip PoCL
-// they are calls that spill every accumulator (PERF_NOTES.md lesson 1).
+// they are calls that spill every accumulator (the pip PoCL; cldnn_py/device_probe.py measures it).
 // Why K blocks and a private panel: B's 16-column panel is strided by N floats; at N = 1024 that is one 4 KiB page
 // per row, which the caches hold only a few hundred rows of (set aliasing) and the prefetchers do not cross. So per
 // K block the work-item first copies its K_BLOCK x 16 sub-panel of B into a private (contiguous, stack) array,

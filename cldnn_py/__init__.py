@@ -5,7 +5,10 @@ Describe a network as a :class:`Topology` of primitives, compile it with :class:
 it with :class:`Network`. See README.md.
 """
 
+import numpy as np
+
 from .cpu_engine import CpuEngine
+from .debug_log import configure_debug_logging
 from .device import DeviceInfo, list_devices
 from .engine import Engine
 from .errors import (
@@ -57,10 +60,19 @@ from .primitives import (
     StridedSlice,
     Tile,
 )
-from .program import BuildOptions, Program
+from .program import BuildOptions, Program, set_constant_evaluator
 from .topology import Topology
+from .version import __version__ as __version__
 
-__version__ = "0.1.0"
+
+def _run_constant_subgraph(engine: Engine, topology: Topology) -> dict[str, np.ndarray]:
+    """propagate_constants' evaluator: the constant subgraph built without optimizations and run in a Network.
+    Installed here, where both Program and Network are known, so program.py needs no import of network.py."""
+    return Network(Program(engine, topology, BuildOptions(optimize_data=False))).run({})
+
+
+set_constant_evaluator(_run_constant_subgraph)
+configure_debug_logging()  # CLDNN_PY_DEBUG=1: the cldnn_py loggers' debug records to stderr
 
 __all__ = [
     "ArgMax", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",

@@ -52,9 +52,10 @@ def _probe(cache_path: str | None, specs: list[str]) -> None:
     from kernel_selector.tuning_cache import TuningCache
 
     from .device_probe import _source, binary_calls, probe_load_form
+    from .kernel_cache import default_tuning_cache_path
     from .ocl_engine import OclEngine
 
-    cache = TuningCache(cache_path)
+    cache = TuningCache(cache_path or default_tuning_cache_path())
     for spec in specs:
         engine = OclEngine(spec)  # the probe is an OpenCL kernel
         r = probe_load_form(engine)
@@ -247,12 +248,13 @@ def _check_against_onnxruntime(model: str, feeds: dict[str, np.ndarray], outs: d
 def _tune(args: argparse.Namespace) -> int:
     """Build every model at every batch with BuildOptions(tuning="tune"): time the kernel variants of each layer
     that has no stored winner and write the winners to the tuning cache."""
-    from kernel_selector.tuning_cache import TuningCache, default_path
+    from kernel_selector.tuning_cache import TuningCache
 
     from . import Engine
+    from .kernel_cache import default_tuning_cache_path
 
     engine = Engine(args.device)
-    path = args.cache or str(default_path())
+    path = args.cache or str(default_tuning_cache_path())
     def kernel_entries() -> int:  # winners only, not the per-device facts ("device:load_form")
         return sum(not k.startswith("device:") for k in TuningCache(path).entries(engine.info))
 

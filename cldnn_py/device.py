@@ -15,6 +15,7 @@ from typing import Any
 
 from . import env
 from .errors import DeviceError
+from .kernel_cache import configure_pocl_cache
 
 NO_PLATFORM_HELP = (
     "no OpenCL platform found. Install the embedded PoCL CPU driver with `pip install pocl-binary-distribution` "
@@ -47,7 +48,7 @@ def _cl() -> Any:
 
 
 def _platforms() -> list[Any]:
-    env.configure_pocl_cache()  # PoCL reads POCL_CACHE_DIR when its platform starts, i.e. at the first query
+    configure_pocl_cache()  # PoCL reads POCL_CACHE_DIR when its platform starts, i.e. at the first query
     cl = _cl()
     try:
         return list(cl.get_platforms())

@@ -1,6 +1,6 @@
 """What a device's OpenCL compiler makes fast, measured once per device: the load form of the vector kernels.
 
-../shared/PERF_NOTES.md lesson 1: the pip PoCL (3.0-rc2, LLVM 14) turns ``vload8``/``vstore8`` into function
+Measured on this project's CPU: the pip PoCL (3.0-rc2, LLVM 14) turns ``vload8``/``vstore8`` into function
 calls that spill every accumulator (52 GFLOP/s instead of 180), while aligned vector-pointer access
 (``((const __global float8*)p)[i]``) compiles to plain loads; a PoCL 3.1 with LLVM 15 inlines both. So the form is
 not hard-coded to one PoCL: :func:`probe_load_form` times a register-tiled micro-kernel (the inner loop of the fsv16

@@ -77,6 +77,10 @@ PROTOCOL = ("allocate", "allocate_buffer", "write_buffer", "read_buffer", "bind_
             "enqueue_zero", "enqueue_barrier", "enqueue_marker", "flush", "finish")
 """The methods every concrete engine implements (checked when the subclass is defined)."""
 
+ENGINE_KINDS: dict[str, type[Engine]] = {}
+"""{kind: concrete engine class}: each concrete engine registers itself when its class is defined, so this module
+never imports its subclasses (``cldnn_py/__init__.py`` imports both, before anyone can call ``Engine(...)``)."""
+
 
 class Engine:
     """A device ready to allocate, build and run; ``Engine(device, cache_dir)`` makes the concrete one.
@@ -106,25 +110,28 @@ class Engine:
         missing = [m for m in PROTOCOL if getattr(cls, m) is getattr(Engine, m)]
         if missing:
             raise TypeError(f"engine {cls.__name__} does not implement {missing}")
+        if cls.kind:
+            ENGINE_KINDS.setdefault(cls.kind, cls)
 
     def __new__(cls, device: str | None = None, cache_dir: str | None = None) -> Engine:
         """``Engine(...)`` picks the concrete class; ``OclEngine(...)`` / ``CpuEngine(...)`` make their own."""
         if cls is not Engine:
             return super().__new__(cls)
         from . import env
-        from .cpu_engine import CpuEngine
         from .device import _platforms
-        from .ocl_engine import OclEngine
+        from .kernel_cache import configure_pocl_cache
+
+        cpu, ocl = ENGINE_KINDS["cpu"], ENGINE_KINDS["ocl"]
 
         spec = device if device is not None else env.device()
         if spec == "cpu":
-            return super().__new__(CpuEngine)
-        env.configure_pocl_cache(cache_dir)  # before the first platform query starts PoCL
+            return super().__new__(cpu)
+        configure_pocl_cache(cache_dir)  # before the first platform query starts PoCL
         if spec is None and not _platforms():
             log.warning("no OpenCL platform found: Engine() falls back to the CPU (numba) engine; install "
                         "pocl-binary-distribution or a system OpenCL ICD for OpenCL")
-            return super().__new__(CpuEngine)
-        return super().__new__(OclEngine)
+            return super().__new__(cpu)
+        return super().__new__(ocl)
 
     def __repr__(self) -> str:
         return f"Engine({self.info.spec!r}: {self.info.name}, {self.info.platform_version})"

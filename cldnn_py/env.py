@@ -1,15 +1,21 @@
-"""Every environment knob of cldnn_py, read in one place (README lists them).
+"""Every environment knob of cldnn_py, read in one place (README lists them). This module only reads them; what
+follows from them (where PoCL's and numba's caches go, whether program binaries are stored) is decided in
+``kernel_cache.py``.
 
 - ``CLDNN_PY_DEVICE``: default device spec for ``Engine()`` (``cl:P:D``, ``cl:N``).
 - ``CLDNN_PY_CACHE_DIR``: where compiled kernel binaries are cached (default: the platformdirs user cache).
 - ``CLDNN_PY_NO_CACHE``: ``1`` turns the kernel binary cache off.
+- ``CLDNN_PY_BINARY_CACHE``: ``1`` stores program binaries always, ``0`` never, ``auto`` (default) only when the
+  driver keeps no build cache of its own (not on PoCL).
 - ``POCL_CACHE_DIR``: PoCL's own; when unset, PoCL's compiled kernels go under the kernel binary cache folder
   (``<cache>/pocl``), set before cldnn_py first lists the OpenCL platforms (PoCL reads it when it starts).
-- ``CLDNN_PY_DEBUG``: ``1`` turns on debug logging of passes and kernel selection.
+- ``CLDNN_PY_DEBUG``: ``1`` sends the ``cldnn_py`` loggers' debug records (each pass with its time and node count,
+  the kernel chosen for each node, the build batches) to stderr (``debug_log.configure_debug_logging``, called when
+  ``cldnn_py`` is imported).
 - ``CLDNN_PY_DUMP_GRAPHS``: a directory; the pass manager writes ``NN_<pass>.dot`` after every pass.
 - ``CLDNN_PY_TUNING_CACHE``: the user's tuning cache file (default: the platformdirs user cache folder).
 - ``NUMBA_CACHE_DIR``: numba's own; when unset, the CPU kernels' compiled code is cached under
-  ``<platformdirs user cache>/cldnn_py/numba`` (set before numba is imported: :func:`configure_numba_cache`).
+  ``<platformdirs user cache>/cldnn_py/numba`` (set before numba is imported: ``kernel_cache.configure_numba_cache``).
 - ``NUMBA_THREADING_LAYER``: numba's own; when unset, the CPU kernels use ``workqueue`` (OpenMP's idle threads
   spin and slow the BLAS calls between numba's parallel regions: ResNet-50 on the CPU engine 860 -> 340 ms).
 - ``CLDNN_PY_FORCE_IMPL``: ``prim_id:kernel_name[,prim_id:kernel_name...]`` forces the kernel of a primitive.
@@ -31,25 +37,20 @@ def cache_dir() -> str | None:
     return os.environ.get("CLDNN_PY_CACHE_DIR") or None
 
 
-def configure_pocl_cache(directory: str | None = None) -> None:
-    """Put PoCL's cache under ours (``<directory or kernel cache folder>/pocl``) unless ``POCL_CACHE_DIR`` is set; a
-    no-op with ``CLDNN_PY_NO_CACHE``. Called before cldnn_py first lists the platforms (device._platforms), and by
-    ``Engine(cache_dir=...)`` with its folder. PoCL reads the variable once, when its platform starts, so the first
-    call in a process decides (it sets the variable, which makes later calls no-ops)."""
-    if os.environ.get("POCL_CACHE_DIR") or no_cache():
-        return
-    from .kernel_cache import default_dir
-
-    os.environ["POCL_CACHE_DIR"] = os.path.join(directory, "pocl") if directory else str(default_dir() / "pocl")
+def binary_cache_mode() -> str:
+    """``CLDNN_PY_BINARY_CACHE`` lower-cased: ``1``/``0`` (or true/false, yes/no, on/off), or ``auto`` when unset or
+    empty; the policy that reads it is :func:`cldnn_py.kernel_cache.binary_cache`."""
+    return os.environ.get("CLDNN_PY_BINARY_CACHE", "auto").strip().lower() or "auto"
 
 
-def binary_cache(driver_caches: bool) -> bool:
-    """Whether the kernel cache stores program binaries: ``CLDNN_PY_BINARY_CACHE`` ``1`` always, ``0`` never,
-    unset (or ``auto``) only when the driver has no build cache of its own (``not driver_caches``)."""
-    v = os.environ.get("CLDNN_PY_BINARY_CACHE", "auto").strip().lower()
-    if v in ("", "auto"):
-        return not driver_caches
-    return v not in ("0", "false", "no", "off")
+def pocl_cache_dir() -> str | None:
+    """PoCL's own ``POCL_CACHE_DIR``, or None."""
+    return os.environ.get("POCL_CACHE_DIR") or None
+
+
+def numba_cache_dir() -> str | None:
+    """numba's own ``NUMBA_CACHE_DIR``, or None."""
+    return os.environ.get("NUMBA_CACHE_DIR") or None
 
 
 def no_cache() -> bool:
@@ -60,18 +61,6 @@ def no_cache() -> bool:
 def tuning_cache() -> str | None:
     """The ``CLDNN_PY_TUNING_CACHE`` file, or None."""
     return os.environ.get("CLDNN_PY_TUNING_CACHE") or None
-
-
-def configure_numba_cache() -> str:
-    """Set ``NUMBA_CACHE_DIR`` to ``<platformdirs user cache>/cldnn_py/numba`` unless the user set it, so the CPU
-    kernels (``numba.njit(cache=True)``) compile once per machine, also from a read-only install, and
-    ``NUMBA_THREADING_LAYER`` to ``workqueue`` unless set. Returns the cache folder."""
-    if not os.environ.get("NUMBA_CACHE_DIR"):
-        import platformdirs
-
-        os.environ["NUMBA_CACHE_DIR"] = os.path.join(platformdirs.user_cache_dir("cldnn_py"), "numba")
-    os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
-    return os.environ["NUMBA_CACHE_DIR"]
 
 
 def debug() -> bool:
@@ -93,3 +82,19 @@ def forced_impls() -> dict[str, str]:
             pid, name = item.rsplit(":", 1)
             out[pid.strip()] = name.strip()
     return out
+
+
+# Transitional: engine.py, cpu_engine.py and kernel_selector/kernels/__init__.py still call the cache policy here;
+# it lives in kernel_cache.py now (env.py only reads knobs). Remove these once those modules import it from there.
+def configure_pocl_cache(directory: str | None = None) -> None:
+    """Deprecated here: :func:`cldnn_py.kernel_cache.configure_pocl_cache`."""
+    from .kernel_cache import configure_pocl_cache as policy
+
+    policy(directory)
+
+
+def configure_numba_cache() -> str:
+    """Deprecated here: :func:`cldnn_py.kernel_cache.configure_numba_cache`."""
+    from .kernel_cache import configure_numba_cache as policy
+
+    return policy()

@@ -41,3 +41,8 @@ class KernelBuildError(CldnnError):
 
 class DeviceError(CldnnError):
     """No usable OpenCL device, a bad device spec, or a resource limit of the device exceeded."""
+
+
+class OnnxImportError(CldnnError):
+    """The model file is not ONNX, is truncated, fails the ONNX checker, or holds an unreadable initializer; the
+    message names the file (or the initializer). Raised by ``load_onnx`` / ``graph_inputs`` (frontend/onnx.py)."""

@@ -8,6 +8,10 @@ Entries are ``<dir>/<key[:2]>/<key>.bin``: an 8-byte magic, the SHA-256 of the p
 concurrent processes never see half an entry); an entry whose digest does not match (truncated, corrupt) or that the
 driver rejects is logged, deleted and rebuilt, never fatal.
 
+The cache policy lives here too (env.py only reads the knobs): :func:`binary_cache` (store binaries or not),
+:func:`configure_pocl_cache` (PoCL's cache under ours) and :func:`configure_numba_cache` (the CPU kernels' numba cache
+and threading layer).
+
 Where: ``Engine(cache_dir=...)``, else ``CLDNN_PY_CACHE_DIR``, else ``<platformdirs user cache>/cldnn_py/kernels``;
 ``CLDNN_PY_NO_CACHE=1`` turns it off. A folder that cannot be written falls back to a temporary one, with a warning.
 
@@ -39,6 +43,44 @@ MAGIC = b"CLDNNPY1"
 def driver_caches(device: Any) -> bool:
     """True for a driver that keeps its own persistent build cache (PoCL), from a DeviceInfo's platform name."""
     return device is not None and "portable computing language" in str(getattr(device, "platform", "")).lower()
+
+
+def binary_cache(driver_caches: bool) -> bool:
+    """Whether the kernel cache stores program binaries: ``CLDNN_PY_BINARY_CACHE`` ``1`` always, ``0`` never,
+    unset (or ``auto``) only when the driver has no build cache of its own (``not driver_caches``)."""
+    from . import env
+
+    v = env.binary_cache_mode()
+    if v == "auto":
+        return not driver_caches
+    return v not in ("0", "false", "no", "off")
+
+
+def configure_pocl_cache(directory: str | None = None) -> None:
+    """Put PoCL's cache under ours (``<directory or kernel cache folder>/pocl``) unless ``POCL_CACHE_DIR`` is set; a
+    no-op with ``CLDNN_PY_NO_CACHE``. Called before cldnn_py first lists the platforms (device._platforms), and by
+    ``Engine(cache_dir=...)`` with its folder. PoCL reads the variable once, when its platform starts, so the first
+    call in a process decides (it sets the variable, which makes later calls no-ops)."""
+    from . import env
+
+    if env.pocl_cache_dir() or env.no_cache():
+        return
+    os.environ["POCL_CACHE_DIR"] = os.path.join(directory, "pocl") if directory else str(default_dir() / "pocl")
+
+
+def configure_numba_cache() -> str:
+    """Set ``NUMBA_CACHE_DIR`` to ``<platformdirs user cache>/cldnn_py/numba`` unless the user set it, so the CPU
+    kernels (``numba.njit(cache=True)``) compile once per machine, also from a read-only install, and
+    ``NUMBA_THREADING_LAYER`` to ``workqueue`` unless set (OpenMP's idle threads spin and slow the BLAS calls between
+    numba's parallel regions). Call before numba is first imported. Returns the cache folder."""
+    from . import env
+
+    if not env.numba_cache_dir():
+        import platformdirs
+
+        os.environ["NUMBA_CACHE_DIR"] = os.path.join(platformdirs.user_cache_dir("cldnn_py"), "numba")
+    os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
+    return os.environ["NUMBA_CACHE_DIR"]
 
 
 def default_dir() -> Path:
@@ -79,12 +121,12 @@ class KernelCache:
         ``device`` (a DeviceInfo) decides ``binaries``: False on PoCL unless ``CLDNN_PY_BINARY_CACHE=1``."""
         from . import env
 
-        return cls(cache_dir, enabled=not env.no_cache(), binaries=env.binary_cache(driver_caches(device)))
+        return cls(cache_dir, enabled=not env.no_cache(), binaries=binary_cache(driver_caches(device)))
 
     @staticmethod
     def key(source: str, options: list[str], device: Any) -> str:
         """SHA-256 (hex) of the source, build options, device name, platform and driver versions, package version."""
-        from . import __version__
+        from .version import __version__
 
         text = json.dumps([source, list(options), device.name, device.platform_version, device.driver_version,
                            __version__])
@@ -161,3 +203,15 @@ class KernelCache:
             f.unlink(missing_ok=True)
         shutil.rmtree(self.directory / "pocl", ignore_errors=True)
         return len(files)
+
+
+def default_tuning_cache_path() -> Path:
+    """The user's tuning cache file: ``CLDNN_PY_TUNING_CACHE`` if set, else
+    ``<platformdirs user cache dir>/cldnn_py/tuning_cache.json``."""
+    from . import env
+
+    if env.tuning_cache():
+        return Path(str(env.tuning_cache()))
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("cldnn_py")) / "tuning_cache.json"

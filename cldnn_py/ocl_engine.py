@@ -21,7 +21,7 @@ from kernel_selector.kernel_base import BaseKernelData, ClKernelData, common_hea
 from .device import DeviceInfo, describe, select_device
 from .engine import Engine, clamp_lws
 from .errors import DeviceError, KernelBuildError
-from .kernel_cache import KernelCache
+from .kernel_cache import KernelCache, configure_pocl_cache
 from .layout import Layout
 from .memory import Memory
 
@@ -48,9 +48,7 @@ class OclEngine(Engine):
     def __init__(self, device: str | None = None, cache_dir: str | None = None) -> None:
         import pyopencl as cl
 
-        from . import env
-
-        env.configure_pocl_cache(cache_dir)  # before PoCL starts: its own cache under ours (kernel_cache docstring)
+        configure_pocl_cache(cache_dir)  # before PoCL starts: its own cache under ours (kernel_cache docstring)
         self._cl = cl
         dev, spec = select_device(device)
         self.device = dev

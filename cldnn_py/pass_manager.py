@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from . import env
 
 if TYPE_CHECKING:
-    from .program import ProgramBuilder
+    from .program_graph import ProgramGraph
 
 log = logging.getLogger("cldnn_py.pass_manager")
 
@@ -26,12 +26,12 @@ class BasePass:
     name = "base_pass"
     node: str | None = None
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """Transform the program graph in place."""
         raise NotImplementedError
 
 
-def to_dot(program: ProgramBuilder) -> str:
+def to_dot(program: ProgramGraph) -> str:
     """The graph in Graphviz DOT: one box per node with id, type, output layout and kernel."""
     lines = ["digraph program {", "  node [shape=box, fontsize=10];"]
     for n in program.order:
@@ -51,7 +51,7 @@ class PassManager:
     def __init__(self) -> None:
         self.timings_ms: dict[str, float] = {}
 
-    def run(self, program: ProgramBuilder, passes: list[BasePass]) -> None:
+    def run(self, program: ProgramGraph, passes: list[BasePass]) -> None:
         """Run every pass; re-raises a failure with a note naming the pass and those before it."""
         dump = env.dump_graphs_dir()
         done: list[str] = []

@@ -2,8 +2,9 @@
 
 Build sequence (clDNN ``program.cpp`` ``build_program``): validate the topology → make program_nodes → run the
 PIPELINE (``passes/__init__.py``): layouts, trimming, flags, kernel selection and batched kernel build → upload
-every Data to the device. The build is all-or-nothing: the graph is built in a ``ProgramBuilder`` and the Program
-object exists only when every step succeeded, so a failure leaves nothing half-built behind.
+every Data to the device. The build is all-or-nothing: the graph is built in a ``ProgramGraph`` (program_graph.py)
+and the Program object exists only when every step succeeded, so a failure leaves nothing half-built behind.
+``BuildOptions`` lives in build_options.py and is importable from here as before.
 """
 
 from __future__ import annotations
@@ -11,123 +12,42 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from . import env
+import numpy as np
+
+from .build_options import BuildOptions
 from .engine import Engine
 from .errors import TopologyError
 from .memory import Memory
 from .pass_manager import PassManager
+from .passes import pipeline
 from .primitives.base import Primitive
-from .program_node import ProgramNode, topological_order
+from .program_graph import ProgramGraph, resolve
+from .program_node import ProgramNode
 from .topology import Topology
 
 log = logging.getLogger("cldnn_py.program")
 
+ConstantEvaluator = Callable[[Engine, Topology], dict[str, np.ndarray]]
+"""Runs a constant subgraph on an engine: (engine, topology with no inputs) -> {output id: array}."""
 
-@dataclass
-class BuildOptions:
-    """Options of a Program build.
-
-    outputs: ids that are network outputs in addition to the primitives nobody consumes.
-    optimize_data: run the optimizing passes (issue 4 adds them; the reference pipeline ignores it).
-    force_implementations: {primitive id: kernel name}, merged over ``CLDNN_PY_FORCE_IMPL``.
-    progress: called as ``progress(kernels_built, kernels_total)`` after each batch of kernels is compiled
-        (the CLI draws a tqdm bar with it; the library itself prints nothing).
-    tuning: ``"cache"`` (default): take the tuning cache's winner (kernel and variant, e.g. the pixel block of the
-        fsv16 convolution) where one is stored for this device and shape, the priority rules elsewhere;
-        ``"tune"``: first time every tunable kernel variant of each node that has no stored winner on the device
-        (a few ms per variant plus its compile, ~0.2-0.5 s) and store the fastest in the user's cache file;
-        ``"off"``: priority rules only (clDNN ``tuning_config``, kernel_selector/tuning_cache.py).
-    tuning_cache: the user's tuning cache file; None: ``CLDNN_PY_TUNING_CACHE`` or the platformdirs user cache.
-    """
-
-    outputs: list[str] | None = None
-    optimize_data: bool = True
-    force_implementations: dict[str, str] = field(default_factory=dict)
-    progress: Callable[[int, int], None] | None = None
-    tuning: str = "cache"
-    tuning_cache: str | Path | None = None
-
-    def __post_init__(self) -> None:
-        from kernel_selector.tuning_cache import TUNING_MODES
-
-        if self.tuning not in TUNING_MODES:
-            raise ValueError(f"BuildOptions.tuning must be one of {', '.join(TUNING_MODES)}; got {self.tuning!r}")
+_constant_evaluator: ConstantEvaluator | None = None
 
 
-def resolve(nodes: dict[str, ProgramNode], removed: dict[str, tuple[str, str]], pid: str) -> str:
-    """Follow ``removed`` (id → (type, host)) from a fused primitive to the node that holds its result."""
-    while pid not in nodes and pid in removed and removed[pid][1]:
-        pid = removed[pid][1]
-    return pid
+def set_constant_evaluator(fn: ConstantEvaluator) -> None:
+    """Install how propagate_constants runs constant subgraphs. Running a graph is the Network's job, and the Network
+    is built from a Program, so the package (``cldnn_py/__init__.py``) installs a Network-based evaluator when it is
+    imported; this keeps ``program`` from importing ``network`` (no import circle)."""
+    global _constant_evaluator
+    _constant_evaluator = fn
 
 
-class ProgramBuilder:
-    """The mutable graph state passes work on: ``nodes`` {id: ProgramNode}, ``order`` (dependencies first),
-    ``outputs`` (ids), the engine and what compile_graph produces (``cl_programs``, ``entry_program``)."""
-
-    def __init__(self, engine: Engine, topology: Topology, options: BuildOptions) -> None:
-        self.engine = engine
-        self.options = options
-        ids = topology.validate()
-        self.nodes: dict[str, ProgramNode] = {pid: ProgramNode(topology[pid]) for pid in ids}
-        for node in self.nodes.values():
-            for dep in node.primitive.dependencies():
-                d = self.nodes[dep]
-                node.dependencies.append(d)
-                d.users.append(node)
-        self.order: list[ProgramNode] = topological_order(self.nodes)
-        self.outputs = self._outputs(topology, options)
-        self.forced_impls = {**env.forced_impls(), **options.force_implementations}
-        self.cl_programs: list[Any] = []
-        self.device_caps: dict[str, str] = {}  # compile_graph: cldnn_py.device_probe.device_caps
-        self.binary_cache_hits = 0  # compile_graph: programs loaded from the kernel binary cache
-        self.entry_program: dict[str, int] = {}
-        self.kernels_built = 0
-        # primitives that no longer have a node: {id: (type name, host id it was fused into, or "")}
-        self.removed: dict[str, tuple[str, str]] = {}
-        # memory pool plan (prepare_memory_dependencies): node id -> shared buffer slot, slot sizes in bytes,
-        # and the nodes whose kernels must finish before a node may write its (reused) buffer
-        self.memory_slots: dict[str, int] = {}
-        self.slot_bytes: list[int] = []
-        self.memory_deps: dict[str, list[str]] = {}
-        self.memory_zero: set[str] = set()
-
-    def fuse(self, node: ProgramNode, host: ProgramNode) -> None:
-        """Remove ``node`` whose work ``host`` now does: node's users read host, node's id resolves to host."""
-        for u in node.users:
-            u.dependencies = [host if d is node else d for d in u.dependencies]
-            if u not in host.users:
-                host.users.append(u)
-        host.users = [u for u in host.users if u is not node]
-        for d in node.dependencies:
-            d.users = [u for u in d.users if u is not node]
-        if node.is_output:
-            host.is_output = True
-        self.removed[node.id] = (node.kind, host.id)
-        self.nodes.pop(node.id, None)
-        node.dependencies, node.users = [], []
-
-    def resolve(self, pid: str) -> str:
-        """The node id holding primitive ``pid``'s result (itself, or the node it was fused into)."""
-        return resolve(self.nodes, self.removed, pid)
-
-    def _outputs(self, topology: Topology, options: BuildOptions) -> list[str]:
-        if topology.outputs is not None:
-            sinks = list(topology.outputs)
-        else:
-            sinks = [n.id for n in self.order if not n.users and n.kind not in ("data", "input_layout")]
-        named = list(options.outputs or [])
-        for o in named + sinks:
-            if o not in self.nodes:
-                raise TopologyError(f"output '{o}' (BuildOptions.outputs or Topology.outputs) is not in the topology")
-        out = sinks + [o for o in named if o not in sinks]
-        if not out:
-            raise TopologyError("the topology has no output: every primitive is Data or an input")
-        return out
+def _evaluate_constants(engine: Engine, topology: Topology) -> dict[str, np.ndarray]:
+    """The installed evaluator on ``engine``; raises RuntimeError when none is installed."""
+    if _constant_evaluator is None:
+        raise RuntimeError("no constant evaluator installed (cldnn_py/__init__.py installs it: import cldnn_py)")
+    return _constant_evaluator(engine, topology)
 
 
 class Program:
@@ -148,12 +68,10 @@ class Program:
 
     def __init__(self, engine: Engine, topology: Topology, options: BuildOptions | None = None) -> None:
         t0 = time.perf_counter()
-        from .passes import pipeline
-
         opts = options or BuildOptions()
-        b = ProgramBuilder(engine, topology, opts)
+        b = ProgramGraph(engine, topology, opts)
         pm = PassManager()
-        pm.run(b, pipeline(opts.optimize_data))
+        pm.run(b, pipeline(opts.optimize_data, evaluate=lambda topo: _evaluate_constants(engine, topo)))
         constants: dict[str, Memory] = {}
         for node in b.order:
             if node.kind == "data":

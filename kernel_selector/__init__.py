@@ -1,4 +1,5 @@
-"""kernel_selector: params in, KernelData out. Knows nothing of the graph (DESIGN.md §2, §4.3)."""
+"""kernel_selector: params in, KernelData out. Knows nothing of the graph: passes
+turn program nodes into Params (cldnn_py/kernel_params.py), kernels never see a node."""
 
 from .jitter import JitConstants, tensor_jit
 from .kernel_base import (

@@ -1,7 +1,7 @@
 """JitConstants: the ``#define`` header that specializes a kernel template to one primitive.
 
-Shapes are compile-time constants (DESIGN.md §4.2). For every tensor NAME (INPUT0, INPUT1, OUTPUT ...) the jitter
-emits, in clDNN's vocabulary:
+Shapes are compile-time constants: a compiled graph is static, one kernel specialization per shape. For every
+tensor NAME (INPUT0, INPUT1, OUTPUT ...) the jitter emits, in clDNN's vocabulary:
 
 - ``NAME_TYPE``, ``NAME_RANK``, ``NAME_BATCH_NUM``, ``NAME_FEATURE_NUM``, ``NAME_SIZE_Y``, ``NAME_SIZE_X``,
   ``NAME_LENGTH`` (logical elements);

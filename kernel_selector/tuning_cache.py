@@ -85,17 +85,6 @@ def short_desc(params: Params) -> str:
     return f"{d['kind']} {' ; '.join(d['inputs'])} -> {d['output']} [{attrs}]{' fused ' + fused if fused else ''}"
 
 
-def default_path() -> Path:
-    """``CLDNN_PY_TUNING_CACHE`` if set, else ``<platformdirs user cache dir>/cldnn_py/tuning_cache.json``."""
-    from cldnn_py import env
-
-    if env.tuning_cache():
-        return Path(str(env.tuning_cache()))
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("cldnn_py")) / "tuning_cache.json"
-
-
 def _read(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
     try:
         data = json.loads(path.read_text())
@@ -132,14 +121,15 @@ class TuningCache:
     """Shipped winners plus the user's file (which wins); thread-safe lookups and stores, atomic saves.
 
     Args:
-        path: the user's file (read if present, written by ``save``); None for :func:`default_path`.
+        path: the user's file (read if present, written by ``save``; the runtime's default is
+            :func:`cldnn_py.kernel_cache.default_tuning_cache_path`).
         shipped: also read the caches shipped in the package.
     Raises:
         TuningCacheError: a file that is not a version-1 tuning cache.
     """
 
-    def __init__(self, path: Path | str | None = None, shipped: bool = True) -> None:
-        self.path = Path(path) if path is not None else default_path()
+    def __init__(self, path: Path | str, shipped: bool = True) -> None:
+        self.path = Path(path)
         self._shipped: dict[str, dict[str, dict[str, Any]]] = {}
         if shipped:
             for f in shipped_files():

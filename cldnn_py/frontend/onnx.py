@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CldnnError, ShapeError, UnsupportedError
+from ..errors import CldnnError, OnnxImportError, ShapeError, UnsupportedError
 from ..topology import Topology
 from .onnx_context import ImportContext
 from .onnx_ops import CONVERTERS
@@ -27,10 +27,6 @@ from .onnx_ops import CONVERTERS
 log = logging.getLogger("cldnn_py.frontend.onnx")
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
-
-
-class OnnxImportError(CldnnError):
-    """The model file is not ONNX, is truncated, or fails the ONNX checker; the message names the file."""
 
 
 def _load(model: Any) -> tuple[Any, str]:
@@ -83,12 +79,25 @@ def load_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None
     ctx = ImportContext(m, opset, input_shapes or {})
     _check_supported(ctx, name)
     for i, node in enumerate(m.graph.node):
-        ctx.convert(i, node)
+        _convert(ctx, i, node)
     for out in m.graph.output:
         if out.name not in ctx.topology:
             ctx.materialize(out.name)
     ctx.topology.outputs = [o.name for o in m.graph.output]
     return ctx.topology
+
+
+def _convert(ctx: ImportContext, index: int, node: Any) -> None:
+    """Convert node number ``index`` with its registered converter (folded nodes are skipped); a CldnnError gets a
+    note naming the ONNX node and its op type."""
+    if ctx.is_folded(index):
+        return
+    try:
+        CONVERTERS[node.op_type].fn(ctx, node)
+    except CldnnError as e:
+        if hasattr(e, "add_note"):
+            e.add_note(f"while converting ONNX node '{node.name}' ({node.op_type})")
+        raise
 
 
 def _check_supported(ctx: ImportContext, name: str) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CldnnError, ShapeError, UnsupportedError
+from ..errors import CldnnError, OnnxImportError, ShapeError, UnsupportedError
 from ..layout import DataType, Format, Layout
 from ..primitives import Data, InputLayout, Reorder
 from ..primitives.base import Primitive
@@ -63,8 +63,6 @@ class ImportContext:
             try:
                 self.consts[init.name] = numpy_helper.to_array(init)
             except Exception as e:  # noqa: BLE001 - onnx raises ValueError, TypeError ... on corrupt tensors
-                from .onnx import OnnxImportError
-
                 raise OnnxImportError(f"initializer '{init.name}' (dims {list(init.dims)}, data type "
                                       f"{init.data_type}) cannot be read: {type(e).__name__}: {e}") from None
         unknown = set(input_shapes) - {i.name for i in model.graph.input}
@@ -167,18 +165,9 @@ class ImportContext:
         return self.inferred.get(name)
 
     # ----- conversion -------------------------------------------------------------------------------------------
-    def convert(self, index: int, node: Any) -> None:
-        """Convert node number ``index`` with its registered converter (folded nodes are skipped)."""
-        from .onnx_ops import CONVERTERS
-
-        if index in self.folded:
-            return
-        try:
-            CONVERTERS[node.op_type].fn(self, node)
-        except CldnnError as e:
-            if hasattr(e, "add_note"):
-                e.add_note(f"while converting ONNX node '{node.name}' ({node.op_type})")
-            raise
+    def is_folded(self, index: int) -> bool:
+        """True when node number ``index`` was folded at import (its outputs are constants; nothing to convert)."""
+        return index in self.folded
 
     def attrs(self, node: Any) -> dict[str, Any]:
         """The node's attributes as Python values (bytes decoded to str)."""

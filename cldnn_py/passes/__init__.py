@@ -11,7 +11,10 @@ not an in-place buffer) and prepare_padding runs last (the inputs of an in-place
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..pass_manager import BasePass
+from ..topology import Topology
 from .add_required_reorders import AddRequiredReorders
 from .compile_graph import CompileGraph
 from .graph_initializations import GraphInitializations
@@ -20,20 +23,27 @@ from .prepare_buffer_fusing import PrepareBufferFusing
 from .prepare_memory_dependencies import PrepareMemoryDependencies
 from .prepare_padding import PreparePadding
 from .prepare_primitive_fusing import PreparePrimitiveFusing
-from .propagate_constants import PropagateConstants
+from .propagate_constants import Evaluate, PropagateConstants
 from .remove_redundant_reorders import RemoveRedundantReorders
 from .reorder_inputs import ReorderInputs
 from .trim_to_outputs import TrimToOutputs
 
 
-def pipeline(optimize_data: bool = True) -> list[BasePass]:
-    """Fresh pass instances in order. ``optimize_data=False`` keeps only what correctness needs."""
+def _no_evaluate(topology: Topology) -> dict[str, np.ndarray]:
+    raise RuntimeError("propagate_constants needs an evaluate callback: pipeline(optimize_data, evaluate=...)")
+
+
+def pipeline(optimize_data: bool = True, evaluate: Evaluate | None = None) -> list[BasePass]:
+    """Fresh pass instances in order. ``optimize_data=False`` keeps only what correctness needs. ``evaluate`` runs a
+    constant subgraph for propagate_constants (Program passes its own; without it, a graph with constant subgraphs
+    to fold raises RuntimeError, and listing the passes works as before)."""
     passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes()]
     if optimize_data:
         passes += [PreparePrimitiveFusing(), ReorderInputs()]
     passes += [AddRequiredReorders()]
     if optimize_data:
-        passes += [RemoveRedundantReorders(), PropagateConstants(), PrepareBufferFusing(), PreparePadding()]
+        passes += [RemoveRedundantReorders(), PropagateConstants(evaluate or _no_evaluate), PrepareBufferFusing(),
+                   PreparePadding()]
     passes += [CompileGraph()]
     if optimize_data:
         passes += [PrepareMemoryDependencies()]

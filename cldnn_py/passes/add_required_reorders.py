@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from kernel_selector import selector
 
+from ..kernel_params import node_params
 from ..layout import Format
 from ..pass_manager import BasePass
 from ..primitives import Reorder
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 from ..program_node import insert_between, recompute_layouts, topological_order
 
 
@@ -22,10 +23,8 @@ class AddRequiredReorders(BasePass):
 
     name = "add_required_reorders"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """Check every kernel-running node with the selector."""
-        from .compile_graph import node_params
-
         changed = False
         for node in list(program.order):
             if node.optimized_out or node.constant:

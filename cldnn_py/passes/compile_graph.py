@@ -1,11 +1,11 @@
 """compile_graph: select a kernel for every node that runs one, then build all kernels in batched programs.
 
-The kernel_selector is the only bridge between nodes and kernels (DESIGN.md §4.3): this pass turns a node into
-``Params`` (layouts, attributes, fused ops), asks the selector, and stores the Impl. Identical kernel sources
-(same template, same jit header) are built once. Sources are grouped into few ``cl.Program``s; a failed batch is
-rebuilt kernel by kernel to name the primitive, and KernelBuildError carries the build log. With
-``BuildOptions(tuning="cache" | "tune")`` the selector reads the tuning cache; in "tune" the nodes without a stored
-winner are timed first (:mod:`cldnn_py.autotuner`) and the cache file is written at the end of the pass.
+The kernel_selector is the only bridge between nodes and kernels: this pass turns a node into ``Params``
+(layouts, attributes, fused ops; :func:`cldnn_py.kernel_params.node_params`), asks the selector, and stores the Impl.
+Identical kernel sources (same template, same jit header) are built once. Sources are grouped into few
+``cl.Program``s; a failed batch is rebuilt kernel by kernel to name the primitive, and KernelBuildError carries the
+build log. With ``BuildOptions(tuning="cache" | "tune")`` the selector reads the tuning cache; in "tune" the nodes
+without a stored winner are timed first (:mod:`cldnn_py.autotuner`) and the cache file is written at the pass end.
 """
 
 from __future__ import annotations
@@ -14,29 +14,19 @@ import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-from kernel_selector import ClKernelData, FusedOp, Params, selector
+from kernel_selector import ClKernelData, selector
 from kernel_selector.tuning_cache import TuningCache
 
 from ..errors import KernelBuildError
+from ..kernel_cache import default_tuning_cache_path
+from ..kernel_params import node_params
 from ..pass_manager import BasePass
-from ..program import ProgramBuilder
-from ..program_node import Impl, ProgramNode
+from ..program_graph import ProgramGraph
+from ..program_node import Impl
 
 log = logging.getLogger("cldnn_py.passes.compile_graph")
 
 KERNELS_PER_PROGRAM = 16  # one clBuildProgram per batch: fewer is faster, smaller gives finer progress
-
-
-def node_params(program: ProgramBuilder, node: ProgramNode) -> Params:
-    """The kernel_selector Params of a node: its own inputs' layouts (fused ops' extra inputs, which follow them
-    among the dependencies, go with their FusedOp)."""
-    own = len(node.primitive.dependencies())
-    fused = [FusedOp(op.kind, op.attrs, [node.dependencies[i].layout() for i in op.dep_indices],
-                     list(op.dep_indices), op.fused_id) for op in node.fused_ops]
-    return Params(kind=node.kind, engine=program.engine.kind, inputs=[d.layout() for d in node.dependencies[:own]],
-                  output=node.layout(), attrs=node.primitive.attrs(), fused_ops=fused,
-                  layer_id=node.id, device=program.engine.info,
-                  device_caps=dict(program.device_caps))
 
 
 class CompileGraph(BasePass):
@@ -44,13 +34,13 @@ class CompileGraph(BasePass):
 
     name = "compile_graph"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """Select per node, deduplicate sources, build in batches."""
         forced = program.forced_impls
         sources: dict[str, str] = {}
         users: dict[str, list[str]] = {}
         mode = program.options.tuning
-        cache = None if mode == "off" else TuningCache(program.options.tuning_cache)
+        cache = None if mode == "off" else TuningCache(program.options.tuning_cache or default_tuning_cache_path())
         from ..device_probe import device_caps
 
         program.device_caps = device_caps(program.engine, cache, mode)
@@ -98,7 +88,7 @@ class CompileGraph(BasePass):
             cache.save()
 
     @staticmethod
-    def _build(program: ProgramBuilder, batch: list[str], sources: dict[str, str],
+    def _build(program: ProgramGraph, batch: list[str], sources: dict[str, str],
                users: dict[str, list[str]]) -> list[tuple[object, list[str]]]:
         """[(cl.Program, entries in it)]: one program for the batch, or, if the batch does not build (a template
         that clashes with another one), one per kernel; a kernel that fails alone raises KernelBuildError."""

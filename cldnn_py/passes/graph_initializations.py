@@ -7,7 +7,7 @@ ShapeError naming the primitive; nothing downstream runs on a wrong shape.
 from __future__ import annotations
 
 from ..pass_manager import BasePass
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 
 
 class GraphInitializations(BasePass):
@@ -15,7 +15,7 @@ class GraphInitializations(BasePass):
 
     name = "graph_initializations"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """Walk ``program.order`` and compute layouts from the dependencies' layouts."""
         for node in program.order:
             self.node = node.id

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ..pass_manager import BasePass
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 
 
 class MarkNodes(BasePass):
@@ -16,7 +16,7 @@ class MarkNodes(BasePass):
 
     name = "mark_nodes"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """One forward walk in dependency order."""
         outs = set(program.outputs)
         for node in program.order:

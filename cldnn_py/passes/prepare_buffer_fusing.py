@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from ..layout import DIMS, Format, Padding
 from ..pass_manager import BasePass
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode
 
 
-def _concat_in_place(program: ProgramBuilder, node: ProgramNode) -> bool:
+def _concat_in_place(program: ProgramGraph, node: ProgramNode) -> bool:
     out = node.layout()
     axis = node.primitive.axis % out.rank  # type: ignore[attr-defined]
     d = DIMS[axis]
@@ -90,7 +90,7 @@ class PrepareBufferFusing(BasePass):
 
     name = "prepare_buffer_fusing"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """One walk in execution order."""
         for node in program.order:
             if node.kind == "concatenation" and not node.constant:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..layout import Layout
 from ..pass_manager import BasePass
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode
 
 
@@ -43,7 +43,7 @@ class PrepareMemoryDependencies(BasePass):
 
     name = "prepare_memory_dependencies"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """Greedy by size: largest tensors first, each into the first buffer none of whose tensors' lifetimes
         overlap its own (lifetimes are inclusive, so a node never shares with its own inputs)."""
         pos = {n.id: i for i, n in enumerate(program.order)}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..layout import Format, Padding
 from ..ops import ConvolutionAttrs, conv_halo
 from ..pass_manager import BasePass
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode
 
 
@@ -35,7 +35,7 @@ class PreparePadding(BasePass):
 
     name = "prepare_padding"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """Collect the largest halo per producer, then set its output padding."""
         need: dict[str, list[int]] = {}
         for conv in program.order:

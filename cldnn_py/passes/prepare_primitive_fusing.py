@@ -2,13 +2,15 @@
 kernel that produces their input (rules in ``passes/fusing/``, one per file).
 
 Why: every fused op saves a full tensor write and read and a kernel launch (clDNN ``prepare_primitive_fusing``).
-Rules run in order over the graph until nothing changes; then Data nodes left without users are removed.
+Each rule runs once, in the order of ``fusing.RULES``, over every node in execution order (a later rule sees what the
+earlier ones fused, e.g. an activation after a residual sum fuses into the convolution that now hosts the sum);
+then Data nodes left without users are removed.
 """
 
 from __future__ import annotations
 
 from ..pass_manager import BasePass
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 from ..program_node import remove_node, topological_order
 from .fusing import RULES
 
@@ -18,7 +20,7 @@ class PreparePrimitiveFusing(BasePass):
 
     name = "prepare_primitive_fusing"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """Rules in order, each over the nodes in execution order."""
         for rule in RULES:
             for node in list(program.order):

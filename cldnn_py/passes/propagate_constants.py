@@ -2,34 +2,46 @@
 
 Why: weights reorders into a kernel's packed layout, folded BatchNorm factors, or any computation on constants would
 otherwise run at every execution. As in clDNN's ``propagate_constants.cpp``: find the constant nodes whose value a
-non-constant node (or an output) needs, build and run just that subgraph (a Program of its own, built without
-optimizations), and turn each of those nodes into a Data holding its result, in the same format. Constant nodes left
-without users are removed.
+non-constant node (or an output) needs, run just that subgraph (through the ``evaluate`` callback: a Program of
+its own, built without optimizations, in a Network), and turn each of those nodes into a Data holding its result,
+in the same format. Constant nodes left without users are removed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import numpy as np
+
 from ..pass_manager import BasePass
 from ..primitives import Data
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 from ..program_node import remove_node, topological_order
+from ..topology import Topology
+
+Evaluate = Callable[[Topology], dict[str, np.ndarray]]
 
 
 class PropagateConstants(BasePass):
-    """Folds constant non-Data nodes into Data (only with ``BuildOptions(optimize_data=True)``)."""
+    """Folds constant non-Data nodes into Data (only with ``BuildOptions(optimize_data=True)``).
+
+    Args:
+        evaluate: runs a Topology without inputs on the program's device and returns {output id: array}; Program
+            passes one that builds it unoptimized and runs it in a Network (the pass itself never imports the
+            network, so passes stay below the runtime).
+    """
 
     name = "propagate_constants"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def __init__(self, evaluate: Evaluate) -> None:
+        self.evaluate = evaluate
+
+    def run(self, program: ProgramGraph) -> None:
         """Evaluate the frontier of the constant subgraph on the device and replace it by Data."""
         frontier = [n for n in program.order if n.constant and n.kind != "data"
                     and (n.is_output or any(not u.constant for u in n.users))]
         if not frontier:
             return
-        from ..network import Network
-        from ..program import BuildOptions, Program
-        from ..topology import Topology
-
         needed: set[str] = set()
         stack = list(frontier)
         while stack:
@@ -39,7 +51,7 @@ class PropagateConstants(BasePass):
                 stack.extend(n.dependencies)
         topo = Topology(*[n.primitive for n in program.order if n.id in needed])
         topo.outputs = [n.id for n in frontier]
-        values = Network(Program(program.engine, topo, BuildOptions(optimize_data=False))).run({})
+        values = self.evaluate(topo)
         for n in frontier:
             fmt = n.layout().format
             n.primitive = Data(n.id, values[n.id], format=fmt)

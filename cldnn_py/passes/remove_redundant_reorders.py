@@ -10,7 +10,7 @@ values within one data type (``convert_mode="bool"``, ONNX Cast to bool) is neve
 from __future__ import annotations
 
 from ..pass_manager import BasePass
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode, remove_node, topological_order
 
 
@@ -29,7 +29,7 @@ class RemoveRedundantReorders(BasePass):
 
     name = "remove_redundant_reorders"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """One walk in execution order."""
         for node in list(program.order):
             if node.kind != "reorder" or program.nodes.get(node.id) is not node or node.id in program.forced_impls:

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, Params, selector
 
+from ..kernel_params import node_params
 from ..layout import Format, Padding
 from ..pass_manager import BasePass
 from ..primitives import Reorder
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode, insert_between, recompute_layouts, topological_order
 
 BLOCKED = Format.b_fs_yx_fsv16
@@ -36,12 +37,10 @@ def _best(params: Params) -> tuple[int, str] | None:
     return None
 
 
-def fast_blocked_kernel(program: ProgramBuilder, node: ProgramNode) -> str | None:
+def fast_blocked_kernel(program: ProgramGraph, node: ProgramNode) -> str | None:
     """Name of a non-reference kernel that runs ``node`` (a convolution) on blocked layouts and is better than
     (lower priority) any that would run it on its current plain layouts, or None. On OpenCL the plain layouts have
     only the reference; on the CPU engine a BLAS convolution on bfyx competes with the blocked one."""
-    from .compile_graph import node_params
-
     p = node_params(program, node)
     plain = _best(p) if not p.inputs[0].format.is_blocked else None
     p.inputs = [p.inputs[0].with_(format=BLOCKED, padding=Padding()),
@@ -53,11 +52,9 @@ def fast_blocked_kernel(program: ProgramBuilder, node: ProgramNode) -> str | Non
     return blocked[1]
 
 
-def fast_plain_kernel(program: ProgramBuilder, node: ProgramNode, packed_weights: bool = False) -> str | None:
+def fast_plain_kernel(program: ProgramGraph, node: ProgramNode, packed_weights: bool = False) -> str | None:
     """Name of a non-reference kernel that runs ``node`` if its data input were plain unpadded bfyx (and, with
     ``packed_weights``, its weights in os_iyx_osv16), or None."""
-    from .compile_graph import node_params
-
     p = node_params(program, node)
     p.inputs = [p.inputs[0].with_(format=Format.bfyx, padding=Padding())] + p.inputs[1:]
     if packed_weights:
@@ -73,7 +70,7 @@ class ReorderInputs(BasePass):
 
     name = "reorder_inputs"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """Choose formats, insert reorders, recompute layouts."""
         chosen = [n for n in program.order if n.kind == "convolution" and n.dependencies[0].layout().rank == 4
                   and n.id not in program.forced_impls and fast_blocked_kernel(program, n) is not None]
@@ -98,7 +95,7 @@ class ReorderInputs(BasePass):
         program.order = topological_order(program.nodes)
         recompute_layouts(program.order)
 
-    def _pack_weights(self, program: ProgramBuilder, node: ProgramNode) -> None:
+    def _pack_weights(self, program: ProgramGraph, node: ProgramNode) -> None:
         """Reorder ``node``'s weights (dependency 1) to os_iyx_osv16; weights shared by several nodes get one
         packed copy."""
         weights = node.dependencies[1]
@@ -113,7 +110,7 @@ class ReorderInputs(BasePass):
             self._reorder(program, weights, node, f"{weights.id}__{PACKED_WEIGHTS.value}", PACKED_WEIGHTS)
 
     @staticmethod
-    def _reorder(program: ProgramBuilder, dep: ProgramNode, user: ProgramNode, rid: str, fmt: Format) -> None:
+    def _reorder(program: ProgramGraph, dep: ProgramNode, user: ProgramNode, rid: str, fmt: Format) -> None:
         while rid in program.nodes:
             rid += "_"
         insert_between(program.nodes, dep, user, Reorder(rid, dep.id, format=fmt))

@@ -8,7 +8,7 @@ a branch left over from editing). Running or uploading them costs time and memor
 from __future__ import annotations
 
 from ..pass_manager import BasePass
-from ..program import ProgramBuilder
+from ..program_graph import ProgramGraph
 from ..program_node import remove_node, topological_order
 
 
@@ -17,7 +17,7 @@ class TrimToOutputs(BasePass):
 
     name = "trim_to_outputs"
 
-    def run(self, program: ProgramBuilder) -> None:
+    def run(self, program: ProgramGraph) -> None:
         """Backward walk from ``program.outputs``; remove the unreached nodes."""
         reached: set[str] = set()
         stack = [program.nodes[o] for o in program.outputs]

@@ -1,4 +1,5 @@
-"""Primitive descriptors: one frozen dataclass per primitive type (DESIGN.md §1, face 1)."""
+"""Primitive descriptors: one frozen dataclass per primitive type: the user's
+descriptor (clDNN ``primitive``), as opposed to its program_node, primitive_inst and kernel."""
 
 from .activation import Activation, ActivationFunc
 from .arg_max import ArgMax

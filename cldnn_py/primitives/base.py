@@ -15,8 +15,9 @@ from ..layout import Layout
 from ..ops.base import NoAttrs, OpAttrs
 
 
-def pair(value: Any, name: str, pid: str) -> tuple[int, int]:
-    """Normalize an int or a (y, x) pair to a tuple of two ints; raises TopologyError otherwise."""
+def yx_pair(value: Any, name: str, pid: str) -> tuple[int, int]:
+    """A primitive's spatial attribute ``name`` (stride, pad ...) given as an int (both axes) or a (y, x) pair, as a
+    tuple of two ints; raises TopologyError naming primitive ``pid`` otherwise."""
     if isinstance(value, int):
         return (value, value)
     try:

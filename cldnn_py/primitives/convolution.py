@@ -10,7 +10,7 @@ from ..layout import Format, Layout
 from ..ops.base import OpAttrs
 from ..ops.convolution import ConvolutionAttrs
 from ..ops.window import conv_out_size
-from .base import Primitive, WeightedMixin, one_input, pair
+from .base import Primitive, WeightedMixin, one_input, yx_pair
 
 
 @dataclass(frozen=True)
@@ -37,8 +37,8 @@ class Convolution(WeightedMixin, Primitive):
     def __post_init__(self) -> None:
         super().__post_init__()
         for name in ("stride", "dilation", "pad"):
-            object.__setattr__(self, name, pair(getattr(self, name), name, self.id))
-        pe = self.pad if self.pad_end is None else pair(self.pad_end, "pad_end", self.id)
+            object.__setattr__(self, name, yx_pair(getattr(self, name), name, self.id))
+        pe = self.pad if self.pad_end is None else yx_pair(self.pad_end, "pad_end", self.id)
         object.__setattr__(self, "pad_end", pe)
         if min(self.stride + self.dilation) < 1 or min(self.pad + self.pad_end) < 0:
             raise TopologyError(f"convolution '{self.id}': stride/dilation must be >= 1 and pads >= 0, got "
@@ -62,8 +62,6 @@ class Convolution(WeightedMixin, Primitive):
             raise self.shape_error(f"weights '{self.weights}' shape",
                                    f"({'OC'}, {c // g if c % g == 0 else 'C/groups'}, KH, KW) for input {x.shape} "
                                    f"and groups={g}", w.shape)
-        if oc % g:
-            raise self.shape_error("output channels divisible by groups", f"multiple of {g}", oc)
         if self.bias is not None and inputs[2].count() != oc:
             raise self.shape_error(f"bias '{self.bias}' shape", f"({oc},)", inputs[2].shape)
         oh = conv_out_size(h, kh, self.stride[0], self.dilation[0], self.pad[0], self.pad_end[0])

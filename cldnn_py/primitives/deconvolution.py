@@ -11,7 +11,7 @@ from ..layout import Format, Layout
 from ..ops.base import OpAttrs
 from ..ops.convolution import DeconvolutionAttrs
 from ..ops.window import deconv_out_size
-from .base import Primitive, WeightedMixin, one_input, pair
+from .base import Primitive, WeightedMixin, one_input, yx_pair
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,8 @@ class Deconvolution(WeightedMixin, Primitive):
     def __post_init__(self) -> None:
         super().__post_init__()
         for name in ("stride", "dilation", "pad", "output_padding"):
-            object.__setattr__(self, name, pair(getattr(self, name), name, self.id))
-        pe = self.pad if self.pad_end is None else pair(self.pad_end, "pad_end", self.id)
+            object.__setattr__(self, name, yx_pair(getattr(self, name), name, self.id))
+        pe = self.pad if self.pad_end is None else yx_pair(self.pad_end, "pad_end", self.id)
         object.__setattr__(self, "pad_end", pe)
         if min(self.stride + self.dilation) < 1 or min(self.pad + self.pad_end + self.output_padding) < 0:
             raise TopologyError(f"deconvolution '{self.id}': stride/dilation must be >= 1 and pads >= 0, got "

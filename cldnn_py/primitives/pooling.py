@@ -10,7 +10,7 @@ from ..layout import Layout
 from ..ops.base import OpAttrs
 from ..ops.pooling import PoolingAttrs, PoolingMode
 from ..ops.window import pool_out_size
-from .base import Primitive, one_input, pair
+from .base import Primitive, one_input, yx_pair
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,8 @@ class Pooling(Primitive):
             raise TopologyError(f"pooling '{self.id}': mode must be one of "
                                 f"{[m.value for m in PoolingMode]}, got {self.mode!r}") from None
         for name in ("kernel", "stride", "pad", "dilation"):
-            object.__setattr__(self, name, pair(getattr(self, name), name, self.id))
-        pe = self.pad if self.pad_end is None else pair(self.pad_end, "pad_end", self.id)
+            object.__setattr__(self, name, yx_pair(getattr(self, name), name, self.id))
+        pe = self.pad if self.pad_end is None else yx_pair(self.pad_end, "pad_end", self.id)
         object.__setattr__(self, "pad_end", pe)
         if min(self.kernel + self.stride) < 1 or min(self.pad + self.pad_end) < 0:
             raise TopologyError(f"pooling '{self.id}': kernel/stride must be >= 1 and pads >= 0")

@@ -125,13 +125,13 @@ def test_pocl_builds_are_left_to_pocl_cache(tmp_path, rng, monkeypatch):
 @pytest.mark.parametrize("value,driver_caches,expected", [
     (None, True, False), (None, False, True), ("auto", True, False), ("1", True, True), ("0", False, False)])
 def test_binary_cache_setting(monkeypatch, value, driver_caches, expected):
-    from cldnn_py import env
+    from cldnn_py.kernel_cache import binary_cache
 
     if value is None:
         monkeypatch.delenv("CLDNN_PY_BINARY_CACHE", raising=False)
     else:
         monkeypatch.setenv("CLDNN_PY_BINARY_CACHE", value)
-    assert env.binary_cache(driver_caches) is expected
+    assert binary_cache(driver_caches) is expected
 
 
 def test_first_engine_puts_pocl_cache_under_its_cache_dir(tmp_path):

@@ -9,7 +9,7 @@ from cldnn_py.passes.graph_initializations import GraphInitializations
 from cldnn_py.passes.mark_nodes import MarkNodes
 from cldnn_py.passes.propagate_constants import PropagateConstants
 from cldnn_py.passes.trim_to_outputs import TrimToOutputs
-from tests.passes.graphs import builder, graph
+from tests.passes.graphs import builder, evaluator, graph
 
 
 def _topology(rng):
@@ -30,7 +30,7 @@ def test_constant_chain_becomes_data(engine, rng):
         p.run(b)
     assert graph(b) == (["x", "w", "w_abs", "w_blocked", "sum"],
                         {("x", "sum"), ("w", "w_abs"), ("w_abs", "w_blocked"), ("w_blocked", "sum")})
-    PropagateConstants().run(b)
+    PropagateConstants(evaluator(engine)).run(b)
     assert graph(b) == (["x", "w_blocked", "sum"], {("x", "sum"), ("w_blocked", "sum")})
     node = b.nodes["w_blocked"]
     assert node.kind == "data" and node.optimized_out and node.constant

@@ -29,8 +29,9 @@ def _lift(ctx: Any, node: Any, x: str, w: str, n: int) -> tuple[str, str]:
     return (reshape_to(ctx, node, x, ctx.shape(x) + (1,)), reshape_to(ctx, node, w, ctx.shape(w) + (1,)))
 
 
-def _pair(v: list[int], fill: int) -> tuple[int, int]:
-    """A 1- or 2-element spatial list as a (y, x) pair (1-D ops get ``fill`` along x)."""
+def _onnx_yx(v: list[int], fill: int) -> tuple[int, int]:
+    """An ONNX per-axis attribute list of a 1-D or 2-D op (strides, dilations, pads) as (y, x); a 1-D op's single
+    value is y and x gets ``fill`` (1 for strides and dilations, 0 for pads)."""
     return (v[0], v[1]) if len(v) == 2 else (v[0], fill)
 
 
@@ -47,8 +48,8 @@ def conv(ctx: Any, node: Any) -> None:
     pb, pe = resolve_pads(node, a, list(ctx.shape(x)[2:]), ext, strides)
     xi, wi = _lift(ctx, node, x, w, n)
     out = node.output[0] if n == 2 else ctx.fresh(node.output[0])
-    ctx.add(Convolution(out, xi, weights=wi, bias=ctx.ref(b) if b else None, stride=_pair(strides, 1),
-                        dilation=_pair(dil, 1), pad=_pair(pb, 0), pad_end=_pair(pe, 0),
+    ctx.add(Convolution(out, xi, weights=wi, bias=ctx.ref(b) if b else None, stride=_onnx_yx(strides, 1),
+                        dilation=_onnx_yx(dil, 1), pad=_onnx_yx(pb, 0), pad_end=_onnx_yx(pe, 0),
                         groups=int(a.get("group", 1))))
     if n == 1:
         reshape_to(ctx, node, out, ctx.layouts[out].shape[:3], out_id=node.output[0])
@@ -107,8 +108,8 @@ def conv_transpose(ctx: Any, node: Any) -> None:
     pb, pe, op = convtranspose_pads(node, a, list(ctx.shape(x)[2:]), k, strides, dil, out_pad)
     xi, wi = _lift(ctx, node, x, w, n)
     out = node.output[0] if n == 2 else ctx.fresh(node.output[0])
-    ctx.add(Deconvolution(out, xi, weights=wi, bias=ctx.ref(b) if b else None, stride=_pair(strides, 1),
-                          dilation=_pair(dil, 1), pad=_pair(pb, 0), pad_end=_pair(pe, 0),
-                          output_padding=_pair(op, 0), groups=int(a.get("group", 1))))
+    ctx.add(Deconvolution(out, xi, weights=wi, bias=ctx.ref(b) if b else None, stride=_onnx_yx(strides, 1),
+                          dilation=_onnx_yx(dil, 1), pad=_onnx_yx(pb, 0), pad_end=_onnx_yx(pe, 0),
+                          output_padding=_onnx_yx(op, 0), groups=int(a.get("group", 1))))
     if n == 1:
         reshape_to(ctx, node, out, ctx.layouts[out].shape[:3], out_id=node.output[0])

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...primitives import Data
-from ...program import ProgramBuilder
+from ...program_graph import ProgramGraph
 from ...program_node import ProgramNode
 
 FUSABLE_HOSTS = ("convolution", "fully_connected", "eltwise", "pooling", "batch_norm")
@@ -21,14 +21,14 @@ def sole_user(node: ProgramNode) -> ProgramNode | None:
     return next(iter(users.values()))
 
 
-def can_host(program: ProgramBuilder, node: ProgramNode) -> bool:
+def can_host(program: ProgramGraph, node: ProgramNode) -> bool:
     """A node whose kernel can apply fused ops in its epilogue: not constant, kernel not forced by the user."""
     if node.kind not in FUSABLE_HOSTS or node.constant or node.id in program.forced_impls:
         return False
     return node.output_layout is None or node.output_layout.dtype.value == "f32"
 
 
-def new_data(program: ProgramBuilder, user: ProgramNode, pid: str, values: Any) -> ProgramNode:
+def new_data(program: ProgramGraph, user: ProgramNode, pid: str, values: Any) -> ProgramNode:
     """A new f32 Data node read by ``user`` (folded weights or statistics); ``pid`` gets ``_`` until unique."""
     while pid in program.nodes:
         pid += "_"
@@ -37,3 +37,17 @@ def new_data(program: ProgramBuilder, user: ProgramNode, pid: str, values: Any) 
     node.output_layout = node.primitive.calc_output_layout([])
     program.nodes[pid] = node
     return node
+
+
+def per_channel(node: ProgramNode, c: int, rank: int) -> np.ndarray | None:
+    """The values of a Data node holding one value per channel of a rank-``rank`` tensor with ``c`` channels (shape
+    (c,), (c, 1, 1), (1, c, 1, 1) ... as numpy broadcasting aligns it), flattened to float64; None for any other
+    node or shape."""
+    if node.kind != "data":
+        return None
+    a = node.primitive.array  # type: ignore[attr-defined]
+    shape = tuple(a.shape)
+    full = (1,) * (rank - len(shape)) + shape  # numpy broadcasting aligns trailing dimensions
+    if a.size != c or len(full) != rank or full[1] != c:
+        return None
+    return a.reshape(-1).astype(np.float64)

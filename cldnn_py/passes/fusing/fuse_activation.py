@@ -9,12 +9,12 @@ from __future__ import annotations
 from kernel_selector import FusedOp
 
 from ...ops import ActivationAttrs, FusedActivationAttrs
-from ...program import ProgramBuilder
+from ...program_graph import ProgramGraph
 from ...program_node import ProgramNode
 from .common import can_host, sole_user
 
 
-def fuse_activation(program: ProgramBuilder, act: ProgramNode) -> bool:
+def fuse_activation(program: ProgramGraph, act: ProgramNode) -> bool:
     """Apply the rule to ``act``; True when it fused."""
     if act.kind != "activation" or len(act.dependencies) != 1:
         return False

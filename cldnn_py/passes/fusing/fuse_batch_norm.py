@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 
 from ...ops import BatchNormAttrs
-from ...program import ProgramBuilder
+from ...program_graph import ProgramGraph
 from ...program_node import ProgramNode
 from .common import new_data, sole_user
 
@@ -22,7 +22,7 @@ def _data(node: ProgramNode) -> np.ndarray | None:
     return node.primitive.array.astype(np.float64) if node.kind == "data" else None  # type: ignore[attr-defined]
 
 
-def fuse_batch_norm(program: ProgramBuilder, bn: ProgramNode) -> bool:
+def fuse_batch_norm(program: ProgramGraph, bn: ProgramNode) -> bool:
     """Apply the rule to ``bn`` if it is a BatchNorm after a foldable convolution; True when it fused."""
     if bn.kind != "batch_norm" or not bn.dependencies:
         return False

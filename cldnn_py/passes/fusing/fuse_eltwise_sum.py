@@ -10,12 +10,12 @@ from __future__ import annotations
 from kernel_selector import FusedOp
 
 from ...ops import EltwiseAttrs, FusedEltwiseAttrs
-from ...program import ProgramBuilder
+from ...program_graph import ProgramGraph
 from ...program_node import ProgramNode
 from .common import can_host, sole_user
 
 
-def fuse_eltwise_sum(program: ProgramBuilder, elt: ProgramNode) -> bool:
+def fuse_eltwise_sum(program: ProgramGraph, elt: ProgramNode) -> bool:
     """Apply the rule to ``elt``; True when it fused."""
     if elt.kind != "eltwise" or len(elt.dependencies) != 2:
         return False

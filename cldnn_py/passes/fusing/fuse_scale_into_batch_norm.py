@@ -13,23 +13,12 @@ import dataclasses
 import numpy as np
 
 from ...ops import BatchNormAttrs, EltwiseAttrs
-from ...program import ProgramBuilder
+from ...program_graph import ProgramGraph
 from ...program_node import ProgramNode
-from .common import new_data, sole_user
+from .common import new_data, per_channel, sole_user
 
 
-def _per_channel(node: ProgramNode, c: int, rank: int) -> np.ndarray | None:
-    if node.kind != "data":
-        return None
-    a = node.primitive.array  # type: ignore[attr-defined]
-    shape = tuple(a.shape)
-    full = (1,) * (rank - len(shape)) + shape  # numpy broadcasting aligns trailing dimensions
-    if a.size != c or len(full) != rank or full[1] != c:
-        return None
-    return a.reshape(-1).astype(np.float64)
-
-
-def fuse_scale_into_batch_norm(program: ProgramBuilder, elt: ProgramNode) -> bool:
+def fuse_scale_into_batch_norm(program: ProgramGraph, elt: ProgramNode) -> bool:
     """Apply the rule to ``elt`` (an eltwise prod or sum); True when it folded."""
     if elt.kind != "eltwise" or len(elt.dependencies) != 2 or elt.id in program.forced_impls:
         return False
@@ -46,7 +35,7 @@ def fuse_scale_into_batch_norm(program: ProgramBuilder, elt: ProgramNode) -> boo
     if elt.layout().shape != out.shape or out.rank < 2:
         return False
     c = out.shape[1]
-    val = _per_channel(other, c, out.rank)
+    val = per_channel(other, c, out.rank)
     stats = bn.dependencies[1:]
     if val is None or any(s.kind != "data" for s in stats):
         return False

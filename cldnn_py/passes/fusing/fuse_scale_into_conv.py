@@ -12,13 +12,12 @@ import dataclasses
 import numpy as np
 
 from ...ops import EltwiseAttrs
-from ...program import ProgramBuilder
+from ...program_graph import ProgramGraph
 from ...program_node import ProgramNode
-from .common import new_data, sole_user
-from .fuse_scale_into_batch_norm import _per_channel
+from .common import new_data, per_channel, sole_user
 
 
-def fuse_scale_into_conv(program: ProgramBuilder, node: ProgramNode) -> bool:
+def fuse_scale_into_conv(program: ProgramGraph, node: ProgramNode) -> bool:
     """Apply the rule to ``node`` (a Scale, or an eltwise prod/sum); True when it folded."""
     if node.kind not in ("scale", "eltwise") or node.id in program.forced_impls:
         return False
@@ -32,14 +31,14 @@ def fuse_scale_into_conv(program: ProgramBuilder, node: ProgramNode) -> bool:
     if node.kind == "scale":
         if deps[0] is not conv:
             return False
-        s = _per_channel(deps[1], c, rank)
-        t = _per_channel(deps[2], c, rank) if len(deps) > 2 else np.zeros(c)
+        s = per_channel(deps[1], c, rank)
+        t = per_channel(deps[2], c, rank) if len(deps) > 2 else np.zeros(c)
     else:
         a = node.primitive.attrs()
         assert isinstance(a, EltwiseAttrs)
         if len(deps) != 2 or a.mode.value not in ("prod", "sum") or a.coefficients not in (None, (1.0, 1.0)):
             return False
-        other = _per_channel(deps[1] if deps[0] is conv else deps[0], c, rank)
+        other = per_channel(deps[1] if deps[0] is conv else deps[0], c, rank)
         s, t = (other, np.zeros(c)) if a.mode.value == "prod" else (np.ones(c) if other is not None else None,
                                                                        other)
     w = conv.dependencies[1]

@@ -1,5 +1,5 @@
-"""Shape and data-movement operators, part 1: Concat, Flatten, Reshape, Transpose, Squeeze, Unsqueeze, Identity,
-Dropout, Cast (part 2, ``shape_ops_2.py``: Slice, Split, Pad, Expand, Tile, Gather; part 3: Resize, Upsample).
+"""Data-movement operators that keep every element: Concat, Flatten, Reshape, Transpose, Squeeze, Unsqueeze,
+Identity, Dropout, Cast (``slicing.py``: Slice, Split, Pad, Expand, Tile, Gather; ``resize.py``: Resize, Upsample).
 
 Only non-constant tensors reach these converters: nodes whose inputs are all constants are folded at import.
 Shape-only operators become a ``Reshape`` (or no kernel at all when the shape does not change: an alias).

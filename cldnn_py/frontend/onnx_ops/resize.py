@@ -1,4 +1,4 @@
-"""Shape and data-movement operators, part 3: Resize (opsets 10-19) and Upsample (7, 9) → the Resize primitive.
+"""Resize (opsets 10-19) and Upsample (7, 9) → the Resize primitive.
 
 Output sizes follow ONNX: from ``sizes`` (with ``keep_aspect_ratio_policy``) or ``floor(n * scale)`` from
 ``scales``; the scale used by the coordinate transform is the given scale, or output / input for ``sizes``.

@@ -1,4 +1,4 @@
-"""Shape and data-movement operators, part 2: Slice, Split, Pad, Expand, Tile, Gather.
+"""Operators that select or repeat regions of a tensor: Slice, Split, Gather (select), Pad, Expand, Tile (grow).
 
 Slices with unit steps on tensors of rank <= 4 become ``Crop`` (clDNN's split/crop primitive); other slices a
 ``StridedSlice``. Index-like inputs (starts, ends, axes, steps, split, pads, shape, repeats) must be constants;

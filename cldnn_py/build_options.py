@@ -1,0 +1,42 @@
+"""BuildOptions: the options of a Program build (clDNN ``build_options``), in a module of its own so the program
+graph (``program_graph.py``) and ``Program`` (``program.py``) both read them without importing each other."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class BuildOptions:
+    """Options of a Program build.
+
+    outputs: ids that are network outputs in addition to the primitives nobody consumes.
+    optimize_data: run the optimizing passes (fusing, layout choice, constant folding, buffer fusing, padding,
+        memory reuse; passes/__init__.py); False runs only what correctness needs (layouts, trimming, reorders the
+        kernels require, kernel selection and build).
+    force_implementations: {primitive id: kernel name}, merged over ``CLDNN_PY_FORCE_IMPL``.
+    progress: called as ``progress(kernels_built, kernels_total)`` after each batch of kernels is compiled
+        (the CLI draws a tqdm bar with it; the library itself prints nothing).
+    tuning: ``"cache"`` (default): take the tuning cache's winner (kernel and variant, e.g. the pixel block of the
+        fsv16 convolution) where one is stored for this device and shape, the priority rules elsewhere;
+        ``"tune"``: first time every tunable kernel variant of each node that has no stored winner on the device
+        (a few ms per variant plus its compile, ~0.2-0.5 s) and store the fastest in the user's cache file;
+        ``"off"``: priority rules only (clDNN ``tuning_config``, kernel_selector/tuning_cache.py).
+    tuning_cache: the user's tuning cache file; None: ``CLDNN_PY_TUNING_CACHE`` or the platformdirs user cache.
+    """
+
+    outputs: list[str] | None = None
+    optimize_data: bool = True
+    force_implementations: dict[str, str] = field(default_factory=dict)
+    progress: Callable[[int, int], None] | None = None
+    tuning: str = "cache"
+    tuning_cache: str | Path | None = None
+
+    def __post_init__(self) -> None:
+        from kernel_selector.tuning_cache import TUNING_MODES
+
+        if self.tuning not in TUNING_MODES:
+            raise ValueError(f"BuildOptions.tuning must be one of {', '.join(TUNING_MODES)}; got {self.tuning!r}")
+
