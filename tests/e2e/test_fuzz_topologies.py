@@ -20,9 +20,7 @@ from hypothesis import strategies as st
 
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_topology
-from tests.ocl.test_convolution import conv_ref
-from tests.ocl.test_pooling import out_size as pool_out_size
-from tests.ocl.test_pooling import pool_ref
+from tests.references import conv_ref, pool_out_size, pool_ref
 
 # Shape pools: spread over N 1-2, C 1-20, H/W 3-12 while keeping the number of distinct kernels low.
 BATCHES = [1, 2]

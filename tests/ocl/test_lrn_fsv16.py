@@ -15,7 +15,7 @@ from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector import Params, selector
 from tests.helpers import assert_close, f32
 from tests.ocl.padded import run_kernel_padded
-from tests.ocl.test_lrn import lrn_ref
+from tests.references import lrn_ref
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from kernel_selector import Params, selector
 from kernel_selector.kernels.pooling.pooling_kernel_b_fs_yx_fsv16 import pool_block
 from tests.helpers import assert_close, f32
 from tests.ocl.padded import run_kernel_padded
-from tests.ocl.test_pooling import pool_dilated_ref
+from tests.references import pool_dilated_ref
 
 
 @pytest.fixture
