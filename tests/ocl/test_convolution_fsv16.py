@@ -18,7 +18,7 @@ from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import
 from tests.helpers import assert_close, f32
 from tests.ocl.padded import run_kernel_padded
 from tests.ocl.zero_halo import run_zero_halo
-from tests.references import conv_ref
+from tests.references import activation_ref, conv_ref
 
 
 @pytest.fixture
@@ -96,11 +96,6 @@ def test_fsv16_matches_reference_kernel_in_one_network(engine, rng):
 # ----- fused ops ------------------------------------------------------------------------------------------------
 
 
-def _act(v, func):
-    return {"relu": np.maximum(v, 0), "relu_negative_slope": np.where(v >= 0, v, 0.1 * v),
-            "hard_sigmoid": np.clip(0.2 * v + 0.5, 0, 1), "logistic": 1 / (1 + np.exp(-v))}[func]
-
-
 @pytest.mark.parametrize("oc, operand_fmt, acts", [
     (32, cl.Format.b_fs_yx_fsv16, ("relu",)),                    # ResNet: conv + shortcut + relu, float8 operand
     (20, cl.Format.bfyx, ("relu_negative_slope", "logistic")),   # gathered operand, lane-by-lane activation
@@ -128,7 +123,7 @@ def test_fsv16_fused_eltwise_and_activations(engine, rng, oc, operand_fmt, acts)
         a = {"relu_negative_slope": 0.1, "hard_sigmoid": 0.2}.get(func)
         prims.append(cl.Activation(f"act{i}", last, func=func, a=a, b=0.5 if func == "hard_sigmoid" else None))
         last = f"act{i}"
-        expect = _act(expect, func)
+        expect = activation_ref(expect, func, a, 0.5 if func == "hard_sigmoid" else None)
     prims.append(cl.Reorder("out", last, cl.Format.bfyx))
     topo = fsv16_topology(x.shape, w, b, pad=(1, 1), out=False)
     for prim in prims:
