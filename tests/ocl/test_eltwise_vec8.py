@@ -1,4 +1,4 @@
-"""eltwise_vec8 (float8 eltwise over same-shape f32 tensors) vs the float64 numpy reference of test_eltwise.
+"""eltwise_vec8 (float8 eltwise over same-shape f32 tensors) vs the float64 numpy reference (tests/references.py).
 
 Flat variant: unpadded layouts without block tails (bfyx, byxf, fsv16 with C % 16 == 0), element counts that leave
 a tail of 1-7 floats (and fewer than 8 in all). fsv16 variant: padded buffers through run_kernel_padded (input
