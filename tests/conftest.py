@@ -1,13 +1,20 @@
 """Shared fixtures. Each pytest-xdist worker gets its own POCL_CACHE_DIR (parallel PoCL processes sharing one
 cache have crashed PoCL: pocl#1480); it is set before pyopencl is imported anywhere. The user's tuning cache is
 never read or written by tests: CLDNN_PY_TUNING_CACHE points at a per-worker file (the shipped cache still applies,
-as it does for users)."""
+as it does for users).
+
+Random data: the ``rng`` fixture seeds each test's generator from the test's node id (``zlib.crc32`` of e.g.
+``tests/ocl/test_pooling.py::test_pooling_matches_reference[case0-max]``), so re-running a failing test id replays
+the same data, whatever else runs and on whichever xdist worker. The seed is printed (shown on failure).
+``CLDNN_PY_TEST_SEED=<int>`` is mixed into every seed, to vary all of them at once (e.g. a nightly run with a
+fresh value); a failure under it is replayed by running the test id with the same ``CLDNN_PY_TEST_SEED``."""
 
 from __future__ import annotations
 
 import os
 import pathlib
 import tempfile
+import zlib
 
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
 _root = pathlib.Path(os.environ.get("CLDNN_PY_TEST_CACHE", tempfile.gettempdir())) / "cldnn_py_test_pocl"
@@ -43,11 +50,18 @@ def ocl_engine():
     return cl.Engine()
 
 
+def seed_for(nodeid: str) -> int:
+    """The ``rng`` seed of a test: crc32 of its node id, xor'd with ``CLDNN_PY_TEST_SEED`` (an int, default 0)."""
+    extra = int(os.environ.get("CLDNN_PY_TEST_SEED", "0") or 0)
+    return (zlib.crc32(nodeid.encode()) ^ extra) & 0xFFFFFFFF
+
+
 @pytest.fixture
 def rng(request):
-    """A fresh random generator per test; the seed is printed so a failure can be replayed."""
-    seed = int.from_bytes(os.urandom(4), "little")
-    print(f"rng seed for {request.node.nodeid}: {seed}")
+    """A random generator per test, seeded from the test's node id (and ``CLDNN_PY_TEST_SEED``, see the module
+    docstring): re-running a failing test id gives the same data. The seed is printed so a failure shows it."""
+    seed = seed_for(request.node.nodeid)
+    print(f"rng seed for {request.node.nodeid}: {seed} (CLDNN_PY_TEST_SEED={os.environ.get('CLDNN_PY_TEST_SEED', '')})")
     return np.random.default_rng(seed)
 
 

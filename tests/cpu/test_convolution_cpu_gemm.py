@@ -1,7 +1,7 @@
 """convolution_cpu_gemm (numba im2col + BLAS sgemm + numba epilogue) vs an independent float64 convolution.
 
 Direct runs on physical buffers (plain and fsv16 data, plain and packed weights, padded input and output, groups,
-fused ops; the harness and the float64 reference are in test_convolution_cpu_fsv16), the selector's choice, and
+fused ops; the harness is in conv_harness.py, the float64 reference in tests/references.py), the selector's choice, and
 network runs on the CPU engine.
 """
 
@@ -12,8 +12,9 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Padding
-from tests.cpu.test_convolution_cpu_fsv16 import CASES, conv64, run_direct
+from tests.cpu.conv_harness import CASES, run_direct
 from tests.helpers import assert_close, f32
+from tests.references import conv_ref
 
 KERNEL = "convolution_cpu_gemm"
 FSV16, OSV16 = Format.b_fs_yx_fsv16, Format.os_iyx_osv16
@@ -43,7 +44,7 @@ def test_gemm_matches_reference(rng, case, lay):
     thin = w.shape[1] * k[0] * k[1] < 64 and groups > 1  # the rule: a thin grouped GEMM goes to the numba kernel
     fsv16_ok = xfmt == ofmt == FSV16 and (groups == 1 or oc // groups % 16 == 0 or w.shape[1] == 1)
     assert chosen == ("convolution_cpu_fsv16" if thin and fsv16_ok else KERNEL)
-    assert_close(got, conv64(x, w, b, stride, dil, pad, pad_end, groups), rtol=1e-4, atol=1e-4)
+    assert_close(got, conv_ref(x, w, b, stride, dil, pad, pad_end, groups), rtol=1e-4, atol=1e-4)
 
 
 def test_gemm_fused_residual_plain(rng):
@@ -54,7 +55,7 @@ def test_gemm_fused_residual_plain(rng):
     got, chosen = run_direct(KERNEL, x, w, None, (1, 1), (1, 1), (0, 0), (0, 0), 1, xfmt=Format.bfyx,
                              wfmt=Format.oiyx, ofmt=Format.bfyx, fused=fused, residual=res)
     assert chosen == KERNEL
-    assert_close(got, np.maximum(conv64(x, w, None, (1, 1), (1, 1), (0, 0), (0, 0), 1) + res, 0), rtol=1e-4,
+    assert_close(got, np.maximum(conv_ref(x, w, None, (1, 1), (1, 1), (0, 0), (0, 0), 1) + res, 0), rtol=1e-4,
                  atol=1e-4)
 
 
@@ -72,7 +73,7 @@ def test_gemm_fused_activations(rng, func, a, b, np_fn):
     fused = [("activation", {"func": func, "a": a, "b": b}), ("eltwise", {"mode": "sub"})]
     got, _ = run_direct(KERNEL, x, w, bias, (1, 1), (1, 1), (1, 1), (1, 1), 1, xfmt=FSV16, wfmt=OSV16, ofmt=FSV16,
                         fused=fused, residual=res)
-    ref = np_fn(conv64(x, w, bias, (1, 1), (1, 1), (1, 1), (1, 1), 1)) - res
+    ref = np_fn(conv_ref(x, w, bias, (1, 1), (1, 1), (1, 1), (1, 1), 1)) - res
     assert_close(got, ref, rtol=1e-4, atol=1e-4)
 
 
@@ -97,7 +98,7 @@ def test_gemm_in_network_residual_block(cpu_engine, rng, fmt):
     net = cl.Network(cl.Program(cpu_engine, topo, cl.BuildOptions(force_implementations={"conv": KERNEL})))
     net.poison()
     got = net.run({"x": x})["out"]
-    ref = np.maximum(conv64(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1) + x, 0)
+    ref = np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1) + x, 0)
     assert_close(got, ref, rtol=1e-4, atol=1e-4)
 
 
@@ -114,5 +115,5 @@ def test_gemm_selected_by_default_in_network(cpu_engine, rng):
     net = cl.Network(cl.Program(cpu_engine, topo, cl.BuildOptions()))
     net.poison()
     got = net.run({"x": x})["conv"]
-    assert_close(got, conv64(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
+    assert_close(got, conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
     assert net.program.nodes["conv"].impl.kernel_name == KERNEL

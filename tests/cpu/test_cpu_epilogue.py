@@ -1,10 +1,8 @@
 """The helpers of the fast CPU kernels (kernel_selector/kernels/cpu_epilogue.py, cpu_launch.py): every activation
-against formulas written here in float64, the eltwise modes with their NaN rules, operand maps (broadcast, blocked,
-padded) and the Launcher (a result never depends on the thread mode)."""
+against the float64 formulas of tests/references.py, the eltwise modes with their NaN rules, operand maps
+(broadcast, blocked, padded) and the Launcher (a result never depends on the thread mode)."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
@@ -12,33 +10,7 @@ import pytest
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector.kernels import cpu_epilogue as ce
 from kernel_selector.kernels import cpu_launch as cln
-
-ERF = np.vectorize(math.erf)
-
-REF = {  # float64 formulas (ONNX operator definitions), a and b the activation parameters
-    "relu": lambda x, a, b: np.where(x > 0, x, 0),
-    "relu_negative_slope": lambda x, a, b: np.where(x >= 0, x, a * x),
-    "clamp": lambda x, a, b: np.clip(x, a, b),
-    "logistic": lambda x, a, b: 1 / (1 + np.exp(-x)),
-    "tanh": lambda x, a, b: np.tanh(x),
-    "elu": lambda x, a, b: np.where(x >= 0, x, a * (np.exp(x) - 1)),
-    "abs": lambda x, a, b: np.abs(x),
-    "exp": lambda x, a, b: np.exp(x),
-    "log": lambda x, a, b: np.log(np.abs(x)),  # fed |x| below
-    "sqrt": lambda x, a, b: np.sqrt(np.abs(x)),
-    "square": lambda x, a, b: x * x,
-    "softplus": lambda x, a, b: np.log(1 + np.exp(x)),
-    "hard_sigmoid": lambda x, a, b: np.clip(a * x + b, 0, 1),
-    "hard_swish": lambda x, a, b: x * np.clip(x + 3, 0, 6) / 6,
-    "swish": lambda x, a, b: x / (1 + np.exp(-a * x)),
-    "gelu": lambda x, a, b: 0.5 * x * (1 + ERF(x / np.sqrt(2))),
-    "gelu_tanh": lambda x, a, b: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3))),
-    "linear": lambda x, a, b: a * x + b,
-    "neg": lambda x, a, b: -x,
-    "reciprocal": lambda x, a, b: 1 / x,
-    "erf": lambda x, a, b: ERF(x),
-    "selu": lambda x, a, b: np.where(x > 0, b * x, b * a * (np.exp(x) - 1)),
-}
+from tests.references import ACTIVATION_REFS as REF  # float64 formulas, a and b the parameters
 
 
 @pytest.mark.parametrize("func", sorted(ce.ACT_CODES))

@@ -18,16 +18,11 @@ from kernel_selector.params import FusedOp, Params
 from kernel_selector.selector import candidates
 from tests.cpu.kernel_harness import run_kernel
 from tests.helpers import assert_close, f32
+from tests.references import fc_ref
 
 FAST = "fully_connected_cpu_blas"
 FSV16 = Format.b_fs_yx_fsv16
 NO_PAD = Padding()
-
-
-def fc64(x, w, b):
-    """x flattened per batch item in C (logical) order, times Wᵀ, plus bias; float64."""
-    out = x.reshape(x.shape[0], -1).astype(np.float64) @ w.astype(np.float64).T
-    return out if b is None else out + b.astype(np.float64).reshape(-1)
 
 
 def _run(engine, x, w, b, xfmt=Format.bfyx, xpad=NO_PAD, opad=NO_PAD, bshape=None, fused=None,
@@ -64,14 +59,14 @@ def test_fc_matches_reference(cpu_engine, rng, case):
     w = f32(rng.standard_normal((m, int(np.prod(shape[1:])))))
     b = f32(rng.standard_normal(m)) if bshape else None
     out = _run(cpu_engine, x, w, b, fmt, xpad, opad, bshape)
-    assert_close(out, fc64(x, w, b), rtol=1e-4, atol=1e-4)
+    assert_close(out, fc_ref(x, w, b), rtol=1e-4, atol=1e-4)
 
 
 def test_fc_padded_weights(cpu_engine, rng):
     """Weights read in place through their pitches (row padding)."""
     x, w, b = f32(rng.standard_normal((3, 10))), f32(rng.standard_normal((6, 10))), f32(rng.standard_normal(6))
     out = _run(cpu_engine, x, w, b, wpad=Padding((1, 0, 0, 0), (0, 3, 0, 0)))
-    assert_close(out, fc64(x, w, b), rtol=1e-4, atol=1e-4)
+    assert_close(out, fc_ref(x, w, b), rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("n", [1, 6, 19])
@@ -81,7 +76,7 @@ def test_fc_fused_residual_and_tanh(cpu_engine, rng, n):
     fused = [FusedOp("eltwise", FusedEltwiseAttrs("sum")), FusedOp("activation", FusedActivationAttrs("tanh"))]
     out = _run(cpu_engine, x, w, b, fused=fused,
                operands=[(Layout(DataType.f32, Format.bfyx, r.shape, Padding((0, 1, 0, 0), (0, 0, 0, 0))), r)])
-    assert_close(out, np.tanh(fc64(x, w, b) + r), rtol=1e-4, atol=1e-4)
+    assert_close(out, np.tanh(fc_ref(x, w, b) + r), rtol=1e-4, atol=1e-4)
 
 
 def test_fc_fused_broadcast_prod_relu(cpu_engine, rng):
@@ -90,7 +85,7 @@ def test_fc_fused_broadcast_prod_relu(cpu_engine, rng):
     fused = [FusedOp("eltwise", FusedEltwiseAttrs("prod")), FusedOp("activation", FusedActivationAttrs("relu"))]
     out = _run(cpu_engine, x, w, None, FSV16, fused=fused,
                operands=[(Layout(DataType.f32, Format.bfyx, sc.shape), sc)])
-    assert_close(out, np.maximum(fc64(x, w, None) * sc, 0), rtol=1e-4, atol=1e-4)
+    assert_close(out, np.maximum(fc_ref(x, w, None) * sc, 0), rtol=1e-4, atol=1e-4)
 
 
 def test_fc_rejects_packed_weights(cpu_engine):
@@ -121,4 +116,4 @@ def test_fc_network_blocked_input_relu(cpu_engine, rng, batch):
     assert node.impl.kernel_name == FAST
     assert node.dependencies[1].layout().format != Format.os_iyx_osv16
     net.poison()
-    assert_close(net.run({"x": x})["act"], np.maximum(fc64(x, w, b), 0), rtol=1e-4, atol=1e-4)
+    assert_close(net.run({"x": x})["act"], np.maximum(fc_ref(x, w, b), 0), rtol=1e-4, atol=1e-4)

@@ -16,22 +16,16 @@ from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
 from kernel_selector.params import FusedOp
 from tests.cpu.kernel_harness import run_kernel
 from tests.helpers import assert_close, f32
+from tests.references import gemm_ref
 
 FAST = "gemm_cpu_blas"
 NO_PAD = Padding()
 
 
 def gemm64(a, b, c, ta, tb, alpha, beta):
-    """Float64 einsum-free reference: explicit transposes of rank >= 2 operands, numpy matmul broadcasting."""
-    a, b = a.astype(np.float64), b.astype(np.float64)
-    if ta and a.ndim > 1:
-        a = np.swapaxes(a, -1, -2)
-    if tb and b.ndim > 1:
-        b = np.swapaxes(b, -1, -2)
-    out = alpha * np.matmul(a, b)
-    if c is not None:
-        out = out + beta * c.astype(np.float64)
-    return np.asarray(out).reshape(-1) if np.ndim(out) == 0 else out
+    """references.gemm_ref, with a 0-d result as shape (1,) (how the kernel's output holds a scalar)."""
+    out = gemm_ref(a, b, c, ta, tb, alpha, beta)
+    return out.reshape(-1) if out.ndim == 0 else out
 
 
 def _lay(x, fmt=Format.bfyx, pad=NO_PAD):

@@ -20,9 +20,7 @@ from hypothesis import strategies as st
 
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_topology
-from tests.ocl.test_convolution import conv_ref
-from tests.ocl.test_pooling import out_size as pool_out_size
-from tests.ocl.test_pooling import pool_ref
+from tests.references import activation_ref, conv_ref, pool_out_size, pool_ref
 
 # Shape pools: spread over N 1-2, C 1-20, H/W 3-12 while keeping the number of distinct kernels low.
 BATCHES = [1, 2]
@@ -146,16 +144,6 @@ def _act_params(draw):
     return dict(func=func, a=a)
 
 
-def _act_ref(x, func, a):
-    if func == "relu":
-        return np.maximum(x, 0.0)
-    if func == "tanh":
-        return np.tanh(x)
-    if func == "logistic":
-        return 1.0 / (1.0 + np.exp(-x))
-    return np.where(x >= 0, x, a * x)
-
-
 def build_and_reference(g: Graph):
     """(topology, feeds, {output id: float64 reference}) for the drawn graph."""
     rng = np.random.default_rng(g.seed)
@@ -183,7 +171,7 @@ def build_and_reference(g: Graph):
                                 p["ceil_mode"])
         elif kind == "act":
             topo.add(cl.Activation(oid, inputs[0], p["func"], a=p["a"]))
-            ref[oid] = _act_ref(xs[0], p["func"], np.float64(np.float32(p["a"])) if p["a"] is not None else None)
+            ref[oid] = activation_ref(xs[0], p["func"], np.float64(np.float32(p["a"])) if p["a"] is not None else None)
         elif kind == "eltwise":
             topo.add(cl.Eltwise(oid, list(inputs), mode=p["mode"]))
             ref[oid] = {"sum": np.add, "prod": np.multiply, "max": np.maximum}[p["mode"]](*xs)

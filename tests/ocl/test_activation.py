@@ -6,8 +6,6 @@ list costs one batched build per format; a failure names every mismatching case.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
@@ -15,43 +13,11 @@ import cldnn_py as cl
 from kernel_selector.activation_functions import FORMULAS
 from tests.helpers import f32, run_topology
 from tests.ocl.padded import run_kernel_padded
+from tests.references import ACTIVATION_REFS
 
 AF = cl.ActivationFunc
-_erf = np.vectorize(math.erf, otypes=[np.float64])
-_erfc = np.vectorize(math.erfc, otypes=[np.float64])
-
-
-def _sigmoid(v):
-    """Logistic via tanh (a different route from the kernel's 1 / (1 + exp(-x)))."""
-    return 0.5 * (1.0 + np.tanh(0.5 * v))
-
-
-# func -> float64 reference f(x, a, b), written from the definitions (ONNX operators / clDNN activation_func)
-REFS = {
-    AF.relu: lambda x, a, b: np.where(x > 0, x, 0.0),
-    AF.relu_negative_slope: lambda x, a, b: np.where(x >= 0, x, a * x),
-    AF.clamp: lambda x, a, b: np.minimum(np.maximum(x, a), b),
-    AF.logistic: lambda x, a, b: _sigmoid(x),
-    AF.tanh: lambda x, a, b: np.tanh(x),
-    AF.elu: lambda x, a, b: np.where(x >= 0, x, a * np.expm1(x)),
-    AF.abs: lambda x, a, b: np.abs(x),
-    AF.exp: lambda x, a, b: np.exp(x),
-    AF.log: lambda x, a, b: np.log(x),
-    AF.sqrt: lambda x, a, b: np.sqrt(x),
-    AF.square: lambda x, a, b: x * x,
-    AF.softplus: lambda x, a, b: np.logaddexp(0.0, x),
-    AF.hard_sigmoid: lambda x, a, b: np.clip(a * x + b, 0.0, 1.0),
-    AF.hard_swish: lambda x, a, b: x * np.clip(x + 3.0, 0.0, 6.0) / 6.0,
-    AF.swish: lambda x, a, b: x * _sigmoid(a * x),
-    AF.gelu: lambda x, a, b: x * 0.5 * _erfc(-x / math.sqrt(2.0)),          # x * Phi(x), Phi via float64 erfc
-    AF.gelu_tanh: lambda x, a, b: 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3))),
-    AF.linear: lambda x, a, b: a * x + b,
-    AF.neg: lambda x, a, b: -x,
-    AF.reciprocal: lambda x, a, b: 1.0 / x,
-    AF.erf: lambda x, a, b: _erf(x),
-    AF.selu: lambda x, a, b: b * np.where(x > 0, x, a * (np.exp(x) - 1.0)),
-}
-
+# func -> float64 reference f(x, a, b) (tests/references.py)
+REFS = {f: ACTIVATION_REFS[f.value] for f in AF if f.value in ACTIVATION_REFS}
 # value ranges (name -> generator of a float32 array of the test shape)
 RANGES = {
     "wide": lambda rng, s: rng.standard_normal(s) * 4,               # both signs, crosses 0, ±3 kinks

@@ -9,7 +9,7 @@ import numpy as np
 
 import cldnn_py as cl
 from tests.helpers import assert_close, f32
-from tests.ocl.test_convolution import conv_ref
+from tests.references import conv_ref
 
 
 def _topology(w, b):

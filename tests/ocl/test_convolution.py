@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
-
-
-def conv_ref(x, w, b, stride, dilation, pad, pad_end, groups):
-    """Direct float64 convolution (independent of the kernel's loop order)."""
-    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad[0], pad_end[0]), (pad[1], pad_end[1])))
-    n, c, h, wd = x.shape
-    oc, icg, kh, kw = w.shape
-    oh = (h - dilation[0] * (kh - 1) - 1) // stride[0] + 1
-    ow = (wd - dilation[1] * (kw - 1) - 1) // stride[1] + 1
-    out = np.zeros((n, oc, oh, ow))
-    ocg = oc // groups
-    for g in range(groups):
-        xs = x[:, g * icg:(g + 1) * icg]
-        ws = w[g * ocg:(g + 1) * ocg].astype(np.float64)
-        for ky in range(kh):
-            for kx in range(kw):
-                patch = xs[:, :, ky * dilation[0]: ky * dilation[0] + stride[0] * (oh - 1) + 1: stride[0],
-                           kx * dilation[1]: kx * dilation[1] + stride[1] * (ow - 1) + 1: stride[1]]
-                out[:, g * ocg:(g + 1) * ocg] += np.einsum("ncyx,oc->noyx", patch, ws[:, :, ky, kx])
-    if b is not None:
-        out += b.astype(np.float64)[None, :, None, None]
-    return out
-
+from tests.references import conv_ref
 
 CASES = [
     # (N, C, H, W), OC, (KH, KW), stride, dilation, pad, pad_end, groups, bias

@@ -1,4 +1,4 @@
-"""convolution_b_fs_yx_fsv16 (blocked direct convolution) vs the float64 numpy reference of test_convolution.
+"""convolution_b_fs_yx_fsv16 (blocked direct convolution) vs the float64 numpy reference (tests/references.py).
 
 The kernel runs only on b_fs_yx_fsv16 data with os_iyx_osv16 weights; the topologies here build that with Reorder
 primitives (what the layout pass will insert later) and assert the fast kernel was the one selected. Padded
@@ -17,8 +17,9 @@ from cldnn_py.ops import ConvolutionAttrs
 from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, Params, selector
 from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import choose_block, needs_checks
 from tests.helpers import assert_close, f32, typed_attrs
-from tests.ocl.padded import SENTINEL, padding_mask, run_kernel_padded
-from tests.ocl.test_convolution import conv_ref
+from tests.ocl.padded import run_kernel_padded
+from tests.ocl.zero_halo import run_zero_halo
+from tests.references import activation_ref, conv_ref
 
 
 @pytest.fixture
@@ -96,11 +97,6 @@ def test_fsv16_matches_reference_kernel_in_one_network(engine, rng):
 # ----- fused ops ------------------------------------------------------------------------------------------------
 
 
-def _act(v, func):
-    return {"relu": np.maximum(v, 0), "relu_negative_slope": np.where(v >= 0, v, 0.1 * v),
-            "hard_sigmoid": np.clip(0.2 * v + 0.5, 0, 1), "logistic": 1 / (1 + np.exp(-v))}[func]
-
-
 @pytest.mark.parametrize("oc, operand_fmt, acts", [
     (32, cl.Format.b_fs_yx_fsv16, ("relu",)),                    # ResNet: conv + shortcut + relu, float8 operand
     (20, cl.Format.bfyx, ("relu_negative_slope", "logistic")),   # gathered operand, lane-by-lane activation
@@ -128,7 +124,7 @@ def test_fsv16_fused_eltwise_and_activations(engine, rng, oc, operand_fmt, acts)
         a = {"relu_negative_slope": 0.1, "hard_sigmoid": 0.2}.get(func)
         prims.append(cl.Activation(f"act{i}", last, func=func, a=a, b=0.5 if func == "hard_sigmoid" else None))
         last = f"act{i}"
-        expect = _act(expect, func)
+        expect = activation_ref(expect, func, a, 0.5 if func == "hard_sigmoid" else None)
     prims.append(cl.Reorder("out", last, cl.Format.bfyx))
     topo = fsv16_topology(x.shape, w, b, pad=(1, 1), out=False)
     for prim in prims:
@@ -182,44 +178,6 @@ def test_fsv16_reads_no_padding_it_does_not_need(engine, rng, x_pad, conv_pad, e
     assert _checks(engine, inputs, output, attrs) == expect_checks
     out = run_kernel_padded(engine, "convolution", inputs, output, attrs, [x, w, b], kernel=FAST)
     assert_close(out, conv_ref(x, w, b, (1, 1), (1, 1), conv_pad, conv_pad, 1), rtol=1e-4, atol=1e-4)
-
-
-def run_zero_halo(engine, inputs, output, attrs, arrays, variant=None) -> np.ndarray:
-    """Like padded.run_kernel_padded, but the input's y/x padding holds zeros (the contract of the no-check
-    variant: the producer wrote the interior of a zero-filled buffer); feature block tails stay NaN. ``variant``:
-    a tuning variant of the fast kernel (its ``tune_variants``) instead of the selector's choice."""
-
-    from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16
-
-    params = Params("convolution", engine.kind, list(inputs), output, typed_attrs("convolution", attrs))
-    if variant is None:
-        _, kd = selector.select(params, FAST)
-    else:
-        kd = ConvolutionKernelBFsYxFsv16().kernel_data(params, variant)
-    mems = []
-    for lay, arr in zip(inputs, arrays):
-        if lay.format.block is not None and lay.format.block[0] == "f":
-            n, c = arr.shape[:2]
-            ext = np.full((n, -(-c // 16) * 16) + arr.shape[2:], np.nan, np.float32)
-            ext[:, :c] = arr
-            phys = lay.with_(shape=ext.shape).to_physical(ext)  # same buffer: NaN in tails, 0 in the halo
-        else:
-            phys = lay.to_physical(arr)
-        mem = engine.allocate(lay)
-        engine.write_buffer(mem.buffer, phys)
-        mems.append(mem)
-    out = engine.allocate(output)
-    phys = np.full(output.buffer_size, np.nan, np.float32)
-    mask = padding_mask(output)
-    phys[mask] = SENTINEL
-    engine.write_buffer(out.buffer, phys)
-    (k,) = kd.kernels
-    knl = engine.bind(k, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
-    engine.enqueue_kernel(knl, k.gws, k.lws).wait()
-    raw = np.empty(output.buffer_size, np.float32)
-    engine.read_buffer(out.buffer, raw)
-    assert (raw[mask] == SENTINEL).all(), "the kernel wrote into the output's padding or block tail"
-    return output.from_physical(raw)
 
 
 @pytest.mark.parametrize("shape, oc, k, stride, pad, dil", [

@@ -20,8 +20,8 @@ from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import
 )
 from tests.helpers import assert_close, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
-from tests.ocl.test_convolution import conv_ref
-from tests.ocl.test_convolution_fsv16 import FAST, run_zero_halo
+from tests.ocl.zero_halo import FAST, run_zero_halo
+from tests.references import conv_ref
 
 
 @pytest.fixture

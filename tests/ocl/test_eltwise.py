@@ -12,40 +12,14 @@ import pytest
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_kernel_padded
+from tests.references import ELTWISE_OPS, eltwise_inputs, eltwise_ref
 
 E = cl.EltwiseMode
-NP_OP = {E.sum: np.add, E.sub: np.subtract, E.prod: np.multiply, E.div: np.divide, E.max: np.maximum,
-         E.min: np.minimum, E.pow: np.power, E.prelu: lambda v, slope: np.where(v >= 0, v, slope * v)}
-
-
-def eltwise_ref(arrays, mode, coefficients=None):
-    """numpy's own broadcasting in float64, reduced left to right."""
-    xs = [a.astype(np.float64) for a in arrays]
-    if coefficients is not None:
-        xs = [c * a for c, a in zip(coefficients, xs)]
-    return functools.reduce(NP_OP[mode], xs)
-
-
-def make_inputs(rng, shapes, mode):
-    """Random inputs; divisors kept away from zero (|v| in [0.5, 2], random sign); pow: positive bases in
-    [0.2, 3], exponents in [-2, 2]."""
-    out = []
-    for i, s in enumerate(shapes):
-        if mode == E.div and i > 0:
-            a = rng.uniform(0.5, 2.0, s) * rng.choice([-1.0, 1.0], s)
-        elif mode == E.pow:
-            a = rng.uniform(0.2, 3.0, s) if i == 0 else rng.uniform(-2.0, 2.0, s)
-        else:
-            a = rng.standard_normal(s)
-        out.append(f32(a))
-    return out
-
-
 @pytest.mark.parametrize("mode", list(E), ids=lambda m: m.value)
 @pytest.mark.parametrize("n_inputs", [2, 3])
 def test_eltwise_modes_same_shape(engine, rng, mode, n_inputs):
     shapes = [(2, 5, 3, 4)] * n_inputs
-    arrays = make_inputs(rng, shapes, mode)
+    arrays = eltwise_inputs(rng, shapes, mode)
     names = [f"in{i}" for i in range(n_inputs)]
     out = run_single(engine, cl.Eltwise("elt", names, mode=mode), dict(zip(names, arrays)))
     assert_close(out, eltwise_ref(arrays, mode))
@@ -65,7 +39,7 @@ BCAST = [
 @pytest.mark.parametrize("shapes", BCAST, ids=lambda s: "+".join("x".join(map(str, t)) for t in s))
 @pytest.mark.parametrize("mode", [E.sub, E.div, E.max, E.pow, E.prelu])
 def test_eltwise_broadcast(engine, rng, shapes, mode):
-    arrays = make_inputs(rng, shapes, mode)
+    arrays = eltwise_inputs(rng, shapes, mode)
     names = [f"in{i}" for i in range(len(shapes))]
     out = run_single(engine, cl.Eltwise("elt", names, mode=mode), dict(zip(names, arrays)))
     assert_close(out, eltwise_ref(arrays, mode))
@@ -73,7 +47,7 @@ def test_eltwise_broadcast(engine, rng, shapes, mode):
 
 @pytest.mark.parametrize("shapes", [[(2, 3, 2, 2)] * 3, [(1, 3, 1, 1), (2, 3, 4, 5), (5,)]], ids=["same", "bcast"])
 def test_eltwise_sum_coefficients(engine, rng, shapes):
-    arrays = make_inputs(rng, shapes, E.sum)
+    arrays = eltwise_inputs(rng, shapes, E.sum)
     coeffs = [float(c) for c in rng.uniform(-2, 2, len(shapes))]
     names = [f"in{i}" for i in range(len(shapes))]
     out = run_single(engine, cl.Eltwise("elt", names, mode=E.sum, coefficients=coeffs), dict(zip(names, arrays)))
@@ -84,7 +58,7 @@ def test_eltwise_sum_coefficients(engine, rng, shapes):
 @pytest.mark.parametrize("shapes", [[(2, 18, 3, 4)] * 2, [(1, 18, 1, 1), (2, 18, 3, 4), (4,)]], ids=["same", "bcast"])
 def test_eltwise_formats(engine, rng, fmt, shapes):
     """Every input in ``fmt``; the output takes the format of the first full-shape input."""
-    arrays = make_inputs(rng, shapes, E.prod)
+    arrays = eltwise_inputs(rng, shapes, E.prod)
     names = [f"in{i}" for i in range(len(shapes))]
     out = run_single(engine, cl.Eltwise("elt", names, mode=E.prod), dict(zip(names, arrays)), fmt=fmt,
                      out_fmt=cl.Format.bfyx)
@@ -110,7 +84,7 @@ def test_eltwise_output_format_rule():
 @pytest.mark.parametrize("fmt", [cl.Format.bfyx, cl.Format.byxf])
 def test_eltwise_padded_buffers(engine, rng, fmt):
     shapes = [(2, 3, 4, 5), (3, 1, 5)]
-    arrays = make_inputs(rng, shapes, E.min)
+    arrays = eltwise_inputs(rng, shapes, E.min)
     l0 = cl.Layout(cl.DataType.f32, fmt, shapes[0], cl.Padding((1, 0, 2, 1), (0, 2, 1, 3)))
     l1 = cl.Layout(cl.DataType.f32, cl.Format.yxfb, shapes[1], cl.Padding((1, 2, 0, 1), (2, 0, 1, 0)))
     prim = cl.Eltwise("elt", ["a", "b"], mode=E.min)
@@ -143,7 +117,7 @@ def int_ref(arrays, mode):
             return np.where((acc < 0) != (v < 0), -q, q)
         if mode == E.pow:
             return np.vectorize(lambda p, q: p ** q if q >= 0 else int(1 / p ** -q) if p else 0)(acc, v)
-        return NP_OP[mode](acc, v)
+        return ELTWISE_OPS[mode](acc, v)
 
     return functools.reduce(step, xs)
 
@@ -210,7 +184,7 @@ def test_eltwise_dtype_rules():
                                     [(1, 1, 1, 1, 1), (2, 3, 2, 2, 3)]], ids=["same5", "scalar6", "scalar5"])
 def test_eltwise_rank5_6(engine, rng, shapes):
     """Rank 5-6 outputs: inputs of the output's shape or one element."""
-    arrays = make_inputs(rng, shapes, E.sub)
+    arrays = eltwise_inputs(rng, shapes, E.sub)
     names = [f"in{i}" for i in range(len(shapes))]
     out = run_single(engine, cl.Eltwise("elt", names, mode=E.sub), dict(zip(names, arrays)))
     assert_close(out, eltwise_ref(arrays, E.sub))

@@ -1,4 +1,4 @@
-"""eltwise_vec8 (float8 eltwise over same-shape f32 tensors) vs the float64 numpy reference of test_eltwise.
+"""eltwise_vec8 (float8 eltwise over same-shape f32 tensors) vs the float64 numpy reference (tests/references.py).
 
 Flat variant: unpadded layouts without block tails (bfyx, byxf, fsv16 with C % 16 == 0), element counts that leave
 a tail of 1-7 floats (and fewer than 8 in all). fsv16 variant: padded buffers through run_kernel_padded (input
@@ -17,7 +17,9 @@ from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector import Params, selector
 from tests.helpers import assert_close, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
-from tests.ocl.test_eltwise import E, eltwise_ref, make_inputs
+from tests.references import eltwise_inputs, eltwise_ref
+
+E = cl.EltwiseMode
 
 
 @pytest.fixture
@@ -42,7 +44,7 @@ def _run(engine, layouts, out_layout, attrs, arrays):
                                            (Format.b_fs_yx_fsv16, (2, 32, 3, 5), 2)],
                          ids=["bfyx-tail2", "byxf-count5", "fsv16-flat"])
 def test_flat_matches_reference(engine, rng, mode, fmt, shape, n):
-    arrays = make_inputs(rng, [shape] * n, mode)
+    arrays = eltwise_inputs(rng, [shape] * n, mode)
     lay = Layout(DataType.f32, fmt, shape)
     out = _run(engine, [lay] * n, lay, {"mode": mode.value}, arrays)
     assert_close(out, eltwise_ref(arrays, mode))
@@ -62,7 +64,7 @@ FSV16 = [
 @pytest.mark.parametrize("case", FSV16, ids=lambda c: f"{c[0].value}-{c[1]}-n{len(c[2])}")
 def test_fsv16_padded_matches_reference(engine, rng, case):
     mode, shape, in_pads, out_pad, coeffs = case
-    arrays = make_inputs(rng, [shape] * len(in_pads), mode)
+    arrays = eltwise_inputs(rng, [shape] * len(in_pads), mode)
     ins = [Layout(DataType.f32, Format.b_fs_yx_fsv16, shape, Padding(*p)) for p in in_pads]
     lout = Layout(DataType.f32, Format.b_fs_yx_fsv16, shape, Padding(*out_pad))
     attrs = {"mode": mode.value, "coefficients": coeffs}

@@ -11,13 +11,7 @@ import pytest
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_kernel_padded
-
-
-def fc_ref(x, w, b):
-    """x flattened per batch (C order = logical NCHW), times Wᵀ, plus bias; float64."""
-    out = x.reshape(x.shape[0], -1).astype(np.float64) @ w.astype(np.float64).T
-    return out if b is None else out + b.astype(np.float64).reshape(-1)
-
+from tests.references import fc_ref
 
 CASES = [
     # input shape, M, bias

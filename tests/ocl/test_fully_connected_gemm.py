@@ -11,7 +11,8 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
 from tests.helpers import assert_close, f32
-from tests.ocl.test_fully_connected_gemv import build, fc_ref, run
+from tests.ocl.networks import fc_network, run_poisoned
+from tests.references import fc_ref
 
 
 @pytest.fixture
@@ -43,13 +44,13 @@ def test_gemm_fc_matches_reference(engine, rng, case):
     x = f32(rng.standard_normal(shape))
     w = f32(rng.standard_normal((m, int(np.prod(shape[1:])))))
     b = f32(rng.standard_normal(m)) if bias else None
-    net, out = build(engine, x, w, b, relu)
+    net, out = fc_network(engine, x, w, b, relu)
     node = net.program.node("fc")
     assert node.impl.kernel_name == FAST
     assert packed_weights(net)
     if relu:
         assert len(node.fused_ops) == 1
-    assert_close(run(net, out, x), fc_ref(x, w, b, relu), rtol=1e-4, atol=1e-4)
+    assert_close(run_poisoned(net, out, x), fc_ref(x, w, b, relu), rtol=1e-4, atol=1e-4)
 
 
 def test_gemm_fc_blocked_input_bias2d_relu(engine, rng):
@@ -111,16 +112,16 @@ def test_small_batch_keeps_gemv_and_plain_weights(engine, rng, batch):
     x = f32(rng.standard_normal((batch, 64)))
     w = f32(rng.standard_normal((24, 64)))
     b = f32(rng.standard_normal(24))
-    net, out = build(engine, x, w, b)
+    net, out = fc_network(engine, x, w, b)
     assert net.program.node("fc").impl.kernel_name == "fully_connected_gemv"
     assert not packed_weights(net)
-    assert_close(run(net, out, x), fc_ref(x, w, b), rtol=1e-4, atol=1e-4)
+    assert_close(run_poisoned(net, out, x), fc_ref(x, w, b), rtol=1e-4, atol=1e-4)
 
 
 def test_gemm_fc_without_optimizer_falls_back(engine, rng):
     """optimize_data=False: no weight packing, so the GEMM kernel does not validate; gemv (plain weights) runs."""
     x = f32(rng.standard_normal((12, 64)))
     w = f32(rng.standard_normal((24, 64)))
-    net, out = build(engine, x, w, None, optimize=False)
+    net, out = fc_network(engine, x, w, None, optimize=False)
     assert net.program.node("fc").impl.kernel_name == "fully_connected_gemv"
-    assert_close(run(net, out, x), fc_ref(x, w, None), rtol=1e-4, atol=1e-4)
+    assert_close(run_poisoned(net, out, x), fc_ref(x, w, None), rtol=1e-4, atol=1e-4)

@@ -9,6 +9,8 @@ import pytest
 
 import cldnn_py as cl
 from tests.helpers import assert_close, f32
+from tests.ocl.networks import fc_network, run_poisoned
+from tests.references import fc_ref
 
 
 @pytest.fixture
@@ -18,39 +20,6 @@ def engine(ocl_engine):
 
 
 FAST = "fully_connected_gemv"
-
-
-def fc_ref(x, w, b, relu=False):
-    """x flattened per batch item (C order), times Wᵀ, plus bias, optionally relu; float64."""
-    out = x.reshape(x.shape[0], -1).astype(np.float64) @ w.astype(np.float64).T
-    if b is not None:
-        out = out + b.astype(np.float64)
-    return np.maximum(out, 0.0) if relu else out
-
-
-def build(engine, x, w, b, relu=False, fmt=cl.Format.bfyx, optimize=True):
-    """Network input -> [reorder to fmt] -> fc [-> relu]; returns (network, output id)."""
-    topo = cl.Topology()
-    topo.add(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)))
-    src = "x"
-    if fmt != cl.Format.bfyx:
-        topo.add(cl.Reorder("xr", "x", fmt))
-        src = "xr"
-    topo.add(cl.Data("w", w))
-    if b is not None:
-        topo.add(cl.Data("b", b))
-    topo.add(cl.FullyConnected("fc", src, weights="w", bias="b" if b is not None else None))
-    out = "fc"
-    if relu:
-        topo.add(cl.Activation("act", "fc", "relu"))
-        out = "act"
-    return cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=optimize))), out
-
-
-def run(net, out, x):
-    """Poison, run, return the output."""
-    net.poison()
-    return net.run({"x": x})[out]
 
 
 CASES = [
@@ -69,12 +38,12 @@ def test_gemv_matches_reference(engine, rng, case):
     x = f32(rng.standard_normal(shape))
     w = f32(rng.standard_normal((m, int(np.prod(shape[1:])))))
     b = f32(rng.standard_normal(m)) if bias else None
-    net, out = build(engine, x, w, b, relu)
+    net, out = fc_network(engine, x, w, b, relu)
     node = net.program.node("fc")
     assert node.impl.kernel_name == FAST
     if relu:
         assert len(node.fused_ops) == 1
-    assert_close(run(net, out, x), fc_ref(x, w, b, relu), rtol=1e-4, atol=1e-4)
+    assert_close(run_poisoned(net, out, x), fc_ref(x, w, b, relu), rtol=1e-4, atol=1e-4)
 
 
 def test_gemv_alexnet_fc6(engine, rng):
@@ -82,9 +51,9 @@ def test_gemv_alexnet_fc6(engine, rng):
     x = f32(rng.standard_normal((1, 256, 6, 6)))
     w = f32(rng.standard_normal((4096, 9216)) * 0.01)
     b = f32(rng.standard_normal(4096))
-    net, out = build(engine, x, w, b, relu=True)
+    net, out = fc_network(engine, x, w, b, relu=True)
     assert net.program.node("fc").impl.kernel_name == FAST
-    assert_close(run(net, out, x), fc_ref(x, w, b, relu=True), rtol=1e-4, atol=1e-4)
+    assert_close(run_poisoned(net, out, x), fc_ref(x, w, b, relu=True), rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("shape, fmt", [((2, 20), cl.Format.bfyx), ((2, 16, 2, 2), cl.Format.byxf)],
@@ -95,9 +64,9 @@ def test_gemv_falls_back_to_ref(engine, rng, shape, fmt):
     x = f32(rng.standard_normal(shape))
     w = f32(rng.standard_normal((9, int(np.prod(shape[1:])))))
     b = f32(rng.standard_normal(9))
-    net, out = build(engine, x, w, b, fmt=fmt, optimize=False)
+    net, out = fc_network(engine, x, w, b, fmt=fmt, optimize=False)
     assert net.program.node("fc").impl.kernel_name == "fully_connected_ref"
-    assert_close(run(net, out, x), fc_ref(x, w, b), rtol=1e-4, atol=1e-4)
-    net, out = build(engine, x, w, b, fmt=fmt)
+    assert_close(run_poisoned(net, out, x), fc_ref(x, w, b), rtol=1e-4, atol=1e-4)
+    net, out = fc_network(engine, x, w, b, fmt=fmt)
     assert net.program.node("fc").impl.kernel_name == ("fully_connected_ref" if shape[1:] == (20,) else FAST)
-    assert_close(run(net, out, x), fc_ref(x, w, b), rtol=1e-4, atol=1e-4)
+    assert_close(run_poisoned(net, out, x), fc_ref(x, w, b), rtol=1e-4, atol=1e-4)

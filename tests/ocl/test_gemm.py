@@ -3,27 +3,13 @@ alpha/beta with a broadcast C, formats and padded buffers."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import cldnn_py as cl
 from cldnn_py.primitives.gemm import Gemm
 from tests.helpers import assert_close, f32, run_single, run_topology
 from tests.ocl.padded import run_kernel_padded
-
-
-def gemm_ref(a, b, c=None, ta=False, tb=False, alpha=1.0, beta=1.0):
-    """alpha · op(A) @ op(B) + beta · C in float64 (numpy matmul does the broadcasting and the 1-D rules)."""
-    a, b = a.astype(np.float64), b.astype(np.float64)
-    if ta and a.ndim > 1:
-        a = np.swapaxes(a, -1, -2)
-    if tb and b.ndim > 1:
-        b = np.swapaxes(b, -1, -2)
-    y = alpha * np.matmul(a, b)
-    if c is not None:
-        y = y + beta * c.astype(np.float64)
-    return np.asarray(y)
-
+from tests.references import gemm_ref
 
 CASES = [
     # A shape, B shape, C shape or None, transpose_a, transpose_b, alpha, beta

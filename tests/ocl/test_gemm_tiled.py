@@ -11,7 +11,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.primitives.gemm import Gemm
 from tests.helpers import assert_close, f32, typed_attrs
-from tests.ocl.test_gemm import gemm_ref
+from tests.references import gemm_ref
 
 
 @pytest.fixture

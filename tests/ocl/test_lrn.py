@@ -8,22 +8,7 @@ import pytest
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_kernel_padded
-
-
-def lrn_ref(x, size, alpha, beta, k):
-    """ONNX LRN: square_sum[c] = Σ x[i]² for i in [max(0, c - floor((size-1)/2)), min(C-1, c + ceil((size-1)/2))];
-    y = x / (k + alpha / size * square_sum) ** beta (float64, channels along axis 1)."""
-    x = x.astype(np.float64)
-    c_num = x.shape[1]
-    sq = x * x
-    out = np.empty_like(x)
-    lo_w, hi_w = int(np.floor((size - 1) / 2)), int(np.ceil((size - 1) / 2))
-    for c in range(c_num):
-        lo, hi = max(0, c - lo_w), min(c_num - 1, c + hi_w)
-        s = sq[:, lo:hi + 1].sum(axis=1)
-        out[:, c] = x[:, c] / (k + alpha / size * s) ** beta
-    return out
-
+from tests.references import lrn_ref
 
 CASES = [
     # shape, size, alpha, beta, k

@@ -1,4 +1,4 @@
-"""lrn_b_fs_yx_fsv16 (blocked LRN across channels) vs the float64 numpy reference of test_lrn.
+"""lrn_b_fs_yx_fsv16 (blocked LRN across channels) vs the float64 numpy reference (tests/references.py).
 
 Padded b_fs_yx_fsv16 buffers (run_kernel_padded: input padding and block tails hold NaN, which must not reach any
 window sum; the output's padding and block tail must keep their sentinel), channel counts that are not multiples
@@ -15,7 +15,7 @@ from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector import Params, selector
 from tests.helpers import assert_close, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
-from tests.ocl.test_lrn import lrn_ref
+from tests.references import lrn_ref
 
 
 @pytest.fixture

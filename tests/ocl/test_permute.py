@@ -8,19 +8,7 @@ import pytest
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_kernel_padded
-
-
-def permute_ref(x: np.ndarray, order: tuple[int, ...]) -> np.ndarray:
-    """out[i_0, ..., i_r] = x[j] with j[order[k]] = i_k, by an explicit index loop in float64."""
-    out_shape = tuple(x.shape[o] for o in order)
-    out = np.empty(out_shape)
-    for idx in np.ndindex(*out_shape):
-        j = [0] * x.ndim
-        for k, o in enumerate(order):
-            j[o] = idx[k]
-        out[idx] = x[tuple(j)]
-    return out
-
+from tests.references import permute_ref
 
 CASES = [
     # input shape, order

@@ -7,7 +7,7 @@ import pytest
 
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
-from tests.ocl.test_permute import permute_ref
+from tests.references import permute_ref
 
 
 @pytest.mark.parametrize("shape,order", [

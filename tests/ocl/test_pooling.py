@@ -9,38 +9,9 @@ import pytest
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_kernel_padded
+from tests.references import pool_dilated_ref, pool_ref
 
 M = cl.PoolingMode
-
-
-def out_size(size, k, s, pb, pe, ceil_mode):
-    """ONNX MaxPool/AveragePool output extent; in ceil mode a window must start inside input or begin pad."""
-    n = (size + pb + pe - k) / s
-    out = int(np.ceil(n) if ceil_mode else np.floor(n)) + 1
-    if ceil_mode and (out - 1) * s >= size + pb:
-        out -= 1
-    return out
-
-
-def pool_ref(x, mode, k, s, pb, pe, ceil_mode=False):
-    """Window by window in float64. The average divisor counts the window cut to [-pad, size + pad_end)."""
-    x = x.astype(np.float64)
-    n, c, h, w = x.shape
-    oh, ow = out_size(h, k[0], s[0], pb[0], pe[0], ceil_mode), out_size(w, k[1], s[1], pb[1], pe[1], ceil_mode)
-    out = np.empty((n, c, oh, ow))
-    for i in range(oh):
-        y0 = i * s[0] - pb[0]
-        for j in range(ow):
-            x0 = j * s[1] - pb[1]
-            win = x[:, :, max(y0, 0):min(y0 + k[0], h), max(x0, 0):min(x0 + k[1], w)]
-            if mode == M.max:
-                out[:, :, i, j] = win.max(axis=(2, 3))
-            elif mode == M.average_no_padding:
-                out[:, :, i, j] = win.mean(axis=(2, 3))
-            else:
-                area = (min(y0 + k[0], h + pe[0]) - y0) * (min(x0 + k[1], w + pe[1]) - x0)
-                out[:, :, i, j] = win.sum(axis=(2, 3)) / area
-    return out
 
 
 CASES = [
@@ -139,31 +110,6 @@ def test_pooling_matches_onnxruntime(engine, rng, case):
 
 
 # ----- dilation (ONNX MaxPool-10 / AveragePool-19 dilations) ---------------------------------------------------------
-def pool_dilated_ref(x, mode, k, s, pb, pe, d, ceil_mode=False):
-    """Tap by tap in float64: taps o*s - pb + t*d; the average divisor counts taps inside [-pb, size + pe)
-    (``average``) or inside the input (``average_no_padding``)."""
-    x = x.astype(np.float64)
-    n, c, h, w = x.shape
-    ext = ((k[0] - 1) * d[0] + 1, (k[1] - 1) * d[1] + 1)
-    oh = out_size(h, ext[0], s[0], pb[0], pe[0], ceil_mode)
-    ow = out_size(w, ext[1], s[1], pb[1], pe[1], ceil_mode)
-    out = np.empty((n, c, oh, ow))
-    for i in range(oh):
-        ys = [i * s[0] - pb[0] + t * d[0] for t in range(k[0])]
-        for j in range(ow):
-            xs = [j * s[1] - pb[1] + t * d[1] for t in range(k[1])]
-            vals = [x[:, :, yy, xx] for yy in ys for xx in xs if 0 <= yy < h and 0 <= xx < w]
-            vals = np.stack(vals, axis=-1)
-            if mode == M.max:
-                out[:, :, i, j] = vals.max(axis=-1)
-            elif mode == M.average_no_padding:
-                out[:, :, i, j] = vals.mean(axis=-1)
-            else:
-                area = sum(yy < h + pe[0] for yy in ys) * sum(xx < w + pe[1] for xx in xs)
-                out[:, :, i, j] = vals.sum(axis=-1) / area
-    return out
-
-
 DILATED = [
     # mode, (N, C, H, W), kernel, stride, pad, pad_end, dilation, ceil_mode
     (M.max, (1, 2, 4, 4), (2, 2), (1, 1), (0, 0), (0, 0), (2, 2), True),

@@ -1,4 +1,4 @@
-"""pooling_b_fs_yx_fsv16 (blocked pooling) vs the float64 numpy reference of test_pooling.
+"""pooling_b_fs_yx_fsv16 (blocked pooling) vs the float64 numpy reference (tests/references.py).
 
 Padded b_fs_yx_fsv16 buffers are exercised directly (run_kernel_padded: the input's padding and block tails hold
 NaN and must never win or leak, the output's padding and block tail must keep their sentinel), with channel counts
@@ -18,7 +18,7 @@ from kernel_selector import Params, selector
 from kernel_selector.kernels.pooling.pooling_kernel_b_fs_yx_fsv16 import pool_block
 from tests.helpers import assert_close, f32
 from tests.ocl.padded import run_kernel_padded
-from tests.ocl.test_pooling import pool_dilated_ref
+from tests.references import pool_dilated_ref
 
 
 @pytest.fixture

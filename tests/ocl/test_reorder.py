@@ -8,44 +8,13 @@ import pytest
 
 import cldnn_py as cl
 from tests.helpers import f32, run_single
+from tests.ocl.networks import run_reorder_raw
 from tests.ocl.padded import run_kernel_padded
+from tests.references import physical_ref
 
 F = cl.Format
 DT = cl.DataType
 FORMATS = [F.bfyx, F.byxf, F.yxfb, F.fyxb, F.b_fs_yx_fsv16]
-
-
-def physical_ref(x4: np.ndarray, fmt: cl.Format) -> np.ndarray:
-    """The flat buffer a (b, f, y, x) array occupies in ``fmt``, built from the format definitions with numpy
-    transposes (independent of Layout.pitches / GET_INDEX): plain orders outermost first, and for b_fs_yx_fsv16
-    features zero-padded to a multiple of 16 and stored [b][f / 16][y][x][f % 16]."""
-    if fmt == F.b_fs_yx_fsv16:
-        b, f, y, x = x4.shape
-        fs = -(-f // 16)
-        full = np.zeros((b, fs * 16, y, x), x4.dtype)
-        full[:, :f] = x4
-        return full.reshape(b, fs, 16, y, x).transpose(0, 1, 3, 4, 2).reshape(-1)
-    perm = {F.bfyx: (0, 1, 2, 3), F.byxf: (0, 2, 3, 1), F.yxfb: (2, 3, 1, 0), F.fyxb: (1, 2, 3, 0)}[fmt]
-    return np.ascontiguousarray(x4.transpose(perm)).reshape(-1)
-
-
-def run_raw(engine, x: np.ndarray, src: cl.Format, dst: cl.Format, dtype: cl.DataType | None = None):
-    """x (bfyx host) → reorder to ``src`` → reorder under test to ``dst`` (and ``dtype``); returns (logical
-    output, raw flat device buffer of the output)."""
-    topo = cl.Topology()
-    topo.add(cl.InputLayout("x", cl.Layout(DT.from_numpy(x.dtype), F.bfyx, x.shape)))
-    inp = "x"
-    if src != F.bfyx:
-        topo.add(cl.Reorder("x_src", "x", src))
-        inp = "x_src"
-    topo.add(cl.Reorder("r", inp, dst, dtype))
-    net = cl.Network(cl.Program(engine, topo))
-    net.poison()
-    net.set_input_data("x", x)
-    res = net.execute()["r"]
-    raw = np.empty(res.layout.buffer_size, res.layout.dtype.numpy)
-    engine.read_buffer(res.memory.buffer, raw, wait_for=[res.event])
-    return res.layout.from_physical(raw), raw
 
 
 PAIRS = [(s, d) for s in FORMATS for d in FORMATS]
@@ -55,7 +24,7 @@ PAIRS = [(s, d) for s in FORMATS for d in FORMATS]
 def test_reorder_format_pair(engine, rng, src, dst):
     """19 features: one full fsv16 slice plus a partial one (tail must stay zero)."""
     x = f32(rng.standard_normal((2, 19, 3, 5)))
-    out, raw = run_raw(engine, x, src, dst)
+    out, raw = run_reorder_raw(engine, x, src, dst)
     np.testing.assert_array_equal(out, x)
     np.testing.assert_array_equal(raw, physical_ref(x, dst))
 
@@ -69,7 +38,7 @@ def test_reorder_format_pair(engine, rng, src, dst):
 def test_reorder_lower_ranks(engine, rng, shape, src, dst):
     """Rank 1-3 tensors are laid out as their dims4 (trailing ones)."""
     x = f32(rng.standard_normal(shape))
-    out, raw = run_raw(engine, x, src, dst)
+    out, raw = run_reorder_raw(engine, x, src, dst)
     np.testing.assert_array_equal(out, x)
     np.testing.assert_array_equal(raw, physical_ref(x.reshape(x.shape + (1,) * (4 - x.ndim)), dst))
 
@@ -122,7 +91,7 @@ def test_reorder_data_type_conversion(engine, rng, sdt, ddt, src, dst):
         x = rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=np.int64)
         x.flat[:2] = (info.min, info.max)
         x = x.astype(sdt)
-    out, raw = run_raw(engine, x, src, dst, DT.from_numpy(ddt))
+    out, raw = run_reorder_raw(engine, x, src, dst, DT.from_numpy(ddt))
     x64 = x.astype(np.float64)
     if np.dtype(ddt).kind == "f":
         expected = x64.astype(np.float32)      # numpy rounds int64 → float32 to nearest even

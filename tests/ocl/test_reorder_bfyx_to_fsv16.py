@@ -15,8 +15,9 @@ import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector import Params, selector
 from tests.helpers import f32, typed_attrs
+from tests.ocl.networks import run_reorder_raw
 from tests.ocl.padded import run_kernel_padded
-from tests.ocl.test_reorder import physical_ref, run_raw
+from tests.references import physical_ref
 
 
 @pytest.fixture
@@ -52,7 +53,7 @@ def test_raw_buffer_in_a_network(engine, rng):
     """InputLayout (bfyx) -> Reorder(fsv16) in a Program: the raw buffer is numpy's own blocking, the block tail
     of the last slice stays zero."""
     x = f32(rng.standard_normal((2, 19, 4, 11)))
-    out, raw = run_raw(engine, x, Format.bfyx, Format.b_fs_yx_fsv16)
+    out, raw = run_reorder_raw(engine, x, Format.bfyx, Format.b_fs_yx_fsv16)
     np.testing.assert_array_equal(out, x)
     np.testing.assert_array_equal(raw, physical_ref(x, Format.b_fs_yx_fsv16))
     t = cl.Topology()

@@ -9,7 +9,7 @@ import pytest
 from onnx import helper
 
 import cldnn_py as cl
-from tests.onnx.test_shape_ops import _x, build, compare
+from tests.onnx.ort_compare import build, compare, randf32
 
 pytest.importorskip("onnxruntime")
 
@@ -62,12 +62,12 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"op{c[0]}-{c[1]}-{c[4]}")
 def test_resize(engine, rng, case):
     opset, shape, scales, sizes, attrs = case
-    x = _x(rng, *shape)
+    x = randf32(rng, *shape)
     compare(engine, _resize(opset, x, scales, sizes, **attrs), {"x": x}, atol=1e-5)
 
 
 def test_resize_axes_keep_aspect_ratio(engine, rng):
-    x = _x(rng, 1, 2, 4, 6)
+    x = randf32(rng, 1, 2, 4, 6)
     for policy, sizes in (("not_larger", (7, 7)), ("not_smaller", (3, 5))):
         model = _resize(18, x, sizes=sizes, axes_attrs={"axes": [3, 2]}, mode="nearest",
                         keep_aspect_ratio_policy=policy)
@@ -76,7 +76,7 @@ def test_resize_axes_keep_aspect_ratio(engine, rng):
 
 
 def test_resize_tf_crop_and_resize(engine, rng):
-    x = _x(rng, 1, 2, 5, 6)
+    x = randf32(rng, 1, 2, 5, 6)
     model = _resize(11, x, sizes=(1, 2, 4, 5), roi=(0, 0, 0.2, -0.3, 1, 1, 1.3, 0.8), mode="linear",
                     coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=7.5)
     compare(engine, model, {"x": x})
@@ -85,7 +85,7 @@ def test_resize_tf_crop_and_resize(engine, rng):
 @pytest.mark.parametrize("opset,mode,scales", [(7, "nearest", (1, 1, 2, 3)), (9, "linear", (1, 1, 2.5, 1.5)),
                                                (9, "nearest", (1, 2, 1, 2))])
 def test_upsample(engine, rng, opset, mode, scales):
-    x = _x(rng, 1, 2, 3, 4)
+    x = randf32(rng, 1, 2, 3, 4)
     if opset == 7:
         node = helper.make_node("Upsample", ["x"], ["y"], mode=mode, scales=[float(v) for v in scales])
         model = build([node], {"x": x}, {}, ["y"], opset)
@@ -97,7 +97,7 @@ def test_upsample(engine, rng, opset, mode, scales):
 
 def test_resize_after_blocked_convolution(engine, rng):
     """Resize reads the b_fs_yx_fsv16 output of a convolution directly."""
-    x = _x(rng, 1, 3, 6, 7)
+    x = randf32(rng, 1, 3, 6, 7)
     w = (rng.standard_normal((32, 3, 3, 3)) * 0.3).astype(_F)
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
              helper.make_node("Resize", ["c", "", "s"], ["y"], mode="linear")]

@@ -7,57 +7,15 @@ test_resize_ops.py."""
 from __future__ import annotations
 
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 import cldnn_py as cl
 from cldnn_py.errors import UnsupportedError
 from cldnn_py.frontend.onnx import load_onnx
-from cldnn_py.frontend.onnx_context import to_device_array
+from tests.onnx.ort_compare import build, compare, randf32
 
 ort = pytest.importorskip("onnxruntime")
-
-_ELEM = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int64): TensorProto.INT64,
-         np.dtype(np.int32): TensorProto.INT32, np.dtype(np.bool_): TensorProto.BOOL,
-         np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int8): TensorProto.INT8}
-
-
-def build(nodes, feeds: dict, inits: dict, outputs: list, opset: int, out_types: dict | None = None):
-    """A model of ``nodes``: ``feeds`` are graph inputs (their arrays fix shape and type), ``inits`` initializers,
-    ``outputs`` the graph outputs (float unless ``out_types`` says otherwise, shapes left to the runtimes)."""
-    ins = [helper.make_tensor_value_info(n, _ELEM[a.dtype], a.shape) for n, a in feeds.items()]
-    outs = [helper.make_tensor_value_info(o, (out_types or {}).get(o, TensorProto.FLOAT), None) for o in outputs]
-    g = helper.make_graph(nodes, "g", ins, outs, [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
-
-
-def declare(model, refs: list):
-    """A copy of the model whose outputs are declared with onnxruntime's result shapes (the checker wants them)."""
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    for out, ref in zip(m.graph.output, refs):
-        dims = out.type.tensor_type.shape.dim
-        del dims[:]
-        for d in np.shape(ref):
-            dims.add().dim_value = d
-    return m
-
-
-def compare(engine, model, feeds: dict, atol: float = 1e-5) -> cl.Network:
-    """Run on onnxruntime and on cldnn_py (poisoned outputs); values equal within ``atol``. Returns the network."""
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    refs = sess.run(None, feeds)
-    model = declare(model, refs)
-    net = cl.Network(engine, load_onnx(model))
-    net.poison()
-    got = net.run({k: to_device_array(v) for k, v in feeds.items() if k in net.input_ids})
-    for out, ref in zip(model.graph.output, refs):
-        g = got[out.name]
-        assert g.shape == ref.shape or (ref.ndim == 0 and g.shape == (1,)), f"{out.name}: {g.shape} != {ref.shape}"
-        np.testing.assert_allclose(g.astype(np.float64).reshape(ref.shape), ref.astype(np.float64), rtol=1e-5,
-                                   atol=atol)
-    return net
 
 
 def one(op, opset, feeds, inits=None, attrs=None, inputs=None, outputs=("y",), out_types=None):
@@ -68,27 +26,23 @@ def one(op, opset, feeds, inits=None, attrs=None, inputs=None, outputs=("y",), o
                  out_types)
 
 
-def _x(rng, *shape):
-    return rng.standard_normal(shape).astype(np.float32)
-
-
 def _i64(*v):
     return np.array(v, dtype=np.int64)
 
 
 # ----- Concat, Flatten, Reshape, Squeeze, Unsqueeze -----------------------------------------------------------------
 def test_concat(engine, rng):
-    compare(engine, one("Concat", 11, {"a": _x(rng, 2, 3, 4)}, {"b": _x(rng, 2, 3, 2)}, {"axis": -1}),
-            {"a": _x(rng, 2, 3, 4)})
-    feeds = {"a": _x(rng, 2, 1, 3, 4), "b": _x(rng, 2, 3, 3, 4), "c": _x(rng, 2, 2, 3, 4)}
+    compare(engine, one("Concat", 11, {"a": randf32(rng, 2, 3, 4)}, {"b": randf32(rng, 2, 3, 2)}, {"axis": -1}),
+            {"a": randf32(rng, 2, 3, 4)})
+    feeds = {"a": randf32(rng, 2, 1, 3, 4), "b": randf32(rng, 2, 3, 3, 4), "c": randf32(rng, 2, 2, 3, 4)}
     compare(engine, one("Concat", 4, feeds, attrs={"axis": 1}), feeds)
-    feeds = {"a": _x(rng, 2, 3, 2, 2, 3), "b": _x(rng, 2, 3, 2, 4, 3)}            # rank 5 along dimension 3
+    feeds = {"a": randf32(rng, 2, 3, 2, 2, 3), "b": randf32(rng, 2, 3, 2, 4, 3)}            # rank 5 along dimension 3
     compare(engine, one("Concat", 13, feeds, attrs={"axis": 3}), feeds)
 
 
 @pytest.mark.parametrize("opset,shape,axis", [(7, (2, 3, 4, 5), 2), (9, (2, 3, 4), 0), (13, (2, 3, 4, 5), -3)])
 def test_flatten(engine, rng, opset, shape, axis):
-    x = _x(rng, *shape)
+    x = randf32(rng, *shape)
     compare(engine, one("Flatten", opset, {"x": x}, attrs={"axis": axis}), {"x": x})
 
 
@@ -99,14 +53,14 @@ def test_flatten(engine, rng, opset, shape, axis):
     (19, (4, 6), (-1, 2, 3, 1, 2, 1), 0),      # to rank 6
 ])
 def test_reshape(engine, rng, opset, shape, target, allowzero):
-    x = _x(rng, *shape)
+    x = randf32(rng, *shape)
     attrs = {"allowzero": allowzero} if opset >= 14 else {}
     compare(engine, one("Reshape", opset, {"x": x}, {"s": _i64(*target)}, attrs), {"x": x})
 
 
 @pytest.mark.parametrize("opset", [11, 13])
 def test_squeeze_unsqueeze(engine, rng, opset):
-    x = _x(rng, 1, 3, 1, 4)
+    x = randf32(rng, 1, 3, 1, 4)
     axes = _i64(-2, 0)
     if opset < 13:
         sq, un = one("Squeeze", opset, {"x": x}, attrs={"axes": [-2, 0]}), \
@@ -126,13 +80,13 @@ def test_squeeze_unsqueeze(engine, rng, opset):
     ((2, 3, 4, 5), (1, 0, 2, 3)),
 ])
 def test_transpose(engine, rng, shape, perm):
-    x = _x(rng, *shape)
+    x = randf32(rng, *shape)
     compare(engine, one("Transpose", 13, {"x": x}, attrs={} if perm is None else {"perm": perm}), {"x": x})
 
 
 def test_channel_shuffle_is_a_rank4_permute(engine, rng):
     """ShuffleNet: Reshape (N, g, C/g, H, W) → Transpose (0, 2, 1, 3, 4) → Reshape; the permute runs on rank 4."""
-    x = _x(rng, 2, 12, 5, 6)
+    x = randf32(rng, 2, 12, 5, 6)
     nodes = [helper.make_node("Reshape", ["x", "s5"], ["r"]), helper.make_node("Transpose", ["r"], ["t"],
              perm=[0, 2, 1, 3, 4]), helper.make_node("Reshape", ["t", "s4"], ["y"])]
     model = build(nodes, {"x": x}, {"s5": _i64(2, 3, 4, 5, 6), "s4": _i64(2, 12, 5, 6)}, ["y"], 9)
@@ -143,7 +97,7 @@ def test_channel_shuffle_is_a_rank4_permute(engine, rng):
 
 def test_depth_to_space_chain_rank6(engine, rng):
     """DepthToSpace (DCR) as Reshape → Transpose (0, 1, 4, 2, 5, 3) → Reshape: an irreducible rank-6 permute."""
-    x = _x(rng, 1, 8, 2, 3)
+    x = randf32(rng, 1, 8, 2, 3)
     nodes = [helper.make_node("Reshape", ["x", "s6"], ["r"]),
              helper.make_node("Transpose", ["r"], ["t"], perm=[0, 3, 4, 1, 5, 2]),
              helper.make_node("Reshape", ["t", "s4"], ["y"])]
@@ -153,7 +107,7 @@ def test_depth_to_space_chain_rank6(engine, rng):
 
 # ----- Slice, Split -------------------------------------------------------------------------------------------------
 def test_slice_opset1_attributes(engine, rng):
-    x = _x(rng, 4, 5, 6)
+    x = randf32(rng, 4, 5, 6)
     compare(engine, one("Slice", 9, {"x": x}, attrs={"starts": [1, -4], "ends": [100, -1], "axes": [0, 2]}),
             {"x": x})
 
@@ -166,7 +120,7 @@ def test_slice_opset1_attributes(engine, rng):
     (13, (2, 3, 4, 5, 6), (1,), (3,), (3,), None),                        # rank 5, unit steps
 ])
 def test_slice_inputs(engine, rng, opset, shape, starts, ends, axes, steps):
-    x = _x(rng, *shape)
+    x = randf32(rng, *shape)
     inits = {"s": _i64(*starts), "e": _i64(*ends)}
     if axes is not None or steps is not None:
         inits["a"] = _i64(*(axes if axes is not None else range(len(starts))))
@@ -183,7 +137,7 @@ def test_slice_inputs(engine, rng, opset, shape, starts, ends, axes, steps):
     (18, (2, 3, 2, 5, 2), 3, [1, 4], None),      # rank 5
 ])
 def test_split(engine, rng, opset, shape, axis, split, num):
-    x = _x(rng, *shape)
+    x = randf32(rng, *shape)
     k = num or (len(split) if split else 3)
     attrs = {"axis": axis}
     inits = {}
@@ -206,7 +160,7 @@ def test_split(engine, rng, opset, shape, axis, split, num):
     (19, "wrap", [1, 3, 2, 0, 4, 1], None, None),
 ])
 def test_pad(engine, rng, opset, mode, pads, value, axes):
-    x = _x(rng, 2, 4, 5)
+    x = randf32(rng, 2, 4, 5)
     if opset < 11:
         attrs = {"mode": mode, "pads": pads, **({"value": value} if value is not None else {})}
         model = one("Pad", opset, {"x": x}, attrs=attrs)
@@ -227,13 +181,13 @@ def test_pad(engine, rng, opset, mode, pads, value, axes):
 @pytest.mark.parametrize("opset,shape,target", [(8, (3, 1), (2, 3, 4)), (13, (2, 1, 4), (3, 1, 4, 1)),
                                                 (13, (1, 3, 1, 1), (2, 1, 3, 2, 2))])
 def test_expand(engine, rng, opset, shape, target):
-    x = _x(rng, *shape)
+    x = randf32(rng, *shape)
     compare(engine, one("Expand", opset, {"x": x}, {"s": _i64(*target)}), {"x": x})
 
 
 @pytest.mark.parametrize("opset", [6, 13])
 def test_tile(engine, rng, opset):
-    x = _x(rng, 2, 3, 4)
+    x = randf32(rng, 2, 3, 4)
     compare(engine, one("Tile", opset, {"x": x}, {"r": _i64(2, 1, 3)}), {"x": x})
 
 
@@ -244,19 +198,19 @@ def test_tile(engine, rng, opset):
     (13, (2, 3, 4), np.array([[1, -1, 0]]), -1),
 ])
 def test_gather_constant_indices(engine, rng, opset, shape, indices, axis):
-    x = _x(rng, *shape)
+    x = randf32(rng, *shape)
     compare(engine, one("Gather", opset, {"x": x}, {"i": indices.astype(np.int64)}, {"axis": axis}), {"x": x})
 
 
 def test_gather_runtime_indices(engine, rng):
-    x = _x(rng, 6, 5)
+    x = randf32(rng, 6, 5)
     idx = rng.integers(-6, 6, size=(2, 3)).astype(np.int64)
     compare(engine, one("Gather", 13, {"x": x, "i": idx}, attrs={"axis": 0}), {"x": x, "i": idx})
 
 
 # ----- Identity, Dropout, Cast --------------------------------------------------------------------------------------
 def test_identity_and_dropout(engine, rng):
-    x = _x(rng, 2, 3, 4)
+    x = randf32(rng, 2, 3, 4)
     compare(engine, one("Identity", 13, {"x": x}), {"x": x})
     nodes = [helper.make_node("Identity", ["x"], ["i"]), helper.make_node("Dropout", ["i"], ["d"], ratio=0.3),
              helper.make_node("Relu", ["d"], ["y"])]
@@ -267,7 +221,7 @@ def test_identity_and_dropout(engine, rng):
 
 
 def test_dropout_training_is_refused(rng):
-    model = one("Dropout", 13, {"x": _x(rng, 2, 3)}, {"r": np.array(0.4, np.float32), "t": np.array(True)})
+    model = one("Dropout", 13, {"x": randf32(rng, 2, 3)}, {"r": np.array(0.4, np.float32), "t": np.array(True)})
     model.graph.output[0].type.tensor_type.shape.dim.add().dim_value = 2
     model.graph.output[0].type.tensor_type.shape.dim.add().dim_value = 3
     with pytest.raises(UnsupportedError, match="training_mode"):
@@ -292,7 +246,7 @@ def test_cast(engine, rng, to, feed):
 def test_after_blocked_convolution(engine, rng):
     """Conv (3 → 32 channels) runs in b_fs_yx_fsv16; Slice, Pad, Gather, Split and Transpose read that blocked
     tensor directly (one model, one build)."""
-    x = _x(rng, 1, 3, 8, 9)
+    x = randf32(rng, 1, 3, 8, 9)
     w = (rng.standard_normal((32, 3, 3, 3)) * 0.3).astype(np.float32)
     inits = {"w": w, "s": _i64(1, 2), "e": _i64(17, 7), "a": _i64(1, 3), "t": _i64(3, 2),
              "p": _i64(0, 1, 2, 1, 0, 2, 1, 0), "i": _i64(17, -1, 3)}

@@ -11,7 +11,7 @@ from cldnn_py.passes.trim_to_outputs import TrimToOutputs
 from tests.passes.graphs import builder
 
 
-def test_flags(engine):
+def test_flags(graph_engine):
     rng = np.random.default_rng(0)
     topo = cl.Topology(
         cl.InputLayout("data", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 2, 3, 3))),
@@ -19,7 +19,7 @@ def test_flags(engine):
         cl.Activation("w_abs", "w", "abs"),  # constant subgraph: only Data feeds it
         cl.Eltwise("sum", ["data", "w_abs"], mode="sum"),
     )
-    b = builder(engine, topo)
+    b = builder(graph_engine, topo)
     assert not any(n.constant or n.optimized_out or n.is_output for n in b.nodes.values())
     for p in (GraphInitializations(), TrimToOutputs(), MarkNodes()):
         p.run(b)

@@ -33,8 +33,8 @@ def _block(rng, c=8):
     return t
 
 
-def test_graph_after_fusing(engine, rng):
-    b = builder(engine, _block(rng))
+def test_graph_after_fusing(graph_engine, rng):
+    b = builder(graph_engine, _block(rng))
     for p in (GraphInitializations(), TrimToOutputs(), MarkNodes(), PreparePrimitiveFusing()):
         p.run(b)
     ids, edges = graph(b)
@@ -66,12 +66,12 @@ def test_fused_and_unfused_agree_with_fewer_kernels(engine, rng):
     np.testing.assert_allclose(results[True], results[False], rtol=1e-5, atol=1e-5)
 
 
-def test_no_fusion_when_the_producer_has_other_users(engine, rng):
+def test_no_fusion_when_the_producer_has_other_users(graph_engine, rng):
     t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 4, 5, 5))),
                     cl.Data("w", rng.standard_normal((4, 4, 1, 1)).astype(np.float32)),
                     cl.Convolution("conv", "x", weights="w"),
                     cl.Activation("relu", "conv", "relu"), cl.Activation("tanh", "conv", "tanh"))
-    b = builder(engine, t)
+    b = builder(graph_engine, t)
     for p in (GraphInitializations(), TrimToOutputs(), MarkNodes(), PreparePrimitiveFusing()):
         p.run(b)
     assert set(b.nodes) == {"x", "w", "conv", "relu", "tanh"} and not b.nodes["conv"].fused_ops

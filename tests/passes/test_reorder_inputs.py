@@ -25,8 +25,8 @@ def _chain(rng, c=16):
                        cl.Softmax("prob", "conv2", axis=1))
 
 
-def test_blocked_convolutions_and_one_input_reorder(engine, rng):
-    b = builder(engine, _chain(rng))
+def test_blocked_convolutions_and_one_input_reorder(graph_engine, rng):
+    b = builder(graph_engine, _chain(rng))
     for p in (GraphInitializations(), MarkNodes()):
         p.run(b)
     if fast_blocked_kernel(b, b.nodes["conv1"]) is None:

@@ -29,20 +29,20 @@ def _run(engine, topo, *passes):
     return b
 
 
-def test_noop_reorder_and_format_chain_are_removed(engine):
+def test_noop_reorder_and_format_chain_are_removed(graph_engine):
     topo = cl.Topology(cl.InputLayout("x", L), cl.Activation("a", "x", "tanh"),
                        cl.Reorder("same", "a", F.bfyx),                       # a no-op
                        cl.Reorder("r1", "same", F.byxf), cl.Reorder("r2", "r1", F.b_fs_yx_fsv16),  # chain
                        cl.Activation("out", "r2", "abs"))
-    b = _run(engine, topo, RemoveRedundantReorders())
+    b = _run(graph_engine, topo, RemoveRedundantReorders())
     assert graph(b) == (["x", "a", "r2", "out"], {("x", "a"), ("a", "r2"), ("r2", "out")})
     assert b.resolve("same") == "a"
 
 
-def test_dtype_changing_reorders_stay(engine):
+def test_dtype_changing_reorders_stay(graph_engine):
     topo = cl.Topology(cl.InputLayout("x", L), cl.Reorder("to_i8", "x", F.bfyx, cl.DataType.i8),
                        cl.Reorder("back", "to_i8", F.bfyx, cl.DataType.f32))
-    b = _run(engine, topo, RemoveRedundantReorders())
+    b = _run(graph_engine, topo, RemoveRedundantReorders())
     assert graph(b)[0] == ["x", "to_i8", "back"]
 
 

@@ -21,8 +21,8 @@ def _topology():
     )
 
 
-def test_unused_data_and_inputs_are_removed(engine):
-    b = builder(engine, _topology())
+def test_unused_data_and_inputs_are_removed(graph_engine):
+    b = builder(graph_engine, _topology())
     before = graph(b)
     assert before == (["data", "unused_input", "w", "unused_w", "conv", "relu"],
                       {("data", "conv"), ("w", "conv"), ("conv", "relu")})
@@ -32,10 +32,10 @@ def test_unused_data_and_inputs_are_removed(engine):
     assert b.outputs == ["relu"]
 
 
-def test_named_output_keeps_its_branch(engine):
+def test_named_output_keeps_its_branch(graph_engine):
     topo = _topology()
     topo.add(cl.Activation("side", "conv", "tanh"))
-    b = builder(engine, topo, cl.BuildOptions(outputs=["conv"]))
+    b = builder(graph_engine, topo, cl.BuildOptions(outputs=["conv"]))
     GraphInitializations().run(b)
     TrimToOutputs().run(b)
     ids, edges = graph(b)

@@ -1,0 +1,268 @@
+"""The float64 numpy references the tests compare kernels and networks against, in one place.
+
+Every reference computes in float64 from the operator's definition (ONNX operator specs unless said otherwise),
+independently of the kernels' loop orders, and takes logical arrays: 4-D data is NCHW (batch, feature, y, x),
+convolution weights OIHW (output channel, input channel per group, ky, kx), fully connected weights (M, K).
+Inputs may be float32; results are float64. A reference used by one test module only may live in that module;
+those shared by several (or imported across modules) live here, so that no test module imports another.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+import cldnn_py as cl
+
+# ----- convolution --------------------------------------------------------------------------------------------------
+
+
+def conv_ref(x, w, b, stride, dilation, pad, pad_end, groups):
+    """Direct float64 convolution (ONNX Conv), independent of the kernels' loop orders.
+
+    x (N, C, H, W); w (OC, C / groups, KH, KW); b (OC,) or None; stride, dilation, pad (begin), pad_end: (y, x)
+    pairs, zero padding. Returns (N, OC, OH, OW) with OH = (H + pad + pad_end - dilation * (KH - 1) - 1) // stride
+    + 1 (floor), likewise OW; groups split C and OC into equal consecutive slices (depthwise: groups = C)."""
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad[0], pad_end[0]), (pad[1], pad_end[1])))
+    n, c, h, wd = x.shape
+    oc, icg, kh, kw = w.shape
+    oh = (h - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (wd - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    out = np.zeros((n, oc, oh, ow))
+    ocg = oc // groups
+    for g in range(groups):
+        xs = x[:, g * icg:(g + 1) * icg]
+        ws = w[g * ocg:(g + 1) * ocg].astype(np.float64)
+        for ky in range(kh):
+            for kx in range(kw):
+                patch = xs[:, :, ky * dilation[0]: ky * dilation[0] + stride[0] * (oh - 1) + 1: stride[0],
+                           kx * dilation[1]: kx * dilation[1] + stride[1] * (ow - 1) + 1: stride[1]]
+                out[:, g * ocg:(g + 1) * ocg] += np.einsum("ncyx,oc->noyx", patch, ws[:, :, ky, kx])
+    if b is not None:
+        out += b.astype(np.float64)[None, :, None, None]
+    return out
+
+
+# ----- pooling ------------------------------------------------------------------------------------------------------
+
+
+def pool_out_size(size, k, s, pb, pe, ceil_mode):
+    """ONNX MaxPool/AveragePool output extent of one spatial axis: floor (or ceil) of (size + pb + pe - k) / s,
+    plus 1; in ceil mode a window must start inside the input or the begin pad (the last one is dropped if not).
+    ``k`` is the window's extent (with dilation: (k - 1) * d + 1)."""
+    n = (size + pb + pe - k) / s
+    out = int(np.ceil(n) if ceil_mode else np.floor(n)) + 1
+    if ceil_mode and (out - 1) * s >= size + pb:
+        out -= 1
+    return out
+
+
+def pool_ref(x, mode, k, s, pb, pe, ceil_mode=False):
+    """ONNX MaxPool / AveragePool in float64, window by window, no dilation.
+
+    x (N, C, H, W); mode a ``cl.PoolingMode``; k, s, pb (begin pads), pe (end pads): (y, x) pairs. ``max`` ignores
+    the pads; ``average_no_padding`` (count_include_pad=0) divides by the window cut to the input; ``average``
+    (count_include_pad=1) by the window cut to [-pad, size + pad_end). Returns (N, C, OH, OW), see pool_out_size."""
+    x = x.astype(np.float64)
+    n, c, h, w = x.shape
+    oh = pool_out_size(h, k[0], s[0], pb[0], pe[0], ceil_mode)
+    ow = pool_out_size(w, k[1], s[1], pb[1], pe[1], ceil_mode)
+    out = np.empty((n, c, oh, ow))
+    for i in range(oh):
+        y0 = i * s[0] - pb[0]
+        for j in range(ow):
+            x0 = j * s[1] - pb[1]
+            win = x[:, :, max(y0, 0):min(y0 + k[0], h), max(x0, 0):min(x0 + k[1], w)]
+            if mode == cl.PoolingMode.max:
+                out[:, :, i, j] = win.max(axis=(2, 3))
+            elif mode == cl.PoolingMode.average_no_padding:
+                out[:, :, i, j] = win.mean(axis=(2, 3))
+            else:
+                area = (min(y0 + k[0], h + pe[0]) - y0) * (min(x0 + k[1], w + pe[1]) - x0)
+                out[:, :, i, j] = win.sum(axis=(2, 3)) / area
+    return out
+
+
+def pool_dilated_ref(x, mode, k, s, pb, pe, d, ceil_mode=False):
+    """ONNX MaxPool-10 / AveragePool-19 with dilations, tap by tap in float64.
+
+    x (N, C, H, W); the taps of output o are o * s - pb + t * d for t < k; the average divisor counts the taps
+    inside [-pb, size + pe) (``average``) or inside the input (``average_no_padding``). Returns (N, C, OH, OW),
+    see pool_out_size with the dilated extent (k - 1) * d + 1."""
+    x = x.astype(np.float64)
+    n, c, h, w = x.shape
+    ext = ((k[0] - 1) * d[0] + 1, (k[1] - 1) * d[1] + 1)
+    oh = pool_out_size(h, ext[0], s[0], pb[0], pe[0], ceil_mode)
+    ow = pool_out_size(w, ext[1], s[1], pb[1], pe[1], ceil_mode)
+    out = np.empty((n, c, oh, ow))
+    for i in range(oh):
+        ys = [i * s[0] - pb[0] + t * d[0] for t in range(k[0])]
+        for j in range(ow):
+            xs = [j * s[1] - pb[1] + t * d[1] for t in range(k[1])]
+            vals = [x[:, :, yy, xx] for yy in ys for xx in xs if 0 <= yy < h and 0 <= xx < w]
+            vals = np.stack(vals, axis=-1)
+            if mode == cl.PoolingMode.max:
+                out[:, :, i, j] = vals.max(axis=-1)
+            elif mode == cl.PoolingMode.average_no_padding:
+                out[:, :, i, j] = vals.mean(axis=-1)
+            else:
+                area = sum(yy < h + pe[0] for yy in ys) * sum(xx < w + pe[1] for xx in xs)
+                out[:, :, i, j] = vals.sum(axis=-1) / area
+    return out
+
+
+# ----- eltwise ------------------------------------------------------------------------------------------------------
+
+_E = cl.EltwiseMode
+# mode -> binary float64 numpy op (ONNX Add, Sub, Mul, Div, Max, Min, Pow, PRelu; max/min propagate NaN)
+ELTWISE_OPS = {_E.sum: np.add, _E.sub: np.subtract, _E.prod: np.multiply, _E.div: np.divide, _E.max: np.maximum,
+               _E.min: np.minimum, _E.pow: np.power, _E.prelu: lambda v, slope: np.where(v >= 0, v, slope * v)}
+
+
+def eltwise_ref(arrays, mode, coefficients=None):
+    """clDNN eltwise in float64: the inputs (any shapes numpy broadcasts, ONNX multidirectional broadcasting),
+    each first scaled by its ``coefficients`` entry if given, reduced left to right with ``ELTWISE_OPS[mode]``."""
+    xs = [a.astype(np.float64) for a in arrays]
+    if coefficients is not None:
+        xs = [c * a for c, a in zip(coefficients, xs)]
+    return functools.reduce(ELTWISE_OPS[mode], xs)
+
+
+def eltwise_inputs(rng, shapes, mode):
+    """float32 inputs of ``shapes`` inside the domain where eltwise_ref is well conditioned: standard normal;
+    divisors kept away from zero (|v| in [0.5, 2], random sign); pow: positive bases in [0.2, 3], exponents in
+    [-2, 2]."""
+    out = []
+    for i, s in enumerate(shapes):
+        if mode == _E.div and i > 0:
+            a = rng.uniform(0.5, 2.0, s) * rng.choice([-1.0, 1.0], s)
+        elif mode == _E.pow:
+            a = rng.uniform(0.2, 3.0, s) if i == 0 else rng.uniform(-2.0, 2.0, s)
+        else:
+            a = rng.standard_normal(s)
+        out.append(np.asarray(a, dtype=np.float32))
+    return out
+
+
+# ----- activation ---------------------------------------------------------------------------------------------------
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
+
+
+def _sigmoid(v):
+    """Logistic via tanh (a different route from the kernels' 1 / (1 + exp(-x)))."""
+    return 0.5 * (1.0 + np.tanh(0.5 * v))
+
+
+# func name (a ``cl.ActivationFunc``, a str enum) -> float64 f(x, a, b), written from the definitions (ONNX
+# operators Relu, LeakyRelu, Clip, Sigmoid, Tanh, Elu, ..., HardSigmoid, HardSwish, Gelu, Selu; clDNN
+# activation_func for clamp, linear, swish, ...); a and b are the activation's two parameters.
+ACTIVATION_REFS = {
+    "relu": lambda x, a, b: np.where(x > 0, x, 0.0),
+    "relu_negative_slope": lambda x, a, b: np.where(x >= 0, x, a * x),
+    "clamp": lambda x, a, b: np.minimum(np.maximum(x, a), b),
+    "logistic": lambda x, a, b: _sigmoid(x),
+    "tanh": lambda x, a, b: np.tanh(x),
+    "elu": lambda x, a, b: np.where(x >= 0, x, a * np.expm1(x)),
+    "abs": lambda x, a, b: np.abs(x),
+    "exp": lambda x, a, b: np.exp(x),
+    "log": lambda x, a, b: np.log(x),
+    "sqrt": lambda x, a, b: np.sqrt(x),
+    "square": lambda x, a, b: x * x,
+    "softplus": lambda x, a, b: np.logaddexp(0.0, x),
+    "hard_sigmoid": lambda x, a, b: np.clip(a * x + b, 0.0, 1.0),
+    "hard_swish": lambda x, a, b: x * np.clip(x + 3.0, 0.0, 6.0) / 6.0,
+    "swish": lambda x, a, b: x * _sigmoid(a * x),
+    "gelu": lambda x, a, b: x * 0.5 * _erfc(-x / math.sqrt(2.0)),          # x * Phi(x), Phi via float64 erfc
+    "gelu_tanh": lambda x, a, b: 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3))),
+    "linear": lambda x, a, b: a * x + b,
+    "neg": lambda x, a, b: -x,
+    "reciprocal": lambda x, a, b: 1.0 / x,
+    "erf": lambda x, a, b: _erf(x),
+    "selu": lambda x, a, b: b * np.where(x > 0, x, a * (np.exp(x) - 1.0)),
+}
+
+
+def activation_ref(x, func, a=None, b=None):
+    """The activation ``func`` (a name or ``cl.ActivationFunc``) elementwise on x (any shape) in float64, with
+    parameters a and b (see ACTIVATION_REFS)."""
+    return ACTIVATION_REFS[str(getattr(func, "value", func))](np.asarray(x, dtype=np.float64), a, b)
+
+
+# ----- gemm, fully connected ----------------------------------------------------------------------------------------
+
+
+def gemm_ref(a, b, c=None, ta=False, tb=False, alpha=1.0, beta=1.0):
+    """ONNX Gemm generalised to numpy matmul: alpha · op(A) @ op(B) + beta · C in float64, op a transpose of the
+    last two axes when ``ta``/``tb`` (rank >= 2 only); numpy matmul does the batch broadcasting and the 1-D rules,
+    C broadcasts (unidirectional) to the product."""
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    if ta and a.ndim > 1:
+        a = np.swapaxes(a, -1, -2)
+    if tb and b.ndim > 1:
+        b = np.swapaxes(b, -1, -2)
+    y = alpha * np.matmul(a, b)
+    if c is not None:
+        y = y + beta * c.astype(np.float64)
+    return np.asarray(y)
+
+
+def fc_ref(x, w, b, relu=False):
+    """clDNN fully_connected (ONNX Flatten(axis=1) + Gemm(transB=1)): x (N, ...) flattened per batch item in C
+    order (logical NCHW), times Wᵀ (w (M, K)), plus bias b (M elements, any shape) or None, then relu if
+    ``relu``; returns (N, M) in float64."""
+    out = x.reshape(x.shape[0], -1).astype(np.float64) @ w.astype(np.float64).T
+    if b is not None:
+        out = out + b.astype(np.float64).reshape(-1)
+    return np.maximum(out, 0.0) if relu else out
+
+
+# ----- normalization, data movement ---------------------------------------------------------------------------------
+
+
+def lrn_ref(x, size, alpha, beta, k):
+    """ONNX LRN (across channels): square_sum[c] = Σ x[i]² for i in [max(0, c - floor((size-1)/2)),
+    min(C-1, c + ceil((size-1)/2))]; y = x / (k + alpha / size * square_sum) ** beta. x (N, C, ...) of rank >= 2,
+    channels along axis 1; float64."""
+    x = x.astype(np.float64)
+    c_num = x.shape[1]
+    sq = x * x
+    out = np.empty_like(x)
+    lo_w, hi_w = int(np.floor((size - 1) / 2)), int(np.ceil((size - 1) / 2))
+    for c in range(c_num):
+        lo, hi = max(0, c - lo_w), min(c_num - 1, c + hi_w)
+        s = sq[:, lo:hi + 1].sum(axis=1)
+        out[:, c] = x[:, c] / (k + alpha / size * s) ** beta
+    return out
+
+
+def permute_ref(x: np.ndarray, order: tuple[int, ...]) -> np.ndarray:
+    """ONNX Transpose(perm=order): out[i_0, ..., i_r] = x[j] with j[order[k]] = i_k, by an explicit index loop
+    (independent of numpy.transpose) in float64; any rank."""
+    out_shape = tuple(x.shape[o] for o in order)
+    out = np.empty(out_shape)
+    for idx in np.ndindex(*out_shape):
+        j = [0] * x.ndim
+        for k, o in enumerate(order):
+            j[o] = idx[k]
+        out[idx] = x[tuple(j)]
+    return out
+
+
+def physical_ref(x4: np.ndarray, fmt: cl.Format) -> np.ndarray:
+    """The flat buffer a (b, f, y, x) array occupies in ``fmt`` (bfyx, byxf, yxfb, fyxb, b_fs_yx_fsv16), built
+    from the format definitions with numpy transposes (independent of Layout.pitches / GET_INDEX): plain orders
+    outermost first, and for b_fs_yx_fsv16 features zero-padded to a multiple of 16 and stored
+    [b][f / 16][y][x][f % 16]. Keeps x4's dtype."""
+    F = cl.Format
+    if fmt == F.b_fs_yx_fsv16:
+        b, f, y, x = x4.shape
+        fs = -(-f // 16)
+        full = np.zeros((b, fs * 16, y, x), x4.dtype)
+        full[:, :f] = x4
+        return full.reshape(b, fs, 16, y, x).transpose(0, 1, 3, 4, 2).reshape(-1)
+    perm = {F.bfyx: (0, 1, 2, 3), F.byxf: (0, 2, 3, 1), F.yxfb: (2, 3, 1, 0), F.fyxb: (1, 2, 3, 0)}[fmt]
+    return np.ascontiguousarray(x4.transpose(perm)).reshape(-1)
