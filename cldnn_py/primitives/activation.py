@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..errors import TopologyError
 from ..layout import Layout
 from ..ops.activation import DEFAULTS, ActivationAttrs, ActivationFunc
 from ..ops.base import OpAttrs
@@ -30,18 +29,10 @@ class Activation(Primitive):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        try:
-            object.__setattr__(self, "func", ActivationFunc(self.func))
-        except ValueError:
-            raise TopologyError(f"activation '{self.id}': func must be one of "
-                                f"{[f.value for f in ActivationFunc]}, got {self.func!r}") from None
+        self.enum_field("func", ActivationFunc)
         da, db = DEFAULTS.get(ActivationFunc(self.func).value, (0.0, 0.0))
         object.__setattr__(self, "a", float(da if self.a is None else self.a))
         object.__setattr__(self, "b", float(db if self.b is None else self.b))
-
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """The input's layout without padding."""

@@ -41,10 +41,6 @@ class ArgMax(Primitive):
         object.__setattr__(self, "keep_dims", bool(self.keep_dims))
         object.__setattr__(self, "select_last_index", bool(self.select_last_index))
 
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
-
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """i32 bfyx with the axis set to 1 (keep_dims) or removed; raises ShapeError for an axis out of range."""
         x = one_input(self, inputs)

@@ -7,12 +7,15 @@ output-layout calculation that Program runs for every program_node; it raises Sh
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from ..errors import ShapeError, TopologyError
 from ..layout import Layout
 from ..ops.base import NoAttrs, OpAttrs
+
+E = TypeVar("E", bound=enum.Enum)
 
 
 def yx_pair(value: Any, name: str, pid: str) -> tuple[int, int]:
@@ -40,8 +43,10 @@ class Primitive:
             raise TopologyError(f"primitive id must be a non-empty string, got {self.id!r}")
 
     def dependencies(self) -> list[str]:
-        """Ids of the primitives this one reads, in kernel argument order."""
-        return []
+        """Ids of the primitives this one reads, in kernel argument order; by default ``[self.input]`` for a
+        primitive with an ``input`` field (one data input), else none."""
+        own = getattr(self, "input", None)
+        return [own] if isinstance(own, str) else []
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """Output layout from the layouts of ``dependencies()`` (same order). Raises ShapeError."""
@@ -51,6 +56,26 @@ class Primitive:
         """The typed attributes (``attrs_type``, a frozen dataclass of :mod:`cldnn_py.ops`) that kernels and passes
         read: the fields of ``attrs_type`` taken from this primitive's fields of the same names."""
         return self.attrs_type(**{f.name: getattr(self, f.name) for f in fields(self.attrs_type)})
+
+    def enum_field(self, field: str, enum_type: type[E]) -> E:
+        """Set the field ``field`` to its member of ``enum_type`` (a str enum) and return it; raises TopologyError
+        "<type> '<id>': <field> must be one of [...], got <value>"."""
+        value = getattr(self, field)
+        try:
+            member = enum_type(value)
+        except ValueError:
+            raise TopologyError(f"{self.type_name} '{self.id}': {field} must be one of "
+                                f"{[m.value for m in enum_type]}, got {value!r}") from None
+        object.__setattr__(self, field, member)
+        return member
+
+    def int_tuple(self, field: str, rule: str) -> tuple[int, ...]:
+        """The field ``field`` as a tuple of ints; raises TopologyError "<type> '<id>': <rule>, got <value>"."""
+        value = getattr(self, field)
+        try:
+            return tuple(int(v) for v in value)
+        except (TypeError, ValueError):
+            raise TopologyError(f"{self.type_name} '{self.id}': {rule}, got {value!r}") from None
 
     def _id_fields(self) -> tuple[str, ...]:
         return ()
@@ -81,6 +106,24 @@ class WeightedMixin:
         """Raises TopologyError naming the primitive when the input or weights id is missing."""
         if not self.input or not self.weights:
             raise TopologyError(f"{self.type_name} '{self.id}': input and weights ids are required")
+
+
+def normalize_window(prim: Any, pairs: tuple[str, ...]) -> None:
+    """Turn the (y, x) fields ``pairs`` and ``pad_end`` (None: ``pad``) of a convolution or deconvolution into int
+    pairs and check ``groups``; raises TopologyError naming the primitive (stride/dilation >= 1, the others >= 0,
+    groups a positive int)."""
+    for name in pairs:
+        object.__setattr__(prim, name, yx_pair(getattr(prim, name), name, prim.id))
+    pad_end = prim.pad if prim.pad_end is None else yx_pair(prim.pad_end, "pad_end", prim.id)
+    object.__setattr__(prim, "pad_end", pad_end)
+    at_least_one = [v for n in ("stride", "dilation") for v in getattr(prim, n)]
+    non_negative = [v for n in pairs + ("pad_end",) for v in getattr(prim, n)]
+    if min(at_least_one) < 1 or min(non_negative) < 0:
+        shown = " ".join(f"{n}={getattr(prim, n)}" for n in pairs + ("pad_end",))
+        raise TopologyError(f"{prim.type_name} '{prim.id}': stride/dilation must be >= 1 and pads >= 0, got {shown}")
+    groups = getattr(prim, "groups", 1)
+    if not isinstance(groups, int) or groups < 1:
+        raise TopologyError(f"{prim.type_name} '{prim.id}': groups must be a positive int, got {groups!r}")
 
 
 def one_input(prim: Primitive, inputs: list[Layout]) -> Layout:

@@ -29,17 +29,10 @@ class Broadcast(Primitive):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        try:
-            shape = tuple(int(s) for s in self.shape)
-        except (TypeError, ValueError):
-            raise TopologyError(f"broadcast '{self.id}': shape must be ints, got {self.shape!r}") from None
+        shape = self.int_tuple("shape", "shape must be ints")
         if not 1 <= len(shape) <= 6 or min(shape) < 1:
             raise TopologyError(f"broadcast '{self.id}': shape needs rank 1-6 and positive sizes, got {shape}")
         object.__setattr__(self, "shape", shape)
-
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """``shape`` in the input's format (same rank <= 4) or bfyx."""

@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..errors import TopologyError
 from ..layout import Format, Layout
 from ..ops.base import OpAttrs
 from ..ops.convolution import ConvolutionAttrs
 from ..ops.window import conv_out_size
-from .base import Primitive, WeightedMixin, one_input, yx_pair
+from .base import Primitive, WeightedMixin, normalize_window, one_input
 
 
 @dataclass(frozen=True)
@@ -36,15 +35,7 @@ class Convolution(WeightedMixin, Primitive):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name in ("stride", "dilation", "pad"):
-            object.__setattr__(self, name, yx_pair(getattr(self, name), name, self.id))
-        pe = self.pad if self.pad_end is None else yx_pair(self.pad_end, "pad_end", self.id)
-        object.__setattr__(self, "pad_end", pe)
-        if min(self.stride + self.dilation) < 1 or min(self.pad + self.pad_end) < 0:
-            raise TopologyError(f"convolution '{self.id}': stride/dilation must be >= 1 and pads >= 0, got "
-                                f"stride={self.stride} dilation={self.dilation} pad={self.pad}/{self.pad_end}")
-        if not isinstance(self.groups, int) or self.groups < 1:
-            raise TopologyError(f"convolution '{self.id}': groups must be a positive int, got {self.groups!r}")
+        normalize_window(self, ("stride", "dilation", "pad"))
         self._require_input_and_weights()
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:

@@ -36,10 +36,6 @@ class Crop(Primitive):
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "offsets", offsets)
 
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
-
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """The crop box in the input's format; raises ShapeError when it leaves the input."""
         x = one_input(self, inputs)

@@ -37,11 +37,7 @@ class Eltwise(Primitive):
         if isinstance(self.inputs, str) or len(self.inputs) < 2:
             raise TopologyError(f"eltwise '{self.id}': needs a list of at least 2 input ids, got {self.inputs!r}")
         object.__setattr__(self, "inputs", tuple(self.inputs))
-        try:
-            object.__setattr__(self, "mode", EltwiseMode(self.mode))
-        except ValueError:
-            raise TopologyError(f"eltwise '{self.id}': mode must be one of "
-                                f"{[m.value for m in EltwiseMode]}, got {self.mode!r}") from None
+        self.enum_field("mode", EltwiseMode)
         if self.coefficients is not None:
             if self.mode != EltwiseMode.sum or len(self.coefficients) != len(self.inputs):
                 mode = EltwiseMode(self.mode).value

@@ -32,10 +32,6 @@ class LRN(Primitive):
         if not isinstance(self.size, int) or self.size < 1:
             raise TopologyError(f"lrn '{self.id}': size must be a positive int, got {self.size!r}")
 
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
-
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """The input's layout."""
         x = one_input(self, inputs)

@@ -42,10 +42,7 @@ class MVN(Primitive):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        try:
-            axes = tuple(int(a) for a in self.axes)
-        except (TypeError, ValueError):
-            raise TopologyError(f"mvn '{self.id}': axes must be a sequence of ints, got {self.axes!r}") from None
+        axes = self.int_tuple("axes", "axes must be a sequence of ints")
         if not axes:
             raise TopologyError(f"mvn '{self.id}': axes must not be empty")
         object.__setattr__(self, "axes", axes)

@@ -55,10 +55,6 @@ class Pad(Primitive):
         object.__setattr__(self, "pads_end", end)
         object.__setattr__(self, "value", value)
 
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
-
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """Padded shape in the input's format (bfyx for rank 5-6). Raises ShapeError on a rank mismatch or an
         empty dimension."""

@@ -23,18 +23,11 @@ class Permute(Primitive):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        try:
-            order = tuple(int(o) for o in self.order)
-        except (TypeError, ValueError):
-            raise TopologyError(f"permute '{self.id}': order must be ints, got {self.order!r}") from None
+        order = self.int_tuple("order", "order must be ints")
         if sorted(order) != list(range(len(order))):
             raise TopologyError(f"permute '{self.id}': order must be a permutation of 0..{len(order) - 1}, "
                                 f"got {order}")
         object.__setattr__(self, "order", order)
-
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """Permuted shape; raises ShapeError when the order's length differs from the input rank."""

@@ -38,11 +38,7 @@ class Pooling(Primitive):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        try:
-            object.__setattr__(self, "mode", PoolingMode(self.mode))
-        except ValueError:
-            raise TopologyError(f"pooling '{self.id}': mode must be one of "
-                                f"{[m.value for m in PoolingMode]}, got {self.mode!r}") from None
+        self.enum_field("mode", PoolingMode)
         for name in ("kernel", "stride", "pad", "dilation"):
             object.__setattr__(self, name, yx_pair(getattr(self, name), name, self.id))
         pe = self.pad if self.pad_end is None else yx_pair(self.pad_end, "pad_end", self.id)
@@ -51,10 +47,6 @@ class Pooling(Primitive):
             raise TopologyError(f"pooling '{self.id}': kernel/stride must be >= 1 and pads >= 0")
         if min(self.dilation) < 1:
             raise TopologyError(f"pooling '{self.id}': dilation must be >= 1, got {self.dilation}")
-
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
 
     def window(self, input_layout: Layout) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int],
                                                     tuple[int, int]]:

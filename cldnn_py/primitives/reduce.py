@@ -30,21 +30,13 @@ class Reduce(Primitive):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        try:
-            object.__setattr__(self, "mode", ReduceMode(self.mode))
-        except ValueError:
-            raise TopologyError(f"reduce '{self.id}': mode must be one of {[m.value for m in ReduceMode]}, "
-                                f"got {self.mode!r}") from None
+        self.enum_field("mode", ReduceMode)
         try:
             axes = tuple(int(a) for a in ([self.axes] if isinstance(self.axes, int) else self.axes))
         except (TypeError, ValueError):
             raise TopologyError(f"reduce '{self.id}': axes must be ints, got {self.axes!r}") from None
         object.__setattr__(self, "axes", axes)
         object.__setattr__(self, "keep_dims", bool(self.keep_dims))
-
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """bfyx: reduced axes become 1 (keep_dims) or are removed; raises ShapeError for a bad axis."""

@@ -43,10 +43,6 @@ class Reorder(Primitive):
             raise TopologyError(f"reorder '{self.id}': convert_mode must be one of {CONVERT_MODES}, got "
                                 f"{self.convert_mode!r}")
 
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
-
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """The input's shape in the target format and data type."""
         x = one_input(self, inputs)

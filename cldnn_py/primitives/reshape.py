@@ -23,18 +23,11 @@ class Reshape(Primitive):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        try:
-            shape = tuple(int(s) for s in self.shape)
-        except (TypeError, ValueError):
-            raise TopologyError(f"reshape '{self.id}': shape must be a tuple of ints, got {self.shape!r}") from None
+        shape = self.int_tuple("shape", "shape must be a tuple of ints")
         if not 1 <= len(shape) <= 6 or shape.count(-1) > 1 or any(s < 1 and s != -1 for s in shape):
             raise TopologyError(f"reshape '{self.id}': shape needs rank 1-6, positive sizes and at most one -1, "
                                 f"got {shape}")
         object.__setattr__(self, "shape", shape)
-
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """bfyx of the resolved shape; raises ShapeError when the element counts differ."""

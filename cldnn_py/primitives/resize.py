@@ -83,10 +83,6 @@ class Resize(Primitive):
         object.__setattr__(self, "exclude_outside", bool(self.exclude_outside))
         object.__setattr__(self, "antialias", bool(self.antialias))
 
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
-
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """``sizes`` in the input's format (bfyx for rank 5-6); f32 only."""
         x = one_input(self, inputs)

@@ -38,10 +38,6 @@ class Softmax(Primitive):
         object.__setattr__(self, "log", bool(self.log))
         object.__setattr__(self, "coerce_2d", bool(self.coerce_2d))
 
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
-
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """The input's layout; raises ShapeError for an axis out of range."""
         x = one_input(self, inputs)

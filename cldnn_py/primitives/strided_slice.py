@@ -45,10 +45,6 @@ class StridedSlice(Primitive):
         object.__setattr__(self, "end", end)
         object.__setattr__(self, "steps", steps)
 
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
-
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """Sliced shape in the input's format (bfyx for rank 5-6). Raises ShapeError on a rank mismatch or an
         empty result."""

@@ -27,17 +27,10 @@ class Tile(Primitive):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        try:
-            reps = tuple(int(r) for r in self.repeats)
-        except (TypeError, ValueError):
-            raise TopologyError(f"tile '{self.id}': repeats must be ints, got {self.repeats!r}") from None
+        reps = self.int_tuple("repeats", "repeats must be ints")
         if not reps or min(reps) < 1:
             raise TopologyError(f"tile '{self.id}': repeats must be positive, one per dimension, got {reps}")
         object.__setattr__(self, "repeats", reps)
-
-    def dependencies(self) -> list[str]:
-        """[input]."""
-        return [self.input]
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """Tiled shape in the input's format (bfyx for rank 5-6)."""
