@@ -119,20 +119,25 @@ def cl_activation(func: str, a: float, b: float) -> str:
     return "(" + body.replace("A", float_literal(a)).replace("B", float_literal(b)) + ")"
 
 
-def cl_eltwise(mode: str, a: str, b: str, integer: bool = False, call: str | None = None) -> str:
-    """OpenCL text of eltwise ``mode`` on the operand texts ``a`` and ``b`` (inserted as given): the infix form
-    ``a + b`` for sum/sub/prod/div, else a call ``fn(a, b)``: ``call`` when given (a kernel's own helper), else the
-    int function for ``integer`` operands, else the formula's function or the float helper."""
+def cl_eltwise(mode: str, a: str, b: str, integer: bool = False, helper: str | None = None,
+               paren: bool = False) -> str:
+    """OpenCL text of eltwise ``mode`` on the operand texts ``a`` and ``b`` (inserted as given): the int function
+    for ``integer`` operands where the table has one, else the infix form ``a + b`` (``(a + b)`` with ``paren``)
+    for sum/sub/prod/div, else a call ``fn(a, b)``: ``fn`` is ``helper`` + the mode's name when a kernel brings its
+    own helpers (``eltwise_vec8_``), else the table's float helper, else the formula's function."""
     d = ELTWISE[mode]
-    fn = call or (d.cl_int if integer else None) or d.cl_float
+    mode = d.name  # an EltwiseMode member formats as its class name
+    fn = d.cl_int if integer else None
+    op = eltwise_infix(mode)
+    if fn is None and op is not None:
+        return f"({a} {op} {b})" if paren else f"{a} {op} {b}"
+    if fn is None:
+        fn = f"{helper}{mode}" if helper else d.cl_float
     if fn is None:
         tree = parse(d.formula)
-        if tree[0] == "bin":
-            return f"{a} {tree[1]} {b}"
-        if tree[0] == "call":
-            fn = str(tree[1])
-        else:
+        if tree[0] != "call":
             raise ValueError(f"eltwise {mode} has no OpenCL call form")
+        fn = str(tree[1])
     return f"{fn}({a}, {b})"
 
 

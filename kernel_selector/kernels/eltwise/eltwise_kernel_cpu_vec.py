@@ -27,15 +27,16 @@ from numba import prange
 from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
+from ...common.elementwise_numba import ELT_CODES, binary
+from ...common.elementwise_numba import fmax as _fmax
+from ...common.elementwise_numba import fmin as _fmin
 from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
 from ..cpu_epilogue import (
-    ELT_CODES,
     EMPTY,
     NJIT,
-    binary,
     chain_arrays,
     chain_span,
     fused_reason,
@@ -43,8 +44,6 @@ from ..cpu_epilogue import (
     layout_offset,
     operand_index,
 )
-from ..cpu_epilogue import fmax as _fmax
-from ..cpu_epilogue import fmin as _fmin
 from ..cpu_launch import Launcher, viewer
 
 F32 = frozenset({DataType.f32})

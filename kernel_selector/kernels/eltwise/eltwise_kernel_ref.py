@@ -6,20 +6,13 @@ import math
 
 from cldnn_py.layout import DataType
 from cldnn_py.ops import EltwiseAttrs, EltwiseMode
+from cldnn_py.ops.elementwise import cl_eltwise
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params, SupportedKey
 from ...selector import register
 
-_INFIX = {EltwiseMode.sum: "+", EltwiseMode.sub: "-", EltwiseMode.prod: "*", EltwiseMode.div: "/"}
-# two-argument functions per computation type (float / int); the eltwise_* helpers live in eltwise_ref.cl
-_FUNC = {
-    "float": {EltwiseMode.max: "fmax", EltwiseMode.min: "fmin", EltwiseMode.pow: "pow",
-              EltwiseMode.prelu: "eltwise_prelu_float"},
-    "int": {EltwiseMode.max: "max", EltwiseMode.min: "min", EltwiseMode.pow: "eltwise_ipow",
-            EltwiseMode.prelu: "eltwise_prelu_int", EltwiseMode.div: "eltwise_idiv"},
-}
 _TYPES = frozenset({DataType.f32, DataType.i32})
 
 
@@ -125,9 +118,8 @@ class EltwiseKernelRef(KernelBase):
         if mode == EltwiseMode.sum and coeffs is not None:
             vals = [f"{_float_literal(c)} * {v}" for c, v in zip(coeffs, vals)]
         expr = vals[0]
-        funcs = _FUNC[acc]
         for v in vals[1:]:
-            expr = f"{funcs[mode]}({expr}, {v})" if mode in funcs else f"({expr} {_INFIX[mode]} {v})"
+            expr = cl_eltwise(mode.value, expr, v, integer=acc == "int", paren=True)
         if acc == "float" and params.output.dtype != DataType.f32:
             if mode == EltwiseMode.pow:  # ONNX casts the power to the base's type: truncation
                 expr = f"eltwise_pow_to_int({expr})"

@@ -27,10 +27,9 @@ from numba import prange
 
 from cldnn_py.layout import DataType, Format, Layout
 
-from ...cpu_activations import NP_ACTIVATIONS
+from ...common.cpu_fused import cpu_fused_reason
 from ...cpu_kernel_base import (
     CPU,
-    ELTWISE_NP,
     CpuKernelBase,
     align_operand,
     apply_fused,
@@ -100,30 +99,6 @@ def fc_rows(out: np.ndarray, x: np.ndarray, w: np.ndarray, bias: np.ndarray, has
                 i += 1
 
 
-def numpy_fused_reason(params: Params) -> str | None:
-    """Why ``cpu_kernel_base.apply_fused`` (numpy) cannot run ``params.fused_ops`` on the logical output, or None:
-    known activations, eltwise modes of ``ELTWISE_NP`` with one operand that broadcasts to the output."""
-    out = params.output
-    for op in params.fused_ops:
-        if op.kind == "activation":
-            if op.act().func not in NP_ACTIVATIONS:
-                return f"fused activation {op.act().func!r} unknown"
-        elif op.kind == "eltwise":
-            mode = op.elt().mode
-            if mode not in ELTWISE_NP or len(op.extra_inputs) != 1:
-                return f"fused eltwise {mode!r} with {len(op.extra_inputs)} operands"
-            shp = op.extra_inputs[0].shape
-            try:
-                ok = len(shp) <= out.rank and np.broadcast_shapes(shp, out.shape) == out.shape
-            except ValueError:
-                ok = False
-            if not ok:
-                return f"fused eltwise operand {shp} does not broadcast to the output {out.shape}"
-        else:
-            return f"fused op {op.kind!r} is not supported"
-    return None
-
-
 def logical_reader(lay: Layout, shape: tuple[int, ...]) -> Callable[[np.ndarray], np.ndarray]:
     """A function buffer -> the tensor as a logical array of ``shape`` (same element count): a zero-copy view for
     an unpadded bfyx layout, a gather through the physical index otherwise."""
@@ -186,7 +161,7 @@ class FullyConnectedKernelCpuBlas(CpuKernelBase):
         if len(params.inputs) > 2 and (params.inputs[2].count() != w.shape[0]
                                        or params.inputs[2].dtype != DataType.f32):
             return f"bias must have {w.shape[0]} f32 elements, got {params.inputs[2]}"
-        return numpy_fused_reason(params)
+        return cpu_fused_reason(params)
 
     def priority(self, params: Params) -> int:
         """Beats the reference whenever it validates."""
