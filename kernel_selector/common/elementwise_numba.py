@@ -14,9 +14,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numba
+from .numba_cache import configure_numba_cache
 
-from cldnn_py.ops.elementwise import ACTIVATIONS, ELTWISE, parse, py_expr
+configure_numba_cache()  # before numba is first imported
+
+import numba  # noqa: E402
+
+from cldnn_py.ops.elementwise import ACTIVATIONS, ELTWISE, parse, py_expr  # noqa: E402
 
 FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
 NJIT: dict[str, Any] = {"cache": True, "fastmath": FASTMATH, "error_model": "numpy"}

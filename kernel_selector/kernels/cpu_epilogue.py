@@ -25,6 +25,7 @@ from cldnn_py.layout import DIMS, Layout
 from cldnn_py.ops import EltwiseMode
 
 from ..common.cpu_fused import cpu_fused_reason
+from ..common.cpu_layout import layout_offset
 from ..common.elementwise_numba import ACT_CODES, ELT_CODES, NJIT, activate, binary
 from ..params import FusedOp, Params
 
@@ -102,12 +103,6 @@ def operand_index(m: np.ndarray, b: int, f: int, y: int, x: int) -> int:
     """Flat index of output element (b, f, y, x) in an operand described by :func:`operand_map` ``m``."""
     return (m[0] + (b // m[5]) * m[1] + (b % m[5]) * m[9] + (f // m[6]) * m[2] + (f % m[6]) * m[10]
             + (y // m[7]) * m[3] + (y % m[7]) * m[11] + (x // m[8]) * m[4] + (x % m[8]) * m[12])
-
-
-def layout_offset(lay: Layout) -> int:
-    """Flat index of logical element (0, 0, 0, 0): the lower padding times the pitches."""
-    p = lay.pitches  # a blocked dimension is never padded, so its slice pitch never counts here
-    return sum(lo * p[d] for d, lo in zip(DIMS, lay.padding.lower))
 
 
 def operand_map(lay: Layout, out: Layout) -> np.ndarray:

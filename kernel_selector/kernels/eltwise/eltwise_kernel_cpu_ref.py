@@ -14,11 +14,11 @@ import numpy as np
 from cldnn_py.layout import DataType
 from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
+from ...common.convert import convert
 from ...common.elementwise_np import NP_ELTWISE
 from ...cpu_kernel_base import CpuRefKernel, align_operand
 from ...params import Params
 from ...selector import register
-from ..reorder.reorder_kernel_cpu_ref import convert
 from .eltwise_kernel_ref import EltwiseKernelRef, compute_type
 
 Op = Callable[[np.ndarray, np.ndarray], np.ndarray]
