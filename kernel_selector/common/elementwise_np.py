@@ -40,8 +40,8 @@ def _eltwise(formula: str) -> Op:
     if tree[0] == "bin":
         return _UFUNCS[tree[1]]
     if tree[0] == "call" and tree[1] in _NS:
-        return _NS[tree[1]]  # type: ignore[no-any-return]
-    return _compile("a, b", py_expr(tree, {}, "where"))  # type: ignore[no-any-return]
+        return _NS[tree[1]]
+    return _compile("a, b", py_expr(tree, {}, "where"))
 
 
 NP_ELTWISE: dict[str, Op] = {name: _eltwise(d.formula) for name, d in ELTWISE.items()}

@@ -55,7 +55,7 @@ def pow_to_int(v: np.ndarray) -> np.ndarray:
     return np.where(np.abs(v - r) <= np.float32(1e-6) * np.abs(r), r, np.trunc(v))
 
 
-_INT_OPS: dict[EltwiseMode, Op] = {
+_INT_OPS: dict[str, Op] = {
     EltwiseMode.sum: np.add, EltwiseMode.sub: np.subtract, EltwiseMode.prod: np.multiply,
     EltwiseMode.div: int_div, EltwiseMode.max: np.maximum, EltwiseMode.min: np.minimum, EltwiseMode.pow: int_pow,
     EltwiseMode.prelu: lambda v, s: np.where(v >= 0, v, s * v),
