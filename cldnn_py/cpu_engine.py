@@ -13,7 +13,7 @@ Network and profiling code never branch on the engine.
 ``CpuKernelData``: ``fn``, a callable that receives the kernel's arguments (raw uint8 buffers, scalars) in ``args``
 order; it knows its layouts from the Params it was made from (``kernel_selector/cpu_kernel_base.py``).
 Threads: numba's ``prange`` uses ``numba.get_num_threads()`` (all cores by default, ``NUMBA_NUM_THREADS``) on the
-``workqueue`` layer (``cldnn_py.kernel_cache.configure_numba_cache``), whose idle threads do not spin, so BLAS (numpy's
+``workqueue`` layer (``kernel_selector.common.numba_cache``), whose idle threads do not spin, so BLAS (numpy's
 OpenBLAS, all cores) and numba take turns without fighting. Measured on ResNet-50: OpenMP layer 860 ms, workqueue
 340 ms; BLAS held to one thread instead 145 ms vs 106 ms with both threads once the convolution calls numpy's
 matmul (numba's np.dot over split rows was slower than either).
@@ -118,7 +118,7 @@ class CpuEngine(Engine):
     kind = "cpu"
 
     def __init__(self, device: str | None = "cpu", cache_dir: str | None = None) -> None:
-        from .kernel_cache import configure_numba_cache
+        from kernel_selector.common.numba_cache import configure_numba_cache
 
         configure_numba_cache()  # numba reads its cache folder and threading layer when first imported
         try:

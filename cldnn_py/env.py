@@ -15,7 +15,7 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
 - ``CLDNN_PY_DUMP_GRAPHS``: a directory; the pass manager writes ``NN_<pass>.dot`` after every pass.
 - ``CLDNN_PY_TUNING_CACHE``: the user's tuning cache file (default: the platformdirs user cache folder).
 - ``NUMBA_CACHE_DIR``: numba's own; when unset, the CPU kernels' compiled code is cached under
-  ``<platformdirs user cache>/cldnn_py/numba`` (set before numba is imported: ``kernel_cache.configure_numba_cache``).
+  ``<platformdirs user cache>/cldnn_py/numba`` (set before numba is imported: ``kernel_selector.common.numba_cache``).
 - ``NUMBA_THREADING_LAYER``: numba's own; when unset, the CPU kernels use ``workqueue`` (OpenMP's idle threads
   spin and slow the BLAS calls between numba's parallel regions: ResNet-50 on the CPU engine 860 -> 340 ms).
 - ``CLDNN_PY_FORCE_IMPL``: ``prim_id:kernel_name[,prim_id:kernel_name...]`` forces the kernel of a primitive.
@@ -48,11 +48,6 @@ def pocl_cache_dir() -> str | None:
     return os.environ.get("POCL_CACHE_DIR") or None
 
 
-def numba_cache_dir() -> str | None:
-    """numba's own ``NUMBA_CACHE_DIR``, or None."""
-    return os.environ.get("NUMBA_CACHE_DIR") or None
-
-
 def no_cache() -> bool:
     """True when ``CLDNN_PY_NO_CACHE`` is set to a non-empty value other than ``0``."""
     return os.environ.get("CLDNN_PY_NO_CACHE", "0") not in ("", "0")
@@ -82,19 +77,3 @@ def forced_impls() -> dict[str, str]:
             pid, name = item.rsplit(":", 1)
             out[pid.strip()] = name.strip()
     return out
-
-
-# Transitional: engine.py, cpu_engine.py and kernel_selector/kernels/__init__.py still call the cache policy here;
-# it lives in kernel_cache.py now (env.py only reads knobs). Remove these once those modules import it from there.
-def configure_pocl_cache(directory: str | None = None) -> None:
-    """Deprecated here: :func:`cldnn_py.kernel_cache.configure_pocl_cache`."""
-    from .kernel_cache import configure_pocl_cache as policy
-
-    policy(directory)
-
-
-def configure_numba_cache() -> str:
-    """Deprecated here: :func:`cldnn_py.kernel_cache.configure_numba_cache`."""
-    from .kernel_cache import configure_numba_cache as policy
-
-    return policy()

@@ -9,7 +9,7 @@ concurrent processes never see half an entry); an entry whose digest does not ma
 driver rejects is logged, deleted and rebuilt, never fatal.
 
 The cache policy lives here too (env.py only reads the knobs): :func:`binary_cache` (store binaries or not),
-:func:`configure_pocl_cache` (PoCL's cache under ours) and :func:`configure_numba_cache` (the CPU kernels' numba cache
+:func:`configure_pocl_cache` (PoCL's cache under ours) (the CPU kernels' numba cache: kernel_selector.common.numba_cache
 and threading layer).
 
 Where: ``Engine(cache_dir=...)``, else ``CLDNN_PY_CACHE_DIR``, else ``<platformdirs user cache>/cldnn_py/kernels``;
@@ -66,21 +66,6 @@ def configure_pocl_cache(directory: str | None = None) -> None:
     if env.pocl_cache_dir() or env.no_cache():
         return
     os.environ["POCL_CACHE_DIR"] = os.path.join(directory, "pocl") if directory else str(default_dir() / "pocl")
-
-
-def configure_numba_cache() -> str:
-    """Set ``NUMBA_CACHE_DIR`` to ``<platformdirs user cache>/cldnn_py/numba`` unless the user set it, so the CPU
-    kernels (``numba.njit(cache=True)``) compile once per machine, also from a read-only install, and
-    ``NUMBA_THREADING_LAYER`` to ``workqueue`` unless set (OpenMP's idle threads spin and slow the BLAS calls between
-    numba's parallel regions). Call before numba is first imported. Returns the cache folder."""
-    from . import env
-
-    if not env.numba_cache_dir():
-        import platformdirs
-
-        os.environ["NUMBA_CACHE_DIR"] = os.path.join(platformdirs.user_cache_dir("cldnn_py"), "numba")
-    os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
-    return os.environ["NUMBA_CACHE_DIR"]
 
 
 def default_dir() -> Path:

@@ -26,7 +26,7 @@ import numpy as np
 
 from cldnn_py.layout import Layout
 
-from .cpu_activations import activation
+from .common.elementwise_np import NP_ELTWISE, activation
 from .kernel_base import DONT_USE_IF_HAVE_SOMETHING_ELSE, Arg, CpuKernelData, KernelBase, KernelData
 from .params import FusedOp, Params, SupportedKey
 
@@ -55,12 +55,6 @@ def write_logical(buf: np.ndarray, layout: Layout, value: np.ndarray) -> None:
     typed(buf, layout)[idx] = np.broadcast_to(np.asarray(value), idx.shape).astype(layout.dtype.numpy, copy=False)
 
 
-ELTWISE_NP: dict[str, np.ufunc] = {
-    "sum": np.add, "sub": np.subtract, "prod": np.multiply, "div": np.divide, "max": np.fmax, "min": np.fmin,
-    "pow": np.power,
-}
-
-
 def align_operand(x: np.ndarray, rank: int) -> np.ndarray:
     """``x`` reshaped for numpy broadcasting against a rank-``rank`` tensor (leading 1s added)."""
     return x.reshape((1,) * (rank - x.ndim) + x.shape) if x.ndim < rank else x
@@ -76,10 +70,10 @@ def apply_fused(val: np.ndarray, ops: list[FusedOp], operands: list[np.ndarray])
             val = activation(val, op.act().func, op.act().a, op.act().b)
         elif op.kind == "eltwise":
             mode = op.elt().mode
-            if mode not in ELTWISE_NP:
+            if mode not in NP_ELTWISE:
                 raise ValueError(f"fused eltwise mode {mode!r} is not supported on the CPU engine")
             with np.errstate(all="ignore"):
-                val = ELTWISE_NP[mode](val, align_operand(next(it), val.ndim))
+                val = NP_ELTWISE[mode](val, align_operand(next(it), val.ndim))
         else:
             raise ValueError(f"fused op kind {op.kind!r} is not supported on the CPU engine")
     return val
@@ -93,9 +87,9 @@ def apply_fused_inplace(val: np.ndarray, ops: list[FusedOp], operands: list[np.n
         if op.kind == "activation" and op.act().func == "relu":
             np.maximum(val, 0, out=val)
             val[np.isnan(val)] = 0  # relu is x > 0 ? x : 0, so NaN -> 0 (np.maximum keeps NaN)
-        elif op.kind == "eltwise" and op.elt().mode in ELTWISE_NP:
+        elif op.kind == "eltwise" and isinstance(NP_ELTWISE.get(op.elt().mode), np.ufunc):
             with np.errstate(all="ignore"):
-                ELTWISE_NP[op.elt().mode](val, align_operand(next(it), val.ndim), out=val)
+                NP_ELTWISE[op.elt().mode](val, align_operand(next(it), val.ndim), out=val)  # type: ignore[call-arg]
         else:
             val[...] = apply_fused(val, [op], [next(it)] if op.kind == "eltwise" else [])
 

@@ -10,7 +10,7 @@ tensor NAME (INPUT0, INPUT1, OUTPUT ...) the jitter emits, in clDNN's vocabulary
 - ``NAME_GET_INDEX(b, f, y, x)``: the element's offset in the buffer for any format (plain or blocked), so a
   ``_ref`` kernel handles ``bfyx``, ``byxf``, ``yxfb``, ``b_fs_yx_fsv16`` ... through one macro;
 - ``NAME_FORMAT_<format>`` set to 1.
-``ACTIVATION(x)``-style macros come from :mod:`kernel_selector.activation_functions`.
+``ACTIVATION(x)``-style macros come from the element-wise table (:mod:`cldnn_py.ops.elementwise`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from __future__ import annotations
 import hashlib
 
 from cldnn_py.layout import DIMS, Layout
-
-from .activation_functions import macro_body
+from cldnn_py.ops.elementwise import cl_activation, cl_eltwise
 
 _SIZE = {"b": "BATCH_NUM", "f": "FEATURE_NUM", "y": "SIZE_Y", "x": "SIZE_X"}
 _PITCH = {"b": "BATCH_PITCH", "f": "FEATURE_PITCH", "y": "Y_PITCH", "x": "X_PITCH"}
@@ -94,17 +93,13 @@ def tensor_jit(name: str, layout: Layout) -> JitConstants:
 
 def activation_jit(macro: str, func: str | None, a: float = 0.0, b: float = 0.0) -> JitConstants:
     """``macro(x)`` applying activation ``func`` (identity when func is None)."""
-    body = "(x)" if func is None else macro_body(func, a, b)
+    body = "(x)" if func is None else cl_activation(func, a, b)
     return JitConstants({f"{macro}(x)": body})
 
 
 def source_hash(text: str) -> str:
     """Short stable hash of a kernel's full source, used to name and deduplicate entry points."""
     return hashlib.sha1(text.encode()).hexdigest()[:12]
-
-
-_ELTWISE_FUSED = {"sum": "(val) + (v)", "sub": "(val) - (v)", "prod": "(val) * (v)", "div": "(val) / (v)",
-                  "max": "fmax((val), (v))", "min": "fmin((val), (v))"}
 
 
 def fused_ops_jit(fused_ops: list) -> JitConstants:
@@ -123,7 +118,7 @@ def fused_ops_jit(fused_ops: list) -> JitConstants:
             j.update(tensor_jit(name, op.extra_inputs[0]))
             args.append(f"const __global {op.extra_inputs[0].dtype.cl_type}* fused_input{n_in}")
             v = f"(float)fused_input{n_in}[{name}_GET_INDEX(b, f, y, x)]"
-            stmts.append("val = " + _ELTWISE_FUSED[op.elt().mode].replace("(v)", f"({v})") + ";")
+            stmts.append("val = " + cl_eltwise(op.elt().mode, "(val)", f"({v})") + ";")
             n_in += 1
         else:
             raise ValueError(f"unknown fused op kind {op.kind!r}")

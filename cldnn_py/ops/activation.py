@@ -6,10 +6,12 @@ import enum
 from dataclasses import dataclass
 
 from .base import OpAttrs
+from .elementwise import ACTIVATION_DEFAULTS
 
 
 class ActivationFunc(str, enum.Enum):
-    """Functions and their parameters (a, b); formulas in kernel_selector/activation_functions.py.
+    """Functions and their parameters (a, b); formulas, codes and defaults in the element-wise table
+    (:mod:`cldnn_py.ops.elementwise`).
 
     relu; relu_negative_slope (a = slope); clamp (a = min, b = max); logistic; tanh; elu (a = alpha); abs; exp;
     log; sqrt; square; softplus; hard_sigmoid (a = alpha, b = beta: max(0, min(1, a*x + b))); hard_swish
@@ -42,12 +44,7 @@ class ActivationFunc(str, enum.Enum):
     selu = "selu"
 
 
-DEFAULTS: dict[str, tuple[float, float]] = {
-    "swish": (1.0, 0.0), "elu": (1.0, 0.0), "hard_sigmoid": (0.2, 0.5), "clamp": (0.0, 6.0), "linear": (1.0, 0.0),
-    "relu_negative_slope": (0.01, 0.0),
-    # ONNX Selu defaults (float32 values of the opset-6 attributes)
-    "selu": (1.67326319217681884765625, 1.05070102214813232421875),
-}
+DEFAULTS: dict[str, tuple[float, float]] = ACTIVATION_DEFAULTS  # the element-wise table's
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,6 @@
 Every module here is imported by ``selector._load_all`` so its ``@register`` runs; adding a kernel is adding a file.
 """
 
-from cldnn_py.env import configure_numba_cache
+from ..common.numba_cache import configure_numba_cache
 
 configure_numba_cache()  # before any CPU kernel module imports numba

@@ -1,25 +1,22 @@
 """Fused-op epilogues for the fast numba CPU kernels (pooling_cpu_fsv16, eltwise_cpu_vec,
 fully_connected_cpu_blas's fc_rows).
 
-A fused chain (``params.fused_ops``) becomes three small arrays: ``codes`` (int64: an activation code, the index of
-its function in :data:`ACT_CODES`, or ``ELT_BASE`` + an eltwise mode code of :data:`ELT_CODES`), ``fa`` and ``fb``
+A fused chain (``params.fused_ops``) becomes three small arrays: ``codes`` (int64: an activation code of the
+element-wise table, :data:`ACT_CODES`, or ``ELT_BASE`` + an eltwise mode code, :data:`ELT_CODES`), ``fa`` and ``fb``
 (float32 activation parameters). :func:`chain_span` applies it op by op to a span of a row held in cache, each op
 one straight loop (relu, leaky relu, clamp and linear as float32 vector loops, the others through
 :func:`activate` in float64). At most one fused eltwise (with one operand) is supported; its operand is located by
 an :func:`operand_map` (offset, pitch, block and in-block pitch per output dimension b, f, y, x; a broadcast
 dimension has pitch 0), so any format, padding and numpy broadcast of the operand works. The formulas are those of
-:mod:`kernel_selector.cpu_activations` (themselves the OpenCL ones): relu maps NaN to 0, clamp / hard_sigmoid /
+the element-wise table (:mod:`cldnn_py.ops.elementwise`, numba renderer
+:mod:`kernel_selector.common.elementwise_numba`): relu maps NaN to 0, clamp / hard_sigmoid /
 fused max and min ignore a NaN operand like C ``fmax`` / ``fmin``.
 
-``NJIT``: the numba options every kernel here uses: ``cache=True``; fastmath without ``nnan`` / ``ninf`` (the NaN
-rules above must hold) but with reassociation and contraction (vectorized reductions, fma); ``error_model="numpy"``
-(x / 0 gives inf, no exception). Threads and buffer views: :mod:`.cpu_launch`.
+``NJIT`` (:mod:`kernel_selector.common.elementwise_numba`): the numba options every kernel here uses. Threads and
+buffer views: :mod:`.cpu_launch`.
 """
 
 from __future__ import annotations
-
-import math
-from typing import Any
 
 import numba
 import numpy as np
@@ -27,14 +24,11 @@ import numpy as np
 from cldnn_py.layout import DIMS, Layout
 from cldnn_py.ops import EltwiseMode
 
-from ..cpu_activations import NP_ACTIVATIONS
+from ..common.cpu_fused import cpu_fused_reason
+from ..common.cpu_layout import layout_offset
+from ..common.elementwise_numba import ACT_CODES, ELT_CODES, NJIT, activate, binary
 from ..params import FusedOp, Params
 
-FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
-NJIT: dict[str, Any] = {"cache": True, "fastmath": FASTMATH, "error_model": "numpy"}
-
-ACT_CODES: dict[str, int] = {name: i for i, name in enumerate(NP_ACTIVATIONS)}
-ELT_CODES: dict[str, int] = {"sum": 0, "sub": 1, "prod": 2, "div": 3, "max": 4, "min": 5, "pow": 6, "prelu": 7}
 ELT_BASE = 100
 
 
@@ -42,95 +36,8 @@ def _c(name: str) -> int:
     return ACT_CODES[name]
 
 
-# activation codes as module constants: numba freezes globals at compile time
-RELU, RELU_NS, CLAMP, LOGISTIC, TANH, ELU = (_c("relu"), _c("relu_negative_slope"), _c("clamp"), _c("logistic"),
-                                             _c("tanh"), _c("elu"))
-ABS, EXP, LOG, SQRT, SQUARE, SOFTPLUS = _c("abs"), _c("exp"), _c("log"), _c("sqrt"), _c("square"), _c("softplus")
-HSIGM, HSWISH, SWISH, GELU, GELU_TANH = (_c("hard_sigmoid"), _c("hard_swish"), _c("swish"), _c("gelu"),
-                                         _c("gelu_tanh"))
-LINEAR, NEG, RECIP, ERF, SELU = _c("linear"), _c("neg"), _c("reciprocal"), _c("erf"), _c("selu")
-
-
-@numba.njit(**NJIT)
-def fmax(a: float, b: float) -> float:
-    """C ``fmax``: a NaN operand is ignored."""
-    return a if (a >= b or b != b) else b
-
-
-@numba.njit(**NJIT)
-def fmin(a: float, b: float) -> float:
-    """C ``fmin``: a NaN operand is ignored."""
-    return a if (a <= b or b != b) else b
-
-
-@numba.njit(**NJIT)
-def activate(x: float, code: int, a: float, b: float) -> float:  # noqa: C901 - one branch per function
-    """Activation ``code`` (:data:`ACT_CODES`) of x with parameters a, b, in float64."""
-    if code == RELU:
-        return x if x > 0.0 else 0.0
-    if code == RELU_NS:
-        return x if x >= 0.0 else a * x
-    if code == CLAMP:
-        return fmin(fmax(x, a), b)
-    if code == LOGISTIC:
-        return 1.0 / (1.0 + math.exp(-x))
-    if code == TANH:
-        return math.tanh(x)
-    if code == ELU:
-        return x if x >= 0.0 else a * math.expm1(x)
-    if code == ABS:
-        return abs(x)
-    if code == EXP:
-        return math.exp(x)
-    if code == LOG:
-        return math.log(x) if x >= 0.0 else math.nan
-    if code == SQRT:
-        return math.sqrt(x) if x >= 0.0 else math.nan
-    if code == SQUARE:
-        return x * x
-    if code == SOFTPLUS:
-        return x if x > 20.0 else math.log1p(math.exp(min(x, 20.0)))
-    if code == HSIGM:
-        return fmax(0.0, fmin(1.0, a * x + b))
-    if code == HSWISH:
-        return x * fmin(fmax(x + 3.0, 0.0), 6.0) / 6.0
-    if code == SWISH:
-        return x / (1.0 + math.exp(-a * x))
-    if code == GELU:
-        return 0.5 * x * math.erfc(-x * 0.7071067811865476)
-    if code == GELU_TANH:
-        return x / (1.0 + math.exp(-1.5957691216057308 * (x + 0.044715 * x * x * x)))
-    if code == LINEAR:
-        return a * x + b
-    if code == NEG:
-        return -x
-    if code == RECIP:
-        return 1.0 / x
-    if code == ERF:
-        return math.erf(x)
-    if code == SELU:
-        return b * x if x > 0.0 else b * a * math.expm1(x)
-    return x
-
-
-@numba.njit(**NJIT)
-def binary(a: float, b: float, mode: int) -> float:
-    """Eltwise ``mode`` (:data:`ELT_CODES`) of a (the left operand) and b."""
-    if mode == 0:
-        return a + b
-    if mode == 1:
-        return a - b
-    if mode == 2:
-        return a * b
-    if mode == 3:
-        return a / b
-    if mode == 4:
-        return fmax(a, b)
-    if mode == 5:
-        return fmin(a, b)
-    if mode == 6:
-        return a ** b
-    return a if a >= 0.0 else b * a
+# activation codes of act_span's vector loops as module constants: numba freezes globals at compile time
+RELU, RELU_NS, CLAMP, LINEAR = _c("relu"), _c("relu_negative_slope"), _c("clamp"), _c("linear")
 
 
 @numba.njit(**NJIT)
@@ -198,12 +105,6 @@ def operand_index(m: np.ndarray, b: int, f: int, y: int, x: int) -> int:
             + (y // m[7]) * m[3] + (y % m[7]) * m[11] + (x // m[8]) * m[4] + (x % m[8]) * m[12])
 
 
-def layout_offset(lay: Layout) -> int:
-    """Flat index of logical element (0, 0, 0, 0): the lower padding times the pitches."""
-    p = lay.pitches  # a blocked dimension is never padded, so its slice pitch never counts here
-    return sum(lo * p[d] for d, lo in zip(DIMS, lay.padding.lower))
-
-
 def operand_map(lay: Layout, out: Layout) -> np.ndarray:
     """int64[13] (offset, pitch[4], block[4], inner pitch[4]) mapping an output coordinate (b, f, y, x) to the
     flat index of the numpy-broadcast element of a tensor of layout ``lay`` (rank <= the output's, trailing
@@ -236,28 +137,20 @@ def operand_map(lay: Layout, out: Layout) -> np.ndarray:
     return m
 
 
+def operand_reason(lay: Layout, out: Layout) -> str | None:
+    """Why an eltwise operand of layout ``lay`` cannot be addressed by an :func:`operand_map` of the output
+    ``out`` (or has another data type), or None."""
+    try:
+        operand_map(lay, out)
+    except ValueError as e:
+        return str(e)
+    return f"fused eltwise operand type {lay.dtype.value}" if lay.dtype != out.dtype else None
+
+
 def fused_reason(params: Params) -> str | None:
-    """Why :func:`chain_arrays` cannot express ``params.fused_ops``, or None: activations must be known, at most
-    one eltwise (sum/sub/prod/div/max/min/pow) with one operand that broadcasts to the output."""
-    n_elt = 0
-    for op in params.fused_ops:
-        if op.kind == "activation":
-            if op.act().func not in ACT_CODES:
-                return f"fused activation {op.act().func!r} unknown"
-        elif op.kind == "eltwise":
-            n_elt += 1
-            mode = EltwiseMode(op.elt().mode).value
-            if mode not in ELT_CODES or mode == "prelu" or len(op.extra_inputs) != 1:
-                return f"fused eltwise {mode!r} with {len(op.extra_inputs)} operands"
-            try:
-                operand_map(op.extra_inputs[0], params.output)
-            except ValueError as e:
-                return str(e)
-            if op.extra_inputs[0].dtype != params.output.dtype:
-                return f"fused eltwise operand type {op.extra_inputs[0].dtype.value}"
-        else:
-            return f"fused op {op.kind!r} is not supported"
-    return "more than one fused eltwise" if n_elt > 1 else None
+    """Why :func:`chain_arrays` cannot express ``params.fused_ops``, or None (:func:`cpu_fused_reason` with
+    operands an :func:`operand_map` addresses, at most one eltwise)."""
+    return cpu_fused_reason(params, operand_reason, max_eltwise=1)
 
 
 def chain_arrays(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

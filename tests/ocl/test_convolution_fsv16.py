@@ -15,7 +15,8 @@ import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from cldnn_py.ops import ConvolutionAttrs
 from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, Params, selector
-from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import choose_block, needs_checks
+from kernel_selector.common.block import choose_block
+from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import needs_checks
 from tests.helpers import assert_close, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
 from tests.ocl.zero_halo import run_zero_halo

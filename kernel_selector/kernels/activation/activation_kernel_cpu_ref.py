@@ -6,7 +6,7 @@ import numpy as np
 
 from cldnn_py.ops import ActivationAttrs
 
-from ...cpu_activations import activation
+from ...common.elementwise_np import activation
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
@@ -15,7 +15,7 @@ from .activation_kernel_ref import ActivationKernelRef
 
 @register
 class ActivationKernelCpuRef(CpuRefKernel):
-    """y = func(x; a, b) element-wise (:mod:`kernel_selector.cpu_activations`), f32, any format and shape; the same
+    """y = func(x; a, b) element-wise (the element-wise table's numpy renderer), f32, any format and shape; the same
     key and functions as ``activation_ref`` on OpenCL."""
 
     name = "activation_cpu_ref"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from cldnn_py.ops import ActivationAttrs
+from cldnn_py.ops.elementwise import ACTIVATIONS
 
-from ...activation_functions import FORMULAS
 from ...jitter import JitConstants, activation_jit
 from ...kernel_base import KernelBase
 from ...params import Params
@@ -21,7 +21,7 @@ class ActivationKernelRef(KernelBase):
     def validate(self, params: Params) -> str | None:
         """Any shape; the function must be known."""
         func = params.attrs_as(ActivationAttrs).func.value
-        return None if func in FORMULAS else f"unknown activation function {func}"
+        return None if func in ACTIVATIONS else f"unknown activation function {func}"
 
     def jit_constants(self, params: Params) -> JitConstants:
         """Tensors plus ``ACTIVATION(x)``."""

@@ -12,98 +12,16 @@ from __future__ import annotations
 from cldnn_py.layout import DataType, Format
 from cldnn_py.ops import ConvolutionAttrs
 
-from ...activation_functions import FORMULAS, macro_body
+from ...common.block import choose_block
 from ...common.conv_window import params_halo
-from ...jitter import JitConstants, tensor_jit
+from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
+from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
-from ...params import FusedOp, Params, SupportedKey
+from ...params import Params, SupportedKey
 from ...selector import register
 
-MAX_BLOCK = 6  # pixels per work-item: 2 * P accumulators + 2 weights + 1 broadcast <= 16 ymm registers (AVX2)
-MIN_BLOCK = 3
 TUNE_BLOCKS = (3, 4, 5, 6, 7)
 L1_BYTES = 32 * 1024  # what auto-tuning times (7 spills a little on AVX2 but fills a 7-wide row)
-
-
-def choose_block(ow: int, max_block: int = MAX_BLOCK) -> int:
-    """Output pixels per work-item for an output row of ``ow`` pixels.
-
-    Each work-item loads 2 weight vectors per input channel and tap and reuses them over its P pixels, so a wider
-    block is better, but the last block of a row is shifted back onto its neighbour and recomputes up to P-1
-    pixels. Minimizes (computed pixels) * (1 + 2 / P) (the weight loads per FMA pair); ties go to the wider block.
-    """
-    if ow <= max_block:
-        return ow
-    cands = range(max_block, MIN_BLOCK - 1, -1)
-    return min(cands, key=lambda p: (-(-ow // p) * p * (1 + 2 / p), -p))
-
-
-# Activations whose shared formula (activation_functions.FORMULAS) is valid and call-free on a float8, plus relu
-# written without fmax (a call on the pip PoCL; x > 0 ? x : 0 gives the same values, NaN -> 0 included).
-VECTOR_ACTIVATIONS = {"relu": "((x) > 0.0f ? (x) : (float8)(0.0f))"}
-VECTOR_SAFE_FORMULAS = {"relu_negative_slope", "linear", "square", "neg"}
-ELTWISE_OPS = {"sum": "{v} + {e}", "sub": "{v} - {e}", "prod": "{v} * {e}", "div": "{v} / {e}",
-               "max": "fmax({v}, {e})", "min": "fmin({v}, {e})"}
-
-
-def fused_ops8_jit(fused_ops: list[FusedOp], out_features: int) -> JitConstants:
-    """``FUSED_OPS_ARGS`` and ``FUSED_OPS8(val, b, f, y, x)``: the fused ops applied to ``val``, the float8 of
-    output channels f..f+7 (f a multiple of 8) of pixel (b, y, x), in order.
-
-    The jitter's scalar ``FUSED_OPS`` would cost this kernel 16 calls per pixel on the pip PoCL. Activations use a
-    call-free float8 form where one exists (VECTOR_ACTIVATIONS, VECTOR_SAFE_FORMULAS), else the shared scalar
-    formula lane by lane. An eltwise operand in b_fs_yx_fsv16 f32 is read as one aligned float8; any other layout
-    is gathered through ``FUSEDn_GET_INDEX`` (channels past the last are clamped to it; those lanes are not
-    stored). Extra inputs are named ``fused_input<n>`` as in the jitter.
-    """
-    j = JitConstants()
-    args, stmts = [], []
-    n_in = 0
-    for k, op in enumerate(fused_ops):
-        if op.kind == "activation":
-            func, a, b = op.act().func, op.act().a, op.act().b
-            if func in VECTOR_ACTIVATIONS:
-                j.add(f"FUSED8_ACT{k}(x)", VECTOR_ACTIVATIONS[func])
-                stmts.append(f"val = FUSED8_ACT{k}(val);")
-            elif func in VECTOR_SAFE_FORMULAS:
-                j.add(f"FUSED8_ACT{k}(x)", macro_body(func, a, b))
-                stmts.append(f"val = FUSED8_ACT{k}(val);")
-            else:
-                j.add(f"FUSED8_ACT{k}(x)", macro_body(func, a, b))
-                stmts.append(f"{{ union {{ float8 v; float s[8]; }} u_; u_.v = val; for (int i_ = 0; i_ < 8; ++i_) "
-                             f"u_.s[i_] = FUSED8_ACT{k}(u_.s[i_]); val = u_.v; }}")
-        elif op.kind == "eltwise":
-            e = op.extra_inputs[0]
-            name, ptr = f"FUSED{n_in}", f"fused_input{n_in}"
-            j.update(tensor_jit(name, e))
-            args.append(f"const __global {e.dtype.cl_type}* {ptr}")
-            if e.format == Format.b_fs_yx_fsv16 and e.dtype == DataType.f32:
-                operand = f"(((const __global float8*)({ptr} + {name}_GET_INDEX(b, f, y, x)))[0])"
-            else:
-                lanes = [f"(float){ptr}[{name}_GET_INDEX(b, ((f) + {i} < {out_features} ? (f) + {i} : "
-                         f"{out_features - 1}), y, x)]" for i in range(8)]
-                operand = "((float8)(" + ", ".join(lanes) + "))"
-            stmts.append("val = " + ELTWISE_OPS[op.elt().mode].format(v="val", e=operand) + ";")
-            n_in += 1
-        else:
-            raise ValueError(f"unknown fused op kind {op.kind!r}")
-    j.add("FUSED_OPS_ARGS", "".join(", " + a for a in args))
-    j.add("FUSED_OPS8(val, b, f, y, x)", "do { " + " ".join(stmts) + " } while (0)")
-    return j
-
-
-def fused_ops8_reason(params: Params) -> str | None:
-    """Why FUSED_OPS8 cannot express ``params.fused_ops`` (activations with a formula, eltwise with one operand of
-    the output's shape), or None. Shared by every kernel that applies its fused ops through :func:`fused_ops8_jit`."""
-    for op in params.fused_ops:
-        if op.kind == "activation" and op.act().func not in FORMULAS:
-            return f"fused activation {op.act().func!r} has no formula"
-        if op.kind == "eltwise" and (op.elt().mode not in ELTWISE_OPS or len(op.extra_inputs) != 1
-                                     or op.extra_inputs[0].dims4 != params.output.dims4):
-            return f"fused eltwise {op.elt().mode!r} needs one operand of the output's shape"
-        if op.kind not in ("activation", "eltwise"):
-            return f"fused op {op.kind!r} is not supported"
-    return None
 
 
 def needs_checks(params: Params) -> tuple[bool, bool]:

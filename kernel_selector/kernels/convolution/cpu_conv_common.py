@@ -6,13 +6,12 @@
   slice (16 features), feature within a slice, y, x. This covers every plain format (bfyx, byxf, yxfb, fyxb) and
   ``b_fs_yx_fsv16``, with padding, and broadcasting (stride 0) for a fused eltwise operand.
 - The epilogue (:func:`epilogue`, numba): bias, then the fused ops in order, on one output value. Fused ops are
-  encoded by :func:`encode_fused` as int/float tables: activations by code (:data:`ACT_CODES`, the formulas of
-  :mod:`kernel_selector.cpu_activations`), and at most one eltwise (:data:`ELT_CODES`) with its operand buffer.
+  encoded by :func:`encode_fused` as int/float tables: activations by their code in the element-wise table
+  (:data:`ACT_CODES`, numba renderer :mod:`kernel_selector.common.elementwise_numba`), and at most one eltwise
+  (:data:`ELT_CODES`) with its operand buffer.
 """
 
 from __future__ import annotations
-
-import math
 
 import numba
 import numpy as np
@@ -21,12 +20,10 @@ from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops import ConvolutionAttrs
 
 from ...common.conv_window import params_halo
+from ...common.cpu_fused import cpu_fused_reason
+from ...common.elementwise_numba import ACT_CODES, ELT_CODES, activate, binary
 from ...params import Params
 
-ACT_CODES = {"relu": 0, "relu_negative_slope": 1, "clamp": 2, "logistic": 3, "tanh": 4, "elu": 5, "abs": 6,
-             "linear": 7, "square": 8, "hard_sigmoid": 9, "hard_swish": 10, "swish": 11, "neg": 12, "exp": 13,
-             "softplus": 14, "gelu": 15}
-ELT_CODES = {"sum": 0, "sub": 1, "prod": 2, "div": 3, "max": 4, "min": 5}
 PLAIN_DATA = frozenset({Format.bfyx, Format.byxf, Format.yxfb, Format.fyxb})
 PLAIN_WEIGHTS = frozenset({Format.bfyx, Format.oiyx})
 
@@ -96,23 +93,14 @@ def validate_common(params: Params, weight_formats: frozenset[Format]) -> str | 
         if (b.format.is_blocked or not b.padding.is_zero or b.dtype != DataType.f32 or b.count() != w.shape[0]
                 or sum(d > 1 for d in b.dims4) > 1):
             return f"bias must be {w.shape[0]} plain unpadded f32 values, got {b}"
-    n_elt = 0
-    for op in params.fused_ops:
-        if op.kind == "activation":
-            if op.act().func not in ACT_CODES:
-                return f"fused activation {op.act().func!r} is not in the numba epilogue"
-        elif op.kind == "eltwise":
-            n_elt += 1
-            if op.elt().mode not in ELT_CODES or len(op.extra_inputs) != 1:
-                return f"fused eltwise {op.elt().mode!r} is not supported"
-            e = op.extra_inputs[0]
-            if e.rank != 4 or e.dtype != DataType.f32 or e.format not in PLAIN_DATA | {Format.b_fs_yx_fsv16} or \
-                    any(d not in (1, t) for d, t in zip(e.dims4, out.dims4)):
-                return f"fused eltwise operand {e} is not a rank-4 f32 tensor broadcastable to {out}"
-        else:
-            return f"fused op {op.kind!r} is not supported"
-    if n_elt > 1:
-        return f"{n_elt} fused eltwise ops: the epilogue takes one operand"
+    return cpu_fused_reason(params, _operand_reason, max_eltwise=1)
+
+
+def _operand_reason(e: Layout, out: Layout) -> str | None:
+    """Why a fused eltwise operand cannot be read through a :func:`tensor_desc` of the output, or None."""
+    if e.rank != 4 or e.dtype != DataType.f32 or e.format not in PLAIN_DATA | {Format.b_fs_yx_fsv16} or \
+            any(d not in (1, t) for d, t in zip(e.dims4, out.dims4)):
+        return f"fused eltwise operand {e} is not a rank-4 f32 tensor broadcastable to {out}"
     return None
 
 
@@ -139,45 +127,6 @@ def f32_view(buf: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, fastmath=True, inline="always")
-def activate(v: float, code: int, a: float, b: float) -> float:  # pragma: no cover - numba
-    """One activation (ACT_CODES) of a scalar."""
-    if code == 0:
-        return v if v > 0 else 0.0
-    if code == 1:
-        return v if v >= 0 else a * v
-    if code == 2:
-        t = a if (v != v or v < a) else v
-        return b if t > b else t
-    if code == 3:
-        return 1.0 / (1.0 + math.exp(-v))
-    if code == 4:
-        return math.tanh(v)
-    if code == 5:
-        return v if v >= 0 else a * math.expm1(v)
-    if code == 6:
-        return abs(v)
-    if code == 7:
-        return a * v + b
-    if code == 8:
-        return v * v
-    if code == 9:
-        t = a * v + b
-        return 0.0 if t < 0 else (1.0 if t > 1 else t)
-    if code == 10:
-        t = v + 3.0
-        return v * (0.0 if t < 0 else (6.0 if t > 6 else t)) / 6.0
-    if code == 11:
-        return v / (1.0 + math.exp(-a * v))
-    if code == 12:
-        return -v
-    if code == 13:
-        return math.exp(v)
-    if code == 14:
-        return v if v > 20 else math.log1p(math.exp(v))
-    return 0.5 * v * math.erfc(-v * 0.7071067811865476)
-
-
-@numba.njit(cache=True, fastmath=True, inline="always")
 def epilogue(v: float, oc: int, n: int, y: int, x: int, bias: np.ndarray, has_bias: int, ops_i: np.ndarray,
              ops_f: np.ndarray, res: np.ndarray, rd: np.ndarray) -> float:  # pragma: no cover - numba
     """``v`` of output (n, oc, y, x) plus bias, then every fused op in order (the eltwise reads ``res`` through
@@ -190,18 +139,7 @@ def epilogue(v: float, oc: int, n: int, y: int, x: int, bias: np.ndarray, has_bi
             v = activate(v, code, ops_f[k, 0], ops_f[k, 1])
         else:
             e = res[rd[0] + n * rd[1] + (oc // 16) * rd[2] + (oc % 16) * rd[3] + y * rd[4] + x * rd[5]]
-            if code == 0:
-                v = v + e
-            elif code == 1:
-                v = v - e
-            elif code == 2:
-                v = v * e
-            elif code == 3:
-                v = v / e
-            elif code == 4:
-                v = e if (v != v or e > v) else v
-            else:
-                v = e if (v != v or e < v) else v
+            v = binary(v, e, code)
     return v
 
 

@@ -14,10 +14,11 @@ import numpy as np
 from cldnn_py.layout import DataType
 from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
+from ...common.convert import convert
+from ...common.elementwise_np import NP_ELTWISE
 from ...cpu_kernel_base import CpuRefKernel, align_operand
 from ...params import Params
 from ...selector import register
-from ..reorder.reorder_kernel_cpu_ref import convert
 from .eltwise_kernel_ref import EltwiseKernelRef, compute_type
 
 Op = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -54,12 +55,7 @@ def pow_to_int(v: np.ndarray) -> np.ndarray:
     return np.where(np.abs(v - r) <= np.float32(1e-6) * np.abs(r), r, np.trunc(v))
 
 
-_FLOAT_OPS: dict[EltwiseMode, Op] = {
-    EltwiseMode.sum: np.add, EltwiseMode.sub: np.subtract, EltwiseMode.prod: np.multiply,
-    EltwiseMode.div: np.divide, EltwiseMode.max: np.fmax, EltwiseMode.min: np.fmin, EltwiseMode.pow: np.power,
-    EltwiseMode.prelu: lambda v, s: np.where(v >= 0, v, s * v),
-}
-_INT_OPS: dict[EltwiseMode, Op] = {
+_INT_OPS: dict[str, Op] = {
     EltwiseMode.sum: np.add, EltwiseMode.sub: np.subtract, EltwiseMode.prod: np.multiply,
     EltwiseMode.div: int_div, EltwiseMode.max: np.maximum, EltwiseMode.min: np.minimum, EltwiseMode.pow: int_pow,
     EltwiseMode.prelu: lambda v, s: np.where(v >= 0, v, s * v),
@@ -91,7 +87,7 @@ class EltwiseKernelCpuRef(CpuRefKernel):
         if compute_type(params) == "int":
             ops, vals = _INT_OPS, [x.astype(np.int32, copy=False) for x in inputs]
         else:
-            ops, vals = _FLOAT_OPS, [x.astype(np.float32, copy=False) for x in inputs]
+            ops, vals = NP_ELTWISE, [x.astype(np.float32, copy=False) for x in inputs]
             if mode == EltwiseMode.sum and coeffs is not None:
                 vals = [np.float32(c) * v for c, v in zip(coeffs, vals)]
         vals = [align_operand(v, out.rank) for v in vals]

@@ -27,24 +27,23 @@ from numba import prange
 from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
+from ...common.cpu_layout import row_map
+from ...common.elementwise_numba import ELT_CODES, binary
+from ...common.elementwise_numba import fmax as _fmax
+from ...common.elementwise_numba import fmin as _fmin
 from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
 from ..cpu_epilogue import (
-    ELT_CODES,
     EMPTY,
     NJIT,
-    binary,
     chain_arrays,
     chain_span,
     fused_reason,
     lane_step,
-    layout_offset,
     operand_index,
 )
-from ..cpu_epilogue import fmax as _fmax
-from ..cpu_epilogue import fmin as _fmin
 from ..cpu_launch import Launcher, viewer
 
 F32 = frozenset({DataType.f32})
@@ -125,12 +124,6 @@ def eltwise_rows(out: np.ndarray, mo: np.ndarray, a: np.ndarray, ma: np.ndarray,
 
 def _flat(lay: Layout) -> bool:
     return lay.padding.is_zero and lay.buffer_size == lay.count()
-
-
-def row_map(lay: Layout) -> np.ndarray:
-    """int64[5]: (offset, b pitch, feature-slice pitch, y pitch, x pitch) of a rank <= 4 layout."""
-    p = lay.pitches
-    return np.array([layout_offset(lay), p["b"], p["f"], p["y"], p["x"]], np.int64)
 
 
 @register

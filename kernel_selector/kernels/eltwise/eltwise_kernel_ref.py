@@ -2,52 +2,17 @@
 
 from __future__ import annotations
 
-import math
-
 from cldnn_py.layout import DataType
 from cldnn_py.ops import EltwiseAttrs, EltwiseMode
+from cldnn_py.ops.elementwise import cl_eltwise
 
+from ...common.broadcast import broadcast_get_index
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params, SupportedKey
 from ...selector import register
 
-_INFIX = {EltwiseMode.sum: "+", EltwiseMode.sub: "-", EltwiseMode.prod: "*", EltwiseMode.div: "/"}
-# two-argument functions per computation type (float / int); the eltwise_* helpers live in eltwise_ref.cl
-_FUNC = {
-    "float": {EltwiseMode.max: "fmax", EltwiseMode.min: "fmin", EltwiseMode.pow: "pow",
-              EltwiseMode.prelu: "eltwise_prelu_float"},
-    "int": {EltwiseMode.max: "max", EltwiseMode.min: "min", EltwiseMode.pow: "eltwise_ipow",
-            EltwiseMode.prelu: "eltwise_prelu_int", EltwiseMode.div: "eltwise_idiv"},
-}
 _TYPES = frozenset({DataType.f32, DataType.i32})
-
-
-def broadcast_get_index(name: str, shape: tuple[int, ...], out_rank: int) -> str:
-    """``NAME_GET_INDEX(...)`` of the element of a tensor of logical ``shape`` that numpy broadcasting maps to the
-    output element (b, f, y, x) of an output of rank ``out_rank``.
-
-    The trailing dimensions are aligned: input dimension j pairs with output dimension j + out_rank - len(shape)
-    (output dimensions are b, f, y, x in that order, the unused ones 0); a dimension of size 1 reads index 0.
-    The result uses the names ``b``, ``f``, ``y``, ``x``. An output of rank 5-6 folds its trailing dimensions into
-    x (``Layout.dims4``), so there only an input of the output's rank (the caller checks it has the output's shape)
-    or of one element can be indexed. Raises ValueError when ``shape`` has more dimensions than the output, or
-    cannot be indexed in a rank 5-6 output.
-    """
-    off = out_rank - len(shape)
-    if off < 0:
-        raise ValueError(f"{name}: cannot broadcast shape {shape} to an output of rank {out_rank}")
-    if out_rank > 4:
-        if math.prod(shape) == 1:
-            return f"{name}_GET_INDEX(0, 0, 0, 0)"
-        if off == 0:
-            return f"{name}_GET_INDEX((b), (f), (y), (x))"
-        raise ValueError(f"{name}: cannot broadcast shape {shape} to an output of rank {out_rank}")
-    coords = ["0"] * 4
-    for j, size in enumerate(shape):
-        if size > 1:
-            coords[j] = f"({'bfyx'[j + off]})"
-    return f"{name}_GET_INDEX({', '.join(coords)})"
 
 
 def _float_literal(c: float) -> str:
@@ -125,9 +90,8 @@ class EltwiseKernelRef(KernelBase):
         if mode == EltwiseMode.sum and coeffs is not None:
             vals = [f"{_float_literal(c)} * {v}" for c, v in zip(coeffs, vals)]
         expr = vals[0]
-        funcs = _FUNC[acc]
         for v in vals[1:]:
-            expr = f"{funcs[mode]}({expr}, {v})" if mode in funcs else f"({expr} {_INFIX[mode]} {v})"
+            expr = cl_eltwise(mode.value, expr, v, integer=acc == "int", paren=True)
         if acc == "float" and params.output.dtype != DataType.f32:
             if mode == EltwiseMode.pow:  # ONNX casts the power to the base's type: truncation
                 expr = f"eltwise_pow_to_int({expr})"

@@ -12,21 +12,21 @@ from __future__ import annotations
 
 from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops import EltwiseAttrs, EltwiseMode
+from cldnn_py.ops.elementwise import cl_eltwise
 
+from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..convolution.convolution_kernel_b_fs_yx_fsv16 import fused_ops8_jit, fused_ops8_reason
 
 FLAT_BLOCK = 16  # float8 numbers per work-item in the flat variant
 FSV16_BLOCK = 4  # pixels per work-item in the b_fs_yx_fsv16 variant
 
-# left operand a (the fold so far), right operand b (the next input); both float8. The helpers (eltwise_vec8.cl)
-# keep fmax / fmin's NaN rule (a NaN operand loses) with comparisons: a vector ?: is a blend, fmax() a call.
-_OPS = {EltwiseMode.sum: "({a} + {b})", EltwiseMode.sub: "({a} - {b})", EltwiseMode.prod: "({a} * {b})",
-        EltwiseMode.div: "({a} / {b})", EltwiseMode.max: "eltwise_vec8_max({a}, {b})",
-        EltwiseMode.min: "eltwise_vec8_min({a}, {b})", EltwiseMode.prelu: "eltwise_vec8_prelu({a}, {b})"}
+# modes with a float8 form: the infix ones and those with a helper in eltwise_vec8.cl (eltwise_vec8_<mode>: keep
+# fmax / fmin's NaN rule, a NaN operand loses, with comparisons: a vector ?: is a blend, fmax() a call)
+_VEC8_MODES = frozenset({EltwiseMode.sum, EltwiseMode.sub, EltwiseMode.prod, EltwiseMode.div, EltwiseMode.max,
+                         EltwiseMode.min, EltwiseMode.prelu})
 
 
 def is_flat(lay: Layout) -> bool:
@@ -72,7 +72,7 @@ class EltwiseKernelVec8(KernelBase):
         """A call-free mode, inputs of the output's shape in one of the two layout variants, fused ops that
         FUSED_OPS8 expresses (activations only in the flat variant)."""
         mode = EltwiseMode(params.attrs_as(EltwiseAttrs).mode)
-        if mode not in _OPS:
+        if mode not in _VEC8_MODES:
             return f"mode {mode.value} needs a builtin call (pow) on every element"
         coeffs = params.attrs_as(EltwiseAttrs).coefficients
         if coeffs is not None and len(coeffs) != len(params.inputs):
@@ -103,7 +103,7 @@ class EltwiseKernelVec8(KernelBase):
                 vals = [f"({float(c):.9e}f * {v})" for c, v in zip(coeffs, vals)]
             expr = vals[0]
             for v in vals[1:]:
-                expr = _OPS[mode].format(a=expr, b=v)
+                expr = cl_eltwise(mode.value, expr, v, helper="eltwise_vec8_", paren=True)
             return f"({expr})"
 
         j.update({"EV_FLAT": int(flat), "EV_BLOCK": FLAT_BLOCK if flat else self.fsv16_block(params),

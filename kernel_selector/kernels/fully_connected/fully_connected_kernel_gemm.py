@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from cldnn_py.layout import DataType, Format
 
+from ...common.block import choose_block
+from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..convolution.convolution_kernel_b_fs_yx_fsv16 import choose_block, fused_ops8_jit, fused_ops8_reason
 
 TILE_ROWS = 6  # max batch rows per work-item: 2 * TILE_ROWS accumulators + 2 weight vectors + 1 broadcast <= 16 ymm
 TUNE_TILES = (4, 5, 6)  # the row tiles auto-tuning times

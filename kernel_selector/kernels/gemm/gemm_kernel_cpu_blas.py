@@ -22,19 +22,14 @@ import numpy as np
 from cldnn_py.layout import DataType
 from cldnn_py.ops import GemmAttrs, gemm_shapes
 
+from ...common.cpu_blas import SMALL_BATCH, fc_rows, logical_reader, output_writer
+from ...common.cpu_fused import cpu_fused_reason
 from ...cpu_kernel_base import CPU, CpuKernelBase, align_operand, apply_fused, read_logical
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
 from ..cpu_epilogue import EMPTY
 from ..cpu_launch import Launcher
-from ..fully_connected.fully_connected_kernel_cpu_blas import (
-    SMALL_BATCH,
-    fc_rows,
-    logical_reader,
-    numpy_fused_reason,
-    output_writer,
-)
 
 F32 = frozenset({DataType.f32})
 
@@ -68,7 +63,7 @@ class GemmKernelCpuBlas(CpuKernelBase):
                         bool(params.attrs_as(GemmAttrs).transpose_b))
         except ValueError as e:
             return str(e)
-        return numpy_fused_reason(params)
+        return cpu_fused_reason(params)
 
     def priority(self, params: Params) -> int:
         """Beats the reference whenever it validates."""

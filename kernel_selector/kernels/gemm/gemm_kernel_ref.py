@@ -4,8 +4,8 @@ per output element, any data format, ranks 1-6."""
 from __future__ import annotations
 
 from cldnn_py.ops import GemmAttrs, gemm_shapes
+from cldnn_py.ops.elementwise import float_literal
 
-from ...activation_functions import float_literal
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params

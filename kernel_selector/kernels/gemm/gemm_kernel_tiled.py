@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops import GemmAttrs, gemm_shapes
+from cldnn_py.ops.elementwise import float_literal
 
-from ...activation_functions import float_literal
+from ...common.block import choose_block
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..convolution.convolution_kernel_b_fs_yx_fsv16 import choose_block
 from ..nd_index import nd_check, nd_jit
 from .gemm_kernel_ref import _prod, gemm_index_jit
 

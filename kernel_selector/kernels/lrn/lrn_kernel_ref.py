@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from cldnn_py.ops import LRNAttrs
+from cldnn_py.ops.elementwise import float_literal
 
-from ...activation_functions import float_literal
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params

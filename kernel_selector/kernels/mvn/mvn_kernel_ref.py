@@ -4,8 +4,8 @@ format, ranks 1-6; outputs the normalized tensor or its mean / inverse standard 
 from __future__ import annotations
 
 from cldnn_py.ops import MVNAttrs, mvn_scale_offset
+from cldnn_py.ops.elementwise import float_literal
 
-from ...activation_functions import float_literal
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params

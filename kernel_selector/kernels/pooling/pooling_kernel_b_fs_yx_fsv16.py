@@ -12,11 +12,11 @@ from __future__ import annotations
 from cldnn_py.layout import DataType, Format
 from cldnn_py.ops import PoolingAttrs, PoolingMode
 
+from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..convolution.convolution_kernel_b_fs_yx_fsv16 import fused_ops8_jit, fused_ops8_reason
 from .pooling_kernel_ref import _MODE, pooling_window
 
 MAX_BLOCK = 4  # output pixels per work-item; 1-8 measured within noise of each other (memory bound), 4 a bit ahead

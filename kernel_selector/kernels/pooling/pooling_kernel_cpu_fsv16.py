@@ -24,6 +24,7 @@ from numba import prange
 from cldnn_py.layout import DataType, Format
 from cldnn_py.ops import PoolingAttrs, PoolingMode
 
+from ...common.cpu_layout import row_map
 from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
@@ -38,7 +39,6 @@ from ..cpu_epilogue import (
     operand_index,
 )
 from ..cpu_launch import Launcher, viewer
-from ..eltwise.eltwise_kernel_cpu_vec import row_map
 from .pooling_kernel_ref import pooling_window
 
 F32 = frozenset({DataType.f32})

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from ...common.broadcast import broadcast_get_index
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params
 from ...selector import register
-from ..eltwise.eltwise_kernel_ref import broadcast_get_index
 
 
 @register

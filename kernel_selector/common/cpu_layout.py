@@ -1,0 +1,19 @@
+"""Row descriptors of CPU tensors for the numba kernels (eltwise_cpu_vec, pooling_cpu_fsv16)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cldnn_py.layout import DIMS, Layout
+
+
+def layout_offset(lay: Layout) -> int:
+    """Flat index of logical element (0, 0, 0, 0): the lower padding times the pitches."""
+    p = lay.pitches  # a blocked dimension is never padded, so its slice pitch never counts here
+    return sum(lo * p[d] for d, lo in zip(DIMS, lay.padding.lower))
+
+
+def row_map(lay: Layout) -> np.ndarray:
+    """int64[5]: (offset, b pitch, feature-slice pitch, y pitch, x pitch) of a rank <= 4 layout."""
+    p = lay.pitches
+    return np.array([layout_offset(lay), p["b"], p["f"], p["y"], p["x"]], np.int64)
