@@ -1,5 +1,5 @@
 """Auto-tuning: time every tunable kernel variant of one Params on the device and keep the fastest (clDNN's
-``auto_tuner``; the tile choice per device of ../shared/PERF_NOTES.md lesson 5).
+``auto_tuner``; the best tile differs per device, docs/tuning.md).
 
 For a node, the candidates are the kernels the selector finds valid, minus the reference kernels when anything
 better validates (a reference convolution can take seconds on a real shape), each with every variant of its

@@ -12,7 +12,7 @@ from numba import prange
 from cldnn_py.layout import Format, Layout
 
 from ..cpu_kernel_base import physical_index, write_logical
-from ..kernels.cpu_launch import viewer
+from .cpu_launch import viewer
 from .elementwise_numba import NJIT
 
 SMALL_BATCH = 16  # batches up to this run fc_rows; larger ones BLAS

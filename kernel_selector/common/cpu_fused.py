@@ -1,5 +1,5 @@
 """The CPU engine's one answer to "can this fused chain be expressed": :func:`cpu_fused_reason`. Every CPU
-epilogue (the numpy one of ``cpu_kernel_base.apply_fused``, the numba ones of ``kernels/cpu_epilogue.py`` and the
+epilogue (the numpy one of ``cpu_kernel_base.apply_fused``, the numba ones of ``common/cpu_epilogue.py`` and the
 CPU convolutions) runs the activations and eltwise modes of the element-wise table
 (:mod:`cldnn_py.ops.elementwise`); they differ only in how they address an eltwise operand, which the caller
 checks (``operand``).

@@ -1,6 +1,6 @@
 """The numba renderer of the element-wise table (:mod:`cldnn_py.ops.elementwise`): :func:`activate` (an activation
 by its table code) and :func:`binary` (an eltwise mode by its table code), scalar numba functions generated from the
-formulas, the one code numbering of every numba epilogue (``kernels/cpu_epilogue.py``, the CPU convolutions).
+formulas, the one code numbering of every numba epilogue (``common/cpu_epilogue.py``, the CPU convolutions).
 
 ``NJIT``: the numba options of the CPU kernels: ``cache=True``; fastmath without ``nnan`` / ``ninf`` (relu maps NaN
 to 0, fmax / fmin ignore a NaN operand: those rules must hold) but with reassociation and contraction (vectorized

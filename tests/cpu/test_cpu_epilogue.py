@@ -1,4 +1,4 @@
-"""The helpers of the fast CPU kernels (kernel_selector/kernels/cpu_epilogue.py, cpu_launch.py): every activation
+"""The helpers of the fast CPU kernels (kernel_selector/common/cpu_epilogue.py, cpu_launch.py): every activation
 against the float64 formulas of tests/references.py, the eltwise modes with their NaN rules, operand maps
 (broadcast, blocked, padded) and the Launcher (a result never depends on the thread mode)."""
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from cldnn_py.layout import DataType, Format, Layout, Padding
-from kernel_selector.kernels import cpu_epilogue as ce
-from kernel_selector.kernels import cpu_launch as cln
+from kernel_selector.common import cpu_epilogue as ce
+from kernel_selector.common import cpu_launch as cln
 from tests.references import ACTIVATION_REFS as REF  # float64 formulas, a and b the parameters
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 from cldnn_py.layout import DataType, Format
 from cldnn_py.ops import ConcatenationAttrs
 
+from ...common.concat import concat_axis4
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
 from ...selector import register
-from .concatenation_kernel_ref import ConcatenationKernelRef, concat_axis4
+from .concatenation_kernel_ref import ConcatenationKernelRef
 
 CAT_BLOCK = 8  # pixels of one row per work-item
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from cldnn_py.layout import DataType
 from cldnn_py.ops import ConcatenationAttrs
 
+from ...common.concat import concat_axis4
 from ...jitter import JitConstants, tensor_jit
 from ...kernel_base import Arg, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
@@ -14,9 +15,6 @@ _ALL = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 _OFFSET = ("CONCAT_OFFSET_B", "CONCAT_OFFSET_F", "CONCAT_OFFSET_Y", "CONCAT_OFFSET_X")
 
 
-def concat_axis4(params: Params) -> int:
-    """The dims4 index (0 b, 1 f, 2 y, 3 x) of the logical ``axis`` (negative counts from the end of the rank)."""
-    return int(params.attrs_as(ConcatenationAttrs).axis) % params.output.rank
 
 
 @register

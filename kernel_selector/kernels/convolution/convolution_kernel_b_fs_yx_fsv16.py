@@ -1,6 +1,6 @@
 """convolution_b_fs_yx_fsv16: blocked direct convolution for CPU OpenCL (PoCL): fsv16 data, os_iyx_osv16 weights.
 
-The oneDNN-style design of ../shared/PERF_NOTES.md (DESIGN.md §5): 16 output channels x P pixels per work-item,
+The oneDNN-style blocked direct convolution (docs/performance.md): 16 output channels x P pixels per work-item,
 accumulators in registers, aligned float8 pointer loads, no builtin calls. It reaches 100-200 GFLOP/s on the
 ResNet-50 shapes where ``convolution_ref`` gets 1-6 (``benchmarks/conv_kernels.py``). It validates only for data in
 ``b_fs_yx_fsv16`` and weights in ``os_iyx_osv16``: reorder_inputs puts a convolution there when this kernel

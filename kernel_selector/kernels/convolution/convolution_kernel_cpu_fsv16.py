@@ -1,6 +1,6 @@
 """convolution_cpu_fsv16: blocked direct convolution in numba on b_fs_yx_fsv16 data with os_iyx_osv16 weights.
 
-The CPU-engine counterpart of ``convolution_b_fs_yx_fsv16`` (DESIGN.md §5, the oneDNN direct-convolution
+The CPU-engine counterpart of ``convolution_b_fs_yx_fsv16`` (docs/performance.md, the oneDNN direct-convolution
 structure): 16 output channels are the innermost loop (one AVX-512 vector, two AVX2 ones: LLVM vectorizes it as
 the trip count is a runtime argument, see ``_conv``), a block of up to ``PIX`` output pixels of one row shares
 each weight vector, ``prange`` runs over (batch, output-channel block, output row). Accumulators live in a small

@@ -16,10 +16,11 @@ from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
 from ...common.convert import convert
 from ...common.elementwise_np import NP_ELTWISE
+from ...common.eltwise_type import compute_type
 from ...cpu_kernel_base import CpuRefKernel, align_operand
 from ...params import Params
 from ...selector import register
-from .eltwise_kernel_ref import EltwiseKernelRef, compute_type
+from .eltwise_kernel_ref import EltwiseKernelRef
 
 Op = Callable[[np.ndarray, np.ndarray], np.ndarray]
 

@@ -27,15 +27,7 @@ from numba import prange
 from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
-from ...common.cpu_layout import row_map
-from ...common.elementwise_numba import ELT_CODES, binary
-from ...common.elementwise_numba import fmax as _fmax
-from ...common.elementwise_numba import fmin as _fmin
-from ...cpu_kernel_base import CPU, CpuKernelBase
-from ...kernel_base import FORCE_PRIORITY_3
-from ...params import Params, SupportedKey
-from ...selector import register
-from ..cpu_epilogue import (
+from ...common.cpu_epilogue import (
     EMPTY,
     NJIT,
     chain_arrays,
@@ -44,7 +36,15 @@ from ..cpu_epilogue import (
     lane_step,
     operand_index,
 )
-from ..cpu_launch import Launcher, viewer
+from ...common.cpu_launch import Launcher, viewer
+from ...common.cpu_layout import row_map
+from ...common.elementwise_numba import ELT_CODES, binary
+from ...common.elementwise_numba import fmax as _fmax
+from ...common.elementwise_numba import fmin as _fmin
+from ...cpu_kernel_base import CPU, CpuKernelBase
+from ...kernel_base import FORCE_PRIORITY_3
+from ...params import Params, SupportedKey
+from ...selector import register
 
 F32 = frozenset({DataType.f32})
 CHUNK = 16384  # elements per thread task in the flat path (64 KB per tensor: stays in L2 for the epilogue)

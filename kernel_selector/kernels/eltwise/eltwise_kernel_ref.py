@@ -7,6 +7,7 @@ from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 from cldnn_py.ops.elementwise import cl_eltwise
 
 from ...common.broadcast import broadcast_get_index
+from ...common.eltwise_type import compute_type
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params, SupportedKey
@@ -20,12 +21,6 @@ def _float_literal(c: float) -> str:
     return f"({c:.9e}f)"
 
 
-def compute_type(params: Params) -> str:
-    """``int`` when every input and the output are i32 and no coefficient is given (exact integer math, C
-    semantics: div truncates toward zero, x / 0 gives 0 instead of a trap; pow by repeated squaring);
-    ``float`` otherwise."""
-    ints = all(x.dtype == DataType.i32 for x in [*params.inputs, params.output])
-    return "int" if ints and params.attrs_as(EltwiseAttrs).coefficients is None else "float"
 
 
 @register

@@ -1,7 +1,7 @@
 """eltwise_vec8: element-wise ops on f32 tensors of one shape (no broadcasting) with float8 accesses.
 
 ``eltwise_ref`` computes one element per work-item through GET_INDEX and calls ``fmax``/``fmin`` (calls on the
-pip PoCL). Here the data move as aligned float8 (DESIGN.md §5, ../shared/PERF_NOTES.md) and every operator is
+pip PoCL). Here the data move as aligned float8 (docs/performance.md) and every operator is
 call-free. Two variants: flat (every tensor has the same unpadded layout without block tails: one contiguous
 array, any format) and b_fs_yx_fsv16 (per-tensor y/x/batch padding allowed, 16 channels x a few pixels per
 work-item). In the zoo models the eltwise sums are fused into their convolutions, so this kernel serves graphs

@@ -26,7 +26,9 @@ import numpy as np
 from cldnn_py.layout import DataType, Format, Layout
 
 from ...common.cpu_blas import SMALL_BATCH, fc_rows, logical_reader, output_writer
+from ...common.cpu_epilogue import EMPTY, layout_offset
 from ...common.cpu_fused import cpu_fused_reason
+from ...common.cpu_launch import Launcher, viewer
 from ...cpu_kernel_base import (
     CPU,
     CpuKernelBase,
@@ -37,8 +39,6 @@ from ...cpu_kernel_base import (
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..cpu_epilogue import EMPTY, layout_offset
-from ..cpu_launch import Launcher, viewer
 
 F32 = frozenset({DataType.f32})
 

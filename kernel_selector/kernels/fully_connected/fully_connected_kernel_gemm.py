@@ -2,7 +2,7 @@
 
 At batch > 8 a fully connected layer is a GEMM (batch x K) . (K x M) with enough reuse of each weight to be
 compute-bound, where ``fully_connected_gemv`` (batches 1-8) is bandwidth-bound and re-reads the weights per batch
-item. This kernel is the blocked-direct-convolution recipe of ../shared/PERF_NOTES.md (a 1x1 convolution is the
+item. This kernel is the blocked-direct-convolution recipe of docs/performance.md (a 1x1 convolution is the
 same product): weights pre-packed in ``os_iyx_osv16`` ([M/16][K][16], the layout optimizer reorder_inputs packs
 them and propagate_constants folds the reorder), TILE_ROWS batch rows x 16 outputs per work-item, aligned float8
 pointer loads and ``a*b+c``, local size 1; bias and fused ops (``FUSED_OPS8`` of the fsv16 convolution) in the

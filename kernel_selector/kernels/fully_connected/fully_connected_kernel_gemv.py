@@ -1,7 +1,7 @@
 """fully_connected_gemv: bandwidth-bound GEMV-style inner product for small batches (1-8) on CPU OpenCL (PoCL).
 
 Each work-item computes 8 outputs (rows of the weights) of one batch item, streaming the 8 weight rows in aligned
-float8 chunks and reading each input chunk once (../shared/PERF_NOTES.md lessons 1-4: pointer loads, ``a*b+c``,
+float8 chunks and reading each input chunk once (docs/performance.md: pointer loads, ``a*b+c``,
 local size 1, vectors written by hand). Beside :mod:`fully_connected_kernel_ref`, which it overrides whenever it
 validates.
 """

@@ -23,13 +23,13 @@ from cldnn_py.layout import DataType
 from cldnn_py.ops import GemmAttrs, gemm_shapes
 
 from ...common.cpu_blas import SMALL_BATCH, fc_rows, logical_reader, output_writer
+from ...common.cpu_epilogue import EMPTY
 from ...common.cpu_fused import cpu_fused_reason
+from ...common.cpu_launch import Launcher
 from ...cpu_kernel_base import CPU, CpuKernelBase, align_operand, apply_fused, read_logical
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..cpu_epilogue import EMPTY
-from ..cpu_launch import Launcher
 
 F32 = frozenset({DataType.f32})
 

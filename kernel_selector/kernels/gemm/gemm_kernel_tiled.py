@@ -1,6 +1,6 @@
 """gemm_tiled: register-tiled matrix product for CPU OpenCL (PoCL), ONNX MatMul / Gemm with a runtime B.
 
-The blocked-direct-convolution recipe of ../shared/PERF_NOTES.md applied to a plain GEMM: a TILE_M x 16 block of
+The blocked-direct-convolution recipe (docs/performance.md) applied to a plain GEMM: a TILE_M x 16 block of
 C in 2 * TILE_M float8 accumulators; per k B's row segment as two aligned float8 and one broadcast scalar of A per
 row (pointer loads and ``a*b+c``, no builtins, local size 1). B is read in place (no packing pass), so it must be
 plain row-major with N % 8 == 0 for the aligned loads; its 16-column panel is strided by N (at N = 1024 one page
@@ -18,12 +18,12 @@ from cldnn_py.ops import GemmAttrs, gemm_shapes
 from cldnn_py.ops.elementwise import float_literal
 
 from ...common.block import choose_block
+from ...common.gemm_index import gemm_index_jit, prod
+from ...common.nd_index import nd_check, nd_jit
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..nd_index import nd_check, nd_jit
-from .gemm_kernel_ref import _prod, gemm_index_jit
 
 TILE_M = 6  # max rows per work-item: 2 * TILE_M accumulators + 2 B vectors + 1 broadcast <= 16 ymm (AVX2)
 K_BLOCK = 512  # rows of B's 16-column sub-panel a work-item packs (32 KiB private) and reuses over its row blocks
@@ -109,7 +109,7 @@ class GemmKernelTiled(KernelBase):
         tm = self.tile(params, v.get("tile"))
         kb = v.get("k_block") or (k if k <= K_BLOCK * 5 // 4 else K_BLOCK)
         blocks = -(-m // tm)
-        groups = min(blocks, max(1, -(-MIN_WORK_ITEMS // (-(-n // 16) * _prod(batch)))))
+        groups = min(blocks, max(1, -(-MIN_WORK_ITEMS // (-(-n // 16) * prod(batch)))))
         rg = v.get("row_group") or -(-blocks // groups)
         return tm, min(kb, k), rg
 
@@ -134,7 +134,7 @@ class GemmKernelTiled(KernelBase):
         """gws (row groups, ceil(N / 16) column panels, batch), lws (1, 1, 1)."""
         batch, m, _, n = gemm_dims(params)
         tm, _, rg = self.blocking(params, variant)
-        return (-(-m // (tm * rg)), -(-n // 16), _prod(batch)), (1, 1, 1)
+        return (-(-m // (tm * rg)), -(-n // 16), prod(batch)), (1, 1, 1)
 
     def tune_variants(self, params: Params) -> list[dict[str, int]]:
         """``{"tile": TILE_M}`` for the default choice (:meth:`tile`) first, then each of TUNE_TILES up to M."""

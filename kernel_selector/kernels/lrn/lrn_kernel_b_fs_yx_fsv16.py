@@ -4,7 +4,7 @@
 per element; in AlexNet and GoogLeNet (where the LRNs sit between blocked convolutions) it took 10-16 ms per
 network. Here one work-item walks the 16-channel slices of a few pixels, loads each slice once as two aligned
 float8, builds the window sums from the neighbouring slices' squares in registers and calls the vector ``exp`` /
-``log`` once per 8 channels (DESIGN.md §5, ../shared/PERF_NOTES.md).
+``log`` once per 8 channels (docs/performance.md).
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ import numpy as np
 
 from cldnn_py.ops import MVNAttrs, mvn_scale_offset
 
+from ...common.nd_reduce import normalize_axes
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
-from ..nd_reduce import normalize_axes
 from .mvn_kernel_ref import MVNKernelRef
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from cldnn_py.ops import MVNAttrs, mvn_scale_offset
 from cldnn_py.ops.elementwise import float_literal
 
+from ...common.nd_index import MAX_RANK, nd_check, nd_jit
+from ...common.nd_reduce import normalize_axes, reduce_jit
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params
 from ...selector import register
-from ..nd_index import MAX_RANK, nd_check, nd_jit
-from ..nd_reduce import normalize_axes, reduce_jit
 
 _RESULT = {"normalized": 0, "mean": 1, "inv_std_dev": 2}
 

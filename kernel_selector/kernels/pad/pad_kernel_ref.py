@@ -5,11 +5,11 @@ from __future__ import annotations
 from cldnn_py.layout import DataType
 from cldnn_py.ops import PadAttrs
 
+from ...common.nd_index import MAX_RANK, nd_check, nd_jit, nd_output_coords
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..nd_index import MAX_RANK, nd_check, nd_jit, nd_output_coords
 
 _TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 _MODES = {"constant": 0, "reflect": 1, "edge": 2, "wrap": 3}

@@ -1,6 +1,6 @@
 """pooling_b_fs_yx_fsv16: blocked max / average pooling for CPU OpenCL (PoCL), data in b_fs_yx_fsv16.
 
-The pooling counterpart of ``convolution_b_fs_yx_fsv16`` (DESIGN.md §5, ../shared/PERF_NOTES.md): 16 channels x P
+The pooling counterpart of ``convolution_b_fs_yx_fsv16`` (docs/performance.md): 16 channels x P
 output pixels per work-item, aligned float8 pointer loads, ``v > m ? v : m`` instead of ``fmax`` (a call on the
 pip PoCL), local size 1. Blocked data stays blocked through the pooling (reorder_inputs keeps a pooling in its
 input's format), so the pools between the fast convolutions of ResNet-50 / GoogLeNet / SqueezeNet / AlexNet run
@@ -13,11 +13,11 @@ from cldnn_py.layout import DataType, Format
 from cldnn_py.ops import PoolingAttrs, PoolingMode
 
 from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
+from ...common.pooling import POOL_MODE_CODE, pooling_window
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
 from ...selector import register
-from .pooling_kernel_ref import _MODE, pooling_window
 
 MAX_BLOCK = 4  # output pixels per work-item; 1-8 measured within noise of each other (memory bound), 4 a bit ahead
 
@@ -58,7 +58,7 @@ class PoolingKernelBFsYxFsv16(KernelBase):
         """Rank-4 data, a known mode, fused ops that FUSED_OPS8 can express."""
         if params.inputs[0].rank != 4:
             return f"input rank {params.inputs[0].rank} is not 4"
-        if PoolingMode(params.attrs_as(PoolingAttrs).mode) not in _MODE:
+        if PoolingMode(params.attrs_as(PoolingAttrs).mode) not in POOL_MODE_CODE:
             return f"pooling mode {params.attrs_as(PoolingAttrs).mode!r} is not supported"
         return fused_ops8_reason(params)
 
@@ -82,7 +82,7 @@ class PoolingKernelBFsYxFsv16(KernelBase):
         j.update({"POOL_SIZE_Y": k[0], "POOL_SIZE_X": k[1], "STRIDE_Y": s[0], "STRIDE_X": s[1],
                   "DILATION_Y": d[0], "DILATION_X": d[1],
                   "PAD_Y": pb[0], "PAD_X": pb[1], "PAD_END_Y": pe[0], "PAD_END_X": pe[1],
-                  "POOL_MODE": _MODE[PoolingMode(a.mode)], "OUT_BLOCK": self.block(params),
+                  "POOL_MODE": POOL_MODE_CODE[PoolingMode(a.mode)], "OUT_BLOCK": self.block(params),
                   "CHECK_X": int(check_x)})
         return j
 

@@ -24,12 +24,7 @@ from numba import prange
 from cldnn_py.layout import DataType, Format
 from cldnn_py.ops import PoolingAttrs, PoolingMode
 
-from ...common.cpu_layout import row_map
-from ...cpu_kernel_base import CPU, CpuKernelBase
-from ...kernel_base import FORCE_PRIORITY_3
-from ...params import Params, SupportedKey
-from ...selector import register
-from ..cpu_epilogue import (
+from ...common.cpu_epilogue import (
     EMPTY,
     NJIT,
     chain_arrays,
@@ -38,8 +33,13 @@ from ..cpu_epilogue import (
     lane_step,
     operand_index,
 )
-from ..cpu_launch import Launcher, viewer
-from .pooling_kernel_ref import pooling_window
+from ...common.cpu_launch import Launcher, viewer
+from ...common.cpu_layout import row_map
+from ...common.pooling import pooling_window
+from ...cpu_kernel_base import CPU, CpuKernelBase
+from ...kernel_base import FORCE_PRIORITY_3
+from ...params import Params, SupportedKey
+from ...selector import register
 
 F32 = frozenset({DataType.f32})
 FORMATS = frozenset({Format.b_fs_yx_fsv16, Format.bfyx, Format.byxf, Format.yxfb, Format.fyxb})

@@ -8,10 +8,11 @@ from numpy.lib.stride_tricks import as_strided
 from cldnn_py.ops import PoolingAttrs, PoolingMode
 
 from ...common.cpu_window import pad_spatial, window_extent
+from ...common.pooling import pooling_window
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
-from .pooling_kernel_ref import PoolingKernelRef, pooling_window
+from .pooling_kernel_ref import PoolingKernelRef
 
 _TAP_LOOP_MAX = 64  # windows of more taps (global pooling) reduce a strided view instead of looping over taps
 

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 from cldnn_py.ops import PoolingAttrs, PoolingMode
 
+from ...common.pooling import POOL_MODE_CODE, pooling_window
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params
 from ...selector import register
-
-_MODE = {PoolingMode.max: 0, PoolingMode.average: 1, PoolingMode.average_no_padding: 2}
-
-
-def pooling_window(params: Params) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
-    """(kernel, stride, pad, pad_end), each (y, x), with global pooling resolved for the input layout
-    (:meth:`cldnn_py.ops.PoolingAttrs.window`, the one place of the rule)."""
-    return params.attrs_as(PoolingAttrs).window(params.inputs[0].shape)
 
 
 @register
@@ -58,5 +51,5 @@ class PoolingKernelRef(KernelBase):
         j.update({"POOL_SIZE_Y": k[0], "POOL_SIZE_X": k[1], "STRIDE_Y": s[0], "STRIDE_X": s[1],
                   "DILATION_Y": d[0], "DILATION_X": d[1],
                   "PAD_Y": pb[0], "PAD_X": pb[1], "PAD_END_Y": pe[0], "PAD_END_X": pe[1],
-                  "POOL_MODE": _MODE[mode]})
+                  "POOL_MODE": POOL_MODE_CODE[mode]})
         return j

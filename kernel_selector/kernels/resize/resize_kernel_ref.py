@@ -7,11 +7,11 @@ import numpy as np
 from cldnn_py.layout import DataType
 from cldnn_py.ops import ResizeAttrs
 
+from ...common.nd_index import dims6, nd_check, nd_jit, nd_output_coords
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params, SupportedKey
 from ...selector import register
-from ..nd_index import dims6, nd_check, nd_jit, nd_output_coords
 from .resize_taps import axis_taps, is_identity_axis
 
 

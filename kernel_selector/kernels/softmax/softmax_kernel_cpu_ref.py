@@ -6,10 +6,11 @@ import numpy as np
 
 from cldnn_py.ops import SoftmaxAttrs
 
+from ...common.softmax import softmax_axes
 from ...cpu_kernel_base import CpuRefKernel
 from ...params import Params
 from ...selector import register
-from .softmax_kernel_ref import SoftmaxKernelRef, softmax_axes
+from .softmax_kernel_ref import SoftmaxKernelRef
 
 
 @register

@@ -5,21 +5,13 @@ from __future__ import annotations
 
 from cldnn_py.ops import SoftmaxAttrs
 
+from ...common.nd_index import nd_check, nd_jit
+from ...common.nd_reduce import reduce_jit
+from ...common.softmax import softmax_axes
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
 from ...params import Params
 from ...selector import register
-from ..nd_index import nd_check, nd_jit
-from ..nd_reduce import normalize_axes, reduce_jit
-
-
-def softmax_axes(params: Params) -> tuple[int, ...]:
-    """The logical axes normalized together: (axis,), or axis .. rank-1 when ``coerce_2d`` (ONNX opset < 13)."""
-    rank = params.inputs[0].rank
-    axis = normalize_axes([params.attrs_as(SoftmaxAttrs).axis], rank)[0]
-    if params.attrs_as(SoftmaxAttrs).coerce_2d:
-        return tuple(range(axis, rank))
-    return (axis,)
 
 
 @register
@@ -29,7 +21,7 @@ class SoftmaxKernelRef(KernelBase):
 
     INPUT0 of rank 1-6 (any format up to rank 4, unpadded bfyx for rank 5-6), output the same shape in any format.
     A row is the set of elements that differ only in the normalized axes (see :func:`softmax_axes`); its elements
-    are visited through ``REDUCE_COORDS`` and ``INPUT0_IDX6`` (kernels/nd_reduce.py). gws = the number of rows;
+    are visited through ``REDUCE_COORDS`` and ``INPUT0_IDX6`` (common/nd_reduce.py). gws = the number of rows;
     each work-item makes three passes over its row (max, sum of exponentials, normalize).
     """
 

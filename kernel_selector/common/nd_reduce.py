@@ -1,7 +1,7 @@
 """Index helpers for kernels that reduce a tensor over a set of logical axes (softmax, mvn).
 
 A tensor of logical rank 1-6 is addressed by six coordinates ``c0 .. c5`` (its shape padded with trailing ones)
-through ``NAME_IDX6`` of :mod:`kernel_selector.kernels.nd_index` (any format and padding for rank <= 4; plain
+through ``NAME_IDX6`` of :mod:`kernel_selector.common.nd_index` (any format and padding for rank <= 4; plain
 unpadded bfyx for rank 5-6). The axes split the coordinates in two groups:
 
 - the *outer* ones, enumerated by the work-items: ``OUTER_COORDS(g)`` sets them from a flat index
