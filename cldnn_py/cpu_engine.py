@@ -27,17 +27,18 @@ import platform
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from kernel_selector.kernel_base import BaseKernelData, CpuKernelData
 
 from .device import DeviceInfo
 from .engine import Engine
 from .errors import DeviceError
 from .layout import Layout
 from .memory import Memory
+
+if TYPE_CHECKING:
+    from kernel_selector.kernel_base import BaseKernelData
 
 log = logging.getLogger("cldnn_py.cpu_engine")
 
@@ -158,6 +159,8 @@ class CpuEngine(Engine):
     def bind_kernel(self, kernel: BaseKernelData, args: list[Any], program: Any = None) -> Any:
         """The CPU kernel's callable ``kernel.fn`` with ``args`` bound (a zero-argument callable); ``program`` is
         unused. Raises DeviceError for an OpenCL kernel (``ClKernelData``)."""
+        from kernel_selector.kernel_base import CpuKernelData  # lazy: kernel_selector imports cldnn_py.layout
+
         if not isinstance(kernel, CpuKernelData):
             raise DeviceError(f"kernel '{kernel.entry}' has no CPU implementation (an OpenCL kernel on the CPU "
                               "engine)")

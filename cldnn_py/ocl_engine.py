@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from kernel_selector.kernel_base import BaseKernelData, ClKernelData, common_header
 
 from .device import DeviceInfo, describe, select_device
 from .engine import Engine, clamp_lws
@@ -24,6 +22,9 @@ from .errors import DeviceError, KernelBuildError
 from .kernel_cache import KernelCache, configure_pocl_cache
 from .layout import Layout
 from .memory import Memory
+
+if TYPE_CHECKING:
+    from kernel_selector.kernel_base import BaseKernelData
 
 log = logging.getLogger("cldnn_py.engine")
 
@@ -108,6 +109,8 @@ class OclEngine(Engine):
         """A ``pyopencl.Kernel`` for ``kernel.entry`` of ``program`` (built from ``common_header() +
         kernel.source`` when None) with ``args`` set (buffers, np.int32 / np.float32 scalars). Raises DeviceError
         for a CPU kernel, KernelBuildError when the build fails."""
+        from kernel_selector.kernel_base import ClKernelData, common_header  # lazy: it imports cldnn_py.layout
+
         if not isinstance(kernel, ClKernelData):
             raise DeviceError(f"kernel '{kernel.entry}' is not an OpenCL kernel (a CPU kernel on the OpenCL engine)")
         if program is None:

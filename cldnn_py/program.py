@@ -21,7 +21,6 @@ from .engine import Engine
 from .errors import TopologyError
 from .memory import Memory
 from .pass_manager import PassManager
-from .passes import pipeline
 from .primitives.base import Primitive
 from .program_graph import ProgramGraph, resolve
 from .program_node import ProgramNode
@@ -71,6 +70,8 @@ class Program:
         opts = options or BuildOptions()
         b = ProgramGraph(engine, topology, opts)
         pm = PassManager()
+        from .passes import pipeline  # lazy: the passes import kernel_selector, which imports cldnn_py.layout
+
         pm.run(b, pipeline(opts.optimize_data, evaluate=lambda topo: _evaluate_constants(engine, topo)))
         constants: dict[str, Memory] = {}
         for node in b.order:

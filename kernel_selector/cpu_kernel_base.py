@@ -129,6 +129,15 @@ class CpuRefKernel(CpuKernelBase):
     supports_fused_ops = True
     twin: type[KernelBase] | None = None  # the primitive's OpenCL reference: its key and validate() are shared
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass with a ``twin`` takes its primitive from it and, unless it names itself, the name
+        ``<prim>_cpu_ref`` (the twin's ``<prim>_ref`` with ``_cpu``)."""
+        super().__init_subclass__(**kwargs)
+        if cls.twin is not None:
+            cls.primitive = cls.primitive or cls.twin.primitive
+            if not cls.__dict__.get("name"):
+                cls.name = cls.twin.name.removesuffix("_ref") + "_cpu_ref"
+
     def priority(self, params: Params) -> int:
         """Reference kernels lose to any other valid kernel."""
         return DONT_USE_IF_HAVE_SOMETHING_ELSE

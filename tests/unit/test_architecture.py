@@ -42,3 +42,12 @@ def test_every_contract_is_tested():
     tomllib = pytest.importorskip("tomllib", reason="tomllib needs Python 3.11")
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert [c["id"] for c in config["tool"]["importlinter"]["contracts"]] == CONTRACTS
+
+
+@pytest.mark.parametrize("module", ["kernel_selector", "kernel_selector.kernels", "cldnn_py.ops", "cldnn_py"])
+def test_each_package_imports_first_in_a_fresh_interpreter(module):
+    """kernel_selector imports cldnn_py.layout, whose package __init__ imports the runtime: a module-level import of
+    kernel_selector in the runtime's import chain (engines, program) would make ``import kernel_selector`` fail."""
+    r = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]

@@ -18,8 +18,6 @@ class ActivationKernelCpuRef(CpuRefKernel):
     """y = func(x; a, b) element-wise (the element-wise table's numpy renderer), f32, any format and shape; the same
     key and functions as ``activation_ref`` on OpenCL."""
 
-    name = "activation_cpu_ref"
-    primitive = "activation"
     twin = ActivationKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:

@@ -21,8 +21,6 @@ class ArgMaxKernelCpuRef(CpuRefKernel):
     (the axis kept as 1 or removed: the same row-major order). No fused ops (as the OpenCL reference).
     """
 
-    name = "arg_max_cpu_ref"
-    primitive = "arg_max"
     twin = ArgMaxKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

@@ -27,8 +27,6 @@ class BatchNormKernelCpuRef(CpuRefKernel):
     ``has_shift``, each holding C values in any shape and format. f32 data in and out; fused ops supported.
     """
 
-    name = "batch_norm_cpu_ref"
-    primitive = "batch_norm"
     twin = BatchNormKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:

@@ -17,8 +17,6 @@ class BroadcastKernelCpuRef(CpuRefKernel):
     format and padding (rank <= 4; unpadded bfyx for rank 5-6); values copied in their own type; f32, i32, i8, u8;
     no fused ops."""
 
-    name = "broadcast_cpu_ref"
-    primitive = "broadcast"
     twin = BroadcastKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

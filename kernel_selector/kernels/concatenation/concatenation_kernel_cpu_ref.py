@@ -21,8 +21,6 @@ class ConcatenationKernelCpuRef(CpuRefKernel):
     OpenCL reference).
     """
 
-    name = "concatenation_cpu_ref"
-    primitive = "concatenation"
     twin = ConcatenationKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     n_data_inputs = None
     supports_fused_ops = False

@@ -40,8 +40,6 @@ class ConvolutionKernelCpuRef(CpuRefKernel):
     KH·KW weighted taps instead. Fused ops (activation, eltwise) are applied by the base.
     """
 
-    name = "convolution_cpu_ref"
-    primitive = "convolution"
     twin = ConvolutionKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:

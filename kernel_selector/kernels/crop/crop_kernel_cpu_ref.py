@@ -18,8 +18,6 @@ class CropKernelCpuRef(CpuRefKernel):
     the box of the output's shape. Input and output any format and padding; values copied in their own type;
     f32, i32, i8, u8; no fused ops. (A crop that is a view of its input runs no kernel.)"""
 
-    name = "crop_cpu_ref"
-    primitive = "crop"
     twin = CropKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

@@ -26,8 +26,6 @@ class DeconvolutionKernelCpuRef(CpuRefKernel):
     (rows past the full output, from output_padding, hold the bias only). No fused ops, as ``deconvolution_ref``.
     """
 
-    name = "deconvolution_cpu_ref"
-    primitive = "deconvolution"
     twin = DeconvolutionKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

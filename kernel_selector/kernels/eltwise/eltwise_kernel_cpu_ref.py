@@ -75,8 +75,6 @@ class EltwiseKernelCpuRef(CpuRefKernel):
     (:func:`pow_to_int`). Same key and validate() as ``eltwise_ref``; fused ops supported.
     """
 
-    name = "eltwise_cpu_ref"
-    primitive = "eltwise"
     twin = EltwiseKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     n_data_inputs = None
 

@@ -21,8 +21,6 @@ class FullyConnectedKernelCpuRef(CpuRefKernel):
     applied by the base.
     """
 
-    name = "fully_connected_cpu_ref"
-    primitive = "fully_connected"
     twin = FullyConnectedKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:

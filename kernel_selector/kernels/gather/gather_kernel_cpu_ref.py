@@ -20,8 +20,6 @@ class GatherKernelCpuRef(CpuRefKernel):
     and padding (rank <= 4; unpadded bfyx for rank 5-6), indices i32; values copied in their own type; f32, i32,
     i8, u8; no fused ops."""
 
-    name = "gather_cpu_ref"
-    primitive = "gather"
     twin = GatherKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     n_data_inputs = 1
     supports_fused_ops = False

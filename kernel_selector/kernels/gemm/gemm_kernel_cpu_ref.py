@@ -24,8 +24,6 @@ class GemmKernelCpuRef(CpuRefKernel):
     ``np.matmul`` (BLAS sgemm per batch matrix). No fused ops, as ``gemm_ref``.
     """
 
-    name = "gemm_cpu_ref"
-    primitive = "gemm"
     twin = GemmKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     n_data_inputs = None
     supports_fused_ops = False

@@ -24,8 +24,6 @@ class LRNKernelCpuRef(CpuRefKernel):
     ops, as ``lrn_ref``.
     """
 
-    name = "lrn_cpu_ref"
-    primitive = "lrn"
     twin = LRNKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

@@ -31,8 +31,6 @@ class MVNKernelCpuRef(CpuRefKernel):
     out; no fused ops (as the OpenCL reference).
     """
 
-    name = "mvn_cpu_ref"
-    primitive = "mvn"
     twin = MVNKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     n_data_inputs = None
     supports_fused_ops = False

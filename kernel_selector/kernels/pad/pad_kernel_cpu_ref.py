@@ -41,8 +41,6 @@ class PadKernelCpuRef(CpuRefKernel):
     :func:`source_index`. Negative pads crop. Any format and padding (rank <= 4; unpadded bfyx for rank 5-6);
     values copied in their own type; f32, i32, i8, u8; no fused ops."""
 
-    name = "pad_cpu_ref"
-    primitive = "pad"
     twin = PadKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

@@ -18,8 +18,6 @@ class PermuteKernelCpuRef(CpuRefKernel):
     ``order[i]`` (``numpy.transpose(x, order)``), logical rank 1-6. Input any format and padding; values copied
     in their own type; f32, i32, i8, u8; no fused ops."""
 
-    name = "permute_cpu_ref"
-    primitive = "permute"
     twin = PermuteKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

@@ -70,8 +70,6 @@ class PoolingKernelCpuRef(CpuRefKernel):
     divisors come from :func:`window_counts`. Fused ops are applied by the base.
     """
 
-    name = "pooling_cpu_ref"
-    primitive = "pooling"
     twin = PoolingKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:

@@ -21,8 +21,6 @@ class ReduceKernelCpuRef(CpuRefKernel):
     f32 in and out; no fused ops (as the OpenCL reference).
     """
 
-    name = "reduce_cpu_ref"
-    primitive = "reduce"
     twin = ReduceKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

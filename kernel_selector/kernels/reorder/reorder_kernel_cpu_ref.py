@@ -18,8 +18,6 @@ class ReorderKernelCpuRef(CpuRefKernel):
     """Reference reorder on the CPU engine: reads through the input Layout, converts (:func:`convert`), writes
     through the output Layout. f32, i32, i8, u8 in and out; any format; no fused ops."""
 
-    name = "reorder_cpu_ref"
-    primitive = "reorder"
     twin = ReorderKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

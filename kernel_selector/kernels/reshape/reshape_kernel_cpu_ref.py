@@ -17,8 +17,6 @@ class ReshapeKernelCpuRef(CpuRefKernel):
     A plain bfyx reshape is usually a view (prepare_buffer_fusing) and runs no kernel; this covers the rest.
     Values are copied in their own type; f32, i32, i8, u8; no fused ops."""
 
-    name = "reshape_cpu_ref"
-    primitive = "reshape"
     twin = ReshapeKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

@@ -23,8 +23,6 @@ class ResizeKernelCpuRef(CpuRefKernel):
     whose coordinate is extrapolated on any axis gets ``extrapolation_value``. Axes copied unchanged are skipped.
     Any format and padding (rank <= 4; unpadded bfyx for rank 5-6), f32 only; no fused ops."""
 
-    name = "resize_cpu_ref"
-    primitive = "resize"
     twin = ResizeKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

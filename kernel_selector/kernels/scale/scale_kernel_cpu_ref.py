@@ -19,8 +19,6 @@ class ScaleKernelCpuRef(CpuRefKernel):
     ops (as the OpenCL reference).
     """
 
-    name = "scale_cpu_ref"
-    primitive = "scale"
     twin = ScaleKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

@@ -22,8 +22,6 @@ class SoftmaxKernelCpuRef(CpuRefKernel):
     f32 in and out, any format up to rank 4; no fused ops (as the OpenCL reference).
     """
 
-    name = "softmax_cpu_ref"
-    primitive = "softmax"
     twin = SoftmaxKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

@@ -19,8 +19,6 @@ class StridedSliceKernelCpuRef(CpuRefKernel):
     format and padding (rank <= 4; unpadded bfyx for rank 5-6); values copied in their own type; f32, i32, i8, u8;
     no fused ops."""
 
-    name = "strided_slice_cpu_ref"
-    primitive = "strided_slice"
     twin = StridedSliceKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 

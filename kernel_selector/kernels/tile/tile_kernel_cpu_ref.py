@@ -18,8 +18,6 @@ class TileKernelCpuRef(CpuRefKernel):
     (``numpy.tile(x, repeats)``), same rank in and out. Any format and padding (rank <= 4; unpadded bfyx for rank
     5-6); values copied in their own type; f32, i32, i8, u8; no fused ops."""
 
-    name = "tile_cpu_ref"
-    primitive = "tile"
     twin = TileKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     supports_fused_ops = False
 
