@@ -4,16 +4,18 @@
     python benchmarks/kernel_choice.py --compare before.json after.json
 
 A refactoring that must not change behaviour is checked with it: record before, record after, ``--compare``
-prints every node whose kernel, entry-point hash (the jit header and template: the compiled source) or output
-layout changed, and exits 1 if any did. Models are the seeded zoo models (batch 1, seed 0), written once to
-``.cache/models``.
+prints every node whose kernel, output layout or compiled OpenCL source changed (SHA-1 of the jit header and template
+with C comments and the entry point's name removed, so a reworded comment does not count), and exits 1 if any did.
+Models are the seeded zoo models (batch 1, seed 0), written once to ``.cache/models``.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import pathlib
+import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -24,8 +26,21 @@ MODELS = ("resnet50", "alexnet", "googlenet", "squeezenet", "densenet121", "ince
           "vgg19", "zfnet512")
 
 
+def code_hash(source: str) -> str:
+    """12 hex digits of SHA-1 over an OpenCL source without comments, entry-point names and blank lines ("" for a
+    CPU kernel)."""
+    if not source:
+        return ""
+    text = re.sub(r"/\*.*?\*/", "", source, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r"\b(\w+)__[0-9a-f]{12}\b", r"\1", text)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return hashlib.sha1("\n".join(lines).encode()).hexdigest()[:12]
+
+
 def record(models: list[str], devices: list[str]) -> dict[str, dict[str, list[str]]]:
-    """{"<device>/<model>": {node id: [kernel name, layout, entry points...]}} for the default BuildOptions."""
+    """{"<device>/<model>": {node id: [kernel name, layout, code hash per enqueue...]}} for the default
+    BuildOptions."""
     import cldnn_py as cl
     from cldnn_py.tools import zoo
 
@@ -42,8 +57,8 @@ def record(models: list[str], devices: list[str]) -> dict[str, dict[str, list[st
             for node in prog.order:
                 if node.impl is None:
                     continue
-                entries = [k.entry for k in node.impl.kernels]
-                rows[node.id] = [node.impl.kernel_name, str(node.layout()), *entries]
+                codes = [code_hash(getattr(k, "source", "")) for k in node.impl.kernels]
+                rows[node.id] = [node.impl.kernel_name, str(node.layout()), *codes]
             out[f"{dev}/{m}"] = rows
             print(f"{dev}/{m}: {len(rows)} kernels", file=sys.stderr)
     return out
