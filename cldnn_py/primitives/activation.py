@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ..layout import Layout
 from ..ops.activation import DEFAULTS, ActivationAttrs, ActivationFunc
-from ..ops.base import OpAttrs
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class Activation(Primitive):
+class Activation(Primitive, type_name="activation", attrs=ActivationAttrs):
     """y = func(x; a, b) element-wise; output has the input's layout (any format, any shape).
 
     ``a``/``b`` left as None take the function's default: swish a=1; elu a=1; hard_sigmoid a=0.2, b=0.5 (ONNX);
@@ -24,8 +22,6 @@ class Activation(Primitive):
     func: ActivationFunc | str = ActivationFunc.relu
     a: float | None = None
     b: float | None = None
-    type_name: ClassVar[str] = "activation"
-    attrs_type: ClassVar[type[OpAttrs]] = ActivationAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

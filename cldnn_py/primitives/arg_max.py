@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import DataType, Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.reduction import ArgMaxAttrs
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class ArgMax(Primitive):
+class ArgMax(Primitive, type_name="arg_max", attrs=ArgMaxAttrs):
     """y = argmax (``mode="max"``) or argmin (``mode="min"``) of the input along ``axis``, as i32 indices.
 
     ``axis`` is a logical axis (negative counts from the end). Ties give the first index, or the last with
@@ -27,8 +25,6 @@ class ArgMax(Primitive):
     keep_dims: bool = True
     select_last_index: bool = False
     mode: str = "max"
-    type_name: ClassVar[str] = "arg_max"
-    attrs_type: ClassVar[type[OpAttrs]] = ArgMaxAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -38,6 +38,15 @@ class Primitive:
     type_name: ClassVar[str] = "primitive"
     attrs_type: ClassVar[type[OpAttrs]] = NoAttrs  # the typed attributes (cldnn_py.ops) kernels receive
 
+    def __init_subclass__(cls, type_name: str = "", attrs: type[OpAttrs] | None = None, **kwargs: Any) -> None:
+        """``class Convolution(Primitive, type_name="convolution", attrs=ConvolutionAttrs)`` names the primitive type
+        (as clDNN's primitive type ids) and its typed attributes (:mod:`cldnn_py.ops`)."""
+        super().__init_subclass__(**kwargs)
+        if type_name:
+            cls.type_name = type_name
+        if attrs is not None:
+            cls.attrs_type = attrs
+
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id:
             raise TopologyError(f"primitive id must be a non-empty string, got {self.id!r}")

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import Layout
-from ..ops.base import OpAttrs
 from ..ops.normalization import BatchNormAttrs
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class BatchNorm(Primitive):
+class BatchNorm(Primitive, type_name="batch_norm", attrs=BatchNormAttrs):
     """Per-channel normalization of (N, C, ...) with ``Data`` of shape (C,): mean, variance, scale, shift.
 
     scale and shift are optional (1 and 0). ``epsilon`` is added to the variance (Ioffe & Szegedy 2015).
@@ -25,8 +23,6 @@ class BatchNorm(Primitive):
     scale: str | None = None
     shift: str | None = None
     epsilon: float = 1e-5
-    type_name: ClassVar[str] = "batch_norm"
-    attrs_type: ClassVar[type[OpAttrs]] = BatchNormAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.shape import BroadcastAttrs
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class Broadcast(Primitive):
+class Broadcast(Primitive, type_name="broadcast", attrs=BroadcastAttrs):
     """Output of ``shape`` (rank 1-6, >= the input's rank). The input's dimensions align with the output's last
     ones (numpy rule); each input dimension equals the output's or is 1 (then repeated). Output element
     ``o`` reads input coordinate ``o_d`` where the input size is the output's and 0 where it is 1.
@@ -24,8 +23,6 @@ class Broadcast(Primitive):
 
     input: str = ""
     shape: Any = ()
-    type_name: ClassVar[str] = "broadcast"
-    attrs_type: ClassVar[type[OpAttrs]] = BroadcastAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

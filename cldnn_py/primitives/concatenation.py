@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import TopologyError
 from ..layout import Layout
-from ..ops.base import OpAttrs
 from ..ops.shape import ConcatenationAttrs
 from .base import Primitive
 
 
 @dataclass(frozen=True)
-class Concatenation(Primitive):
+class Concatenation(Primitive, type_name="concatenation", attrs=ConcatenationAttrs):
     """Inputs of equal rank and equal sizes except along ``axis`` (negative counts from the end)."""
 
     inputs: Any = ()
     axis: int = 1
-    type_name: ClassVar[str] = "concatenation"
-    attrs_type: ClassVar[type[OpAttrs]] = ConcatenationAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..layout import Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.convolution import ConvolutionAttrs
 from ..ops.window import conv_out_size
 from .base import Primitive, WeightedMixin, normalize_window, one_input
 
 
 @dataclass(frozen=True)
-class Convolution(WeightedMixin, Primitive):
+class Convolution(WeightedMixin, Primitive, type_name="convolution", attrs=ConvolutionAttrs):
     """y = conv(x, W) + bias, cross-correlation as in every DL framework.
 
     Shapes: input (N, C, H, W); weights ``Data`` (OC, C/groups, KH, KW) in oiyx; bias (OC,); output
@@ -30,8 +29,6 @@ class Convolution(WeightedMixin, Primitive):
     pad: Any = (0, 0)
     pad_end: Any = None
     groups: int = 1
-    type_name: ClassVar[str] = "convolution"
-    attrs_type: ClassVar[type[OpAttrs]] = ConvolutionAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import TopologyError
 from ..layout import Layout
-from ..ops.base import OpAttrs
 from ..ops.shape import CropAttrs
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class Crop(Primitive):
+class Crop(Primitive, type_name="crop", attrs=CropAttrs):
     """Output of ``shape`` read from the input starting at ``offsets`` (both of the input's rank)."""
 
     input: str = ""
     shape: Any = ()
     offsets: Any = None
-    type_name: ClassVar[str] = "crop"
-    attrs_type: ClassVar[type[OpAttrs]] = CropAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

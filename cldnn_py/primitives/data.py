@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 import numpy as np
 
@@ -13,7 +12,7 @@ from .base import Primitive
 
 
 @dataclass(frozen=True, eq=False)
-class Data(Primitive):
+class Data(Primitive, type_name="data"):
     """A constant numpy array of rank 1-6 (f32, i32, i64, i8 or u8), logical NCHW order, stored in ``format``
     (bfyx by default; passes store pre-packed weights as e.g. ``os_iyx_osv16``).
 
@@ -23,7 +22,6 @@ class Data(Primitive):
 
     array: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]
     format: Format = Format.bfyx
-    type_name: ClassVar[str] = "data"
 
     def __post_init__(self) -> None:
         super().__post_init__()

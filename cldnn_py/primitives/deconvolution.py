@@ -4,17 +4,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..layout import Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.convolution import DeconvolutionAttrs
 from ..ops.window import deconv_out_size
 from .base import Primitive, WeightedMixin, normalize_window, one_input
 
 
 @dataclass(frozen=True)
-class Deconvolution(WeightedMixin, Primitive):
+class Deconvolution(WeightedMixin, Primitive, type_name="deconvolution", attrs=DeconvolutionAttrs):
     """y = the transpose of a convolution applied to x (the gradient of Convolution with respect to its input).
 
     Every input pixel x[n, c, i, j] scatters x·W[c, o, ky, kx] to the full output position
@@ -36,8 +35,6 @@ class Deconvolution(WeightedMixin, Primitive):
     pad_end: Any = None
     output_padding: Any = (0, 0)
     groups: int = 1
-    type_name: ClassVar[str] = "deconvolution"
-    attrs_type: ClassVar[type[OpAttrs]] = DeconvolutionAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.eltwise import EltwiseAttrs, EltwiseMode
 from .base import Primitive
 
 
 @dataclass(frozen=True)
-class Eltwise(Primitive):
+class Eltwise(Primitive, type_name="eltwise", attrs=EltwiseAttrs):
     """y = in0 ∘ in1 ∘ ... with numpy broadcasting of the logical shapes (trailing dimensions aligned).
 
     ``coefficients`` (one float per input) is allowed for ``sum`` only: y = Σ c_i·in_i.
@@ -29,8 +28,6 @@ class Eltwise(Primitive):
     inputs: Any = ()
     mode: EltwiseMode | str = EltwiseMode.sum
     coefficients: Any = None
-    type_name: ClassVar[str] = "eltwise"
-    attrs_type: ClassVar[type[OpAttrs]] = EltwiseAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ..layout import Format, Layout
 from .base import Primitive, WeightedMixin, one_input
 
 
 @dataclass(frozen=True)
-class FullyConnected(WeightedMixin, Primitive):
+class FullyConnected(WeightedMixin, Primitive, type_name="fully_connected"):
     """Input (N, ...) is flattened to (N, K); weights ``Data`` (M, K); bias (M,); output (N, M) in bfyx."""
 
     input: str = ""
     weights: str = ""
     bias: str | None = None
-    type_name: ClassVar[str] = "fully_connected"
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import DataType, Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.shape import GatherAttrs
 from .base import Primitive
 
 
 @dataclass(frozen=True)
-class Gather(Primitive):
+class Gather(Primitive, type_name="gather", attrs=GatherAttrs):
     """``out[i_0..i_{a-1}, j_0..j_{q-1}, i_{a+1}..] = data[i_0..i_{a-1}, idx[j], i_{a+1}..]`` (numpy.take).
 
     ``data`` of rank r (any data type the kernel copies), ``indices`` an i32 tensor of rank q (a rank-0 index is
@@ -27,8 +25,6 @@ class Gather(Primitive):
     indices: str = ""
     axis: int = 0
     scalar_index: bool = False
-    type_name: ClassVar[str] = "gather"
-    attrs_type: ClassVar[type[OpAttrs]] = GatherAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

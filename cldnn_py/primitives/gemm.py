@@ -4,19 +4,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.gemm import GemmAttrs, gemm_shapes
 from .base import Primitive
 
 
 @dataclass(frozen=True)
-class Gemm(Primitive):
+class Gemm(Primitive, type_name="gemm", attrs=GemmAttrs):
     """y = alpha · op(A) · op(B) + beta · C, with op = transpose of the last two dimensions when asked.
 
     ``inputs`` = (A, B) or (A, B, C). A and B follow numpy ``matmul``: ranks 1-6, rank-1 operands are a row (A) or
@@ -31,8 +30,6 @@ class Gemm(Primitive):
     transpose_b: bool = False
     alpha: float = 1.0
     beta: float = 1.0
-    type_name: ClassVar[str] = "gemm"
-    attrs_type: ClassVar[type[OpAttrs]] = GemmAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

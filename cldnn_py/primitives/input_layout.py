@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import Layout
@@ -11,11 +10,10 @@ from .base import Primitive
 
 
 @dataclass(frozen=True)
-class InputLayout(Primitive):
+class InputLayout(Primitive, type_name="input_layout"):
     """A network input of a fixed ``layout`` (e.g. f32 bfyx (1, 3, 224, 224)). Has no dependencies."""
 
     layout: Layout = None  # type: ignore[assignment]
-    type_name: ClassVar[str] = "input_layout"
 
     def __post_init__(self) -> None:
         super().__post_init__()

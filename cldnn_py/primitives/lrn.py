@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import Layout
-from ..ops.base import OpAttrs
 from ..ops.normalization import LRNAttrs
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class LRN(Primitive):
+class LRN(Primitive, type_name="lrn", attrs=LRNAttrs):
     """y[c] = x[c] / (k + alpha / size * Σ_{c'} x[c']²) ** beta, c' in [c - (size-1)//2, c + size//2].
 
     ONNX's convention: ``alpha`` is divided by ``size``. Input (N, C, H, W), output the same.
@@ -24,8 +22,6 @@ class LRN(Primitive):
     alpha: float = 1e-4
     beta: float = 0.75
     k: float = 1.0
-    type_name: ClassVar[str] = "lrn"
-    attrs_type: ClassVar[type[OpAttrs]] = LRNAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

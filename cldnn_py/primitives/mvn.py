@@ -4,17 +4,16 @@ InstanceNormalization, LayerNormalization and its Mean / InvStdDev outputs)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.normalization import MVNAttrs, MVNResult, mvn_scale_offset
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class MVN(Primitive):
+class MVN(Primitive, type_name="mvn", attrs=MVNAttrs):
     """y = (x − mean) · inv_std · scale + bias, mean and variance taken over ``axes`` for every position of the
     other axes; inv_std = 1 / sqrt(variance + epsilon) (biased variance, as ONNX and PyTorch normalize).
 
@@ -37,8 +36,6 @@ class MVN(Primitive):
     bias: str | None = None
     scale_axis: int | None = None
     result: MVNResult = MVNResult.normalized
-    type_name: ClassVar[str] = "mvn"
-    attrs_type: ClassVar[type[OpAttrs]] = MVNAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.shape import PadAttrs
 from .base import Primitive, one_input
 
@@ -15,7 +14,7 @@ PAD_MODES = ("constant", "reflect", "edge", "wrap")
 
 
 @dataclass(frozen=True)
-class Pad(Primitive):
+class Pad(Primitive, type_name="pad", attrs=PadAttrs):
     """Output size per dimension d is ``n_d + pads_begin[d] + pads_end[d]``; output element ``o`` reads input
     coordinate ``i = o - pads_begin[d]``. Negative pads remove elements. Inside the input the element is copied;
     outside, by ``mode`` (numpy.pad / ONNX Pad):
@@ -34,8 +33,6 @@ class Pad(Primitive):
     pads_end: Any = ()
     mode: str = "constant"
     value: float = 0.0
-    type_name: ClassVar[str] = "pad"
-    attrs_type: ClassVar[type[OpAttrs]] = PadAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.shape import PermuteAttrs
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class Permute(Primitive):
+class Permute(Primitive, type_name="permute", attrs=PermuteAttrs):
     """Output dimension i is input dimension ``order[i]`` (numpy.transpose semantics). Output is bfyx."""
 
     input: str = ""
     order: Any = ()
-    type_name: ClassVar[str] = "permute"
-    attrs_type: ClassVar[type[OpAttrs]] = PermuteAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import TopologyError
 from ..layout import Layout
-from ..ops.base import OpAttrs
 from ..ops.pooling import PoolingAttrs, PoolingMode
 from ..ops.window import pool_out_size
 from .base import Primitive, one_input, yx_pair
 
 
 @dataclass(frozen=True)
-class Pooling(Primitive):
+class Pooling(Primitive, type_name="pooling", attrs=PoolingAttrs):
     """Pooling of (N, C, H, W) to (N, C, OH, OW) over ``kernel`` (y, x) windows.
 
     ``global_pooling=True`` pools the whole plane (kernel = (H, W), output 1×1). ``average`` divides by the window
@@ -33,8 +32,6 @@ class Pooling(Primitive):
     ceil_mode: bool = False
     global_pooling: bool = False
     dilation: Any = (1, 1)
-    type_name: ClassVar[str] = "pooling"
-    attrs_type: ClassVar[type[OpAttrs]] = PoolingAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

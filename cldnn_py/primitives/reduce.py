@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.reduction import ReduceAttrs, ReduceMode, normalize_axes
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class Reduce(Primitive):
+class Reduce(Primitive, type_name="reduce", attrs=ReduceAttrs):
     """y = mode over ``axes`` of the input (logical axes, negative count from the end; empty = all axes).
 
     ``keep_dims`` keeps every reduced axis as a size-1 dimension; otherwise the reduced axes are removed, and a
@@ -25,8 +24,6 @@ class Reduce(Primitive):
     mode: ReduceMode | str = ReduceMode.sum
     axes: Any = ()
     keep_dims: bool = True
-    type_name: ClassVar[str] = "reduce"
-    attrs_type: ClassVar[type[OpAttrs]] = ReduceAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import DataType, Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.reorder import ReorderAttrs
 from .base import Primitive, one_input
 
@@ -15,7 +13,7 @@ CONVERT_MODES = ("round", "truncate", "bool")
 
 
 @dataclass(frozen=True)
-class Reorder(Primitive):
+class Reorder(Primitive, type_name="reorder", attrs=ReorderAttrs):
     """Converts to ``format`` and ``dtype`` (None keeps the input's). Integer → float is exact within f32 range.
 
     ``convert_mode`` says how values change type:
@@ -31,8 +29,6 @@ class Reorder(Primitive):
     format: Format = Format.bfyx
     dtype: DataType | None = None
     convert_mode: str = "round"
-    type_name: ClassVar[str] = "reorder"
-    attrs_type: ClassVar[type[OpAttrs]] = ReorderAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

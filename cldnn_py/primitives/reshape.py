@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.shape import ReshapeAttrs
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class Reshape(Primitive):
+class Reshape(Primitive, type_name="reshape", attrs=ReshapeAttrs):
     """New ``shape`` of rank 1-6 (5-6: row-major bfyx, see Layout); one entry may be -1 (inferred). Output is bfyx."""
 
     input: str = ""
     shape: Any = ()
-    type_name: ClassVar[str] = "reshape"
-    attrs_type: ClassVar[type[OpAttrs]] = ReshapeAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import TopologyError
 from ..layout import DataType, Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.resize import ResizeAttrs
 from .base import Primitive, one_input
 
@@ -18,7 +17,7 @@ NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "si
 
 
 @dataclass(frozen=True)
-class Resize(Primitive):
+class Resize(Primitive, type_name="resize", attrs=ResizeAttrs):
     """Output of shape ``sizes`` (one entry per input dimension, rank 1-6); each output coordinate maps back to
     an input coordinate per dimension (ONNX Resize-19 semantics, applied separably):
 
@@ -48,8 +47,6 @@ class Resize(Primitive):
     extrapolation_value: float = 0.0
     antialias: bool = False
     roi: Any = None
-    type_name: ClassVar[str] = "resize"
-    attrs_type: ClassVar[type[OpAttrs]] = ResizeAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
 from ..errors import TopologyError
 from ..layout import Layout
-from ..ops.base import OpAttrs
 from ..ops.normalization import ScaleAttrs
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class Scale(Primitive):
+class Scale(Primitive, type_name="scale", attrs=ScaleAttrs):
     """x (N, C, H, W) times ``scale`` plus optional ``bias``; both broadcast to x by numpy rules.
 
     A per-channel scale is given as shape (1, C, 1, 1) or (C, 1, 1). The output has x's shape and format.
@@ -24,8 +22,6 @@ class Scale(Primitive):
     input: str = ""
     scale: str = ""
     bias: str | None = None
-    type_name: ClassVar[str] = "scale"
-    attrs_type: ClassVar[type[OpAttrs]] = ScaleAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -4,17 +4,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ..errors import TopologyError
 from ..layout import Layout
-from ..ops.base import OpAttrs
 from ..ops.normalization import SoftmaxAttrs
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class Softmax(Primitive):
+class Softmax(Primitive, type_name="softmax", attrs=SoftmaxAttrs):
     """Softmax of an input of rank 1-6 along ``axis`` (negative counts from the end; default 1, the features).
 
     ``log=True`` gives log-softmax, y = x - max - log Σ exp(x - max) (ONNX LogSoftmax), computed directly so it
@@ -28,8 +26,6 @@ class Softmax(Primitive):
     axis: int = 1
     log: bool = False
     coerce_2d: bool = False
-    type_name: ClassVar[str] = "softmax"
-    attrs_type: ClassVar[type[OpAttrs]] = SoftmaxAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.shape import StridedSliceAttrs, slice_ranges
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class StridedSlice(Primitive):
+class StridedSlice(Primitive, type_name="strided_slice", attrs=StridedSliceAttrs):
     """Output element ``i`` (per dimension d) is input element ``start_d + i * step_d``.
 
     ``begin``, ``end`` and ``steps`` have one entry per input dimension (rank 1-6; ``steps`` defaults to ones);
@@ -26,8 +25,6 @@ class StridedSlice(Primitive):
     begin: Any = ()
     end: Any = ()
     steps: Any = None
-    type_name: ClassVar[str] = "strided_slice"
-    attrs_type: ClassVar[type[OpAttrs]] = StridedSliceAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import TopologyError
 from ..layout import Format, Layout
-from ..ops.base import OpAttrs
 from ..ops.shape import TileAttrs
 from .base import Primitive, one_input
 
 
 @dataclass(frozen=True)
-class Tile(Primitive):
+class Tile(Primitive, type_name="tile", attrs=TileAttrs):
     """Output size per dimension d is ``n_d * repeats[d]``; output element ``o`` is input element ``o mod n_d``.
 
     ``repeats`` has one positive entry per input dimension (rank 1-6). The output keeps the input's format
@@ -22,8 +21,6 @@ class Tile(Primitive):
 
     input: str = ""
     repeats: Any = ()
-    type_name: ClassVar[str] = "tile"
-    attrs_type: ClassVar[type[OpAttrs]] = TileAttrs
 
     def __post_init__(self) -> None:
         super().__post_init__()
