@@ -140,9 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     from cldnn_py.layout import DataType, Format, Layout, Padding
     from kernel_selector import Params, selector
     from kernel_selector.common.conv_window import params_halo
-    from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import (
-        ConvolutionKernelBFsYxFsv16,
-    )
+    from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16
 
     engine = cl.Engine()
     fast = ConvolutionKernelBFsYxFsv16()

@@ -11,15 +11,7 @@ from .cpu_engine import CpuEngine
 from .debug_log import configure_debug_logging
 from .device import DeviceInfo, list_devices
 from .engine import Engine
-from .errors import (
-    CldnnError,
-    DeviceError,
-    DTypeError,
-    KernelBuildError,
-    ShapeError,
-    TopologyError,
-    UnsupportedError,
-)
+from .errors import CldnnError, DeviceError, DTypeError, KernelBuildError, ShapeError, TopologyError, UnsupportedError
 from .frontend import OnnxImportError, load_onnx
 from .layout import DataType, Format, Layout, Padding
 from .memory import Memory

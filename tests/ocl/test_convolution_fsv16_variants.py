@@ -15,9 +15,7 @@ from cldnn_py.layout import DataType, Format, Layout, Padding
 from cldnn_py.ops import ConvolutionAttrs
 from kernel_selector import Params
 from kernel_selector.common.conv_window import params_halo
-from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import (
-    ConvolutionKernelBFsYxFsv16,
-)
+from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16
 from tests.helpers import assert_close, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
 from tests.ocl.zero_halo import FAST, run_zero_halo

@@ -27,15 +27,7 @@ from numba import prange
 from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
-from ...common.cpu_epilogue import (
-    EMPTY,
-    NJIT,
-    chain_arrays,
-    chain_span,
-    fused_reason,
-    lane_step,
-    operand_index,
-)
+from ...common.cpu_epilogue import EMPTY, NJIT, chain_arrays, chain_span, fused_reason, lane_step, operand_index
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import row_map
 from ...common.elementwise_numba import ELT_CODES, binary

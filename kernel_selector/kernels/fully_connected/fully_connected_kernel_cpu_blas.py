@@ -29,13 +29,7 @@ from ...common.cpu_blas import SMALL_BATCH, fc_rows, logical_reader, output_writ
 from ...common.cpu_epilogue import EMPTY, layout_offset
 from ...common.cpu_fused import cpu_fused_reason
 from ...common.cpu_launch import Launcher, viewer
-from ...cpu_kernel_base import (
-    CPU,
-    CpuKernelBase,
-    align_operand,
-    apply_fused,
-    read_logical,
-)
+from ...cpu_kernel_base import CPU, CpuKernelBase, align_operand, apply_fused, read_logical
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register

@@ -24,15 +24,7 @@ from numba import prange
 from cldnn_py.layout import DataType, Format
 from cldnn_py.ops import PoolingAttrs, PoolingMode
 
-from ...common.cpu_epilogue import (
-    EMPTY,
-    NJIT,
-    chain_arrays,
-    chain_span,
-    fused_reason,
-    lane_step,
-    operand_index,
-)
+from ...common.cpu_epilogue import EMPTY, NJIT, chain_arrays, chain_span, fused_reason, lane_step, operand_index
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import row_map
 from ...common.pooling import pooling_window
