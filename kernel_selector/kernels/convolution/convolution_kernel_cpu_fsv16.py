@@ -19,10 +19,10 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import Format
 from cldnn_py.ops import ConvolutionAttrs
 
-from ...cpu_kernel_base import CPU, CpuKernelBase
+from ...cpu_kernel_base import CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3, FORCE_PRIORITY_7
 from ...params import Params, SupportedKey
 from ...selector import register
@@ -51,10 +51,12 @@ from .cpu_conv_common import (
     G_YMIN,
     encode_fused,
     epilogue,
+    f32_key,
     f32_view,
     fused_buffers,
     geometry,
     tensor_desc,
+    thin_grouped,
     validate_common,
 )
 
@@ -168,9 +170,7 @@ class ConvolutionKernelCpuFsv16(CpuKernelBase):
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32, b_fs_yx_fsv16 data in and out, padding allowed."""
-        f32 = frozenset({DataType.f32})
-        return SupportedKey(engines=CPU, input_dtypes=f32, output_dtypes=f32, input_formats=FSV16,
-                            output_formats=FSV16)
+        return f32_key(FSV16)
 
     def validate(self, params: Params) -> str | None:
         """Weights os_iyx_osv16, plain bias, supported fused ops, a grouping the blocks can follow."""
@@ -184,12 +184,8 @@ class ConvolutionKernelCpuFsv16(CpuKernelBase):
         return None
 
     def priority(self, params: Params) -> int:
-        """Measured (benchmarks/cpu_kernels.py): BLAS (``convolution_cpu_gemm``) wins every dense ResNet-50 shape
-        and every ungrouped one, so this kernel leads only where a grouped GEMM is thin: depthwise and groups of
-        few input channels per tap."""
-        icg, kh, kw = params.inputs[1].shape[1:]
-        thin_grouped = icg * kh * kw < 64 and int(params.attrs_as(ConvolutionAttrs).groups) > 1
-        return FORCE_PRIORITY_3 if thin_grouped else FORCE_PRIORITY_7
+        """First only where a grouped GEMM is thin (:func:`thin_grouped`: depthwise, few channels per group)."""
+        return FORCE_PRIORITY_3 if thin_grouped(params) else FORCE_PRIORITY_7
 
     def make_fn(self, params: Params) -> Callable[..., None]:
         """fn(data, weights[, bias], output, [fused operands...])."""

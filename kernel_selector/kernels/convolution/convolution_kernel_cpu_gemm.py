@@ -19,10 +19,10 @@ import numpy as np
 from numba import prange
 from numpy.lib.stride_tricks import sliding_window_view
 
-from cldnn_py.layout import DataType, Format, Layout
+from cldnn_py.layout import Format, Layout
 from cldnn_py.ops import ConvolutionAttrs
 
-from ...cpu_kernel_base import CPU, CpuKernelBase, apply_fused_inplace, operand_view
+from ...cpu_kernel_base import CpuKernelBase, apply_fused_inplace, operand_view
 from ...kernel_base import FORCE_PRIORITY_3, FORCE_PRIORITY_7
 from ...params import Params, SupportedKey
 from ...selector import register
@@ -46,10 +46,12 @@ from .cpu_conv_common import (
     PLAIN_WEIGHTS,
     encode_fused,
     epilogue,
+    f32_key,
     f32_view,
     fused_buffers,
     geometry,
     tensor_desc,
+    thin_grouped,
     validate_common,
 )
 
@@ -149,9 +151,7 @@ class ConvolutionKernelCpuGemm(CpuKernelBase):
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32, plain or b_fs_yx_fsv16 data in and out, padding allowed."""
-        f32 = frozenset({DataType.f32})
-        return SupportedKey(engines=CPU, input_dtypes=f32, output_dtypes=f32, input_formats=DATA_FORMATS,
-                            output_formats=DATA_FORMATS)
+        return f32_key(DATA_FORMATS)
 
     def validate(self, params: Params) -> str | None:
         """Rank 4, plain or os_iyx_osv16 weights, plain bias, supported fused ops."""
@@ -162,9 +162,7 @@ class ConvolutionKernelCpuGemm(CpuKernelBase):
         ResNet-50) and for every ungrouped one; a thin grouped GEMM (depthwise, few channels per group) goes to
         ``convolution_cpu_fsv16`` where that validates. Ungrouped thin shapes stay here: SqueezeNet's first layer
         (3→64, 3x3/2, K = 27) took 72 ms at batch 8 in the numba kernel and 7 ms here."""
-        icg, kh, kw = params.inputs[1].shape[1:]
-        thin_grouped = icg * kh * kw < 64 and int(params.attrs_as(ConvolutionAttrs).groups) > 1
-        return FORCE_PRIORITY_7 if thin_grouped else FORCE_PRIORITY_3
+        return FORCE_PRIORITY_7 if thin_grouped(params) else FORCE_PRIORITY_3
 
     def make_fn(self, params: Params) -> Callable[..., None]:
         """fn(data, weights[, bias], output, [fused operands...])."""

@@ -22,7 +22,8 @@ from cldnn_py.ops import ConvolutionAttrs
 from ...common.conv_window import params_halo
 from ...common.cpu_fused import cpu_fused_reason
 from ...common.elementwise_numba import ACT_CODES, ELT_CODES, activate, binary
-from ...params import Params
+from ...cpu_kernel_base import CPU
+from ...params import Params, SupportedKey
 
 PLAIN_DATA = frozenset({Format.bfyx, Format.byxf, Format.yxfb, Format.fyxb})
 PLAIN_WEIGHTS = frozenset({Format.bfyx, Format.oiyx})
@@ -153,3 +154,19 @@ def fused_buffers(params: Params, bufs: tuple[np.ndarray, ...], n_own: int) -> n
                 return f32_view(extra[k])
             k += 1
     return np.zeros(1, np.float32)
+
+
+def thin_grouped(params: Params) -> bool:
+    """A grouped convolution whose per-group GEMM is thin (C/groups·KH·KW < 64 and groups > 1: depthwise and few
+    channels per group). Measured (benchmarks/cpu_kernels.py): the numba ``convolution_cpu_fsv16`` wins there, BLAS
+    (``convolution_cpu_gemm``) everywhere else, ungrouped thin shapes included."""
+    icg, kh, kw = params.inputs[1].shape[1:]
+    return icg * kh * kw < 64 and int(params.attrs_as(ConvolutionAttrs).groups) > 1
+
+
+def f32_key(formats: frozenset[Format]) -> SupportedKey:
+    """The CPU convolutions' key: CPU engine, f32 in and out, data in ``formats``, padding allowed."""
+    f32 = frozenset({DataType.f32})
+    return SupportedKey(engines=CPU, input_dtypes=f32, output_dtypes=f32, input_formats=formats,
+                        output_formats=formats)
+
