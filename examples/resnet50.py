@@ -14,8 +14,8 @@ with BatchNorm statistics chosen to keep activations O(1), or come from an ``.np
 
 from __future__ import annotations
 
-import argparse
-import time
+import pathlib
+import sys
 
 import numpy as np
 
@@ -134,33 +134,10 @@ def build(batch: int = 1, weights: dict[str, np.ndarray] | None = None,
 
 def main(argv: list[str] | None = None) -> None:
     """Build, run ``--runs`` times after a warm-up, print device, build time, latency, top-5 and a profile."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--weights", help=".npz with the Data arrays by id (default: seeded random)")
-    ap.add_argument("--runs", type=int, default=10, help="timed runs after one warm-up (default 10)")
-    ap.add_argument("--device", help="OpenCL device spec cl:P:D (default: CLDNN_PY_DEVICE or the first)")
-    args = ap.parse_args(argv)
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # examples/ is a folder of scripts
+    from example_runner import run_example
 
-    weights = dict(np.load(args.weights)) if args.weights else None
-    topo, _ = build(1, weights)
-    engine = cl.Engine(args.device)
-    print(f"device: {engine.info.name} ({engine.info.platform_version})")
-    program = cl.Program(engine, topo, cl.BuildOptions(outputs=OUTPUTS))
-    print(f"program build: {program.build_time_ms:.0f} ms ({program.kernels_built} kernels)")
-
-    net = cl.Network(program)
-    image = np.random.default_rng(1).standard_normal((1, *INPUT_SHAPE)).astype(np.float32)
-    net.run({"data": image})  # warm-up
-    times = []
-    for _ in range(max(args.runs, 1)):
-        t0 = time.perf_counter()
-        prob = net.run({"data": image})["prob"][0]
-        times.append((time.perf_counter() - t0) * 1e3)
-    print(f"latency (batch 1): median {np.median(times):.1f} ms, min {min(times):.1f} ms over {len(times)} runs")
-
-    print("top-5:", ", ".join(f"{c} ({prob[c]:.4f})" for c in np.argsort(prob)[::-1][:5]))
-    print("slowest primitives:")
-    for e in sorted(net.get_profiling_info(), key=lambda e: -e.time_us)[:10]:
-        print(f"  {e.id:<24} {e.type:<16} {e.kernel:<28} {e.time_us / 1e3:8.3f} ms")
+    run_example(__doc__ or "", build, INPUT_SHAPE, OUTPUTS, argv)
 
 
 if __name__ == "__main__":
