@@ -8,11 +8,12 @@ output-layout calculation that Program runs for every program_node; it raises Sh
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
 from ..errors import ShapeError, TopologyError
-from ..layout import Layout
+from ..layout import Format, Layout
 from ..ops.base import NoAttrs, OpAttrs
 
 E = TypeVar("E", bound=enum.Enum)
@@ -96,13 +97,15 @@ class Primitive:
 
 class WeightedMixin:
     """Shared by primitives reading ``input``, ``weights`` and an optional ``bias`` (convolution, deconvolution,
-    fully connected): their dependency order and the check that both required ids are given."""
+    fully connected): their dependency order, the check that both required ids are given, and the data / output
+    checks of the windowed ones. Mixed into a :class:`Primitive` (whose ``shape_error`` it uses)."""
 
     id: str
     type_name: ClassVar[str]
     input: str
     weights: str
     bias: str | None
+    shape_error: Callable[[str, Any, Any], ShapeError]
 
     def dependencies(self) -> list[str]:
         """[input, weights] + [bias] when given."""
@@ -115,6 +118,26 @@ class WeightedMixin:
         """Raises TopologyError naming the primitive when the input or weights id is missing."""
         if not self.input or not self.weights:
             raise TopologyError(f"{self.type_name} '{self.id}': input and weights ids are required")
+
+    def _window_input(self, inputs: list[Layout]) -> tuple[Layout, Layout]:
+        """(data, weights) layouts; raises ShapeError unless the data is rank 4 (N, C, H, W)."""
+        if not inputs:
+            raise self.shape_error("number of inputs", ">= 1", 0)
+        x = inputs[0]
+        if x.rank != 4:
+            raise self.shape_error("input rank", 4, f"{x.rank} (shape {x.shape})")
+        return x, inputs[1]
+
+    def _window_output(self, inputs: list[Layout], oc: int, oh: int, ow: int) -> Layout:
+        """(N, OC, OH, OW) in the data's format (bfyx for weights formats) and data type; raises ShapeError for a
+        bias that does not hold OC values or an empty output."""
+        if self.bias is not None and inputs[2].count() != oc:
+            raise self.shape_error(f"bias '{self.bias}' shape", f"({oc},)", inputs[2].shape)
+        if oh < 1 or ow < 1:
+            raise self.shape_error("output size", "positive", (oh, ow))
+        x = inputs[0]
+        fmt = x.format if not x.format.is_weights else Format.bfyx
+        return Layout(x.dtype, fmt, (x.shape[0], oc, oh, ow))
 
 
 def normalize_window(prim: Any, pairs: tuple[str, ...]) -> None:

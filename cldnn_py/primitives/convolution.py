@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..layout import Format, Layout
+from ..layout import Layout
 from ..ops.convolution import ConvolutionAttrs
 from ..ops.window import conv_out_size
-from .base import Primitive, WeightedMixin, normalize_window, one_input
+from .base import Primitive, WeightedMixin, normalize_window
 
 
 @dataclass(frozen=True)
@@ -37,11 +37,8 @@ class Convolution(WeightedMixin, Primitive, type_name="convolution", attrs=Convo
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
         """(N, OC, OH, OW) in the input's format and data type."""
-        x = one_input(self, inputs)
-        if x.rank != 4:
-            raise self.shape_error("input rank", 4, f"{x.rank} (shape {x.shape})")
-        w = inputs[1]
-        n, c, h, wd = x.shape
+        x, w = self._window_input(inputs)
+        _, c, h, wd = x.shape
         g = self.groups
         if w.rank != 4:
             raise self.shape_error(f"weights '{self.weights}' shape", "(OC, C/groups, KH, KW)", w.shape)
@@ -50,11 +47,6 @@ class Convolution(WeightedMixin, Primitive, type_name="convolution", attrs=Convo
             raise self.shape_error(f"weights '{self.weights}' shape",
                                    f"({'OC'}, {c // g if c % g == 0 else 'C/groups'}, KH, KW) for input {x.shape} "
                                    f"and groups={g}", w.shape)
-        if self.bias is not None and inputs[2].count() != oc:
-            raise self.shape_error(f"bias '{self.bias}' shape", f"({oc},)", inputs[2].shape)
         oh = conv_out_size(h, kh, self.stride[0], self.dilation[0], self.pad[0], self.pad_end[0])
         ow = conv_out_size(wd, kw, self.stride[1], self.dilation[1], self.pad[1], self.pad_end[1])
-        if oh < 1 or ow < 1:
-            raise self.shape_error("output size", "positive", (oh, ow))
-        fmt = x.format if not x.format.is_weights else Format.bfyx
-        return Layout(x.dtype, fmt, (n, oc, oh, ow))
+        return self._window_output(inputs, oc, oh, ow)
