@@ -74,14 +74,10 @@ class OclEngine(Engine):
 
         Raises DeviceError naming ``owner`` (a primitive id) when the size exceeds the device's max allocation.
         """
-        nbytes = layout.bytes
-        if nbytes > self.info.max_alloc_bytes:
-            raise DeviceError(f"primitive '{owner}': buffer of {nbytes} bytes ({layout}) exceeds the device's "
+        if layout.bytes > self.info.max_alloc_bytes:
+            raise DeviceError(f"primitive '{owner}': buffer of {layout.bytes} bytes ({layout}) exceeds the device's "
                               f"max allocation of {self.info.max_alloc_bytes} bytes")
-        cl = self._cl
-        buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(nbytes, 4))
-        cl.enqueue_fill_buffer(self.queue, buf, np.zeros(1, np.uint8), 0, max(nbytes, 4)).wait()
-        return Memory(self, layout, buf)
+        return Memory(self, layout, self.allocate_buffer(layout.bytes, owner))
 
     def allocate_buffer(self, nbytes: int, owner: str = "") -> Any:
         """A zero-filled raw device buffer of ``nbytes`` bytes (a memory-pool slot shared by several tensors).

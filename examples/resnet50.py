@@ -132,13 +132,8 @@ def build(batch: int = 1, weights: dict[str, np.ndarray] | None = None,
     return topo, ws.used
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Build, run ``--runs`` times after a warm-up, print device, build time, latency, top-5 and a profile."""
+if __name__ == "__main__":
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # examples/ is a folder of scripts
     from example_runner import run_example
 
-    run_example(__doc__ or "", build, INPUT_SHAPE, OUTPUTS, argv)
-
-
-if __name__ == "__main__":
-    main()
+    run_example(__doc__ or "", build, INPUT_SHAPE, OUTPUTS)
