@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 
+from cldnn_py.layout import DataType
+
 from .jitter import JitConstants, fused_ops_jit, source_hash, tensor_jit
 from .params import Params, SupportedKey
 
@@ -172,4 +174,18 @@ class KernelBase:
 
     def __repr__(self) -> str:
         return f"<kernel {self.name} for {self.primitive}>"
+
+
+COPY_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
+"""The data types a data-movement kernel copies in their own type."""
+
+
+class CopyKernelBase(KernelBase):
+    """Base of the data-movement kernels (broadcast, crop, gather, pad, permute, reshape, strided_slice, tile):
+    values are copied in their own type, so any of :data:`COPY_TYPES` (the same in and out), any format, padding
+    allowed."""
+
+    def supported_key(self) -> SupportedKey:
+        """f32, i32, i8, u8 (same in and out); any format, padding allowed."""
+        return SupportedKey(input_dtypes=COPY_TYPES, output_dtypes=COPY_TYPES)
 

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType
-
 from ...common.nd_index import MAX_RANK, nd_check, nd_jit, nd_output_coords
 from ...jitter import JitConstants
-from ...kernel_base import KernelBase
-from ...params import Params, SupportedKey
+from ...kernel_base import CopyKernelBase
+from ...params import Params
 from ...selector import register
-
-_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
 
 @register
-class BroadcastKernelRef(KernelBase):
+class BroadcastKernelRef(CopyKernelBase):
     """Reference broadcast (clDNN ``broadcast_gpu_ref``, numpy.broadcast_to): the input's r dimensions align
     with the output's last r; input dimension k reads output coordinate ``o_{k + R - r}`` when its size equals the
     output's, else 0 (size 1). ``IN_COORD_k`` names that coordinate (``o<j>`` or ``0``).
@@ -25,10 +21,6 @@ class BroadcastKernelRef(KernelBase):
 
     name = "broadcast_ref"
     primitive = "broadcast"
-
-    def supported_key(self) -> SupportedKey:
-        """f32, i32, i8, u8 (same in and out); any format, padding allowed."""
-        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def validate(self, params: Params) -> str | None:
         """The input must broadcast to the output (numpy rule)."""

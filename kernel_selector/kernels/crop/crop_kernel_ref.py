@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from cldnn_py.layout import DIMS, DataType
+from cldnn_py.layout import DIMS
 from cldnn_py.ops import CropAttrs
 
 from ...jitter import JitConstants
-from ...kernel_base import KernelBase
-from ...params import Params, SupportedKey
+from ...kernel_base import CopyKernelBase
+from ...params import Params
 from ...selector import register
-
-_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
 
 @register
-class CropKernelRef(KernelBase):
+class CropKernelRef(CopyKernelBase):
     """Reference crop (clDNN ``crop``): y[b, f, y, x] = x[b + ob, f + of, y + oy, x + ox].
 
     INPUT0 in any format, possibly padded; OUTPUT of the crop's ``shape`` in the input's format. ``offsets`` are
@@ -24,10 +22,6 @@ class CropKernelRef(KernelBase):
 
     name = "crop_ref"
     primitive = "crop"
-
-    def supported_key(self) -> SupportedKey:
-        """f32, i32, i8, u8 (same in and out); any format, padding allowed."""
-        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def validate(self, params: Params) -> str | None:
         """The box must lie inside the input."""

@@ -7,11 +7,9 @@ from cldnn_py.ops import GatherAttrs
 
 from ...common.nd_index import MAX_RANK, nd_check, nd_jit, nd_output_coords
 from ...jitter import JitConstants
-from ...kernel_base import KernelBase
-from ...params import Params, SupportedKey
+from ...kernel_base import CopyKernelBase
+from ...params import Params
 from ...selector import register
-
-_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
 
 def gather_coords(data_rank: int, index_rank: int, axis: int) -> tuple[list[str], list[str]]:
@@ -30,7 +28,7 @@ def gather_coords(data_rank: int, index_rank: int, axis: int) -> tuple[list[str]
 
 
 @register
-class GatherKernelRef(KernelBase):
+class GatherKernelRef(CopyKernelBase):
     """Reference gather (clDNN ``gather_ref``, numpy.take / ONNX Gather): ``idx = indices[o_a..o_{a+q-1}]``,
     negative indices count from the end (``idx + n``) and are then clamped into [0, n) (out-of-range indices are
     an error in ONNX; the clamp keeps the read inside the buffer), ``y[o] = data[o_0.., idx, ..]``.
@@ -43,10 +41,6 @@ class GatherKernelRef(KernelBase):
     name = "gather_ref"
     primitive = "gather"
     n_data_inputs = 1
-
-    def supported_key(self) -> SupportedKey:
-        """Data and output f32, i32, i8, u8; any format, padding allowed (indices checked in validate)."""
-        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def validate(self, params: Params) -> str | None:
         """i32 indices; the output's shape is data[:a] + indices + data[a+1:]."""

@@ -7,16 +7,15 @@ from cldnn_py.ops import PadAttrs
 
 from ...common.nd_index import MAX_RANK, nd_check, nd_jit, nd_output_coords
 from ...jitter import JitConstants
-from ...kernel_base import KernelBase
-from ...params import Params, SupportedKey
+from ...kernel_base import CopyKernelBase
+from ...params import Params
 from ...selector import register
 
-_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 _MODES = {"constant": 0, "reflect": 1, "edge": 2, "wrap": 3}
 
 
 @register
-class PadKernelRef(KernelBase):
+class PadKernelRef(CopyKernelBase):
     """Reference pad (clDNN ``border_ref``): output coordinate o reads input coordinate ``i = o - PAD_BEGIN_d``
     per dimension; a coordinate outside [0, n) gives ``PAD_VALUE`` (constant), or is mapped back into range:
     reflect (period 2(n-1), the edge not repeated; n = 1 reads 0), edge (clamped), wrap (i mod n), all as numpy.pad.
@@ -27,10 +26,6 @@ class PadKernelRef(KernelBase):
 
     name = "pad_ref"
     primitive = "pad"
-
-    def supported_key(self) -> SupportedKey:
-        """f32, i32, i8, u8 (same in and out); any format, padding allowed."""
-        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def validate(self, params: Params) -> str | None:
         """Output size = input + pads in every dimension; known mode."""

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from cldnn_py.layout import DIMS, DataType
+from cldnn_py.layout import DIMS
 from cldnn_py.ops import PermuteAttrs
 
 from ...common.nd_index import MAX_RANK, nd_jit, nd_output_coords
 from ...jitter import JitConstants
-from ...kernel_base import KernelBase
-from ...params import Params, SupportedKey
+from ...kernel_base import CopyKernelBase
+from ...params import Params
 from ...selector import register
-
-_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
 
 def input_coords(order: tuple[int, ...]) -> list[str]:
@@ -28,7 +26,7 @@ def input_coords(order: tuple[int, ...]) -> list[str]:
 
 
 @register
-class PermuteKernelRef(KernelBase):
+class PermuteKernelRef(CopyKernelBase):
     """Reference permute (clDNN ``permute_ref``): y[i0..ir] = x[j] with j[order[k]] = i[k] (logical rank 1-6).
 
     INPUT0 is any format, possibly padded; OUTPUT is bfyx of the permuted shape. gws = (x, y, f * b) of the
@@ -39,10 +37,6 @@ class PermuteKernelRef(KernelBase):
 
     name = "permute_ref"
     primitive = "permute"
-
-    def supported_key(self) -> SupportedKey:
-        """f32, i32, i8, u8 (same in and out); any input format, padding allowed."""
-        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def validate(self, params: Params) -> str | None:
         """The order must be a permutation of the input's logical rank."""

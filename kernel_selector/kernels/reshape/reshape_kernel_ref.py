@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType
-
-from ...kernel_base import KernelBase
-from ...params import SupportedKey
+from ...kernel_base import CopyKernelBase
 from ...selector import register
-
-_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
 
 @register
-class ReshapeKernelRef(KernelBase):
+class ReshapeKernelRef(CopyKernelBase):
     """Reference reshape (clDNN ``reshape_ref``): the same elements in logical row-major order, new shape.
 
     INPUT0 is any format, possibly padded, logical rank 1-4; OUTPUT is bfyx of the new shape (rank 1-4). Each
@@ -25,7 +20,3 @@ class ReshapeKernelRef(KernelBase):
 
     name = "reshape_ref"
     primitive = "reshape"
-
-    def supported_key(self) -> SupportedKey:
-        """f32, i32, i8, u8 (same in and out); any input format, padding allowed."""
-        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)

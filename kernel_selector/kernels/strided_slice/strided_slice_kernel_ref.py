@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType
 from cldnn_py.ops import StridedSliceAttrs, slice_ranges
 
 from ...common.nd_index import MAX_RANK, nd_check, nd_jit, nd_output_coords
 from ...jitter import JitConstants
-from ...kernel_base import KernelBase
-from ...params import Params, SupportedKey
+from ...kernel_base import CopyKernelBase
+from ...params import Params
 from ...selector import register
-
-_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
 
 @register
-class StridedSliceKernelRef(KernelBase):
+class StridedSliceKernelRef(CopyKernelBase):
     """Reference strided slice (clDNN ``strided_slice_ref``): ``y[o] = x[START_d + o_d * STEP_d]`` per dimension.
 
     ``START_d``/``STEP_d`` are the normalized slice of every dimension (:func:`slice_ranges`: Python / ONNX
@@ -26,10 +23,6 @@ class StridedSliceKernelRef(KernelBase):
 
     name = "strided_slice_ref"
     primitive = "strided_slice"
-
-    def supported_key(self) -> SupportedKey:
-        """f32, i32, i8, u8 (same in and out); any format, padding allowed."""
-        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def validate(self, params: Params) -> str | None:
         """The normalized slice must have the output's shape."""

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType
 from cldnn_py.ops import TileAttrs
 
 from ...common.nd_index import nd_check, nd_jit, nd_output_coords
 from ...jitter import JitConstants
-from ...kernel_base import KernelBase
-from ...params import Params, SupportedKey
+from ...kernel_base import CopyKernelBase
+from ...params import Params
 from ...selector import register
-
-_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 
 
 @register
-class TileKernelRef(KernelBase):
+class TileKernelRef(CopyKernelBase):
     """Reference tile (clDNN ``tile_ref``, numpy.tile): ``y[o] = x[o_d mod n_d]`` per dimension.
 
     INPUT0 and OUTPUT in any format, possibly padded (rank <= 4; unpadded bfyx for rank 5-6), same rank, each
@@ -25,10 +22,6 @@ class TileKernelRef(KernelBase):
 
     name = "tile_ref"
     primitive = "tile"
-
-    def supported_key(self) -> SupportedKey:
-        """f32, i32, i8, u8 (same in and out); any format, padding allowed."""
-        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def validate(self, params: Params) -> str | None:
         """Same rank; output = input * repeats."""
