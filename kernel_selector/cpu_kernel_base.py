@@ -130,13 +130,16 @@ class CpuRefKernel(CpuKernelBase):
     twin: type[KernelBase] | None = None  # the primitive's OpenCL reference: its key and validate() are shared
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """A subclass with a ``twin`` takes its primitive from it and, unless it names itself, the name
-        ``<prim>_cpu_ref`` (the twin's ``<prim>_ref`` with ``_cpu``)."""
+        """A subclass with a ``twin`` takes from it the primitive and, unless it sets them itself, the name
+        ``<prim>_cpu_ref`` (the twin's ``<prim>_ref`` with ``_cpu``), ``supports_fused_ops`` and ``n_data_inputs``."""
         super().__init_subclass__(**kwargs)
         if cls.twin is not None:
             cls.primitive = cls.primitive or cls.twin.primitive
             if not cls.__dict__.get("name"):
                 cls.name = cls.twin.name.removesuffix("_ref") + "_cpu_ref"
+            for attr in ("supports_fused_ops", "n_data_inputs"):  # as the twin, unless the subclass says
+                if attr not in cls.__dict__:
+                    setattr(cls, attr, getattr(cls.twin, attr))
 
     def priority(self, params: Params) -> int:
         """Reference kernels lose to any other valid kernel."""

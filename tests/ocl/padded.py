@@ -49,3 +49,13 @@ def run_kernel_padded(engine, kind: str, inputs: list, output, attrs: dict, arra
     engine.read_buffer(out.buffer, raw)
     assert (raw[out_mask] == phys[out_mask]).all(), "the kernel wrote into the output's padding"
     return output.from_physical(raw)
+
+
+def run_one_input_padded(engine, prim, x: np.ndarray, fmt, pad, out_pad) -> np.ndarray:
+    """:func:`run_kernel_padded` for a one-input primitive: input ``x`` f32 in ``fmt`` with padding ``pad``, the
+    primitive's output layout with padding ``out_pad``."""
+    import cldnn_py as cl
+
+    lin = cl.Layout(cl.DataType.f32, fmt, x.shape, pad)
+    lout = prim.calc_output_layout([lin]).with_(padding=out_pad)
+    return run_kernel_padded(engine, prim.type_name, [lin], lout, prim.attrs(), [x])

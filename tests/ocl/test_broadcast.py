@@ -9,7 +9,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.primitives.broadcast import Broadcast
 from tests.helpers import assert_close, f32, run_single
-from tests.ocl.padded import run_kernel_padded
+from tests.ocl.padded import run_one_input_padded
 
 CASES = [
     ((1,), (7,)),
@@ -42,9 +42,8 @@ def test_broadcast_rank5_6_and_int(engine, rng):
 def test_broadcast_padded_buffers(engine, rng):
     x = f32(rng.standard_normal((1, 19, 1, 3)))
     prim = Broadcast("b", "x", shape=(2, 19, 4, 3))
-    lin = cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, x.shape, cl.Padding((1, 0, 1, 2), (1, 0, 2, 0)))
-    lout = prim.calc_output_layout([lin]).with_(padding=cl.Padding((2, 0, 0, 1), (0, 0, 1, 2)))
-    out = run_kernel_padded(engine, "broadcast", [lin], lout, prim.attrs(), [x])
+    out = run_one_input_padded(engine, prim, x, cl.Format.b_fs_yx_fsv16,
+                               cl.Padding((1, 0, 1, 2), (1, 0, 2, 0)), cl.Padding((2, 0, 0, 1), (0, 0, 1, 2)))
     assert_close(out, np.broadcast_to(x.astype(np.float64), (2, 19, 4, 3)), rtol=0, atol=0)
 
 

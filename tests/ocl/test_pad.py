@@ -9,7 +9,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.primitives.pad import Pad
 from tests.helpers import assert_close, f32, run_single
-from tests.ocl.padded import run_kernel_padded
+from tests.ocl.padded import run_one_input_padded
 
 
 def pad_ref(x: np.ndarray, begin, end, mode: str, value: float = 0.0) -> np.ndarray:
@@ -65,9 +65,8 @@ def test_pad_padded_buffers(engine, rng):
     shape, begin, end = (2, 19, 4, 5), (1, 2, 3, 1), (0, 1, 2, 4)
     x = f32(rng.standard_normal(shape))
     prim = Pad("p", "x", pads_begin=begin, pads_end=end, mode="reflect")
-    lin = cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, shape, cl.Padding((1, 0, 1, 2), (1, 0, 2, 0)))
-    lout = prim.calc_output_layout([lin]).with_(padding=cl.Padding((0, 0, 1, 2), (1, 0, 0, 1)))
-    out = run_kernel_padded(engine, "pad", [lin], lout, prim.attrs(), [x])
+    out = run_one_input_padded(engine, prim, x, cl.Format.b_fs_yx_fsv16,
+                               cl.Padding((1, 0, 1, 2), (1, 0, 2, 0)), cl.Padding((0, 0, 1, 2), (1, 0, 0, 1)))
     assert_close(out, pad_ref(x, begin, end, "reflect"), rtol=0, atol=0)
 
 

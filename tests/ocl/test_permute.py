@@ -7,7 +7,7 @@ import pytest
 
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
-from tests.ocl.padded import run_kernel_padded
+from tests.ocl.padded import run_one_input_padded
 from tests.references import permute_ref
 
 CASES = [
@@ -48,9 +48,7 @@ def test_permute_padded_buffers(engine, rng, fmt, pad, case):
     shape, order = case
     x = f32(rng.standard_normal(shape))
     prim = cl.Permute("p", "x", order=order)
-    lin = cl.Layout(cl.DataType.f32, fmt, shape, pad)
-    lout = prim.calc_output_layout([lin]).with_(padding=OUT_PAD)
-    out = run_kernel_padded(engine, "permute", [lin], lout, prim.attrs(), [x])
+    out = run_one_input_padded(engine, prim, x, fmt, pad, OUT_PAD)
     assert_close(out, permute_ref(x, order), rtol=0, atol=0)
 
 

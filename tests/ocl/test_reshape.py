@@ -7,7 +7,7 @@ import pytest
 
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
-from tests.ocl.padded import run_kernel_padded
+from tests.ocl.padded import run_one_input_padded
 
 
 def reshape_ref(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -52,9 +52,7 @@ def test_reshape_padded_buffers(engine, rng, fmt, pad, case):
     shape, new_shape = case
     x = f32(rng.standard_normal(shape))
     prim = cl.Reshape("r", "x", shape=new_shape)
-    lin = cl.Layout(cl.DataType.f32, fmt, shape, pad)
-    lout = prim.calc_output_layout([lin]).with_(padding=OUT_PAD)
-    out = run_kernel_padded(engine, "reshape", [lin], lout, prim.attrs(), [x])
+    out = run_one_input_padded(engine, prim, x, fmt, pad, OUT_PAD)
     assert_close(out, reshape_ref(x, new_shape), rtol=0, atol=0)
 
 

@@ -13,7 +13,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.primitives.resize import Resize
 from tests.helpers import assert_close, f32, run_single
-from tests.ocl.padded import run_kernel_padded
+from tests.ocl.padded import run_one_input_padded
 
 
 def _coord(ctm: str, o: int, n: int, m: int, s: float, roi) -> float:
@@ -159,9 +159,8 @@ def test_resize_padded_buffers(engine, rng):
     """NaN-filled input padding is never read (edge taps are clamped); the output padding is kept."""
     x = f32(rng.standard_normal((1, 19, 4, 5)))
     prim = Resize("r", "x", sizes=(1, 19, 7, 9), mode="cubic")
-    lin = cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, x.shape, cl.Padding((1, 0, 1, 2), (1, 0, 2, 0)))
-    lout = prim.calc_output_layout([lin]).with_(padding=cl.Padding((0, 0, 1, 2), (1, 0, 0, 1)))
-    out = run_kernel_padded(engine, "resize", [lin], lout, prim.attrs(), [x])
+    out = run_one_input_padded(engine, prim, x, cl.Format.b_fs_yx_fsv16,
+                               cl.Padding((1, 0, 1, 2), (1, 0, 2, 0)), cl.Padding((0, 0, 1, 2), (1, 0, 0, 1)))
     assert_close(out, resize_ref(x, (1, 19, 7, 9), mode="cubic"), rtol=1e-5, atol=1e-5)
 
 

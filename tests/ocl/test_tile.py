@@ -8,7 +8,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.primitives.tile import Tile
 from tests.helpers import assert_close, f32, run_single
-from tests.ocl.padded import run_kernel_padded
+from tests.ocl.padded import run_one_input_padded
 
 CASES = [
     ((5,), (3,)),
@@ -40,9 +40,8 @@ def test_tile_padded_buffers(engine, rng):
     shape, reps = (2, 5, 3, 4), (1, 2, 2, 1)
     x = f32(rng.standard_normal(shape))
     prim = Tile("t", "x", repeats=reps)
-    lin = cl.Layout(cl.DataType.f32, cl.Format.byxf, shape, cl.Padding((0, 3, 2, 0), (1, 0, 1, 2)))
-    lout = prim.calc_output_layout([lin]).with_(padding=cl.Padding((1, 2, 0, 1), (0, 1, 1, 0)))
-    out = run_kernel_padded(engine, "tile", [lin], lout, prim.attrs(), [x])
+    out = run_one_input_padded(engine, prim, x, cl.Format.byxf,
+                               cl.Padding((0, 3, 2, 0), (1, 0, 1, 2)), cl.Padding((1, 2, 0, 1), (0, 1, 1, 0)))
     assert_close(out, np.tile(x.astype(np.float64), reps), rtol=0, atol=0)
 
 

@@ -22,7 +22,6 @@ class ArgMaxKernelCpuRef(CpuRefKernel):
     """
 
     twin = ArgMaxKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The i32 indices with the axis kept as 1 (reshaped to the output's shape by the base)."""

@@ -18,7 +18,6 @@ class BroadcastKernelCpuRef(CpuRefKernel):
     no fused ops."""
 
     twin = BroadcastKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``numpy.broadcast_to(x, output.shape)`` (a read-only view; the base copies it into the output)."""

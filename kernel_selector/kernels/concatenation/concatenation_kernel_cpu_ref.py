@@ -22,8 +22,6 @@ class ConcatenationKernelCpuRef(CpuRefKernel):
     """
 
     twin = ConcatenationKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    n_data_inputs = None
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``np.concatenate`` of the logical inputs along the axis, in their data type."""

@@ -19,7 +19,6 @@ class CropKernelCpuRef(CpuRefKernel):
     f32, i32, i8, u8; no fused ops. (A crop that is a view of its input runs no kernel.)"""
 
     twin = CropKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The slice ``x[o_0:o_0 + s_0, ...]``."""

@@ -27,7 +27,6 @@ class DeconvolutionKernelCpuRef(CpuRefKernel):
     """
 
     twin = DeconvolutionKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """(N, OC, OH, OW) float32."""

@@ -76,7 +76,6 @@ class EltwiseKernelCpuRef(CpuRefKernel):
     """
 
     twin = EltwiseKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    n_data_inputs = None
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The folded result in the output's data type."""

@@ -22,7 +22,6 @@ class GatherKernelCpuRef(CpuRefKernel):
 
     twin = GatherKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
     n_data_inputs = 1
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``numpy.take(data, clip(where(i < 0, i + n, i), 0, n - 1), axis)``; a scalar index drops the axis."""

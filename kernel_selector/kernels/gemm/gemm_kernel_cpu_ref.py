@@ -25,8 +25,6 @@ class GemmKernelCpuRef(CpuRefKernel):
     """
 
     twin = GemmKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    n_data_inputs = None
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """alpha · op(A) @ op(B) (+ beta · C), float32, of the output's shape."""

@@ -25,7 +25,6 @@ class LRNKernelCpuRef(CpuRefKernel):
     """
 
     twin = LRNKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The normalized input, float32."""

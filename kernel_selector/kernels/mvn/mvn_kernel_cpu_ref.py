@@ -32,8 +32,6 @@ class MVNKernelCpuRef(CpuRefKernel):
     """
 
     twin = MVNKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    n_data_inputs = None
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The normalized tensor, or the mean / inverse standard deviation per group, float32."""

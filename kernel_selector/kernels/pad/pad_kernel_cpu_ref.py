@@ -42,7 +42,6 @@ class PadKernelCpuRef(CpuRefKernel):
     values copied in their own type; f32, i32, i8, u8; no fused ops."""
 
     twin = PadKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """An outer-product gather of the per-axis source indices; in constant mode the elements with any index

@@ -19,7 +19,6 @@ class PermuteKernelCpuRef(CpuRefKernel):
     in their own type; f32, i32, i8, u8; no fused ops."""
 
     twin = PermuteKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``numpy.transpose(x, order)``."""

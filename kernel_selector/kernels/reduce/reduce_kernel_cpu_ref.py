@@ -22,7 +22,6 @@ class ReduceKernelCpuRef(CpuRefKernel):
     """
 
     twin = ReduceKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The reduction with the reduced axes kept as 1 (reshaped to the output's shape by the base)."""

@@ -19,7 +19,6 @@ class ReorderKernelCpuRef(CpuRefKernel):
     through the output Layout. f32, i32, i8, u8 in and out; any format; no fused ops."""
 
     twin = ReorderKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The input converted to the output's type."""

@@ -18,7 +18,6 @@ class ReshapeKernelCpuRef(CpuRefKernel):
     Values are copied in their own type; f32, i32, i8, u8; no fused ops."""
 
     twin = ReshapeKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``x.reshape(output.shape)`` (C order)."""

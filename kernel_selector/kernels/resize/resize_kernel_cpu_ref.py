@@ -24,7 +24,6 @@ class ResizeKernelCpuRef(CpuRefKernel):
     Any format and padding (rank <= 4; unpadded bfyx for rank 5-6), f32 only; no fused ops."""
 
     twin = ResizeKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """Resample each non-identity axis in turn, then write the extrapolation value where flagged."""

@@ -20,7 +20,6 @@ class ScaleKernelCpuRef(CpuRefKernel):
     """
 
     twin = ScaleKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """x * scale (+ bias), float32."""

@@ -23,7 +23,6 @@ class SoftmaxKernelCpuRef(CpuRefKernel):
     """
 
     twin = SoftmaxKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """The softmax (or log-softmax) of the input, float32."""

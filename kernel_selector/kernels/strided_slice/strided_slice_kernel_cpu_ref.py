@@ -20,7 +20,6 @@ class StridedSliceKernelCpuRef(CpuRefKernel):
     no fused ops."""
 
     twin = StridedSliceKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``x`` indexed by the normalized ranges of every dimension (an outer-product index)."""

@@ -19,7 +19,6 @@ class TileKernelCpuRef(CpuRefKernel):
     5-6); values copied in their own type; f32, i32, i8, u8; no fused ops."""
 
     twin = TileKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = False
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``numpy.tile(x, repeats)``."""
