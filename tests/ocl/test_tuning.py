@@ -38,7 +38,7 @@ def jit_value(program: cl.Program, name: str) -> int:
 
 
 def params_of(program: cl.Program) -> Params:
-    from cldnn_py.passes.compile_graph import node_params
+    from cldnn_py.kernel_params import node_params
 
     class _B:  # node_params needs .engine and .device_caps only
         engine = program.engine
