@@ -85,6 +85,6 @@ def _generate() -> dict[str, Any]:
 
 _GEN = _generate()
 activate = numba.njit(**_NJIT_GENERATED)(_GEN["activate"])
-activate.__doc__ = "Activation ``code`` (:data:`ACT_CODES`) of x with parameters a, b (float64 math)."
+activate.__doc__ = "activate(x, code, a, b): activation ``code`` (:data:`ACT_CODES`) of x with parameters a, b."
 binary = numba.njit(**_NJIT_GENERATED)(_GEN["binary"])
-binary.__doc__ = "Eltwise ``mode`` (:data:`ELT_CODES`) of a (the left operand) and b."
+binary.__doc__ = "binary(a, b, mode): eltwise ``mode`` (:data:`ELT_CODES`) of a (the left operand) and b."
