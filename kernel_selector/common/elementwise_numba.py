@@ -24,7 +24,7 @@ from cldnn_py.ops.elementwise import ACTIVATIONS, ELTWISE, parse, py_expr  # noq
 
 FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
 NJIT: dict[str, Any] = {"cache": True, "fastmath": FASTMATH, "error_model": "numpy"}
-_NJIT_GENERATED = {k: v for k, v in NJIT.items() if k != "cache"}
+_NJIT_GENERATED = {**{k: v for k, v in NJIT.items() if k != "cache"}, "inline": "always"}
 
 ACT_CODES: dict[str, int] = {name: d.code for name, d in ACTIVATIONS.items()}
 ELT_CODES: dict[str, int] = {name: d.code for name, d in ELTWISE.items()}

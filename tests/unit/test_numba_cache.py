@@ -1,0 +1,33 @@
+"""The numba cache folder is keyed by the code numba kernels call across modules (kernel_selector.common.numba_cache):
+numba itself would keep stale machine code when only a callee in another file changed."""
+
+from __future__ import annotations
+
+import shutil
+
+from kernel_selector.common import numba_cache
+
+
+def test_digest_follows_the_shared_sources(tmp_path, monkeypatch):
+    pkg = tmp_path / "kernel_selector" / "common"
+    ops = tmp_path / "cldnn_py" / "ops"
+    pkg.mkdir(parents=True)
+    ops.mkdir(parents=True)
+    for f in numba_cache._HERE.glob("*.py"):
+        shutil.copy(f, pkg / f.name)
+    shutil.copy(numba_cache._HERE.parents[1] / "cldnn_py" / "ops" / "elementwise.py", ops / "elementwise.py")
+    monkeypatch.setattr(numba_cache, "_HERE", pkg)
+    before = numba_cache.shared_code_digest()
+    assert before == numba_cache.shared_code_digest()  # deterministic
+    (ops / "elementwise.py").write_text((ops / "elementwise.py").read_text() + "\n# a changed formula\n")
+    changed_table = numba_cache.shared_code_digest()
+    (pkg / "cpu_epilogue.py").write_text((pkg / "cpu_epilogue.py").read_text() + "\n# a changed epilogue\n")
+    assert len({before, changed_table, numba_cache.shared_code_digest()}) == 3
+
+
+def test_the_user_folder_wins(monkeypatch, tmp_path):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert numba_cache.configure_numba_cache() == str(tmp_path)
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    got = numba_cache.configure_numba_cache()
+    assert got.endswith(numba_cache.shared_code_digest())
