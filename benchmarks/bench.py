@@ -354,13 +354,15 @@ def run_benchmark(models: Sequence[str], batches: Sequence[int], runs: int | Non
     from cldnn_py.device import build_problem
 
     specs = []
-    for d in cl.list_devices():  # every OpenCL device that builds a kernel, then the CPU (numba) engine
+    for d in cl.list_devices():  # every OpenCL device that builds a kernel (no simulator unless named), then "cpu"
         p, i = (int(x) for x in d.spec.split(":")[1:])
         why = build_problem(p, i)
+        if why is None and "oclgrind" in d.platform.lower() and d.spec not in (device_specs or ()):
+            why = "a simulator; name it in --devices to time it"
         if why is None:
             specs.append(d.spec)
         else:
-            _log(f"skipping {d.spec} {d.name} [{d.platform_version}]: it cannot build a kernel ({why})")
+            _log(f"skipping {d.spec} {d.name} [{d.platform_version}]: {why}")
     specs.append("cpu")
     engines = [cl.Engine(s) for s in specs if not device_specs or s in device_specs]
     if not engines:

@@ -2,8 +2,8 @@
 
 Specs: ``"cl:P:D"`` (platform P, device D), ``"cl:N"`` (N-th device over all platforms), ``None`` (then
 ``CLDNN_PY_DEVICE``, then ``PYOPENCL_CTX`` as pyopencl reads it, then the first device, in platform order, that
-builds a one-line probe kernel (:func:`build_problem`), else the first device; PoCL from ``pocl-binary-distribution``
-is always there). Never prompts.
+builds a one-line probe kernel (:func:`build_problem`), simulators such as Oclgrind last, else the first device;
+PoCL from ``pocl-binary-distribution`` is always there). Never prompts.
 """
 
 from __future__ import annotations
@@ -94,7 +94,9 @@ def select_device(spec: str | None) -> tuple[Any, str]:
     if not table:
         raise DeviceError(NO_PLATFORM_HELP)
     if spec is None or spec in ("cl", "gpu", "opencl"):
-        p, d, dev = next(((p, d, dev) for p, d, dev in table if build_problem(p, d) is None), table[0])
+        # simulators last (Oclgrind runs kernels ~1000x slower); then the first device that builds a probe kernel
+        ranked = sorted(table, key=lambda t: is_simulator(t[2]))
+        p, d, dev = next(((p, d, dev) for p, d, dev in ranked if build_problem(p, d) is None), ranked[0])
         return dev, f"cl:{p}:{d}"
     parts = spec.split(":")
     try:
@@ -115,6 +117,11 @@ def select_device(spec: str | None) -> tuple[Any, str]:
     if not 0 <= d < len(devs):
         raise DeviceError(f"device spec {spec!r}: platform {p} has devices 0..{len(devs) - 1}, got {d}")
     return devs[d], f"cl:{p}:{d}"
+
+
+def is_simulator(device: Any) -> bool:
+    """True for a simulated device (Oclgrind, identified by its platform name: it reports every device type)."""
+    return "oclgrind" in device.platform.name.lower()
 
 
 PROBE_KERNEL = "__kernel void cldnn_py_probe(__global float* a) { a[get_global_id(0)] += 1.0f; }"
@@ -143,5 +150,5 @@ def default_choice() -> tuple[str, str]:
         return spec, f"CLDNN_PY_DEVICE={env.device()}"
     if os.environ.get("PYOPENCL_CTX"):
         return spec, f"PYOPENCL_CTX={os.environ['PYOPENCL_CTX']}"
-    return spec, ("the first device that builds a probe kernel, in platform order (set CLDNN_PY_DEVICE=cl:P:D to "
-                  "choose another)")
+    return spec, ("the first device that builds a probe kernel, in platform order, simulators last (set "
+                  "CLDNN_PY_DEVICE=cl:P:D to choose another)")

@@ -174,6 +174,12 @@ class Engine:
         """Programs ``build`` has loaded from a kernel binary cache so far (0: this engine has no such cache)."""
         return 0
 
+    @property
+    def build_threads(self) -> int:
+        """How many ``build`` calls may run at once (compile_graph builds its program batches in that many threads;
+        1 on the base)."""
+        return 1
+
     # ----- stream ------------------------------------------------------------------------------------------------
     def bind_kernel(self, kernel: BaseKernelData, args: list[Any], program: Any = None) -> Any:
         """An enqueueable kernel: ``kernel`` (this engine's kind of kernel data) with ``args`` (resolved: buffers,

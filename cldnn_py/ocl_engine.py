@@ -11,12 +11,13 @@ this engine has ``context``, ``queue``, ``device`` and ``kernel_cache``; its ker
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .device import DeviceInfo, describe, select_device
+from .device import DeviceInfo, describe, is_simulator, select_device
 from .engine import Engine, clamp_lws
 from .errors import DeviceError, KernelBuildError
 from .kernel_cache import KernelCache, configure_pocl_cache
@@ -63,6 +64,12 @@ class OclEngine(Engine):
         self.kernel_cache: KernelCache = KernelCache.for_engine(cache_dir, self.info)
         log.debug("engine on %s (%s, %s), out_of_order=%s", self.info.name, self.info.platform,
                   self.info.platform_version, self.info.out_of_order)
+
+    @property
+    def build_threads(self) -> int:
+        """One per core (clBuildProgram releases the GIL); 1 on a simulator (Oclgrind's compiler crashes when two
+        builds run at once)."""
+        return 1 if is_simulator(self.device) else max(1, os.cpu_count() or 1)
 
     def __reduce__(self) -> Any:
         raise TypeError("a cldnn_py Engine holds live OpenCL objects and cannot be pickled; "

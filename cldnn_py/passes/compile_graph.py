@@ -11,7 +11,6 @@ without a stored winner are timed first (:mod:`cldnn_py.autotuner`) and the cach
 from __future__ import annotations
 
 import logging
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 from kernel_selector import ClKernelData, selector
@@ -65,9 +64,9 @@ class CompileGraph(BasePass):
         entries = list(sources)
         hits0 = program.engine.binary_cache_hits
         batches = [entries[i:i + KERNELS_PER_PROGRAM] for i in range(0, len(entries), KERNELS_PER_PROGRAM)]
-        # batches build in parallel threads (clBuildProgram releases the GIL; one thread per core), results are
+        # batches build in parallel threads (engine.build_threads: one per core, one on a simulator), results are
         # collected in order so program indices stay deterministic
-        workers = max(1, min(len(batches), os.cpu_count() or 1))
+        workers = max(1, min(len(batches), program.engine.build_threads))
         done = 0
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = [pool.submit(self._build, program, batch, sources, users) for batch in batches]
