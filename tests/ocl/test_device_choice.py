@@ -42,3 +42,20 @@ def test_build_problem_names_the_compiler_error(monkeypatch):
         assert device.build_problem(0, 0) == "error: unknown target CPU 'generic'"
     finally:
         device.build_problem.cache_clear()
+
+
+def test_simulators_are_recognized_by_platform_name():
+    from types import SimpleNamespace
+
+    def dev(name):
+        return SimpleNamespace(platform=SimpleNamespace(name=name))
+
+    assert device.is_simulator(dev("Oclgrind")) and not device.is_simulator(dev("Portable Computing Language"))
+
+
+def test_build_threads(engine):
+    threads = engine.build_threads
+    if engine.kind == "cpu":
+        assert threads == 1  # the base: nothing to build
+    else:
+        assert threads == (1 if device.is_simulator(engine.device) else max(1, __import__("os").cpu_count() or 1))
