@@ -25,6 +25,9 @@ class BuildOptions:
         (a few ms per variant plus its compile, ~0.2-0.5 s) and store the fastest in the user's cache file;
         ``"off"``: priority rules only (clDNN ``tuning_config``, kernel_selector/tuning_cache.py).
     tuning_cache: the user's tuning cache file; None: ``CLDNN_PY_TUNING_CACHE`` or the platformdirs user cache.
+    kernel_tier: ``"auto"`` (the device's type decides: the GPU tier on a GPU, the CPU tier elsewhere), ``"cpu"``
+        or ``"gpu"`` (that tier of shaped kernels on any device; reference kernels fit both); None:
+        ``CLDNN_PY_KERNEL_TIER`` or ``"auto"``. Raises ValueError for another value.
     """
 
     outputs: list[str] | None = None
@@ -33,10 +36,27 @@ class BuildOptions:
     progress: Callable[[int, int], None] | None = None
     tuning: str = "cache"
     tuning_cache: str | Path | None = None
+    kernel_tier: str | None = None
 
     def __post_init__(self) -> None:
         from kernel_selector.tuning_cache import TUNING_MODES
 
+        from . import env
+
         if self.tuning not in TUNING_MODES:
             raise ValueError(f"BuildOptions.tuning must be one of {', '.join(TUNING_MODES)}; got {self.tuning!r}")
+        if self.kernel_tier is None:
+            self.kernel_tier = env.kernel_tier()
+        if self.kernel_tier not in KERNEL_TIERS:
+            raise ValueError(f"BuildOptions.kernel_tier must be one of {', '.join(KERNEL_TIERS)} "
+                             f"(or CLDNN_PY_KERNEL_TIER); got {self.kernel_tier!r}")
+
+    def resolved_tier(self, device_type: str) -> str:
+        """``"cpu"`` or ``"gpu"``: ``kernel_tier`` with ``"auto"`` decided by the device type."""
+        if self.kernel_tier in ("cpu", "gpu"):
+            return str(self.kernel_tier)
+        return "gpu" if device_type == "gpu" else "cpu"
+
+
+KERNEL_TIERS = ("auto", "cpu", "gpu")
 

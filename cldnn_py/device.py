@@ -2,7 +2,8 @@
 
 Specs: ``"cl:P:D"`` (platform P, device D), ``"cl:N"`` (N-th device over all platforms), ``None`` (then
 ``CLDNN_PY_DEVICE``, then ``PYOPENCL_CTX`` as pyopencl reads it, then the first device, in platform order, that
-builds a one-line probe kernel (:func:`build_problem`), simulators such as Oclgrind last, else the first device;
+builds a one-line probe kernel (:func:`build_problem`), GPUs first, simulators such as Oclgrind last, else the
+first device;
 PoCL from ``pocl-binary-distribution`` is always there). Never prompts.
 """
 
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from kernel_selector.device_caps import DeviceCaps
 
 from . import env
 from .errors import DeviceError
@@ -26,7 +29,8 @@ NO_PLATFORM_HELP = (
 
 @dataclass(frozen=True)
 class DeviceInfo:
-    """What the engine needs to know about a device: names, versions and limits (bytes, work-items)."""
+    """What the engine needs to know about a device: names, versions and limits (bytes, work-items); ``caps``: the
+    capabilities kernels validate on (:class:`kernel_selector.device_caps.DeviceCaps`)."""
 
     spec: str
     name: str
@@ -39,6 +43,7 @@ class DeviceInfo:
     compute_units: int
     supports_fp16: bool
     out_of_order: bool
+    caps: DeviceCaps = field(default_factory=DeviceCaps)
 
 
 def _cl() -> Any:
@@ -57,7 +62,7 @@ def _platforms() -> list[Any]:
 
 
 def describe(device: Any, spec: str) -> DeviceInfo:
-    """DeviceInfo of a ``pyopencl.Device``."""
+    """DeviceInfo of a ``pyopencl.Device``, its capabilities included."""
     cl = _cl()
     plat = device.platform
     qp = device.queue_properties
@@ -67,6 +72,40 @@ def describe(device: Any, spec: str) -> DeviceInfo:
         global_mem_bytes=int(device.global_mem_size), max_work_group_size=int(device.max_work_group_size),
         compute_units=int(device.max_compute_units), supports_fp16="cl_khr_fp16" in device.extensions,
         out_of_order=bool(qp & cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE),
+        caps=device_caps(device),
+    )
+
+
+def _query(device: Any, name: str, default: Any) -> Any:
+    try:
+        return getattr(device, name)
+    except Exception:  # noqa: BLE001 - a driver that does not answer a query (pyopencl raises LogicError and kin)
+        return default
+
+
+def device_caps(device: Any) -> DeviceCaps:
+    """The :class:`DeviceCaps` of a ``pyopencl.Device`` (queries a driver does not answer keep their defaults)."""
+    cl = _cl()
+    ext = set(str(_query(device, "extensions", "")).split())
+    dtype = int(_query(device, "type", cl.device_type.CPU))
+    kind = "gpu" if dtype & cl.device_type.GPU else "accelerator" if dtype & cl.device_type.ACCELERATOR else "cpu"
+    sizes: tuple[int, ...] = ()
+    if "cl_intel_required_subgroup_size" in ext:
+        sizes = tuple(int(s) for s in _query(device, "sub_group_sizes_intel", ()) or ())
+    return DeviceCaps(
+        device_type=kind, vendor=str(_query(device, "vendor", "")).strip(), name=str(device.name).strip(),
+        compute_units=int(_query(device, "max_compute_units", 1)),
+        max_work_group_size=int(_query(device, "max_work_group_size", 1)),
+        max_work_item_sizes=tuple(int(s) for s in _query(device, "max_work_item_sizes", (1, 1, 1))),
+        local_mem_bytes=int(_query(device, "local_mem_size", 0)),
+        local_mem_dedicated=int(_query(device, "local_mem_type", 0)) == int(cl.device_local_mem_type.LOCAL),
+        preferred_vector_width_float=int(_query(device, "preferred_vector_width_float", 1)),
+        native_vector_width_float=int(_query(device, "native_vector_width_float", 1)),
+        subgroups="cl_khr_subgroups" in ext, intel_subgroups="cl_intel_subgroups" in ext, subgroup_sizes=sizes,
+        fp16="cl_khr_fp16" in ext, image_support=bool(_query(device, "image_support", False)),
+        global_mem_bytes=int(_query(device, "global_mem_size", 0)),
+        global_cache_bytes=int(_query(device, "global_mem_cache_size", 0)),
+        simulator=is_simulator(device),
     )
 
 
@@ -94,8 +133,9 @@ def select_device(spec: str | None) -> tuple[Any, str]:
     if not table:
         raise DeviceError(NO_PLATFORM_HELP)
     if spec is None or spec in ("cl", "gpu", "opencl"):
-        # simulators last (Oclgrind runs kernels ~1000x slower); then the first device that builds a probe kernel
-        ranked = sorted(table, key=lambda t: is_simulator(t[2]))
+        # GPUs first, then the other devices, simulators last (Oclgrind runs kernels ~1000x slower); of those the
+        # first, in platform order, that builds a probe kernel
+        ranked = sorted(table, key=lambda t: (is_simulator(t[2]), not _is_gpu(t[2])))
         p, d, dev = next(((p, d, dev) for p, d, dev in ranked if build_problem(p, d) is None), ranked[0])
         return dev, f"cl:{p}:{d}"
     parts = spec.split(":")
@@ -117,6 +157,10 @@ def select_device(spec: str | None) -> tuple[Any, str]:
     if not 0 <= d < len(devs):
         raise DeviceError(f"device spec {spec!r}: platform {p} has devices 0..{len(devs) - 1}, got {d}")
     return devs[d], f"cl:{p}:{d}"
+
+
+def _is_gpu(device: Any) -> bool:
+    return bool(int(_query(device, "type", 0)) & int(_cl().device_type.GPU))
 
 
 def is_simulator(device: Any) -> bool:
@@ -150,5 +194,5 @@ def default_choice() -> tuple[str, str]:
         return spec, f"CLDNN_PY_DEVICE={env.device()}"
     if os.environ.get("PYOPENCL_CTX"):
         return spec, f"PYOPENCL_CTX={os.environ['PYOPENCL_CTX']}"
-    return spec, ("the first device that builds a probe kernel, in platform order, simulators last (set "
+    return spec, ("the first device that builds a probe kernel: GPUs first, then CPUs, simulators last (set "
                   "CLDNN_PY_DEVICE=cl:P:D to choose another)")

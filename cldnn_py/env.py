@@ -19,6 +19,8 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
 - ``NUMBA_THREADING_LAYER``: numba's own; when unset, the CPU kernels use ``workqueue`` (OpenMP's idle threads
   spin and slow the BLAS calls between numba's parallel regions: ResNet-50 on the CPU engine 860 -> 340 ms).
 - ``CLDNN_PY_FORCE_IMPL``: ``prim_id:kernel_name[,prim_id:kernel_name...]`` forces the kernel of a primitive.
+- ``CLDNN_PY_KERNEL_TIER``: ``auto`` (default: the device's type decides), ``cpu`` or ``gpu``: the default of
+  ``BuildOptions(kernel_tier=...)`` (``gpu`` runs the GPU tier on any device, e.g. PoCL or Oclgrind, for tests).
 ``PYOPENCL_CTX`` is honoured the way pyopencl reads it when no device is given.
 """
 
@@ -56,6 +58,11 @@ def no_cache() -> bool:
 def tuning_cache() -> str | None:
     """The ``CLDNN_PY_TUNING_CACHE`` file, or None."""
     return os.environ.get("CLDNN_PY_TUNING_CACHE") or None
+
+
+def kernel_tier() -> str:
+    """``CLDNN_PY_KERNEL_TIER`` (``auto`` when unset or empty)."""
+    return os.environ.get("CLDNN_PY_KERNEL_TIER") or "auto"
 
 
 def debug() -> bool:

@@ -22,4 +22,5 @@ def node_params(graph: ProgramGraph, node: ProgramNode) -> Params:
     return Params(kind=node.kind, engine=graph.engine.kind, inputs=[d.layout() for d in node.dependencies[:own]],
                   output=node.layout(), attrs=node.primitive.attrs(), fused_ops=fused,
                   layer_id=node.id, device=graph.engine.info,
-                  device_caps=dict(graph.device_caps))
+                  device_caps=dict(graph.device_caps), caps=graph.engine.info.caps,
+                  kernel_tier=graph.options.resolved_tier(graph.engine.info.caps.device_type))

@@ -118,6 +118,18 @@ class KernelBase:
     engine: str = "ocl"
     n_data_inputs: int | None = 1
     supports_fused_ops: bool = False  # True when the template ends with FUSED_OPS(...) and FUSED_OPS_ARGS
+    tier: str = ""  # "cpu": shaped for CPU devices (work-groups of one); "gpu": work-groups, __local; "": both
+
+    def tier_reason(self, params: Params) -> str | None:
+        """Why this kernel's tier is not the one the build wants (``params.kernel_tier``), or None."""
+        if not self.tier or self.tier == params.kernel_tier:
+            return None
+        caps = params.caps
+        if self.tier == "cpu":
+            return (f"device type {caps.device_type}, {params.kernel_tier} tier: the cpu tier runs work-groups of one "
+                    f"work-item")
+        return (f"device type {caps.device_type}, {params.kernel_tier} tier: the gpu tier needs work-groups and local "
+                f"memory (BuildOptions(kernel_tier='gpu') forces it)")
 
     def supported_key(self) -> SupportedKey:
         """Default: OpenCL, f32 in and out, any format, padding allowed."""

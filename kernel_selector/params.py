@@ -14,6 +14,8 @@ from cldnn_py.errors import UnsupportedError
 from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs, NoAttrs, OpAttrs
 
+from .device_caps import DeviceCaps
+
 A = TypeVar("A", bound=OpAttrs)
 
 
@@ -54,7 +56,9 @@ class Params:
     (the primitive's typed attributes, a :class:`cldnn_py.ops.OpAttrs`; read them with :meth:`attrs_as`),
     ``fused_ops``, ``layer_id`` (for messages), the device description, and
     ``device_caps``: what the device's compiler does well, measured by cldnn_py.device_probe (``load_form``:
-    ``"pointer"`` or ``"vload"``; clDNN's EngineInfo plays this part)."""
+    ``"pointer"`` or ``"vload"``; clDNN's EngineInfo plays this part); ``caps``: the device's capabilities
+    (:class:`DeviceCaps`); ``kernel_tier``: ``"cpu"`` or ``"gpu"``, the tier of shaped kernels the build wants (a
+    kernel whose ``tier`` differs steps aside; reference kernels have none and fit both)."""
 
     kind: str
     engine: str
@@ -65,6 +69,8 @@ class Params:
     layer_id: str = ""
     device: Any = None
     device_caps: dict[str, str] = field(default_factory=dict)
+    caps: DeviceCaps = field(default_factory=DeviceCaps)
+    kernel_tier: str = "cpu"
 
     def attrs_as(self, cls: type[A]) -> A:
         """``attrs`` as the typed attributes ``cls`` (e.g. ``ConvolutionAttrs``); raises UnsupportedError naming the

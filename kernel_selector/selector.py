@@ -76,6 +76,8 @@ class KernelSelector:
         for k in candidates(params.kind):
             reason = k.supported_key().mismatch(params, k.n_data_inputs) if k.engine == params.engine else \
                 f"engine kind '{k.engine}' is not '{params.engine}'"
+            if reason is None:
+                reason = k.tier_reason(params)
             if reason is None and params.fused_ops and not k.supports_fused_ops:
                 reason = f"does not support fused ops ({', '.join(op.kind for op in params.fused_ops)})"
             if reason is None:

@@ -40,9 +40,10 @@ def jit_value(program: cl.Program, name: str) -> int:
 def params_of(program: cl.Program) -> Params:
     from cldnn_py.kernel_params import node_params
 
-    class _B:  # node_params needs .engine and .device_caps only
+    class _B:  # node_params needs .engine, .device_caps and .options only
         engine = program.engine
         device_caps = program.device_caps
+        options = program.options
 
     return node_params(_B, program.node("conv"))  # type: ignore[arg-type]
 

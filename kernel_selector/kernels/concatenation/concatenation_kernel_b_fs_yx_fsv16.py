@@ -33,6 +33,7 @@ class ConcatenationKernelBFsYxFsv16(KernelBase):
 
     name = "concatenation_b_fs_yx_fsv16"
     primitive = "concatenation"
+    tier = "cpu"  # work-groups of one work-item, registers as the tile: shaped for CPU devices
     n_data_inputs = None
 
     def supported_key(self) -> SupportedKey:

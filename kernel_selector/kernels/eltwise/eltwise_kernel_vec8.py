@@ -61,6 +61,7 @@ class EltwiseKernelVec8(KernelBase):
 
     name = "eltwise_vec8"
     primitive = "eltwise"
+    tier = "cpu"  # work-groups of one work-item, registers as the tile: shaped for CPU devices
     supports_fused_ops = True  # through FUSED_OPS8 (fused_ops8_jit)
     n_data_inputs = None
 

@@ -42,6 +42,7 @@ class FullyConnectedKernelGemm(KernelBase):
 
     name = "fully_connected_gemm"
     primitive = "fully_connected"
+    tier = "cpu"  # work-groups of one work-item, registers as the tile: shaped for CPU devices
     supports_fused_ops = True  # through FUSED_OPS8 (fused_ops8_jit), not the jitter's scalar FUSED_OPS
 
     def supported_key(self) -> SupportedKey:

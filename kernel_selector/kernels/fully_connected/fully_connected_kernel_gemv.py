@@ -33,6 +33,7 @@ class FullyConnectedKernelGemv(KernelBase):
 
     name = "fully_connected_gemv"
     primitive = "fully_connected"
+    tier = "cpu"  # work-groups of one work-item, registers as the tile: shaped for CPU devices
     supports_fused_ops = True
 
     def supported_key(self) -> SupportedKey:

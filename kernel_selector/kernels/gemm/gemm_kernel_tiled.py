@@ -57,6 +57,7 @@ class GemmKernelTiled(KernelBase):
 
     name = "gemm_tiled"
     primitive = "gemm"
+    tier = "cpu"  # work-groups of one work-item, registers as the tile: shaped for CPU devices
     n_data_inputs = None
 
     def supported_key(self) -> SupportedKey:

@@ -34,6 +34,7 @@ class LRNKernelBFsYxFsv16(KernelBase):
 
     name = "lrn_b_fs_yx_fsv16"
     primitive = "lrn"
+    tier = "cpu"  # work-groups of one work-item, registers as the tile: shaped for CPU devices
 
     def supported_key(self) -> SupportedKey:
         """OpenCL, f32, b_fs_yx_fsv16 in and out, padding allowed."""

@@ -46,6 +46,7 @@ class PoolingKernelBFsYxFsv16(KernelBase):
 
     name = "pooling_b_fs_yx_fsv16"
     primitive = "pooling"
+    tier = "cpu"  # work-groups of one work-item, registers as the tile: shaped for CPU devices
     supports_fused_ops = True  # through FUSED_OPS8 (fused_ops8_jit), not the jitter's scalar FUSED_OPS
 
     def supported_key(self) -> SupportedKey:

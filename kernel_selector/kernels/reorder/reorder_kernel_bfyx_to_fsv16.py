@@ -27,6 +27,7 @@ class ReorderKernelBfyxToFsv16(KernelBase):
 
     name = "reorder_bfyx_to_fsv16"
     primitive = "reorder"
+    tier = "cpu"  # work-groups of one work-item, registers as the tile: shaped for CPU devices
 
     def supported_key(self) -> SupportedKey:
         """OpenCL, f32 bfyx in, f32 b_fs_yx_fsv16 out, padding allowed."""
