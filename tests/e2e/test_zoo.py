@@ -32,6 +32,20 @@ assert sorted(ORDER) == sorted(zoo.MODELS)
 @pytest.mark.parametrize("batch", [1, 4])
 @pytest.mark.parametrize("name", ORDER)
 def test_zoo_model_matches_onnxruntime(engine, rng, name, batch):
+    check_zoo_model(engine, rng, name, batch, "auto")
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("batch", [1, 4])
+@pytest.mark.parametrize("name", ORDER)
+def test_zoo_model_gpu_tier_matches_onnxruntime(ocl_engine, rng, name, batch):
+    """The GPU tier forced on the OpenCL device (PoCL here): every GPU-tier kernel the zoo selects, end to end."""
+    check_zoo_model(ocl_engine, rng, name, batch, "gpu")
+
+
+def check_zoo_model(engine, rng, name: str, batch: int, tier: str) -> None:
+    """Build the zoo model on ``engine`` with ``kernel_tier=tier``, run it on poisoned buffers, compare the logits
+    and probabilities with onnxruntime (see the module docstring)."""
     t0 = time.perf_counter()
     model = zoo.make_model(name, seed=int(rng.integers(2**31)), batch=batch, check=False)  # load_onnx checks
     inp, logits_id, out_id = zoo.input_name(name), zoo.logits_name(name), model.graph.output[0].name
@@ -39,7 +53,7 @@ def test_zoo_model_matches_onnxruntime(engine, rng, name, batch):
 
     t1 = time.perf_counter()
     topo = load_onnx(model, input_shapes={inp: x.shape})
-    net = cl.Network(engine, topo, cl.BuildOptions(outputs=[logits_id]))
+    net = cl.Network(engine, topo, cl.BuildOptions(outputs=[logits_id], kernel_tier=tier))
     t2 = time.perf_counter()
     net.poison()
     ours = net.run({inp: x})
@@ -47,7 +61,7 @@ def test_zoo_model_matches_onnxruntime(engine, rng, name, batch):
     sess = ort_session(zoo.with_outputs(model, [logits_id]))
     ref_logits, ref_out = sess.run([logits_id, out_id], {inp: x})
     t4 = time.perf_counter()
-    print(f"{name} batch {batch}: make {t1 - t0:.1f} s, import+build {t2 - t1:.1f} s, run {t3 - t2:.1f} s, "
+    print(f"{name} batch {batch} tier {tier}: make {t1 - t0:.1f} s, import+build {t2 - t1:.1f} s, run {t3 - t2:.1f} s, "
           f"onnxruntime {t4 - t3:.1f} s")
 
     logits, out = ours[logits_id], ours[out_id]
