@@ -30,10 +30,19 @@ def _devices(args: argparse.Namespace) -> int:
     devs = list_devices()
     if not devs:
         print(NO_PLATFORM_HELP, file=sys.stderr)
+    from .device import build_problem
+
     for d in devs:
-        print(f"{d.spec}  {d.name}  [{d.platform_version}]  compute units {d.compute_units}, "
+        k = d.caps
+        p, i = (int(x) for x in d.spec.split(":")[1:])
+        why = build_problem(p, i)
+        sub = f"{'intel ' if k.intel_subgroups else ''}{'khr ' if k.subgroups else ''}".strip() or "no"
+        print(f"{d.spec}  {d.name}  [{d.platform_version}]  {k.device_type}{' (simulator)' if k.simulator else ''}, "
+              f"compute units {d.compute_units}, work-group {k.max_work_group_size}, local memory "
+              f"{k.local_mem_bytes // 1024} KiB{'' if k.local_mem_dedicated else ' (emulated)'}, sub-groups {sub}, "
               f"max alloc {d.max_alloc_bytes / 2**20:.0f} MiB, global {d.global_mem_bytes / 2**20:.0f} MiB, "
-              f"fp16 {'yes' if d.supports_fp16 else 'no'}, out-of-order queue {'yes' if d.out_of_order else 'no'}")
+              f"fp16 {'yes' if d.supports_fp16 else 'no'}, out-of-order queue {'yes' if d.out_of_order else 'no'}"
+              + (f"; cannot build: {why}" if why else ""))
     c = cpu_device_info()
     print(f"cpu  {c.name}  [{c.platform_version}]  threads {c.compute_units}, max alloc "
           f"{c.max_alloc_bytes / 2**20:.0f} MiB (the CPU engine: Engine('cpu'), --device cpu)")
