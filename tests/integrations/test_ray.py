@@ -44,7 +44,7 @@ def model() -> bytes:
     return small_cnn(seed=5)
 
 
-@pytest.mark.parametrize("device,rows", [("cl:0:0", 64), ("cl:0:0", 60), ("cpu", 60)])
+@pytest.mark.parametrize("device,rows", [("cl", 64), ("cl", 60), ("cpu", 60)])
 def test_actor_pool_matches_single_process(local_ray, rng, model, tmp_path, device, rows):
     x = rng.standard_normal((rows, *SHAPE)).astype(np.float32)
     ds = local_ray.data.from_items([{"id": i, "image": x[i]} for i in range(rows)])
@@ -66,7 +66,7 @@ def test_actor_options_choose_resources():
     assert cl_ray.actor_options("cpu") == {"num_cpus": 1.0}
     assert cl_ray.actor_options(None, opencl=0.5)["resources"] == {"opencl": 0.5}
     assert "resources" not in cl_ray.actor_options(None, opencl=0)
-    env = cl_ray.actor_options("cl:0:0", threads=1)["runtime_env"]["env_vars"]
+    env = cl_ray.actor_options("cl", threads=1)["runtime_env"]["env_vars"]
     assert env == {"POCL_CPU_MAX_CU_COUNT": "1", "NUMBA_NUM_THREADS": "1"}
     with pytest.raises(ValueError, match="threads must be >= 1"):
         cl_ray.actor_options(None, threads=0)
@@ -103,7 +103,7 @@ def test_cli_batch_writes_one_result_per_file(local_ray, rng, model, tmp_path, c
     assert "13 files in" in capsys.readouterr().out
     files = sorted(pathlib.Path(out_dir).iterdir())
     assert [f.name for f in files] == [f"img{i:02d}.npz" for i in range(13)]
-    want = network_rows(model, "cl:0:0", 4, x)["logits"]
+    want = network_rows(model, "cl", 4, x)["logits"]
     for i, f in enumerate(files):
         with np.load(f) as z:
             assert sorted(z.files) == ["logits", "probs"]
