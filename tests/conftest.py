@@ -1,7 +1,8 @@
 """Shared fixtures. Each pytest-xdist worker gets its own POCL_CACHE_DIR (parallel PoCL processes sharing one
 cache have crashed PoCL: pocl#1480); it is set before pyopencl is imported anywhere. The user's tuning cache is
 never read or written by tests: CLDNN_PY_TUNING_CACHE points at a per-worker file (the shipped cache still applies,
-as it does for users).
+as it does for users). ``OCLGRIND_LOG`` (a per-worker file) and ``OCLGRIND_DATA_RACES=1`` are set here too, for
+tests/oclgrind: Oclgrind reads them when pyopencl first lists the platforms.
 
 Random data: the ``rng`` fixture seeds each test's generator from the test's node id (``zlib.crc32`` of e.g.
 ``tests/ocl/test_pooling.py::test_pooling_matches_reference[case0-max]``), so re-running a failing test id replays
@@ -22,6 +23,15 @@ os.environ["POCL_CACHE_DIR"] = str(_root / _worker)
 os.makedirs(os.environ["POCL_CACHE_DIR"], exist_ok=True)
 os.environ["CLDNN_PY_TUNING_CACHE"] = str(_root / f"tuning_{_worker}_{os.getpid()}.json")
 os.environ.setdefault("CLDNN_PY_CACHE_DIR", str(_root / "kernels"))  # the kernel binary cache, shared by workers
+# Oclgrind (tests/oclgrind) reads its OCLGRIND_* settings once, when pyopencl first lists the platforms, so they are
+# set here, before anything imports pyopencl, in every worker: findings go to a per-process log that
+# tests/oclgrind/conftest.py checks after each test; race detection on. They only affect the Oclgrind platform.
+# (OCLGRIND_UNINITIALIZED=1 crashes Oclgrind 19.10 at program build: not set.)
+# A user's own OCLGRIND_LOG is kept; ours is replaced in each worker (workers inherit the controller's environment).
+if not os.environ.get("OCLGRIND_LOG") or os.environ.get("CLDNN_PY_TEST_OCLGRIND_LOG") == os.environ["OCLGRIND_LOG"]:
+    os.environ["OCLGRIND_LOG"] = os.environ["CLDNN_PY_TEST_OCLGRIND_LOG"] = str(
+        _root / f"oclgrind_{_worker}_{os.getpid()}.log")
+os.environ.setdefault("OCLGRIND_DATA_RACES", "1")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402

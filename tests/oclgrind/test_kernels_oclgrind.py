@@ -1,0 +1,292 @@
+"""Every registered OpenCL kernel runs once under the Oclgrind simulator (DESIGN §4 rule 7): no out-of-bounds
+access, no data race, no barrier divergence in Oclgrind's log, and a result equal to a float64 reference.
+
+The kernels are discovered at collection time (``selector.candidates(prim)``, engine "ocl"), so a new kernel is
+a new test id. Each is forced (``BuildOptions(force_implementations=..., kernel_tier=<its tier>)``) on a tiny
+Topology: InputLayouts (reordered to the layouts the kernel accepts), Data, the primitive, a reorder to bfyx.
+``CASES`` holds one small case per kernel; a kernel without one fails with "add an Oclgrind case for <kernel>",
+except the GPU tier (``<prim>_gpu_*``), which runs the cases of its primitive's other kernels until one validates.
+Shapes stay small: Oclgrind runs about 0.5 M multiply-adds per second.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+import cldnn_py.primitives as prims
+from cldnn_py.errors import UnsupportedError
+from cldnn_py.primitives.arg_max import ArgMax
+from cldnn_py.primitives.broadcast import Broadcast
+from cldnn_py.primitives.deconvolution import Deconvolution
+from cldnn_py.primitives.gather import Gather
+from cldnn_py.primitives.gemm import Gemm
+from cldnn_py.primitives.mvn import MVN
+from cldnn_py.primitives.pad import Pad
+from cldnn_py.primitives.reduce import Reduce
+from cldnn_py.primitives.resize import Resize
+from cldnn_py.primitives.strided_slice import StridedSlice
+from cldnn_py.primitives.tile import Tile
+from tests.helpers import assert_close, f32
+from tests.ocl.test_batch_norm import batch_norm_ref
+from tests.ocl.test_deconvolution import deconv_ref
+from tests.ocl.test_mvn import mvn_ref
+from tests.ocl.test_pad import pad_ref
+from tests.ocl.test_reduce import reduce_ref
+from tests.ocl.test_resize import resize_ref
+from tests.ocl.test_scale import scale_ref
+from tests.ocl.test_softmax import softmax_ref
+from tests.references import activation_ref, conv_ref, eltwise_ref, fc_ref, gemm_ref, lrn_ref, permute_ref, pool_ref
+
+pytestmark = pytest.mark.oclgrind
+
+F = cl.Format
+BFYX, FSV16, BYXF, OSV16 = F.bfyx, F.b_fs_yx_fsv16, F.byxf, F.os_iyx_osv16
+
+
+@dataclass
+class Case:
+    """A primitive with id ``"p"``, its inputs (array, format the primitive reads it in), its Data (array, format
+    or None for as given) and the float64 expected output (logical, any layout: the output is reordered to bfyx)."""
+
+    prim: cl.Primitive
+    inputs: dict[str, tuple[np.ndarray, F]]
+    expected: np.ndarray
+    data: dict[str, tuple[np.ndarray, F | None]] = field(default_factory=dict)
+    rtol: float = 1e-4
+    atol: float = 1e-4
+
+
+def _conv(rng, fmt, wfmt):
+    x, w, b = f32(rng.standard_normal((1, 16, 8, 8))), f32(rng.standard_normal((16, 16, 3, 3)) * 0.2), \
+        f32(rng.standard_normal(16))
+    return Case(cl.Convolution("p", "x", weights="w", bias="b", pad=(1, 1)), {"x": (x, fmt)},
+                conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), {"w": (w, wfmt), "b": (b, None)})
+
+
+def _concat(rng, fmt, c0, c1):
+    a, b = f32(rng.standard_normal((1, c0, 4, 5))), f32(rng.standard_normal((1, c1, 4, 5)))
+    return Case(cl.Concatenation("p", ["a", "b"], axis=1), {"a": (a, fmt), "b": (b, fmt)},
+                np.concatenate([a, b], axis=1).astype(np.float64))
+
+
+def _fc(rng, n, k, m, wfmt):
+    x, w, b = f32(rng.standard_normal((n, k))), f32(rng.standard_normal((m, k))), f32(rng.standard_normal(m))
+    return Case(cl.FullyConnected("p", "x", weights="w", bias="b"), {"x": (x, BFYX)}, fc_ref(x, w, b),
+                {"w": (w, wfmt), "b": (b, None)})
+
+
+def _eltwise(rng, shapes, fmt, mode):
+    arrays = [f32(rng.standard_normal(s)) for s in shapes]
+    names = [f"x{i}" for i in range(len(arrays))]
+    return Case(cl.Eltwise("p", names, mode=mode), {n: (a, fmt) for n, a in zip(names, arrays)},
+                eltwise_ref(arrays, mode))
+
+
+def _gemm(rng, sa, sb):
+    a, b = f32(rng.standard_normal(sa)), f32(rng.standard_normal(sb))
+    return Case(Gemm("p", inputs=["a", "b"]), {"a": (a, BFYX), "b": (b, BFYX)}, gemm_ref(a, b))
+
+
+def _lrn(rng, c, fmt):
+    x = f32(rng.standard_normal((1, c, 4, 4)))
+    return Case(cl.LRN("p", "x", size=5, alpha=0.6, beta=0.75, k=1.0), {"x": (x, fmt)}, lrn_ref(x, 5, 0.6, 0.75, 1.0))
+
+
+def _pool(rng, c, fmt, mode):
+    x = f32(rng.standard_normal((1, c, 8, 8)))
+    return Case(cl.Pooling("p", "x", mode=mode, kernel=(3, 3), stride=(2, 2), pad=(1, 1)), {"x": (x, fmt)},
+                pool_ref(x, cl.PoolingMode(mode), (3, 3), (2, 2), (1, 1), (1, 1)))
+
+
+def _reorder(rng, shape, fmt):
+    x = f32(rng.standard_normal(shape))
+    return Case(cl.Reorder("p", "x", fmt), {"x": (x, BFYX)}, x.astype(np.float64))
+
+
+def _batch_norm(rng):
+    x, c = f32(rng.standard_normal((2, 5, 3, 4))), 5
+    st = {"mean": f32(rng.standard_normal(c)), "var": f32(rng.uniform(0.1, 2.0, c)),
+          "scale": f32(rng.standard_normal(c)), "shift": f32(rng.standard_normal(c))}
+    return Case(cl.BatchNorm("p", "x", mean="mean", variance="var", scale="scale", shift="shift", epsilon=1e-5),
+                {"x": (x, FSV16)}, batch_norm_ref(x, st["mean"], st["var"], st["scale"], st["shift"], 1e-5),
+                {k: (v, None) for k, v in st.items()})
+
+
+def _one(prim, x, fmt, expected, **kw):
+    return Case(prim, {"x": (x, fmt)}, np.asarray(expected, dtype=np.float64), **kw)
+
+
+def _x(rng, shape):
+    return f32(rng.standard_normal(shape))
+
+
+def _deconv(rng):
+    x, w, b = _x(rng, (1, 3, 4, 4)), _x(rng, (3, 4, 3, 3)), _x(rng, (4,))
+    return Case(Deconvolution("p", "x", weights="w", bias="b", stride=(2, 2), pad=(1, 1), pad_end=(1, 1)),
+                {"x": (x, BFYX)}, deconv_ref(x, w, b, (2, 2), (1, 1), (1, 1), (1, 1), (0, 0), 1),
+                {"w": (w, None), "b": (b, None)})
+
+
+def _gather(rng):
+    x, idx = _x(rng, (3, 4, 5)), np.array([3, 0, 2], dtype=np.int32)
+    return Case(Gather("p", "x", "i", axis=1), {"x": (x, BFYX)}, np.take(x, idx, axis=1), {"i": (idx, None)})
+
+
+def _scale(rng):
+    x, s, b = _x(rng, (2, 5, 3, 4)), _x(rng, (1, 5, 1, 1)), _x(rng, (1, 5, 1, 1))
+    return Case(cl.Scale("p", "x", scale="s", bias="b"), {"x": (x, BYXF)}, scale_ref(x, s, b),
+                {"s": (s, None), "b": (b, None)})
+
+
+# One small case per OpenCL kernel name; each builds its data from the test's rng.
+CASES: dict[str, Callable[[np.random.Generator], Case]] = {
+    "activation_ref": lambda r: (lambda x: _one(cl.Activation("p", "x", func="elu", a=0.5), x, FSV16,
+                                                activation_ref(x, "elu", 0.5)))(_x(r, (2, 5, 3, 4))),
+    "arg_max_ref": lambda r: (lambda x: _one(ArgMax("p", "x", axis=1, keep_dims=True), x, BYXF,
+                                             np.argmax(x, axis=1)[:, None]))(_x(r, (2, 7, 3, 4))),
+    "batch_norm_ref": _batch_norm,
+    "broadcast_ref": lambda r: (lambda x: _one(Broadcast("p", "x", shape=(2, 3, 5, 4)), x, BFYX,
+                                               np.broadcast_to(x, (2, 3, 5, 4))))(_x(r, (1, 3, 1, 4))),
+    "concatenation_ref": lambda r: _concat(r, BFYX, 3, 5),
+    "concatenation_b_fs_yx_fsv16": lambda r: _concat(r, FSV16, 16, 7),
+    "convolution_ref": lambda r: _conv(r, BFYX, None),
+    "convolution_b_fs_yx_fsv16": lambda r: _conv(r, FSV16, OSV16),
+    "crop_ref": lambda r: (lambda x: _one(cl.Crop("p", "x", shape=(1, 2, 3, 4), offsets=(1, 1, 1, 2)), x, FSV16,
+                                          x[1:2, 1:3, 1:4, 2:6]))(_x(r, (2, 4, 5, 6))),
+    "deconvolution_ref": _deconv,
+    "eltwise_ref": lambda r: _eltwise(r, [(2, 3, 4, 5), (1, 3, 1, 5)], BFYX, cl.EltwiseMode.sum),
+    "eltwise_vec8": lambda r: _eltwise(r, [(1, 20, 4, 5), (1, 20, 4, 5)], FSV16, cl.EltwiseMode.prod),
+    "fully_connected_ref": lambda r: _fc(r, 2, 12, 5, None),
+    "fully_connected_gemm": lambda r: _fc(r, 10, 24, 20, OSV16),
+    "fully_connected_gemv": lambda r: _fc(r, 2, 16, 5, None),
+    "gather_ref": _gather,
+    "gemm_ref": lambda r: _gemm(r, (3, 5), (5, 4)),
+    "gemm_tiled": lambda r: _gemm(r, (5, 24), (24, 16)),
+    "lrn_ref": lambda r: _lrn(r, 7, BFYX),
+    "lrn_b_fs_yx_fsv16": lambda r: _lrn(r, 20, FSV16),
+    "mvn_ref": lambda r: (lambda x: _one(MVN("p", "x", axes=(2, 3), epsilon=1e-5), x, BFYX,
+                                         mvn_ref(x, (2, 3), 1e-5)))(_x(r, (2, 3, 4, 5))),
+    "pad_ref": lambda r: (lambda x: _one(Pad("p", "x", pads_begin=(0, 1, 1, 2), pads_end=(0, 0, 2, 1),
+                                             mode="reflect"), x, BFYX,
+                                         pad_ref(x, (0, 1, 1, 2), (0, 0, 2, 1), "reflect")))(_x(r, (1, 2, 3, 4))),
+    "permute_ref": lambda r: (lambda x: _one(cl.Permute("p", "x", order=(0, 2, 3, 1)), x, FSV16,
+                                             permute_ref(x, (0, 2, 3, 1))))(_x(r, (2, 19, 3, 4))),
+    "pooling_ref": lambda r: _pool(r, 3, BFYX, "max"),
+    "pooling_b_fs_yx_fsv16": lambda r: _pool(r, 16, FSV16, "average"),
+    "reduce_ref": lambda r: (lambda x: _one(Reduce("p", "x", mode="sum", axes=(1, 3), keep_dims=True), x, BFYX,
+                                            reduce_ref(x, "sum", (1, 3), True)))(_x(r, (2, 3, 4, 5))),
+    "reorder_ref": lambda r: _reorder(r, (2, 5, 3, 4), BYXF),
+    "reorder_bfyx_to_fsv16": lambda r: _reorder(r, (1, 20, 3, 5), FSV16),
+    "reshape_ref": lambda r: (lambda x: _one(cl.Reshape("p", "x", shape=(2, 10, 3, 4)), x, FSV16,
+                                             x.reshape(2, 10, 3, 4)))(_x(r, (1, 20, 2, 6))),
+    "resize_ref": lambda r: (lambda x: _one(Resize("p", "x", sizes=(1, 2, 6, 7), mode="linear"), x, BFYX,
+                                            resize_ref(x, (1, 2, 6, 7), mode="linear")))(_x(r, (1, 2, 3, 4))),
+    "scale_ref": _scale,
+    "softmax_ref": lambda r: (lambda x: _one(cl.Softmax("p", "x", axis=1), x, BFYX,
+                                             softmax_ref(x, 1)))(_x(r, (2, 5, 3, 4))),
+    "strided_slice_ref": lambda r: (lambda x: _one(StridedSlice("p", "x", begin=(1, 0, 4), end=(3, 6, 0),
+                                                                steps=(1, 2, -1)), x, BFYX,
+                                                   x[1:3, 0:6:2, 4:0:-1]))(_x(r, (4, 6, 5))),
+    "tile_ref": lambda r: (lambda x: _one(Tile("p", "x", repeats=(1, 2, 1, 3)), x, BFYX,
+                                          np.tile(x, (1, 2, 1, 3))))(_x(r, (2, 3, 2, 2))),
+}
+
+# Kernels that no small case can make valid under Oclgrind, with the reason (none so far).
+SKIP: dict[str, str] = {}
+
+
+def ocl_kernels() -> list[tuple[str, str, str]]:
+    """(primitive type, kernel name, tier) of every registered OpenCL kernel, found now (collection time)."""
+    candidates = importlib.import_module("kernel_selector.selector").candidates
+    kinds = sorted({c.type_name for c in vars(prims).values()
+                    if isinstance(c, type) and issubclass(c, prims.Primitive)})
+    return [(kind, k.name, k.tier) for kind in kinds for k in candidates(kind) if k.engine == "ocl"]
+
+
+KERNELS = ocl_kernels()
+
+
+def cases_for(prim: str, name: str) -> list[Callable[[np.random.Generator], Case]]:
+    """The kernel's own case; for a GPU-tier kernel without one, the cases of its primitive's other kernels."""
+    if name in CASES:
+        return [CASES[name]]
+    if "_gpu_" in name:
+        return [CASES[n] for p, n, _ in KERNELS if p == prim and n in CASES]
+    return []
+
+
+def run_case(engine: cl.Engine, case: Case, kernel: str, tier: str) -> tuple[np.ndarray, str]:
+    """Build the case's topology with ``kernel`` forced on ``"p"``, poison, run; (bfyx output, kernel that ran)."""
+    topo = cl.Topology()
+    feeds = {}
+    for name, (arr, fmt) in case.inputs.items():
+        lay = cl.Layout(cl.DataType.from_numpy(arr.dtype), BFYX, arr.shape)
+        if fmt == BFYX:
+            topo.add(cl.InputLayout(name, lay))
+            feeds[name] = arr
+        else:
+            topo.add(cl.InputLayout(name + "__host", lay), cl.Reorder(name, name + "__host", fmt))
+            feeds[name + "__host"] = arr
+    for name, (arr, fmt) in case.data.items():
+        if fmt is None:
+            topo.add(cl.Data(name, arr))
+        else:
+            topo.add(cl.Data(name + "__data", arr), cl.Reorder(name, name + "__data", fmt))
+    topo.add(case.prim, cl.Reorder("out", case.prim.id, BFYX))
+    opts = cl.BuildOptions(force_implementations={case.prim.id: kernel}, kernel_tier=tier or "auto",
+                           tuning="off")
+    net = cl.Network(cl.Program(engine, topo, opts))
+    net.poison()
+    out = net.run(feeds)["out"]
+    return out, net.program.node(case.prim.id).impl.kernel_name
+
+
+@pytest.mark.parametrize("prim, kernel, tier", KERNELS, ids=[k for _, k, _ in KERNELS])
+def test_kernel_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, prim, kernel, tier):
+    if kernel in SKIP:
+        pytest.skip(SKIP[kernel])
+    builders = cases_for(prim, kernel)
+    if not builders:
+        pytest.fail(f"add an Oclgrind case for {kernel} (tests/oclgrind/test_kernels_oclgrind.py CASES)")
+    refusals = []
+    for build in builders:
+        case = build(rng)
+        try:
+            out, ran = run_case(oclgrind_engine, case, kernel, tier)
+        except UnsupportedError as e:  # a generic case this GPU-tier kernel does not take: try the next
+            if len(builders) == 1:
+                raise
+            refusals.append(str(e).splitlines()[0])
+            continue
+        assert ran == kernel, f"{ran} ran instead of the forced {kernel}"
+        oclgrind_log.assert_clean()
+        if case.expected.dtype.kind in "iub" or out.dtype.kind in "iu":
+            np.testing.assert_array_equal(out, case.expected)
+        else:
+            assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
+        return
+    pytest.fail(f"no generic {prim} case validates for {kernel}; add an Oclgrind case for {kernel}:\n"
+                + "\n".join(refusals))
+
+
+def test_oclgrind_log_catches_an_out_of_bounds_write(oclgrind_engine, oclgrind_log):
+    """The plumbing itself: a kernel writing one element past its buffer shows in the log (OCLGRIND_LOG was set
+    before the platform loaded), and the check sees it."""
+    import pyopencl
+
+    ctx, queue = oclgrind_engine.context, oclgrind_engine.queue
+    src = "__kernel void past_the_end(__global float* y) { y[get_global_id(0) + 1] = 1.0f; }"
+    program = pyopencl.Program(ctx, src).build()
+    buf = pyopencl.Buffer(ctx, pyopencl.mem_flags.READ_WRITE, 4 * 4)
+    program.past_the_end(queue, (4,), None, buf)
+    queue.finish()
+    text = oclgrind_log.new_text()
+    assert "Invalid write" in text, f"Oclgrind did not log the out-of-bounds write; log text: {text!r}"
+    with pytest.raises(pytest.fail.Exception, match="Invalid write"):
+        oclgrind_log.assert_clean()
