@@ -10,6 +10,7 @@ those shared by several (or imported across modules) live here, so that no test 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -266,3 +267,186 @@ def physical_ref(x4: np.ndarray, fmt: cl.Format) -> np.ndarray:
         return full.reshape(b, fs, 16, y, x).transpose(0, 1, 3, 4, 2).reshape(-1)
     perm = {F.bfyx: (0, 1, 2, 3), F.byxf: (0, 2, 3, 1), F.yxfb: (2, 3, 1, 0), F.fyxb: (1, 2, 3, 0)}[fmt]
     return np.ascontiguousarray(x4.transpose(perm)).reshape(-1)
+
+
+# ---- moved from tests/ocl/test_batch_norm.py (also used by tests/oclgrind) ----
+
+def batch_norm_ref(x, mean, var, scale, shift, eps):
+    """y = (x - mean) / sqrt(var + eps) * scale + shift, statistics broadcast along axis 1 (float64)."""
+    bshape = (1, -1) + (1,) * (x.ndim - 2)
+    def per_c(a):
+        return np.asarray(a, np.float64).reshape(bshape)
+    y = (x.astype(np.float64) - per_c(mean)) / np.sqrt(per_c(var) + eps)
+    if scale is not None:
+        y = y * per_c(scale)
+    if shift is not None:
+        y = y + per_c(shift)
+    return y
+
+# ---- moved from tests/ocl/test_deconvolution.py (also used by tests/oclgrind) ----
+
+def deconv_ref(x, w, b, stride, dilation, pad, pad_end, out_pad, groups):
+    """Scatter every input pixel times the filter into the full output, then crop pads / extend output padding."""
+    x, w = x.astype(np.float64), w.astype(np.float64)
+    n, c, h, wd = x.shape
+    _, ocg, kh, kw = w.shape
+    icg = c // groups
+    fh = stride[0] * (h - 1) + dilation[0] * (kh - 1) + 1
+    fw = stride[1] * (wd - 1) + dilation[1] * (kw - 1) + 1
+    full = np.zeros((n, ocg * groups, fh + out_pad[0], fw + out_pad[1]))
+    for g in range(groups):
+        xs = x[:, g * icg:(g + 1) * icg]
+        ws = w[g * icg:(g + 1) * icg]                      # (icg, ocg, kh, kw)
+        for ky in range(kh):
+            for kx in range(kw):
+                contrib = np.einsum("ncyx,co->noyx", xs, ws[:, :, ky, kx])
+                y0, x0 = ky * dilation[0], kx * dilation[1]
+                full[:, g * ocg:(g + 1) * ocg, y0:y0 + stride[0] * (h - 1) + 1:stride[0],
+                     x0:x0 + stride[1] * (wd - 1) + 1:stride[1]] += contrib
+    out = full[:, :, pad[0]:full.shape[2] - pad_end[0], pad[1]:full.shape[3] - pad_end[1]]
+    if b is not None:
+        out = out + b.astype(np.float64)[None, :, None, None]
+    return out
+
+# ---- moved from tests/ocl/test_mvn.py (also used by tests/oclgrind) ----
+
+def mvn_ref(x, axes, eps, normalize_variance=True, scale=None, bias=None, scale_axis=None, result="normalized"):
+    """Normalize x over ``axes`` in float64; scale/bias reshaped so that dim 0 sits on ``scale_axis``."""
+    x = x.astype(np.float64)
+    axes = tuple(a % x.ndim for a in axes)
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    inv = 1.0 / np.sqrt(var + eps)
+    if result == "mean":
+        return mean
+    if result == "inv_std_dev":
+        return inv
+    y = (x - mean) * inv if normalize_variance else x - mean
+
+    def aligned(t):
+        t = t.astype(np.float64)
+        if scale_axis is None:
+            return t
+        return t.reshape(t.shape + (1,) * (x.ndim - scale_axis - t.ndim))
+
+    if scale is not None:
+        y = y * aligned(scale)
+    if bias is not None:
+        y = y + aligned(bias)
+    return y
+
+# ---- moved from tests/ocl/test_pad.py (also used by tests/oclgrind) ----
+
+def pad_ref(x: np.ndarray, begin, end, mode: str, value: float = 0.0) -> np.ndarray:
+    """numpy.pad in float64; negative pads first crop the input (ONNX Pad allows them, numpy.pad does not)."""
+    x = x.astype(np.float64)
+    crop = tuple(slice(max(0, -b), x.shape[d] - max(0, -e)) for d, (b, e) in enumerate(zip(begin, end)))
+    width = [(max(0, b), max(0, e)) for b, e in zip(begin, end)]
+    kw = {"constant_values": value} if mode == "constant" else {}
+    return np.pad(x[crop], width, mode=mode, **kw)
+
+# ---- moved from tests/ocl/test_reduce.py (also used by tests/oclgrind) ----
+
+_NP = {"mean": np.mean, "sum": np.sum, "max": np.max, "min": np.min}
+
+
+def reduce_ref(x, mode, axes, keep_dims):
+    """numpy's reduction of ``x`` in float64 over ``axes`` (empty = all); a full reduction without keep_dims is
+    returned with shape (1,), as the engine stores a rank-0 tensor."""
+    ax = tuple(axes) if axes else None
+    out = _NP[mode](x.astype(np.float64), axis=ax, keepdims=keep_dims)
+    return np.asarray(out).reshape(1) if np.ndim(out) == 0 else out
+
+# ---- moved from tests/ocl/test_resize.py (also used by tests/oclgrind) ----
+
+def _kernel(mode: str, t: float, a: float) -> float:
+    t = abs(t)
+    if mode == "linear":
+        return max(0.0, 1.0 - t)
+    if t <= 1:
+        return (a + 2) * t ** 3 - (a + 3) * t ** 2 + 1
+    return a * t ** 3 - 5 * a * t ** 2 + 8 * a * t - 4 * a if t < 2 else 0.0
+
+
+def _coord(ctm: str, o: int, n: int, m: int, s: float, roi) -> float:
+    """x_original of output index o (ONNX Resize-19 coordinate_transformation_mode formulas; the resized length
+    is s * n, fractional when the scale is given, as in the ONNX reference implementation)."""
+    w = s * n
+    if ctm == "half_pixel":
+        return (o + 0.5) / s - 0.5
+    if ctm == "half_pixel_symmetric":
+        return n / 2 * (1 - m / w) + (o + 0.5) / s - 0.5
+    if ctm == "pytorch_half_pixel":
+        return (o + 0.5) / s - 0.5 if w > 1 else 0.0
+    if ctm == "align_corners":
+        return o * (n - 1) / (w - 1) if w != 1 else 0.0
+    if ctm == "asymmetric":
+        return o / s
+    if ctm == "tf_half_pixel_for_nn":
+        return (o + 0.5) / s
+    start, end = roi
+    return start * (n - 1) + o * (end - start) * (n - 1) / (w - 1) if w != 1 else 0.5 * (start + end) * (n - 1)
+
+
+def _taps(p: dict, x: float, n: int, s: float) -> list[tuple[int, float]]:
+    """(input index, weight) pairs of one axis at coordinate x; indices outside [0, n) are edge-clamped."""
+    if p["mode"] == "nearest":
+        nm = p["nearest_mode"]
+        frac = x - math.floor(x)
+        if nm == "floor":
+            i = math.floor(x)
+        elif nm == "ceil":
+            i = math.ceil(x)
+        elif nm == "round_prefer_floor":
+            i = math.floor(x) if frac <= 0.5 else math.floor(x) + 1
+        else:
+            i = math.floor(x) if frac < 0.5 else math.floor(x) + 1
+        return [(min(max(i, 0), n - 1), 1.0)]
+    eff = min(s, 1.0) if p["antialias"] else 1.0
+    support = (1 if p["mode"] == "linear" else 2) / eff
+    js = range(math.floor(x - support) - 1, math.ceil(x + support) + 2)
+    pairs = [(j, _kernel(p["mode"], (j - x) * eff, p["a"])) for j in js]
+    if p["exclude_outside"]:
+        pairs = [(j, w if 0 <= j < n else 0.0) for j, w in pairs]
+    if p["antialias"] or p["exclude_outside"]:
+        total = sum(w for _, w in pairs)
+        pairs = [(j, w / total) for j, w in pairs]
+    return [(min(max(j, 0), n - 1), w) for j, w in pairs if w != 0.0]
+
+
+def resize_ref(x: np.ndarray, sizes, scales=None, roi=None, extrapolation=0.0, **p) -> np.ndarray:
+    """Every output element as a sum over the tensor product of per-axis taps, in float64."""
+    p = {"mode": "nearest", "ctm": "half_pixel", "nearest_mode": "round_prefer_floor", "a": -0.75,
+         "exclude_outside": False, "antialias": False, **p}
+    r = x.ndim
+    scales = scales or [m / n for m, n in zip(sizes, x.shape)]
+    out = np.empty(sizes)
+    xd = x.astype(np.float64)
+    for o in np.ndindex(*sizes):
+        per_axis, outside = [], False
+        for d in range(r):
+            n, m, s = x.shape[d], sizes[d], float(scales[d])
+            if n == m and s == 1.0 and p["ctm"] != "tf_crop_and_resize":
+                per_axis.append([(o[d], 1.0)])
+                continue
+            c = _coord(p["ctm"], o[d], n, m, s, (roi[d], roi[d + r]) if roi else None)
+            outside |= p["ctm"] == "tf_crop_and_resize" and not 0 <= c <= n - 1
+            per_axis.append(_taps(p, c, n, s))
+        out[o] = extrapolation if outside else sum(
+            math.prod(w for _, w in combo) * xd[tuple(i for i, _ in combo)] for combo in itertools.product(*per_axis))
+    return out
+
+# ---- moved from tests/ocl/test_scale.py (also used by tests/oclgrind) ----
+
+def scale_ref(x, s, b):
+    """x * s (+ b) with numpy broadcasting, float64."""
+    out = x.astype(np.float64) * s.astype(np.float64)
+    return out if b is None else out + b.astype(np.float64)
+
+# ---- moved from tests/ocl/test_softmax.py (also used by tests/oclgrind) ----
+
+def softmax_ref(x, axis):
+    """exp(x) / Σ exp(x) along ``axis`` in float64 (shifted by the max so float64 cannot overflow either)."""
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)

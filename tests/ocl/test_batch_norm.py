@@ -8,20 +8,7 @@ import pytest
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_kernel_padded
-
-
-def batch_norm_ref(x, mean, var, scale, shift, eps):
-    """y = (x - mean) / sqrt(var + eps) * scale + shift, statistics broadcast along axis 1 (float64)."""
-    bshape = (1, -1) + (1,) * (x.ndim - 2)
-    def per_c(a):
-        return np.asarray(a, np.float64).reshape(bshape)
-    y = (x.astype(np.float64) - per_c(mean)) / np.sqrt(per_c(var) + eps)
-    if scale is not None:
-        y = y * per_c(scale)
-    if shift is not None:
-        y = y + per_c(shift)
-    return y
-
+from tests.references import batch_norm_ref
 
 CASES = [
     # shape, has_scale, has_shift, epsilon, statistic shape ("c": (C,), "1c11": (1, C, 1, 1), "111c": (1, 1, 1, C))

@@ -10,31 +10,7 @@ import cldnn_py as cl
 from cldnn_py.primitives.deconvolution import Deconvolution
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_kernel_padded
-
-
-def deconv_ref(x, w, b, stride, dilation, pad, pad_end, out_pad, groups):
-    """Scatter every input pixel times the filter into the full output, then crop pads / extend output padding."""
-    x, w = x.astype(np.float64), w.astype(np.float64)
-    n, c, h, wd = x.shape
-    _, ocg, kh, kw = w.shape
-    icg = c // groups
-    fh = stride[0] * (h - 1) + dilation[0] * (kh - 1) + 1
-    fw = stride[1] * (wd - 1) + dilation[1] * (kw - 1) + 1
-    full = np.zeros((n, ocg * groups, fh + out_pad[0], fw + out_pad[1]))
-    for g in range(groups):
-        xs = x[:, g * icg:(g + 1) * icg]
-        ws = w[g * icg:(g + 1) * icg]                      # (icg, ocg, kh, kw)
-        for ky in range(kh):
-            for kx in range(kw):
-                contrib = np.einsum("ncyx,co->noyx", xs, ws[:, :, ky, kx])
-                y0, x0 = ky * dilation[0], kx * dilation[1]
-                full[:, g * ocg:(g + 1) * ocg, y0:y0 + stride[0] * (h - 1) + 1:stride[0],
-                     x0:x0 + stride[1] * (wd - 1) + 1:stride[1]] += contrib
-    out = full[:, :, pad[0]:full.shape[2] - pad_end[0], pad[1]:full.shape[3] - pad_end[1]]
-    if b is not None:
-        out = out + b.astype(np.float64)[None, :, None, None]
-    return out
-
+from tests.references import deconv_ref
 
 CASES = [
     # (N, C, H, W), OC, (KH, KW), stride, dilation, pad, pad_end, output_padding, groups, bias

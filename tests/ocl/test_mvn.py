@@ -3,40 +3,13 @@ scale/bias), non-contiguous axes, mean-only, the mean / inv_std_dev results, ran
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import cldnn_py as cl
 from cldnn_py.primitives.mvn import MVN
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_kernel_padded
-
-
-def mvn_ref(x, axes, eps, normalize_variance=True, scale=None, bias=None, scale_axis=None, result="normalized"):
-    """Normalize x over ``axes`` in float64; scale/bias reshaped so that dim 0 sits on ``scale_axis``."""
-    x = x.astype(np.float64)
-    axes = tuple(a % x.ndim for a in axes)
-    mean = x.mean(axis=axes, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
-    inv = 1.0 / np.sqrt(var + eps)
-    if result == "mean":
-        return mean
-    if result == "inv_std_dev":
-        return inv
-    y = (x - mean) * inv if normalize_variance else x - mean
-
-    def aligned(t):
-        t = t.astype(np.float64)
-        if scale_axis is None:
-            return t
-        return t.reshape(t.shape + (1,) * (x.ndim - scale_axis - t.ndim))
-
-    if scale is not None:
-        y = y * aligned(scale)
-    if bias is not None:
-        y = y + aligned(bias)
-    return y
-
+from tests.references import mvn_ref
 
 CASES = [
     # shape, axes, scale shape, bias shape, scale_axis, normalize_variance, fmt

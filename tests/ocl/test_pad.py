@@ -10,16 +10,7 @@ import cldnn_py as cl
 from cldnn_py.primitives.pad import Pad
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_one_input_padded
-
-
-def pad_ref(x: np.ndarray, begin, end, mode: str, value: float = 0.0) -> np.ndarray:
-    """numpy.pad in float64; negative pads first crop the input (ONNX Pad allows them, numpy.pad does not)."""
-    x = x.astype(np.float64)
-    crop = tuple(slice(max(0, -b), x.shape[d] - max(0, -e)) for d, (b, e) in enumerate(zip(begin, end)))
-    width = [(max(0, b), max(0, e)) for b, e in zip(begin, end)]
-    kw = {"constant_values": value} if mode == "constant" else {}
-    return np.pad(x[crop], width, mode=mode, **kw)
-
+from tests.references import pad_ref
 
 CASES = [
     # input shape, pads begin, pads end

@@ -10,17 +10,7 @@ import cldnn_py as cl
 from cldnn_py.primitives.reduce import Reduce
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_kernel_padded
-
-_NP = {"mean": np.mean, "sum": np.sum, "max": np.max, "min": np.min}
-
-
-def reduce_ref(x, mode, axes, keep_dims):
-    """numpy's reduction of ``x`` in float64 over ``axes`` (empty = all); a full reduction without keep_dims is
-    returned with shape (1,), as the engine stores a rank-0 tensor."""
-    ax = tuple(axes) if axes else None
-    out = _NP[mode](x.astype(np.float64), axis=ax, keepdims=keep_dims)
-    return np.asarray(out).reshape(1) if np.ndim(out) == 0 else out
-
+from tests.references import reduce_ref
 
 CASES = [
     # shape, axes, keep_dims

@@ -4,94 +4,13 @@ tf_crop_and_resize extrapolation, ranks 1-5, bfyx / b_fs_yx_fsv16 / byxf and pad
 
 from __future__ import annotations
 
-import itertools
-import math
-
-import numpy as np
 import pytest
 
 import cldnn_py as cl
 from cldnn_py.primitives.resize import Resize
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_one_input_padded
-
-
-def _coord(ctm: str, o: int, n: int, m: int, s: float, roi) -> float:
-    """x_original of output index o (ONNX Resize-19 coordinate_transformation_mode formulas; the resized length
-    is s * n, fractional when the scale is given, as in the ONNX reference implementation)."""
-    w = s * n
-    if ctm == "half_pixel":
-        return (o + 0.5) / s - 0.5
-    if ctm == "half_pixel_symmetric":
-        return n / 2 * (1 - m / w) + (o + 0.5) / s - 0.5
-    if ctm == "pytorch_half_pixel":
-        return (o + 0.5) / s - 0.5 if w > 1 else 0.0
-    if ctm == "align_corners":
-        return o * (n - 1) / (w - 1) if w != 1 else 0.0
-    if ctm == "asymmetric":
-        return o / s
-    if ctm == "tf_half_pixel_for_nn":
-        return (o + 0.5) / s
-    start, end = roi
-    return start * (n - 1) + o * (end - start) * (n - 1) / (w - 1) if w != 1 else 0.5 * (start + end) * (n - 1)
-
-
-def _kernel(mode: str, t: float, a: float) -> float:
-    t = abs(t)
-    if mode == "linear":
-        return max(0.0, 1.0 - t)
-    if t <= 1:
-        return (a + 2) * t ** 3 - (a + 3) * t ** 2 + 1
-    return a * t ** 3 - 5 * a * t ** 2 + 8 * a * t - 4 * a if t < 2 else 0.0
-
-
-def _taps(p: dict, x: float, n: int, s: float) -> list[tuple[int, float]]:
-    """(input index, weight) pairs of one axis at coordinate x; indices outside [0, n) are edge-clamped."""
-    if p["mode"] == "nearest":
-        nm = p["nearest_mode"]
-        frac = x - math.floor(x)
-        if nm == "floor":
-            i = math.floor(x)
-        elif nm == "ceil":
-            i = math.ceil(x)
-        elif nm == "round_prefer_floor":
-            i = math.floor(x) if frac <= 0.5 else math.floor(x) + 1
-        else:
-            i = math.floor(x) if frac < 0.5 else math.floor(x) + 1
-        return [(min(max(i, 0), n - 1), 1.0)]
-    eff = min(s, 1.0) if p["antialias"] else 1.0
-    support = (1 if p["mode"] == "linear" else 2) / eff
-    js = range(math.floor(x - support) - 1, math.ceil(x + support) + 2)
-    pairs = [(j, _kernel(p["mode"], (j - x) * eff, p["a"])) for j in js]
-    if p["exclude_outside"]:
-        pairs = [(j, w if 0 <= j < n else 0.0) for j, w in pairs]
-    if p["antialias"] or p["exclude_outside"]:
-        total = sum(w for _, w in pairs)
-        pairs = [(j, w / total) for j, w in pairs]
-    return [(min(max(j, 0), n - 1), w) for j, w in pairs if w != 0.0]
-
-
-def resize_ref(x: np.ndarray, sizes, scales=None, roi=None, extrapolation=0.0, **p) -> np.ndarray:
-    """Every output element as a sum over the tensor product of per-axis taps, in float64."""
-    p = {"mode": "nearest", "ctm": "half_pixel", "nearest_mode": "round_prefer_floor", "a": -0.75,
-         "exclude_outside": False, "antialias": False, **p}
-    r = x.ndim
-    scales = scales or [m / n for m, n in zip(sizes, x.shape)]
-    out = np.empty(sizes)
-    xd = x.astype(np.float64)
-    for o in np.ndindex(*sizes):
-        per_axis, outside = [], False
-        for d in range(r):
-            n, m, s = x.shape[d], sizes[d], float(scales[d])
-            if n == m and s == 1.0 and p["ctm"] != "tf_crop_and_resize":
-                per_axis.append([(o[d], 1.0)])
-                continue
-            c = _coord(p["ctm"], o[d], n, m, s, (roi[d], roi[d + r]) if roi else None)
-            outside |= p["ctm"] == "tf_crop_and_resize" and not 0 <= c <= n - 1
-            per_axis.append(_taps(p, c, n, s))
-        out[o] = extrapolation if outside else sum(
-            math.prod(w for _, w in combo) * xd[tuple(i for i, _ in combo)] for combo in itertools.product(*per_axis))
-    return out
+from tests.references import resize_ref
 
 
 def _run(engine, x, sizes, fmt=cl.Format.bfyx, **kw):

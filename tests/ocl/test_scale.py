@@ -3,19 +3,12 @@ scales, with and without bias, formats, padded buffers, and the shape check of c
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_kernel_padded
-
-
-def scale_ref(x, s, b):
-    """x * s (+ b) with numpy broadcasting, float64."""
-    out = x.astype(np.float64) * s.astype(np.float64)
-    return out if b is None else out + b.astype(np.float64)
-
+from tests.references import scale_ref
 
 CASES = [
     # x shape, scale shape, bias shape (None: no bias)

@@ -8,14 +8,7 @@ import pytest
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_kernel_padded
-
-
-def softmax_ref(x, axis):
-    """exp(x) / Σ exp(x) along ``axis`` in float64 (shifted by the max so float64 cannot overflow either)."""
-    x = x.astype(np.float64)
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
+from tests.references import softmax_ref
 
 CASES = [
     # shape, axis

@@ -33,15 +33,24 @@ from cldnn_py.primitives.resize import Resize
 from cldnn_py.primitives.strided_slice import StridedSlice
 from cldnn_py.primitives.tile import Tile
 from tests.helpers import assert_close, f32
-from tests.ocl.test_batch_norm import batch_norm_ref
-from tests.ocl.test_deconvolution import deconv_ref
-from tests.ocl.test_mvn import mvn_ref
-from tests.ocl.test_pad import pad_ref
-from tests.ocl.test_reduce import reduce_ref
-from tests.ocl.test_resize import resize_ref
-from tests.ocl.test_scale import scale_ref
-from tests.ocl.test_softmax import softmax_ref
-from tests.references import activation_ref, conv_ref, eltwise_ref, fc_ref, gemm_ref, lrn_ref, permute_ref, pool_ref
+from tests.references import (
+    activation_ref,
+    batch_norm_ref,
+    conv_ref,
+    deconv_ref,
+    eltwise_ref,
+    fc_ref,
+    gemm_ref,
+    lrn_ref,
+    mvn_ref,
+    pad_ref,
+    permute_ref,
+    pool_ref,
+    reduce_ref,
+    resize_ref,
+    scale_ref,
+    softmax_ref,
+)
 
 pytestmark = pytest.mark.oclgrind
 
