@@ -13,13 +13,14 @@ import numpy as np
 import pytest
 
 import cldnn_py as cl
-from cldnn_py.layout import DataType, Format, Layout
+from cldnn_py.layout import DataType, Format, Layout, Padding
 from cldnn_py.ops import ConvolutionAttrs
 from kernel_selector import Params, selector
 from kernel_selector.device_caps import GPU_LIKE
 from kernel_selector.kernels.convolution.convolution_kernel_gpu_depthwise import ConvolutionKernelGpuDepthwise
 from kernel_selector.kernels.convolution.convolution_kernel_gpu_direct import ConvolutionKernelGpuDirect
 from tests.helpers import assert_close, f32, run_single
+from tests.ocl.padded import SENTINEL, padding_mask
 from tests.references import activation_ref, conv_ref
 
 DIRECT = "convolution_gpu_direct"
@@ -124,21 +125,46 @@ def test_direct_tuning_variant_edges(ocl_engine, rng):
 
 
 def _run_params(engine, kernel, params, variant, arrays):
-    """Run one kernel's variant on plain unpadded buffers; the output poisoned with NaN."""
+    """Run one kernel's variant; input padding holds NaN (read by mistake, it shows), the output's interior is
+    poisoned with NaN and its padding holds a sentinel that must survive."""
     kd = kernel.kernel_data(params, variant)
     mems = []
     for lay, arr in zip(params.inputs, arrays):
         mem = engine.allocate(lay)
-        engine.write_buffer(mem.buffer, lay.to_physical(arr))
+        phys = lay.to_physical(arr)
+        phys[padding_mask(lay)] = np.nan
+        engine.write_buffer(mem.buffer, phys)
         mems.append(mem)
     out = engine.allocate(params.output)
-    engine.write_buffer(out.buffer, np.full(params.output.buffer_size, np.nan, dtype=np.float32))
+    phys = np.full(params.output.buffer_size, np.nan, dtype=np.float32)
+    mask = padding_mask(params.output)
+    phys[mask] = SENTINEL
+    engine.write_buffer(out.buffer, phys)
     for k in kd.kernels:
         bound = engine.bind(k, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
         engine.enqueue_kernel(bound, k.gws, k.lws).wait()
     raw = np.empty(params.output.buffer_size, dtype=np.float32)
     engine.read_buffer(out.buffer, raw)
+    assert (raw[mask] == SENTINEL).all(), "the kernel wrote into the output's padding"
     return params.output.from_physical(raw)
+
+
+@pytest.mark.parametrize("kernel, groups", [(ConvolutionKernelGpuDirect(), 1), (ConvolutionKernelGpuDepthwise(), 8)])
+def test_padded_input_and_output(ocl_engine, rng, kernel, groups):
+    """Both read and write through the GET_INDEX macros: padded buffers (NaN in the input's padding, which the
+    bounds checks never read; the output's padding left alone)."""
+    f = DataType.f32
+    x = f32(rng.standard_normal((1, 8, 7, 9)))
+    w = f32(rng.standard_normal((8, 8 // groups, 3, 3)))
+    b = f32(rng.standard_normal(8))
+    xl = Layout(f, Format.bfyx, x.shape, Padding((0, 1, 2, 1), (0, 0, 1, 3)))
+    ol = Layout(f, Format.bfyx, (1, 8, 7, 9), Padding((0, 0, 1, 2), (0, 2, 0, 1)))
+    params = Params("convolution", "ocl", [xl, Layout(f, Format.oiyx, w.shape), Layout(f, Format.bfyx, (8,))], ol,
+                    ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1), groups=groups),
+                    caps=ocl_engine.info.caps, kernel_tier="gpu")
+    assert kernel.validate(params) is None
+    out = _run_params(ocl_engine, kernel, params, None, [x, w, b])
+    assert_close(out, conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), groups), rtol=1e-4, atol=1e-4)
 
 
 def _zoo_params(c, oc, hw, k, stride, groups=1):
