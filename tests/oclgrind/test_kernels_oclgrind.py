@@ -78,6 +78,14 @@ def _conv(rng, fmt, wfmt):
                 conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), {"w": (w, wfmt), "b": (b, None)})
 
 
+def _conv_depthwise(rng):
+    x, w, b = f32(rng.standard_normal((1, 16, 9, 7))), f32(rng.standard_normal((16, 1, 3, 3)) * 0.3), \
+        f32(rng.standard_normal(16))
+    return Case(cl.Convolution("p", "x", weights="w", bias="b", pad=(1, 1), stride=(2, 1), groups=16),
+                {"x": (x, BFYX)}, conv_ref(x, w, b, (2, 1), (1, 1), (1, 1), (1, 1), 16),
+                {"w": (w, None), "b": (b, None)})
+
+
 def _concat(rng, fmt, c0, c1):
     a, b = f32(rng.standard_normal((1, c0, 4, 5))), f32(rng.standard_normal((1, c1, 4, 5)))
     return Case(cl.Concatenation("p", ["a", "b"], axis=1), {"a": (a, fmt), "b": (b, fmt)},
@@ -166,6 +174,7 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "concatenation_b_fs_yx_fsv16": lambda r: _concat(r, FSV16, 16, 7),
     "convolution_ref": lambda r: _conv(r, BFYX, None),
     "convolution_b_fs_yx_fsv16": lambda r: _conv(r, FSV16, OSV16),
+    "convolution_gpu_depthwise": _conv_depthwise,
     "crop_ref": lambda r: (lambda x: _one(cl.Crop("p", "x", shape=(1, 2, 3, 4), offsets=(1, 1, 1, 2)), x, FSV16,
                                           x[1:2, 1:3, 1:4, 2:6]))(_x(r, (2, 4, 5, 6))),
     "deconvolution_ref": _deconv,
