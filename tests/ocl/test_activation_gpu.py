@@ -11,7 +11,7 @@ from cldnn_py.layout import DataType, Format, Layout
 from kernel_selector import Params, selector
 from kernel_selector.device_caps import GPU_LIKE
 from tests.helpers import f32, run_topology, typed_attrs
-from tests.ocl.padded import run_kernel_padded
+from tests.ocl.gpu_tier import run_gpu_padded
 from tests.ocl.test_activation import CASES, DEFAULT_TOL, RANGES, REFS
 
 K = "activation_gpu_wg"
@@ -47,12 +47,12 @@ def test_every_function(engine, rng, fmt):
     assert not failures, "\n".join(failures)
 
 
-def test_padded_buffers(engine, rng):
+def test_padded_buffers(engine, rng, monkeypatch):
     shape = (2, 3, 5, 5)
     lin = cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, shape, cl.Padding((0, 0, 1, 2), (1, 0, 2, 0)))
     lout = cl.Layout(cl.DataType.f32, cl.Format.bfyx, shape, cl.Padding((1, 2, 0, 1), (0, 3, 1, 1)))
     x = f32(rng.standard_normal(shape) * 3)
-    out = run_kernel_padded(engine, "activation", [lin], lout, {"func": cl.ActivationFunc.clamp, "a": -0.5, "b": 1.25}, [x], kernel=K)
+    out = run_gpu_padded(monkeypatch, engine, "activation", [lin], lout, {"func": cl.ActivationFunc.clamp, "a": -0.5, "b": 1.25}, [x], kernel=K)
     np.testing.assert_allclose(out, REFS[cl.ActivationFunc.clamp](x.astype(np.float64), -0.5, 1.25))
 
 
