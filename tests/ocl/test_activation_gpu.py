@@ -52,12 +52,13 @@ def test_padded_buffers(engine, rng, monkeypatch):
     lin = cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, shape, cl.Padding((0, 0, 1, 2), (1, 0, 2, 0)))
     lout = cl.Layout(cl.DataType.f32, cl.Format.bfyx, shape, cl.Padding((1, 2, 0, 1), (0, 3, 1, 1)))
     x = f32(rng.standard_normal(shape) * 3)
-    out = run_gpu_padded(monkeypatch, engine, "activation", [lin], lout, {"func": cl.ActivationFunc.clamp, "a": -0.5, "b": 1.25}, [x], kernel=K)
+    attrs = {"func": cl.ActivationFunc.clamp, "a": -0.5, "b": 1.25}
+    out = run_gpu_padded(monkeypatch, engine, "activation", [lin], lout, attrs, [x], kernel=K)
     np.testing.assert_allclose(out, REFS[cl.ActivationFunc.clamp](x.astype(np.float64), -0.5, 1.25))
 
 
 def test_selected_on_described_gpu():
     lay = Layout(DataType.f32, Format.bfyx, (1, 64, 56, 56))
-    params = Params("activation", "ocl", [lay], lay, typed_attrs("activation", {"func": cl.ActivationFunc.relu}), caps=GPU_LIKE,
-                    kernel_tier="gpu")
+    attrs = typed_attrs("activation", {"func": cl.ActivationFunc.relu})
+    params = Params("activation", "ocl", [lay], lay, attrs, caps=GPU_LIKE, kernel_tier="gpu")
     assert selector.select(params)[0].name == K

@@ -90,8 +90,7 @@ class EltwiseKernelGpuWg(KernelBase):
                 expr = f"eltwise_pow_to_int({expr})"
             expr = f"CONVERT_TO(OUTPUT_TYPE, {expr})"
         j.add("ELTWISE_RESULT(b, f, y, x)", f"({expr})")
-        b, f, y, x = params.output.dims4
-        j.add("ELTWISE_COUNT", b * f * y * x)
+        j.add("ELTWISE_COUNT", params.output.count())
         return j
 
     def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
