@@ -4,7 +4,6 @@ selection."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import cldnn_py as cl
