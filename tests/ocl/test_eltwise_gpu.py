@@ -11,6 +11,7 @@ from cldnn_py.layout import DataType, Format, Layout
 from kernel_selector import Params, selector
 from kernel_selector.device_caps import GPU_LIKE
 from tests.helpers import assert_close, f32, run_single, typed_attrs
+from tests.ocl.gpu_tier import run_gpu_padded
 from tests.references import eltwise_inputs, eltwise_ref
 
 E = cl.EltwiseMode
@@ -88,3 +89,19 @@ def test_selected_on_described_gpu():
     params = Params("eltwise", "ocl", [lay, lay], lay, typed_attrs("eltwise", {"mode": "sum"}), caps=GPU_LIKE,
                     kernel_tier="gpu")
     assert selector.select(params)[0].name == K
+
+
+@pytest.mark.parametrize("shapes", [[(2, 3, 2, 3, 5)] * 2, [(2, 2, 3, 2, 3, 2), (1,)]], ids=["rank5", "rank6"])
+def test_rank5_6(engine, rng, shapes):
+    arrays = eltwise_inputs(rng, shapes, E.sum)
+    assert_close(_run(engine, arrays, E.sum), eltwise_ref(arrays, E.sum))
+
+
+def test_padded_buffers(engine, rng, monkeypatch):
+    shape = (2, 19, 3, 5)
+    la = cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, shape, cl.Padding((0, 0, 1, 2), (1, 0, 2, 0)))
+    lb = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 19, 1, 1), cl.Padding((1, 2, 0, 1), (0, 3, 1, 1)))
+    lout = cl.Layout(cl.DataType.f32, cl.Format.byxf, shape, cl.Padding((1, 2, 0, 1), (0, 3, 1, 1)))
+    a, b = f32(rng.standard_normal(shape)), f32(rng.standard_normal((1, 19, 1, 1)))
+    out = run_gpu_padded(monkeypatch, engine, "eltwise", [la, lb], lout, {"mode": "prelu"}, [a, b], kernel=K)
+    assert_close(out, eltwise_ref([a, b], E.prelu))
