@@ -1,0 +1,47 @@
+// GPU eltwise: gws = (count rounded up to lws,), lws = (256,); one work-item per output element, x fastest.
+// The jit generates the input parameters (ELTWISE_INPUTS_DECL), each input's broadcast index and ELTWISE_RESULT.
+#ifndef ELTWISE_REF_HELPERS_CL
+#define ELTWISE_REF_HELPERS_CL
+// prelu step: v where v >= 0, slope * v elsewhere (NaN stays NaN).
+inline float eltwise_prelu_float(float v, float slope) { return v >= 0.0f ? v : slope * v; }
+inline int eltwise_prelu_int(int v, int slope) { return v >= 0 ? v : slope * v; }
+// Integer division truncating toward zero; x / 0 gives 0 and INT_MIN / -1 wraps (a hardware divide would trap).
+inline int eltwise_idiv(int a, int b) { return b == 0 ? 0 : (b == -1 ? -a : a / b); }
+// Integer power by squaring (wraps on overflow like C); a negative exponent gives the truncated 1 / b^|e|.
+inline int eltwise_ipow(int b, int e)
+{
+    if (e < 0)
+        return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
+    int r = 1;
+    while (e) {
+        if (e & 1)
+            r *= b;
+        b *= b;
+        e >>= 1;
+    }
+    return r;
+}
+// A float power cast to an integer type: truncation toward zero (ONNX Pow casts to the base's type), except
+// that a value within 1e-6 (relative) of an integer is that integer (float pow of 3 by 6 may be 728.99994).
+inline float eltwise_pow_to_int(float v)
+{
+    const float r = rint(v);
+    return fabs(v - r) <= 1e-6f * fabs(r) ? r : trunc(v);
+}
+#endif
+
+KERNEL(eltwise_gpu_wg)(ELTWISE_INPUTS_DECL, __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
+{
+    const int i = get_global_id(0);
+    if (i >= ELTWISE_COUNT)
+        return;
+    const int x = i % OUTPUT_SIZE_X;
+    const int t = i / OUTPUT_SIZE_X;
+    const int y = t % OUTPUT_SIZE_Y;
+    const int fb = t / OUTPUT_SIZE_Y;
+    const int f = fb % OUTPUT_FEATURE_NUM;
+    const int b = fb / OUTPUT_FEATURE_NUM;
+    OUTPUT_TYPE val = ELTWISE_RESULT(b, f, y, x);
+    FUSED_OPS(val, b, f, y, x);
+    output[OUTPUT_GET_INDEX(b, f, y, x)] = val;
+}
