@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import functools
+from typing import Any
 
-import pytest
+import numpy as np
 
-from kernel_selector import Params
-from tests.ocl import padded
+from tests.ocl.padded import run_kernel_padded
 
 
-def run_gpu_padded(monkeypatch: pytest.MonkeyPatch, *args, **kwargs):
-    """``tests.ocl.padded.run_kernel_padded`` with ``kernel_tier="gpu"`` Params (the engine's DeviceCaps)."""
-    engine = args[0]
-    monkeypatch.setattr(padded, "Params", functools.partial(Params, kernel_tier="gpu", caps=engine.info.caps))
-    return padded.run_kernel_padded(*args, **kwargs)
+def run_gpu_padded(monkeypatch: Any, *args: Any, **kwargs: Any) -> np.ndarray:
+    """``tests.ocl.padded.run_kernel_padded`` with ``kernel_tier="gpu"`` Params (``monkeypatch`` is unused; kept
+    for the callers' signature)."""
+    return run_kernel_padded(*args, kernel_tier="gpu", **kwargs)

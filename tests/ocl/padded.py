@@ -21,12 +21,14 @@ def padding_mask(layout) -> np.ndarray:
 
 
 def run_kernel_padded(engine, kind: str, inputs: list, output, attrs: dict, arrays: list[np.ndarray],
-                      kernel: str | None = None, variant: dict | None = None) -> np.ndarray:
+                      kernel: str | None = None, variant: dict | None = None,
+                      kernel_tier: str = "cpu") -> np.ndarray:
     """Select (or force) the kernel of primitive type ``kind`` for these layouts, run it on ``arrays`` (logical,
     one per input layout) and return the logical output. Asserts the output's padding was not written.
-    ``variant``: one of the forced kernel's ``tune_variants`` (auto-tuning's choices) instead of its default."""
+    ``variant``: one of the forced kernel's ``tune_variants`` (auto-tuning's choices) instead of its default;
+    ``kernel_tier``: the tier of the Params (the engine's DeviceCaps either way)."""
     params = Params(kind=kind, engine=engine.kind, inputs=list(inputs), output=output, attrs=typed_attrs(kind, attrs),
-                    layer_id=kind, device=engine.info)
+                    layer_id=kind, device=engine.info, caps=engine.info.caps, kernel_tier=kernel_tier)
     k_obj, kd = selector.select(params, kernel)
     if variant is not None:
         kd = k_obj.kernel_data(params, variant)  # type: ignore[call-arg]

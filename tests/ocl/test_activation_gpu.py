@@ -11,8 +11,8 @@ from cldnn_py.layout import DataType, Format, Layout
 from kernel_selector import Params, selector
 from kernel_selector.device_caps import GPU_LIKE
 from tests.helpers import f32, run_topology, typed_attrs
+from tests.ocl.activation_cases import CASES, DEFAULT_TOL, RANGES, REFS
 from tests.ocl.gpu_tier import run_gpu_padded
-from tests.ocl.test_activation import CASES, DEFAULT_TOL, RANGES, REFS
 
 K = "activation_gpu_wg"
 

@@ -7,18 +7,9 @@ import pytest
 
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
+from tests.ocl.lrn_cases import CASES
 from tests.ocl.padded import run_kernel_padded
 from tests.references import lrn_ref
-
-CASES = [
-    # shape, size, alpha, beta, k
-    ((2, 19, 4, 5), 5, 0.5, 0.75, 2.0),       # AlexNet-like window, alpha large enough to matter
-    ((1, 8, 3, 3), 4, 0.9, 0.6, 1.0),          # even size: window asymmetric (1 before, 2 after)
-    ((1, 6, 5, 2), 1, 2.0, 0.5, 1.5),          # size 1: only the element itself
-    ((1, 5, 3, 4), 9, 1.0, 1.0, 0.5),          # window larger than C
-    ((2, 11, 6), 3, 0.3, 0.75, 1.0),           # rank 3
-    ((3, 7), 2, 1.5, 0.8, 1.0),                # rank 2
-]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-n{c[1]}-a{c[2]}-b{c[3]}-k{c[4]}")

@@ -11,7 +11,7 @@ from kernel_selector import Params, selector
 from kernel_selector.device_caps import GPU_LIKE
 from tests.helpers import assert_close, f32, run_single, typed_attrs
 from tests.ocl.gpu_tier import run_gpu_padded
-from tests.ocl.test_lrn import CASES
+from tests.ocl.lrn_cases import CASES
 from tests.references import lrn_ref
 
 K = "lrn_gpu_wg"

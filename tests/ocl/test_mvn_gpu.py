@@ -13,7 +13,8 @@ from kernel_selector import Params, selector
 from kernel_selector.device_caps import GPU_LIKE
 from tests.helpers import assert_close, f32, run_single, typed_attrs
 from tests.ocl.gpu_tier import run_gpu_padded
-from tests.ocl.test_mvn import CASES, mvn_ref
+from tests.ocl.mvn_cases import CASES
+from tests.references import mvn_ref
 
 K = "mvn_gpu_wg"
 GPU = cl.BuildOptions(kernel_tier="gpu", force_implementations={"mvn": K})

@@ -12,7 +12,8 @@ from kernel_selector import Params, selector
 from kernel_selector.device_caps import GPU_LIKE
 from tests.helpers import assert_close, f32, run_single, typed_attrs
 from tests.ocl.gpu_tier import run_gpu_padded
-from tests.ocl.test_softmax import CASES, GENERAL, softmax_general_ref, softmax_ref
+from tests.ocl.softmax_cases import CASES, GENERAL, softmax_general_ref
+from tests.references import softmax_ref
 
 K = "softmax_gpu_wg"
 GPU = cl.BuildOptions(kernel_tier="gpu", force_implementations={"sm": K})
