@@ -29,7 +29,7 @@ def wg_dispatch(shape: tuple[int, ...], caps: Any) -> tuple[tuple[int, ...], tup
     lws: dimension 0 takes min(pow2 >= shape[0], target), the next dimensions take what the target leaves (powers
     of two, each at most the next power of two of its size); the target is min(WG_TARGET, max_work_group_size) and
     every dimension respects ``max_work_item_sizes``. When the shape is so small that the group holds fewer than
-    WG_MIN work-items, dimension 0 is widened up to WG_MIN (idle work-items are cheaper than tiny groups on most
+    WG_MIN work-items, the dimensions with items left over (then dimension 0) are widened up to WG_MIN (idle work-items are cheaper than tiny groups on most
     GPUs; a tensor with fewer than 64 elements simply runs one group). gws: each dimension rounded up to a multiple
     of its lws, so the kernel must guard ``id >= shape`` (see :func:`wg_guard_jit`).
     """
@@ -49,6 +49,10 @@ def wg_dispatch(shape: tuple[int, ...], caps: Any) -> tuple[tuple[int, ...], tup
     for s in lws:
         total *= s
     want_min = min(WG_MIN, target)
+    for d in range(len(lws)):  # first the dimensions that still have work-items to cover, then dimension 0
+        while total < want_min and lws[d] < shape[d] and lws[d] * 2 <= min(target, int(item_max[d])):
+            lws[d] *= 2
+            total *= 2
     while total < want_min and lws[0] * 2 <= min(target, int(item_max[0])):
         lws[0] *= 2
         total *= 2
