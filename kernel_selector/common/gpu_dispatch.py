@@ -29,9 +29,10 @@ def wg_dispatch(shape: tuple[int, ...], caps: Any) -> tuple[tuple[int, ...], tup
     lws: dimension 0 takes min(pow2 >= shape[0], target), the next dimensions take what the target leaves (powers
     of two, each at most the next power of two of its size); the target is min(WG_TARGET, max_work_group_size) and
     every dimension respects ``max_work_item_sizes``. When the shape is so small that the group holds fewer than
-    WG_MIN work-items, the dimensions with items left over (then dimension 0) are widened up to WG_MIN (idle work-items are cheaper than tiny groups on most
-    GPUs; a tensor with fewer than 64 elements simply runs one group). gws: each dimension rounded up to a multiple
-    of its lws, so the kernel must guard ``id >= shape`` (see :func:`wg_guard_jit`).
+    WG_MIN work-items, the dimensions with items left over (then dimension 0) are widened up to WG_MIN (idle
+    work-items are cheaper than tiny groups on most GPUs; a tensor of fewer than 64 elements runs one group).
+    gws: each dimension rounded up to a multiple of its lws, so the kernel must guard ``id >= shape``
+    (see :func:`wg_guard_jit`).
     """
     shape = tuple(max(1, int(s)) for s in shape)
     target = max(1, min(WG_TARGET, int(caps.max_work_group_size)))
@@ -80,3 +81,24 @@ def wg_validate(lws: tuple[int, ...], caps: Any) -> str | None:
         if s > m:
             return f"work-group dimension {d} of {s} exceeds the device's {m}"
     return None
+
+
+def wg_tensor_dispatch(layout: Any, caps: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """:func:`wg_dispatch` of one work-item per element of ``layout`` (its ``dims4`` (b, f, y, x)): shape
+    (X, Y, F * B), x fastest."""
+    b, f, y, x = layout.dims4
+    return wg_dispatch((x, y, f * b), caps)
+
+
+def wg_tensor_guard(name: str) -> JitConstants:
+    """``WG_OUT_OF_RANGE(x, y, z)`` for :func:`wg_tensor_dispatch` of the jit tensor ``name`` (OUTPUT, INPUT0 ...):
+    x >= NAME_SIZE_X, y >= NAME_SIZE_Y or z >= NAME_FEATURE_NUM * NAME_BATCH_NUM."""
+    return wg_guard_jit((f"{name}_SIZE_X", f"{name}_SIZE_Y", f"{name}_FEATURE_NUM * {name}_BATCH_NUM"))
+
+
+def wg_tensor_validate(layout: Any, caps: Any, max_rank: int = 4) -> str | None:
+    """A reason when ``layout`` has a rank above ``max_rank`` (the rank 5-6 references handle those) or the
+    dispatch's work-group does not fit ``caps``, else None."""
+    if layout.rank > max_rank:
+        return f"rank {layout.rank} > {max_rank} (the reference kernel handles it)"
+    return wg_validate(wg_tensor_dispatch(layout, caps)[1], caps)
