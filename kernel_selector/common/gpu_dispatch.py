@@ -102,3 +102,18 @@ def wg_tensor_validate(layout: Any, caps: Any, max_rank: int = 4) -> str | None:
     if layout.rank > max_rank:
         return f"rank {layout.rank} > {max_rank} (the reference kernel handles it)"
     return wg_validate(wg_tensor_dispatch(layout, caps)[1], caps)
+
+
+COPY_MAP_TEMPLATE = "copy_map_gpu_wg"
+"""``cl_kernels/copy_map_gpu_wg.cl``: the template the GPU-tier copies whose input coordinate is a per-dimension
+expression of the output coordinate (crop, tile, broadcast) share; the kernel defines ``IN_B``, ``IN_F``, ``IN_Y``,
+``IN_X`` (C expressions of ``b``, ``f``, ``y``, ``x``) and ``WG_OUT_OF_RANGE`` (:func:`copy_map_jit`)."""
+
+
+def copy_map_jit(in_coords: tuple[str, str, str, str]) -> JitConstants:
+    """``IN_B``, ``IN_F``, ``IN_Y``, ``IN_X`` (the input coordinate read for output (b, f, y, x)) and the guard over
+    the OUTPUT, for :data:`COPY_MAP_TEMPLATE`."""
+    j = wg_tensor_guard("OUTPUT")
+    for name, c in zip(("B", "F", "Y", "X"), in_coords):
+        j.add(f"IN_{name}", f"({c})")
+    return j

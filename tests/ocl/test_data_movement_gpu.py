@@ -82,3 +82,39 @@ def test_rank6_stays_with_reference():
     lin = Layout(DT.f32, F.bfyx, (1, 2, 3, 2, 2, 2))
     lout = Layout(DT.f32, F.bfyx, (1, 3, 2, 2, 2, 2))
     assert gpu_like_choice("permute", [lin], lout, {"order": (0, 2, 1, 3, 4, 5)}) == "permute_ref"
+
+
+@pytest.mark.parametrize(("shape", "crop", "offsets"), [((2, 19, 7, 9), (1, 5, 3, 4), (1, 14, 2, 5)),
+                                                        ((3, 33), (2, 17), (1, 16)), ((4, 5, 6), (3, 5, 1), (1, 0, 5))])
+@pytest.mark.parametrize("fmt", [F.bfyx, F.b_fs_yx_fsv16])
+def test_crop_gpu(ocl_engine, rng, shape, crop, offsets, fmt):
+    x = f32(rng.standard_normal(shape))
+    out = run_single(ocl_engine, cl.Crop("c", "x", shape=crop, offsets=offsets), {"x": x}, fmt=fmt,
+                     out_fmt=F.bfyx, options=gpu({"c": "crop_gpu_wg"}))
+    o = tuple(offsets) + (0,) * (len(shape) - len(offsets))
+    np.testing.assert_array_equal(out, x[tuple(slice(a, a + n) for a, n in zip(o, crop))])
+
+
+@pytest.mark.parametrize(("shape", "reps"), [((2, 3, 5, 7), (1, 2, 3, 1)), ((3, 5), (3, 2)), ((7,), (5,))])
+def test_tile_gpu(ocl_engine, rng, shape, reps):
+    x = rng.integers(-1000, 1000, shape).astype(np.int32)
+    out = run_single(ocl_engine, cl.Tile("t", "x", repeats=reps), {"x": x}, options=gpu({"t": "tile_gpu_wg"}))
+    np.testing.assert_array_equal(out, np.tile(x, reps))
+
+
+@pytest.mark.parametrize(("shape", "target"), [((1, 3, 1, 7), (2, 3, 5, 7)), ((5,), (2, 3, 5)), ((3, 1), (2, 3, 9))])
+def test_broadcast_gpu(ocl_engine, rng, shape, target):
+    x = f32(rng.standard_normal(shape))
+    out = run_single(ocl_engine, cl.Broadcast("bc", "x", shape=target), {"x": x},
+                     options=gpu({"bc": "broadcast_gpu_wg"}))
+    np.testing.assert_array_equal(out, np.broadcast_to(x, target))
+
+
+@pytest.mark.parametrize(("kind", "name", "attrs", "inp", "out"), [
+    ("crop", "crop_gpu_wg", {"shape": (1, 58, 28, 28), "offsets": (0, 58)}, (1, 116, 28, 28), (1, 58, 28, 28)),
+    ("tile", "tile_gpu_wg", {"repeats": (1, 1, 2, 2)}, (1, 8, 7, 7), (1, 8, 14, 14)),
+    ("broadcast", "broadcast_gpu_wg", {"shape": (1, 8, 7, 7)}, (1, 8, 1, 1), (1, 8, 7, 7)),
+])
+def test_copy_map_gpu_selected_on_described_gpu(kind, name, attrs, inp, out):
+    lin, lout = Layout(DT.f32, F.bfyx, inp), Layout(DT.f32, F.bfyx, out)
+    assert gpu_like_choice(kind, [lin], lout, attrs) == name
