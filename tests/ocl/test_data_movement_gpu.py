@@ -8,6 +8,9 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.layout import Layout
+from cldnn_py.primitives.gather import Gather
+from cldnn_py.primitives.pad import Pad
+from cldnn_py.primitives.strided_slice import StridedSlice
 from tests.helpers import f32, run_single, run_topology
 from tests.ocl.gpu_move import gpu, gpu_like_choice, run_gpu_padded
 
@@ -114,7 +117,57 @@ def test_broadcast_gpu(ocl_engine, rng, shape, target):
     ("crop", "crop_gpu_wg", {"shape": (1, 58, 28, 28), "offsets": (0, 58)}, (1, 116, 28, 28), (1, 58, 28, 28)),
     ("tile", "tile_gpu_wg", {"repeats": (1, 1, 2, 2)}, (1, 8, 7, 7), (1, 8, 14, 14)),
     ("broadcast", "broadcast_gpu_wg", {"shape": (1, 8, 7, 7)}, (1, 8, 1, 1), (1, 8, 7, 7)),
+    ("strided_slice", "strided_slice_gpu_wg", {"begin": (0, 0, 0, 0), "end": (1, 8, 7, 7), "steps": (1, 1, 2, 2)},
+     (1, 8, 7, 7), (1, 8, 4, 4)),
+    ("pad", "pad_gpu_wg", {"pads_begin": (0, 0, 1, 1), "pads_end": (0, 0, 1, 1)}, (1, 8, 7, 7), (1, 8, 9, 9)),
 ])
 def test_copy_map_gpu_selected_on_described_gpu(kind, name, attrs, inp, out):
     lin, lout = Layout(DT.f32, F.bfyx, inp), Layout(DT.f32, F.bfyx, out)
     assert gpu_like_choice(kind, [lin], lout, attrs) == name
+
+
+@pytest.mark.parametrize(("shape", "begin", "end", "steps"), [
+    ((2, 19, 7, 9), (1, 3, 0, 8), (2, 19, 7, 0), (1, 2, 3, -2)),
+    ((5, 33), (4, -1), (-6, 0), (-1, -3)), ((17,), (1,), (17,), (5,))])
+@pytest.mark.parametrize("fmt", [F.bfyx, F.b_fs_yx_fsv16])
+def test_strided_slice_gpu(ocl_engine, rng, shape, begin, end, steps, fmt):
+    x = f32(rng.standard_normal(shape))
+    out = run_single(ocl_engine, StridedSlice("s", "x", begin=begin, end=end, steps=steps), {"x": x}, fmt=fmt,
+                     out_fmt=F.bfyx, options=gpu({"s": "strided_slice_gpu_wg"}))
+    np.testing.assert_array_equal(out, x[tuple(slice(b, e, st) for b, e, st in zip(begin, end, steps))])
+
+
+@pytest.mark.parametrize(("shape", "begin", "end", "mode"), [
+    ((2, 3, 5, 7), (0, 1, 2, 3), (1, 0, 3, 1), "constant"), ((2, 3, 5, 7), (0, 0, 4, 6), (0, 2, 3, 5), "reflect"),
+    ((3, 4, 5), (1, 0, 2), (2, 3, 0), "edge"), ((6, 7), (5, 9), (8, 3), "wrap")])
+def test_pad_gpu(ocl_engine, rng, shape, begin, end, mode):
+    x = f32(rng.standard_normal(shape))
+    out = run_single(ocl_engine, Pad("p", "x", pads_begin=begin, pads_end=end, mode=mode, value=1.5), {"x": x},
+                     options=gpu({"p": "pad_gpu_wg"}))
+    kw = {"constant_values": 1.5} if mode == "constant" else {}
+    np.testing.assert_array_equal(out, np.pad(x, list(zip(begin, end)), mode=mode, **kw))
+
+
+def test_pad_gpu_padded_buffers(ocl_engine, rng):
+    x = rng.integers(-50, 50, (2, 3, 4, 5)).astype(np.int32)
+    lin = Layout(DT.i32, F.bfyx, x.shape, cl.Padding((1, 0, 2, 1), (0, 1, 1, 2)))
+    lout = Layout(DT.i32, F.byxf, (2, 4, 7, 8), cl.Padding((0, 1, 1, 0), (1, 0, 0, 2)))
+    attrs = {"pads_begin": (0, 1, 2, 0), "pads_end": (0, 0, 1, 3), "mode": "reflect"}
+    out = run_gpu_padded(ocl_engine, "pad", [lin], lout, attrs, [x], "pad_gpu_wg")
+    np.testing.assert_array_equal(out, np.pad(x, [(0, 0), (1, 0), (2, 1), (0, 3)], mode="reflect"))
+
+
+@pytest.mark.parametrize(("shape", "ishape", "axis"), [((5, 7, 3), (4,), 1), ((2, 9, 5), (2, 3), 2),
+                                                       ((11, 6), (3,), 0), ((3, 13), (2, 2), -1)])
+def test_gather_gpu(ocl_engine, rng, shape, ishape, axis):
+    x = f32(rng.standard_normal(shape))
+    n = shape[axis]
+    idx = rng.integers(-n, n, ishape).astype(np.int32)
+    out = run_single(ocl_engine, Gather("g", "x", "i", axis=axis), {"x": x}, data={"i": idx},
+                     options=gpu({"g": "gather_gpu_wg"}))
+    np.testing.assert_array_equal(out, np.take(x, idx, axis=axis))
+
+
+def test_gather_gpu_selected_on_described_gpu():
+    lx, li = Layout(DT.f32, F.bfyx, (1000, 64)), Layout(DT.i32, F.bfyx, (1, 16))
+    assert gpu_like_choice("gather", [lx, li], Layout(DT.f32, F.bfyx, (1, 16, 64)), {"axis": 0}) == "gather_gpu_wg"
