@@ -1,0 +1,14 @@
+// GPU-tier copy with a coordinate map (crop_gpu_wg, tile_gpu_wg, broadcast_gpu_wg): gws = (X, Y, F * B) of the
+// output rounded up to lws; work-items past the output return. Output (b, f, y, x) reads input
+// (IN_B, IN_F, IN_Y, IN_X), expressions of the output coordinate defined by the kernel.
+KERNEL(copy_map_gpu_wg)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
+{
+    const uint x = get_global_id(0);
+    const uint y = get_global_id(1);
+    const uint z = get_global_id(2);
+    if (WG_OUT_OF_RANGE(x, y, z))
+        return;
+    const uint f = z % OUTPUT_FEATURE_NUM;
+    const uint b = z / OUTPUT_FEATURE_NUM;
+    output[OUTPUT_GET_INDEX(b, f, y, x)] = (OUTPUT_TYPE)input[INPUT0_GET_INDEX(IN_B, IN_F, IN_Y, IN_X)];
+}

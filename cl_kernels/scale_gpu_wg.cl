@@ -1,0 +1,22 @@
+// GPU-tier scale: gws = (X, Y, F * B) of the output rounded up to lws; work-items past the output return.
+// y = x * scale + bias, scale and bias read through broadcast indices, then the fused ops.
+KERNEL(scale_gpu_wg)(const __global INPUT0_TYPE* input, const __global INPUT1_TYPE* scale,
+#if BIAS_TERM
+                     const __global INPUT2_TYPE* bias,
+#endif
+                     __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
+{
+    const int x = get_global_id(0);
+    const int y = get_global_id(1);
+    const int z = get_global_id(2);
+    if (WG_OUT_OF_RANGE(x, y, z))
+        return;
+    const int f = z % OUTPUT_FEATURE_NUM;
+    const int b = z / OUTPUT_FEATURE_NUM;
+    float v = (float)input[INPUT0_GET_INDEX(b, f, y, x)] * (float)scale[SCALE_INDEX(b, f, y, x)];
+#if BIAS_TERM
+    v += (float)bias[BIAS_INDEX(b, f, y, x)];
+#endif
+    FUSED_OPS(v, b, f, y, x);
+    output[OUTPUT_GET_INDEX(b, f, y, x)] = v;
+}
