@@ -11,6 +11,7 @@ its rows and columns strided by TY and TX so that neighbouring work-items read n
 from __future__ import annotations
 
 from ..device_caps import DeviceCaps
+from ..jitter import JitConstants
 
 FLOAT_BYTES = 4
 BIG_TILE = {"tx": 16, "ty": 16, "wpt": 4, "kwg": 16}  # 64 x 64 tile, 256 work-items, 8 KiB of local memory
@@ -58,10 +59,10 @@ def tile_variants(caps: DeviceCaps) -> list[dict[str, int]]:
     return [first] + [dict(v) for v in TILE_VARIANTS if v != first and tile_fits(caps, v) is None]
 
 
-def tile_jit(v: dict[str, int]) -> dict[str, int]:
+def tile_jit(v: dict[str, int]) -> JitConstants:
     """The template's constants: TX, TY, WPT, KWG, MWG, NWG."""
-    return {"TX": v["tx"], "TY": v["ty"], "WPT": v["wpt"], "KWG": v["kwg"],
-            "MWG": v["ty"] * v["wpt"], "NWG": v["tx"] * v["wpt"]}
+    return JitConstants({"TX": v["tx"], "TY": v["ty"], "WPT": v["wpt"], "KWG": v["kwg"],
+            "MWG": v["ty"] * v["wpt"], "NWG": v["tx"] * v["wpt"]})
 
 
 def tile_dispatch(v: dict[str, int], m: int, n: int, batch: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
