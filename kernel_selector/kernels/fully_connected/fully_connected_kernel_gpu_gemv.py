@@ -1,0 +1,100 @@
+"""fully_connected_gpu_gemv: GPU-tier GEMV inner product for batch 1 (a work-group per block of output rows, a
+``__local`` tree reduction over K)."""
+
+from __future__ import annotations
+
+from cldnn_py.layout import Format
+
+from ...common.fc_plain import fc_dims, fc_plain_jit, fc_plain_reason
+from ...common.gpu_tile import FLOAT_BYTES, caps_reason
+from ...jitter import JitConstants, fused_ops_jit
+from ...kernel_base import FORCE_PRIORITY_2, FORCE_PRIORITY_5, Arg, ClKernelData, KernelBase, KernelData
+from ...params import Params, SupportedKey
+from ...selector import register
+
+VARIANTS = ({"lws": 128, "rows": 4}, {"lws": 64, "rows": 4}, {"lws": 256, "rows": 4}, {"lws": 128, "rows": 8},
+            {"lws": 64, "rows": 1})
+
+
+def _local_bytes(v: dict[str, int]) -> int:
+    return FLOAT_BYTES * v["lws"] * v["rows"]
+
+
+@register
+class FullyConnectedKernelGpuGemv(KernelBase):
+    """GEMV fully connected for GPUs: y[n, m] = Σ_k x[n, k] · W[m, k] + bias[m], then the fused ops.
+
+    Inputs as fully_connected_gpu_tiled: INPUT0 (N, ...) rank 2-4 f32 bfyx unpadded, flattened to (N, K); INPUT1
+    weights (M, K) f32 bfyx unpadded; INPUT2 bias with M elements, any shape. Output (N, M) bfyx. A work-group of
+    LWS work-items (default 128, a power of two) owns ROWS (4) output rows of one batch item: its work-items stride
+    over K with step LWS (coalesced reads of x and of the weight rows), keep ROWS partial sums, and reduce them in a
+    ``__local`` tree of ROWS x LWS floats (2 KiB by default; barriers only, no work-group collectives); work-item
+    r < ROWS adds the bias and applies ``FUSED_OPS`` to row m0 + r. gws (ceil(M / ROWS)·LWS, N), lws (LWS, 1).
+    Best at batch 1 (the weights are streamed once per batch item); the tiled kernel wins at larger batches.
+    Origin: the classic work-group reduction GEMV (clDNN's fully_connected_gpu_fb_io_ref family, CLBlast Xgemv).
+    """
+
+    name = "fully_connected_gpu_gemv"
+    primitive = "fully_connected"
+    tier = "gpu"
+    supports_fused_ops = True
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL, f32, input bfyx unpadded, output bfyx."""
+        plain = frozenset({Format.bfyx})
+        return SupportedKey(input_formats=plain, output_formats=plain, padded_inputs=False)
+
+    def default_variant(self, params: Params) -> dict[str, int]:
+        """LWS 128 (64 when the device's work-groups are smaller), 4 rows."""
+        for v in VARIANTS:
+            if caps_reason(params.caps, (v["lws"], 1), _local_bytes(v)) is None:
+                return dict(v)
+        return dict(VARIANTS[0])
+
+    def validate(self, params: Params) -> str | None:
+        """Plain operands (:func:`fc_plain_reason`); the default work-group and its local memory fit the device."""
+        bad = fc_plain_reason(params)
+        if bad:
+            return bad
+        v = self.default_variant(params)
+        return caps_reason(params.caps, (v["lws"], 1), _local_bytes(v))
+
+    def priority(self, params: Params) -> int:
+        """Batch 1: ahead of fully_connected_gpu_tiled (FORCE_PRIORITY_3); larger batches: behind it."""
+        return FORCE_PRIORITY_2 if fc_dims(params)[0] == 1 else FORCE_PRIORITY_5
+
+    def tune_variants(self, params: Params) -> list[dict[str, int]]:
+        """``{"lws", "rows"}``: the default first, then the others that fit."""
+        first = self.default_variant(params)
+        return [first] + [dict(v) for v in VARIANTS
+                          if v != first and caps_reason(params.caps, (v["lws"], 1), _local_bytes(v)) is None]
+
+    def jit_constants(self, params: Params, variant: dict[str, int] | None = None) -> JitConstants:
+        """Tensors, FC_N/FC_K/FC_M, BIAS_TERM/BIAS_INDEX, LWS, ROWS."""
+        v = variant or self.default_variant(params)
+        j = super().jit_constants(params)
+        j.update(fc_plain_jit(params))
+        j.update({"LWS": v["lws"], "ROWS": v["rows"]})
+        return j
+
+    def dispatch(self, params: Params, variant: dict[str, int] | None = None
+                 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """gws (ceil(M / ROWS)·LWS, N), lws (LWS, 1)."""
+        v = variant or self.default_variant(params)
+        n, _, m = fc_dims(params)
+        return (-(-m // v["rows"]) * v["lws"], n), (v["lws"], 1)
+
+    def kernel_data(self, params: Params, variant: dict[str, int] | None = None) -> KernelData:
+        """One enqueue with the ``variant`` (default: :meth:`default_variant`) and the fused ops."""
+        v = variant or self.default_variant(params)
+        if v["lws"] & (v["lws"] - 1):
+            raise ValueError(f"{self.name}: LWS {v['lws']} is not a power of two")
+        bad = caps_reason(params.caps, (v["lws"], 1), _local_bytes(v))
+        if bad:
+            raise ValueError(f"{self.name}: variant {v}: {bad}")
+        jit = self.jit_constants(params, v)
+        jit.update(fused_ops_jit(params.fused_ops))
+        args = self.args(params) + [Arg("input", i) for op in params.fused_ops for i in op.dep_indices]
+        entry, src = self.make_source(jit)
+        gws, lws = self.dispatch(params, v)
+        return KernelData(self.name, [ClKernelData(entry, src, gws, lws, args)])
