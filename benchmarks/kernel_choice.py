@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     """CLI entry; see the module docstring."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", nargs="+", default=list(MODELS))
-    ap.add_argument("--devices", nargs="+", default=["cl:0:0", "cpu"])
+    ap.add_argument("--devices", nargs="+", default=["cl", "cpu"])
     ap.add_argument("--out", default=str(ROOT / ".cache" / "kernel_choice.json"))
     ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     args = ap.parse_args(argv)
