@@ -3,12 +3,6 @@
 // (IN_B, IN_F, IN_Y, IN_X), expressions of the output coordinate defined by the kernel.
 KERNEL(copy_map_gpu_wg)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
 {
-    const uint x = get_global_id(0);
-    const uint y = get_global_id(1);
-    const uint z = get_global_id(2);
-    if (WG_OUT_OF_RANGE(x, y, z))
-        return;
-    const uint f = z % OUTPUT_FEATURE_NUM;
-    const uint b = z / OUTPUT_FEATURE_NUM;
+    WG_BFYX  // x, y, z from the global ids; past the tensor: return; f, b from z
     output[OUTPUT_GET_INDEX(b, f, y, x)] = (OUTPUT_TYPE)input[INPUT0_GET_INDEX(IN_B, IN_F, IN_Y, IN_X)];
 }

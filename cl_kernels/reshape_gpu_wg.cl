@@ -2,13 +2,7 @@
 // Output coordinate -> linear row-major logical index -> input coordinate (input's logical sizes).
 KERNEL(reshape_gpu_wg)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
 {
-    const uint x = get_global_id(0);
-    const uint y = get_global_id(1);
-    const uint z = get_global_id(2);
-    if (WG_OUT_OF_RANGE(x, y, z))
-        return;
-    const uint f = z % OUTPUT_FEATURE_NUM;
-    const uint b = z / OUTPUT_FEATURE_NUM;
+    WG_BFYX  // x, y, z from the global ids; past the tensor: return; f, b from z
     const uint linear = (z * OUTPUT_SIZE_Y + y) * OUTPUT_SIZE_X + x;
     const uint ix = linear % INPUT0_SIZE_X;
     const uint iy = (linear / INPUT0_SIZE_X) % INPUT0_SIZE_Y;

@@ -92,8 +92,12 @@ def wg_tensor_dispatch(layout: Any, caps: Any) -> tuple[tuple[int, ...], tuple[i
 
 def wg_tensor_guard(name: str) -> JitConstants:
     """``WG_OUT_OF_RANGE(x, y, z)`` for :func:`wg_tensor_dispatch` of the jit tensor ``name`` (OUTPUT, INPUT0 ...):
-    x >= NAME_SIZE_X, y >= NAME_SIZE_Y or z >= NAME_FEATURE_NUM * NAME_BATCH_NUM."""
-    return wg_guard_jit((f"{name}_SIZE_X", f"{name}_SIZE_Y", f"{name}_FEATURE_NUM * {name}_BATCH_NUM"))
+    x >= NAME_SIZE_X, y >= NAME_SIZE_Y or z >= NAME_FEATURE_NUM * NAME_BATCH_NUM; and ``WG_BFYX``, the statements
+    that open such a kernel: ``uint x, y, z`` from the global ids, return past the tensor, ``uint f, b`` from z."""
+    j = wg_guard_jit((f"{name}_SIZE_X", f"{name}_SIZE_Y", f"{name}_FEATURE_NUM * {name}_BATCH_NUM"))
+    return j.add("WG_BFYX", "const uint x = get_global_id(0); const uint y = get_global_id(1); "
+                 "const uint z = get_global_id(2); if (WG_OUT_OF_RANGE(x, y, z)) return; "
+                 f"const uint f = z % {name}_FEATURE_NUM; const uint b = z / {name}_FEATURE_NUM;")
 
 
 def wg_tensor_validate(layout: Any, caps: Any, max_rank: int = 4) -> str | None:
