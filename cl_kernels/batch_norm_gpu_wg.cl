@@ -21,13 +21,7 @@ KERNEL(batch_norm_gpu_wg)(const __global INPUT0_TYPE* input, const __global INPU
 #endif
                           __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
-    const int x = get_global_id(0);
-    const int y = get_global_id(1);
-    const int z = get_global_id(2);
-    if (WG_OUT_OF_RANGE(x, y, z))
-        return;
-    const int f = z % OUTPUT_FEATURE_NUM;
-    const int b = z / OUTPUT_FEATURE_NUM;
+    WG_BFYX  // x, y, z from the global ids; past the tensor: return; f, b from z
     const float m = mean[STAT_INDEX(INPUT1, f)];
     const float v = variance[STAT_INDEX(INPUT2, f)];
     float r = ((float)input[INPUT0_GET_INDEX(b, f, y, x)] - m) / sqrt(v + EPSILON);

@@ -6,13 +6,7 @@ KERNEL(scale_gpu_wg)(const __global INPUT0_TYPE* input, const __global INPUT1_TY
 #endif
                      __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
-    const int x = get_global_id(0);
-    const int y = get_global_id(1);
-    const int z = get_global_id(2);
-    if (WG_OUT_OF_RANGE(x, y, z))
-        return;
-    const int f = z % OUTPUT_FEATURE_NUM;
-    const int b = z / OUTPUT_FEATURE_NUM;
+    WG_BFYX  // x, y, z from the global ids; past the tensor: return; f, b from z
     float v = (float)input[INPUT0_GET_INDEX(b, f, y, x)] * (float)scale[SCALE_INDEX(b, f, y, x)];
 #if BIAS_TERM
     v += (float)bias[BIAS_INDEX(b, f, y, x)];
