@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..device_caps import DeviceCaps
 from ..jitter import JitConstants
+from .gpu_dispatch import wg_validate
 
 FLOAT_BYTES = 4
 BIG_TILE = {"tx": 16, "ty": 16, "wpt": 4, "kwg": 16}  # 64 x 64 tile, 256 work-items, 8 KiB of local memory
@@ -28,14 +29,9 @@ def tile_local_bytes(v: dict[str, int]) -> int:
 def caps_reason(caps: DeviceCaps, lws: tuple[int, ...], local_bytes: int) -> str | None:
     """Why a work-group of ``lws`` using ``local_bytes`` of local memory does not fit ``caps``, or None. Local
     memory is limited to half of the device's (room for the driver and for occupancy)."""
-    total = 1
-    for d in lws:
-        total *= d
-    if total > caps.max_work_group_size:
-        return f"work-group of {total} work-items > max_work_group_size {caps.max_work_group_size}"
-    for i, d in enumerate(lws):
-        if i < len(caps.max_work_item_sizes) and d > caps.max_work_item_sizes[i]:
-            return f"lws[{i}] = {d} > max_work_item_sizes[{i}] = {caps.max_work_item_sizes[i]}"
+    why = wg_validate(lws, caps)
+    if why:
+        return why
     if local_bytes > caps.local_mem_bytes // 2:
         return f"needs {local_bytes} bytes of local memory, more than half of the device's {caps.local_mem_bytes}"
     return None

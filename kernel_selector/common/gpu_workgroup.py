@@ -4,11 +4,12 @@ of lws (OpenCL 1.2 requires gws % lws == 0; the kernels guard the tail)."""
 from __future__ import annotations
 
 from ..device_caps import DeviceCaps
+from .gpu_dispatch import round_up as _round_up
 
 
 def round_up(n: int, m: int) -> int:
-    """The least multiple of ``m`` that is >= ``n`` (``n`` >= 1)."""
-    return (max(n, 1) + m - 1) // m * m
+    """The least multiple of ``m`` that is >= ``n``, at least ``m`` (:func:`.gpu_dispatch.round_up` of n >= 1)."""
+    return _round_up(max(n, 1), m)
 
 
 def pow2_ge(n: int) -> int:
