@@ -22,6 +22,10 @@ KERNEL(batch_norm_ref)(const __global INPUT0_TYPE* input, const __global INPUT1_
 #endif
                        __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
+#ifdef WG_OUT_OF_RANGE  // the GPU-tier twin (common/gpu_twin.py): gws rounded up to lws
+    if (WG_OUT_OF_RANGE(get_global_id(0), get_global_id(1), get_global_id(2)))
+        return;
+#endif
     const int x = get_global_id(0);
     const int y = get_global_id(1);
     const int f = get_global_id(2) % OUTPUT_FEATURE_NUM;

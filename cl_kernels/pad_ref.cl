@@ -2,6 +2,10 @@
 // out of [0, n): PAD_MODE 0 constant PAD_VALUE, 1 reflect, 2 edge, 3 wrap (as numpy.pad).
 KERNEL(pad_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
 {
+#ifdef WG_OUT_OF_RANGE  // the GPU-tier twin (common/gpu_twin.py): gws rounded up to lws
+    if (WG_OUT_OF_RANGE(get_global_id(0), get_global_id(1), get_global_id(2)))
+        return;
+#endif
     ND_OUTPUT_COORDS
     const int o[6] = {o0, o1, o2, o3, o4, o5};
     const int size[6] = {INPUT0_DIM0, INPUT0_DIM1, INPUT0_DIM2, INPUT0_DIM3, INPUT0_DIM4, INPUT0_DIM5};
