@@ -3,6 +3,10 @@
 KERNEL(gather_ref)(const __global INPUT0_TYPE* data, const __global INPUT1_TYPE* indices,
                    __global OUTPUT_TYPE* output)
 {
+#ifdef WG_OUT_OF_RANGE  // the GPU-tier twin (common/gpu_twin.py): gws rounded up to lws
+    if (WG_OUT_OF_RANGE(get_global_id(0), get_global_id(1), get_global_id(2)))
+        return;
+#endif
     ND_OUTPUT_COORDS
     int idx = indices[INPUT1_IDX6(INDEX_COORD_0, INDEX_COORD_1, INDEX_COORD_2, INDEX_COORD_3, INDEX_COORD_4,
                                   INDEX_COORD_5)];
