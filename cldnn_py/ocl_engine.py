@@ -71,6 +71,15 @@ class OclEngine(Engine):
         builds run at once)."""
         return 1 if is_simulator(self.device) else max(1, os.cpu_count() or 1)
 
+    @property
+    def default_build_options(self) -> list[str]:
+        """Options added to every build: ``-cl-opt-disable`` on a simulator whose uninitialized-value checker is on
+        (``OCLGRIND_UNINITIALIZED=1``), because Oclgrind 21.10's checker stops with "Unsupported instruction: freeze"
+        on the ``freeze`` instructions that clang's optimizer emits; none otherwise."""
+        if is_simulator(self.device) and os.environ.get("OCLGRIND_UNINITIALIZED", "") not in ("", "0"):
+            return ["-cl-opt-disable"]
+        return []
+
     def __reduce__(self) -> Any:
         raise TypeError("a cldnn_py Engine holds live OpenCL objects and cannot be pickled; "
                         "pass the device spec string (e.g. 'cl:0:0') and build a new Engine instead")
@@ -165,7 +174,7 @@ class OclEngine(Engine):
         Raises KernelBuildError with the compiler's build log on failure.
         """
         cl = self._cl
-        opts = list(options or [])
+        opts = self.default_build_options + list(options or [])
         cache = self.kernel_cache.active  # False on PoCL: its own cache keeps the builds (kernel_cache docstring)
         key = self.kernel_cache.key(source, opts, self.info) if cache else ""
         binary = self.kernel_cache.load(key) if cache else None

@@ -26,7 +26,9 @@ os.environ.setdefault("CLDNN_PY_CACHE_DIR", str(_root / "kernels"))  # the kerne
 # Oclgrind (tests/oclgrind) reads its OCLGRIND_* settings once, when pyopencl first lists the platforms, so they are
 # set here, before anything imports pyopencl, in every worker: findings go to a per-process log that
 # tests/oclgrind/conftest.py checks after each test; race detection on. They only affect the Oclgrind platform.
-# (OCLGRIND_UNINITIALIZED=1 crashes Oclgrind 19.10 at program build: not set.)
+# Uninitialized-value checks on too (OclEngine then builds with -cl-opt-disable on the simulator: see its
+# default_build_options).
+os.environ.setdefault("OCLGRIND_UNINITIALIZED", "1")
 # A user's own OCLGRIND_LOG is kept; ours is replaced in each worker (workers inherit the controller's environment).
 if not os.environ.get("OCLGRIND_LOG") or os.environ.get("CLDNN_PY_TEST_OCLGRIND_LOG") == os.environ["OCLGRIND_LOG"]:
     os.environ["OCLGRIND_LOG"] = os.environ["CLDNN_PY_TEST_OCLGRIND_LOG"] = str(

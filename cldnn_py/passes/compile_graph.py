@@ -11,7 +11,10 @@ without a stored winner are timed first (:mod:`cldnn_py.autotuner`) and the cach
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
+from typing import Any
 
 from kernel_selector import ClKernelData, selector
 from kernel_selector.tuning_cache import TuningCache
@@ -68,10 +71,14 @@ class CompileGraph(BasePass):
         # collected in order so program indices stay deterministic
         workers = max(1, min(len(batches), program.engine.build_threads))
         done = 0
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(self._build, program, batch, sources, users) for batch in batches]
-            for batch, fut in zip(batches, futures):
-                for prg, built in fut.result():
+        # one worker builds in this thread: Oclgrind's uninitialized-value checker crashes in any other thread
+        pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+        with pool if pool is not None else nullcontext():
+            results: Iterable[Any] = (
+                (fut.result() for fut in [pool.submit(self._build, program, b, sources, users) for b in batches])
+                if pool is not None else (self._build(program, b, sources, users) for b in batches))
+            for batch, result in zip(batches, results):
+                for prg, built in result:
                     idx = len(program.cl_programs)
                     program.cl_programs.append(prg)
                     for e in built:

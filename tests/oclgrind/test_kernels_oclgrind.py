@@ -311,3 +311,23 @@ def test_oclgrind_log_catches_an_out_of_bounds_write(oclgrind_engine, oclgrind_l
     assert "Invalid write" in text, f"Oclgrind did not log the out-of-bounds write; log text: {text!r}"
     with pytest.raises(pytest.fail.Exception, match="Invalid write"):
         oclgrind_log.assert_clean()
+
+
+def test_oclgrind_log_catches_an_uninitialized_read(oclgrind_engine, oclgrind_log):
+    """Uninitialized-value checks are on (tests/conftest.py sets OCLGRIND_UNINITIALIZED) and survive the engine's
+    build path (its -cl-opt-disable on the simulator): a kernel storing a never-written private value is logged."""
+    import pyopencl
+
+    ctx, queue = oclgrind_engine.context, oclgrind_engine.queue
+    assert "-cl-opt-disable" in oclgrind_engine.default_build_options
+    src = ("__kernel void never_written(__global float* y, int n) {\n"
+           "  float t[8];\n  for (int i = 0; i < n; ++i) t[i] = 1.0f;\n"
+           "  y[get_global_id(0)] = t[7];\n}")
+    program = oclgrind_engine.build(src)
+    buf = pyopencl.Buffer(ctx, pyopencl.mem_flags.READ_WRITE, 4 * 4)
+    program.never_written(queue, (4,), None, buf, np.int32(2))
+    queue.finish()
+    text = oclgrind_log.new_text()
+    assert "ninitiali" in text, f"Oclgrind did not log the uninitialized read; log text: {text!r}"
+    with pytest.raises(pytest.fail.Exception, match="ninitiali"):
+        oclgrind_log.assert_clean()
