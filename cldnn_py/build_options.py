@@ -28,6 +28,9 @@ class BuildOptions:
     kernel_tier: ``"auto"`` (the device's type decides: the GPU tier on a GPU, the CPU tier elsewhere), ``"cpu"``
         or ``"gpu"`` (that tier of shaped kernels on any device; reference kernels fit both); None:
         ``CLDNN_PY_KERNEL_TIER`` or ``"auto"``. Raises ValueError for another value.
+    emulate_subgroups: on a device without sub-groups, let the sub-group kernels (``*_sg``) run with their
+        collectives emulated in ``__local`` memory (for testing them on PoCL or Oclgrind; slower than the work-group
+        kernels, so only for tests); None: ``CLDNN_PY_EMULATE_SUBGROUPS`` (``1``) or False.
     """
 
     outputs: list[str] | None = None
@@ -37,6 +40,7 @@ class BuildOptions:
     tuning: str = "cache"
     tuning_cache: str | Path | None = None
     kernel_tier: str | None = None
+    emulate_subgroups: bool | None = None
 
     def __post_init__(self) -> None:
         from kernel_selector.tuning_cache import TUNING_MODES
@@ -45,6 +49,8 @@ class BuildOptions:
 
         if self.tuning not in TUNING_MODES:
             raise ValueError(f"BuildOptions.tuning must be one of {', '.join(TUNING_MODES)}; got {self.tuning!r}")
+        if self.emulate_subgroups is None:
+            self.emulate_subgroups = env.emulate_subgroups()
         if self.kernel_tier is None:
             self.kernel_tier = env.kernel_tier()
         if self.kernel_tier not in KERNEL_TIERS:

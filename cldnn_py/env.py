@@ -21,6 +21,8 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
 - ``CLDNN_PY_FORCE_IMPL``: ``prim_id:kernel_name[,prim_id:kernel_name...]`` forces the kernel of a primitive.
 - ``CLDNN_PY_KERNEL_TIER``: ``auto`` (default: the device's type decides), ``cpu`` or ``gpu``: the default of
   ``BuildOptions(kernel_tier=...)`` (``gpu`` runs the GPU tier on any device, e.g. PoCL or Oclgrind, for tests).
+- ``CLDNN_PY_EMULATE_SUBGROUPS``: ``1`` is the default of ``BuildOptions(emulate_subgroups=True)``: sub-group kernels
+  run on devices without sub-groups, their collectives emulated in ``__local`` memory (tests only).
 ``PYOPENCL_CTX`` is honoured the way pyopencl reads it when no device is given.
 """
 
@@ -63,6 +65,11 @@ def tuning_cache() -> str | None:
 def kernel_tier() -> str:
     """``CLDNN_PY_KERNEL_TIER`` (``auto`` when unset or empty)."""
     return os.environ.get("CLDNN_PY_KERNEL_TIER") or "auto"
+
+
+def emulate_subgroups() -> bool:
+    """True when ``CLDNN_PY_EMULATE_SUBGROUPS`` is set to a non-empty value other than ``0``."""
+    return os.environ.get("CLDNN_PY_EMULATE_SUBGROUPS", "0") not in ("", "0")
 
 
 def debug() -> bool:

@@ -20,7 +20,9 @@ class DeviceCaps:
     (CL_LOCAL: on-chip; CL_GLOBAL: emulated in global memory, as on Mali and CPU drivers); preferred / native
     float vector widths; subgroups (``cl_khr_subgroups``), intel_subgroups (``cl_intel_subgroups``) and
     subgroup_sizes (``cl_intel_required_subgroup_size``: the sizes offered); fp16 (``cl_khr_fp16``); image_support;
-    global_mem_bytes and global_cache_bytes; simulator (Oclgrind: it reports itself as a GPU).
+    global_mem_bytes and global_cache_bytes; simulator (Oclgrind: it reports itself as a GPU); subgroup_emulation:
+    sub-group kernels run with their collectives emulated in ``__local`` memory (``BuildOptions(emulate_subgroups=
+    True)``, for testing them on a device without sub-groups; never faster than the work-group kernels).
     """
 
     device_type: str = "cpu"
@@ -41,6 +43,20 @@ class DeviceCaps:
     global_mem_bytes: int = 0
     global_cache_bytes: int = 0
     simulator: bool = False
+    subgroup_emulation: bool = False
+
+    @property
+    def native_subgroups(self) -> bool:
+        """True when the device offers sub-group collectives (``cl_khr_subgroups`` or ``cl_intel_subgroups``)."""
+        return self.subgroups or self.intel_subgroups
+
+    def subgroup_reason(self) -> str | None:
+        """Why a sub-group kernel cannot run here (no ``cl_khr_subgroups`` nor ``cl_intel_subgroups``, and no
+        emulation asked for), or None."""
+        if self.native_subgroups or self.subgroup_emulation:
+            return None
+        return ("device offers no sub-groups (cl_khr_subgroups or cl_intel_subgroups); "
+                "BuildOptions(emulate_subgroups=True) emulates them for tests")
 
     @property
     def is_gpu(self) -> bool:

@@ -261,7 +261,7 @@ def run_case(engine: cl.Engine, case: Case, kernel: str, tier: str) -> tuple[np.
             topo.add(cl.Data(name + "__data", arr), cl.Reorder(name, name + "__data", fmt))
     topo.add(case.prim, cl.Reorder("out", case.prim.id, BFYX))
     opts = cl.BuildOptions(force_implementations={case.prim.id: kernel}, kernel_tier=tier or "auto",
-                           tuning="off")
+                           tuning="off", emulate_subgroups=True)  # sub-group kernels (*_sg) run emulated
     net = cl.Network(cl.Program(engine, topo, opts))
     net.poison()
     out = net.run(feeds)["out"]
