@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from kernel_selector import FusedOp, Params
+from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, FusedOp, Params, selector
+
+from .layout import Format, Padding
 
 from .program_graph import ProgramGraph
 from .program_node import ProgramNode
@@ -29,3 +31,36 @@ def node_params(graph: ProgramGraph, node: ProgramNode) -> Params:
                   layer_id=node.id, device=graph.engine.info,
                   device_caps=dict(graph.device_caps), caps=caps,
                   kernel_tier=graph.options.resolved_tier(caps.device_type))
+
+
+BLOCKED = Format.b_fs_yx_fsv16
+"""The blocked activation format of the fast convolution kernels."""
+PACKED_WEIGHTS = Format.os_iyx_osv16
+"""The packed weights format of the fast convolution kernels."""
+
+
+def best_fast_kernel(params: Params) -> tuple[int, str] | None:
+    """(priority, name) of the best non-reference kernel that validates for ``params``, or None."""
+    for v in selector.explain(params):
+        if v.reason is None and v.priority is not None and v.priority < DONT_USE_IF_HAVE_SOMETHING_ELSE:
+            return v.priority, v.kernel
+    return None
+
+
+def fast_blocked_kernel(program: ProgramGraph, node: ProgramNode) -> str | None:
+    """Name of a non-reference kernel that runs ``node`` (a convolution) on blocked layouts and is better than
+    (lower priority) any that would run it on its current plain layouts, or None. On OpenCL the plain layouts have
+    only the reference; on the CPU engine a BLAS convolution on bfyx competes with the blocked one."""
+    return fast_blocked_for(node_params(program, node))
+
+
+def fast_blocked_for(p: Params) -> str | None:
+    """:func:`fast_blocked_kernel` of a node's Params ``p`` (changed in place to the blocked layouts)."""
+    plain = best_fast_kernel(p) if not p.inputs[0].format.is_blocked else None
+    p.inputs = [p.inputs[0].with_(format=BLOCKED, padding=Padding()),
+                p.inputs[1].with_(format=PACKED_WEIGHTS)] + p.inputs[2:]
+    p.output = p.output.with_(format=BLOCKED)
+    blocked = best_fast_kernel(p)
+    if blocked is None or (plain is not None and plain[0] <= blocked[0]):
+        return None
+    return blocked[1]

@@ -17,6 +17,7 @@ from ..pass_manager import BasePass
 from ..topology import Topology
 from .add_required_reorders import AddRequiredReorders
 from .compile_graph import CompileGraph
+from .densify_grouped_convolutions import DensifyGroupedConvolutions
 from .graph_initializations import GraphInitializations
 from .mark_nodes import MarkNodes
 from .prepare_buffer_fusing import PrepareBufferFusing
@@ -39,7 +40,7 @@ def pipeline(optimize_data: bool = True, evaluate: Evaluate | None = None) -> li
     to fold raises RuntimeError, and listing the passes works as before)."""
     passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes()]
     if optimize_data:
-        passes += [PreparePrimitiveFusing(), ReorderInputs()]
+        passes += [PreparePrimitiveFusing(), DensifyGroupedConvolutions(), ReorderInputs()]
     passes += [AddRequiredReorders()]
     if optimize_data:
         passes += [RemoveRedundantReorders(), PropagateConstants(evaluate or _no_evaluate), PrepareBufferFusing(),

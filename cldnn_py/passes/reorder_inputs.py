@@ -16,41 +16,14 @@ Weight reorders are constant and are folded into packed Data by propagate_consta
 
 from __future__ import annotations
 
-from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, Params, selector
+from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, selector
 
-from ..kernel_params import node_params
+from ..kernel_params import BLOCKED, PACKED_WEIGHTS, fast_blocked_kernel, node_params
 from ..layout import Format, Padding
 from ..pass_manager import BasePass
 from ..primitives import Reorder
 from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode, insert_between, recompute_layouts, topological_order
-
-BLOCKED = Format.b_fs_yx_fsv16
-PACKED_WEIGHTS = Format.os_iyx_osv16
-
-
-def _best(params: Params) -> tuple[int, str] | None:
-    """(priority, name) of the best non-reference kernel that validates for ``params``, or None."""
-    for v in selector.explain(params):
-        if v.reason is None and v.priority is not None and v.priority < DONT_USE_IF_HAVE_SOMETHING_ELSE:
-            return v.priority, v.kernel
-    return None
-
-
-def fast_blocked_kernel(program: ProgramGraph, node: ProgramNode) -> str | None:
-    """Name of a non-reference kernel that runs ``node`` (a convolution) on blocked layouts and is better than
-    (lower priority) any that would run it on its current plain layouts, or None. On OpenCL the plain layouts have
-    only the reference; on the CPU engine a BLAS convolution on bfyx competes with the blocked one."""
-    p = node_params(program, node)
-    plain = _best(p) if not p.inputs[0].format.is_blocked else None
-    p.inputs = [p.inputs[0].with_(format=BLOCKED, padding=Padding()),
-                p.inputs[1].with_(format=PACKED_WEIGHTS)] + p.inputs[2:]
-    p.output = p.output.with_(format=BLOCKED)
-    blocked = _best(p)
-    if blocked is None or (plain is not None and plain[0] <= blocked[0]):
-        return None
-    return blocked[1]
-
 
 def fast_plain_kernel(program: ProgramGraph, node: ProgramNode, packed_weights: bool = False) -> str | None:
     """Name of a non-reference kernel that runs ``node`` if its data input were plain unpadded bfyx (and, with
