@@ -48,6 +48,7 @@ from .primitives import (
     Reshape,
     Resize,
     Scale,
+    ShuffleChannels,
     Softmax,
     StridedSlice,
     Tile,
@@ -73,6 +74,6 @@ __all__ = [
     "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",
     "Engine", "Format", "FullyConnected", "InputLayout", "KernelBuildError", "Layout", "Memory", "Network",
     "NetworkOutput", "Padding", "Permute", "Pooling", "PoolingMode", "Primitive", "Program", "ProfilingEntry",
-    "Reorder", "Reshape", "Scale", "ShapeError", "Softmax", "Topology", "TopologyError", "UnsupportedError",
+    "Reorder", "Reshape", "Scale", "ShapeError", "ShuffleChannels", "Softmax", "Topology", "TopologyError", "UnsupportedError",
     "list_devices", "load_onnx", "OnnxImportError", "OclEngine", "CpuEngine",
 ]

@@ -11,7 +11,6 @@ import dataclasses
 from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, FusedOp, Params, selector
 
 from .layout import Format, Padding
-
 from .program_graph import ProgramGraph
 from .program_node import ProgramNode
 

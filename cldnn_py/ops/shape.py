@@ -87,3 +87,11 @@ def slice_ranges(begin: tuple[int, ...], end: tuple[int, ...], steps: tuple[int,
     ``end`` to [0, n] (to [-1, n - 1] for a negative step, -1 meaning "before index 0").
     """
     return [range(*slice(b, e, s).indices(n)) for b, e, s, n in zip(begin, end, steps, shape)]
+
+
+@dataclass(frozen=True)
+class ShuffleChannelsAttrs(OpAttrs):
+    """Channel shuffle (ShuffleNet, Zhang et al. 2017): the C channels viewed as (group, C / group), transposed to
+    (C / group, group) and flattened: output channel c reads input channel (c % group) * (C / group) + c // group."""
+
+    group: int = 1

@@ -18,6 +18,7 @@ from ..topology import Topology
 from .add_required_reorders import AddRequiredReorders
 from .compile_graph import CompileGraph
 from .densify_grouped_convolutions import DensifyGroupedConvolutions
+from .fold_channel_shuffle import FoldChannelShuffle
 from .graph_initializations import GraphInitializations
 from .mark_nodes import MarkNodes
 from .prepare_buffer_fusing import PrepareBufferFusing
@@ -40,7 +41,7 @@ def pipeline(optimize_data: bool = True, evaluate: Evaluate | None = None) -> li
     to fold raises RuntimeError, and listing the passes works as before)."""
     passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes()]
     if optimize_data:
-        passes += [PreparePrimitiveFusing(), DensifyGroupedConvolutions(), ReorderInputs()]
+        passes += [FoldChannelShuffle(), PreparePrimitiveFusing(), DensifyGroupedConvolutions(), ReorderInputs()]
     passes += [AddRequiredReorders()]
     if optimize_data:
         passes += [RemoveRedundantReorders(), PropagateConstants(evaluate or _no_evaluate), PrepareBufferFusing(),

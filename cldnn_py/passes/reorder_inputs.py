@@ -25,6 +25,7 @@ from ..primitives import Reorder
 from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode, insert_between, recompute_layouts, topological_order
 
+
 def fast_plain_kernel(program: ProgramGraph, node: ProgramNode, packed_weights: bool = False) -> str | None:
     """Name of a non-reference kernel that runs ``node`` if its data input were plain unpadded bfyx (and, with
     ``packed_weights``, its weights in os_iyx_osv16), or None."""

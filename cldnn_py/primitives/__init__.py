@@ -26,6 +26,7 @@ from .reorder import Reorder
 from .reshape import Reshape
 from .resize import Resize
 from .scale import Scale
+from .shuffle_channels import ShuffleChannels
 from .softmax import Softmax
 from .strided_slice import StridedSlice
 from .tile import Tile
@@ -35,5 +36,5 @@ __all__ = [
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "Activation", "ActivationFunc", "BatchNorm", "Concatenation", "Convolution", "Crop", "Data", "Eltwise",
     "EltwiseMode", "FullyConnected", "InputLayout", "LRN", "Permute", "Pooling", "PoolingMode", "Primitive",
-    "Reorder", "Reshape", "Scale", "Softmax",
+    "Reorder", "Reshape", "Scale", "ShuffleChannels", "Softmax",
 ]

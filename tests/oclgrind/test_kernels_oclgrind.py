@@ -206,6 +206,9 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "resize_ref": lambda r: (lambda x: _one(Resize("p", "x", sizes=(1, 2, 6, 7), mode="linear"), x, BFYX,
                                             resize_ref(x, (1, 2, 6, 7), mode="linear")))(_x(r, (1, 2, 3, 4))),
     "scale_ref": _scale,
+    "shuffle_channels_ref": lambda r: (lambda x: _one(cl.ShuffleChannels("p", "x", group=3), x, FSV16,
+                                                      x.reshape(2, 3, 6, 3, 2).transpose(0, 2, 1, 3, 4)
+                                                      .reshape(2, 18, 3, 2)))(_x(r, (2, 18, 3, 2))),
     "softmax_ref": lambda r: (lambda x: _one(cl.Softmax("p", "x", axis=1), x, BFYX,
                                              softmax_ref(x, 1)))(_x(r, (2, 5, 3, 4))),
     "strided_slice_ref": lambda r: (lambda x: _one(StridedSlice("p", "x", begin=(1, 0, 4), end=(3, 6, 0),
