@@ -74,6 +74,7 @@ __all__ = [
     "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",
     "Engine", "Format", "FullyConnected", "InputLayout", "KernelBuildError", "Layout", "Memory", "Network",
     "NetworkOutput", "Padding", "Permute", "Pooling", "PoolingMode", "Primitive", "Program", "ProfilingEntry",
-    "Reorder", "Reshape", "Scale", "ShapeError", "ShuffleChannels", "Softmax", "Topology", "TopologyError", "UnsupportedError",
+    "Reorder", "Reshape", "Scale", "ShapeError", "ShuffleChannels", "Softmax", "Topology", "TopologyError",
+    "UnsupportedError",
     "list_devices", "load_onnx", "OnnxImportError", "OclEngine", "CpuEngine",
 ]

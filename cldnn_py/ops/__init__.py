@@ -38,7 +38,8 @@ __all__ = [
     "ConcatenationAttrs", "ConvolutionAttrs", "CropAttrs", "DeconvolutionAttrs", "EltwiseAttrs", "EltwiseMode",
     "FusedActivationAttrs", "FusedEltwiseAttrs", "GatherAttrs", "GemmAttrs", "LRNAttrs", "MVNAttrs", "MVNResult",
     "NoAttrs", "OpAttrs", "PadAttrs", "PermuteAttrs", "PoolingAttrs", "PoolingMode", "ReduceAttrs", "ReduceMode",
-    "ReorderAttrs", "ReshapeAttrs", "ResizeAttrs", "ScaleAttrs", "ShuffleChannelsAttrs", "SoftmaxAttrs", "StridedSliceAttrs", "TileAttrs",
+    "ReorderAttrs", "ReshapeAttrs", "ResizeAttrs", "ScaleAttrs", "ShuffleChannelsAttrs",
+    "SoftmaxAttrs", "StridedSliceAttrs", "TileAttrs",
     "conv_halo", "conv_out_size", "deconv_out_size", "gemm_shapes", "mvn_scale_offset", "normalize_axes",
     "pool_out_size", "slice_ranges",
 ]
