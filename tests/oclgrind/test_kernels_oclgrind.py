@@ -168,6 +168,7 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "arg_max_ref": lambda r: (lambda x: _one(ArgMax("p", "x", axis=1, keep_dims=True), x, BYXF,
                                              np.argmax(x, axis=1)[:, None]))(_x(r, (2, 7, 3, 4))),
     "batch_norm_ref": _batch_norm,
+    "batch_norm_b_fs_yx_fsv16": _batch_norm,
     "broadcast_ref": lambda r: (lambda x: _one(Broadcast("p", "x", shape=(2, 3, 5, 4)), x, BFYX,
                                                np.broadcast_to(x, (2, 3, 5, 4))))(_x(r, (1, 3, 1, 4))),
     "concatenation_ref": lambda r: _concat(r, BFYX, 3, 5),
