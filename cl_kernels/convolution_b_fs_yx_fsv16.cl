@@ -43,7 +43,7 @@
             a1[p] = LD8(in_tap + p * IN_STEP_X, 1) * w1 + a1[p]; \
         } \
     }
-#define ROW_TAP(NL) { \
+#define ROW_TAP(L0, NL) { \
         const float8 w0 = LD8(w_tap, 0); \
         const float8 w1 = LD8(w_tap, 1); \
         __attribute__((opencl_unroll_hint)) \
@@ -65,6 +65,18 @@
             a1[p] = x * w1 + a1[p]; \
         } \
     }
+#if BLOCK_DIAG
+// Block-diagonal dense weights (densify_grouped_convolutions): only the input channels [ic_lo, ic_hi) of the
+// groups this work-item's 16 output channels belong to hold non-zero weights; channel by channel.
+#define TAP_BODY { \
+        for (int c = ic_lo; c < ic_hi; ++c) { \
+            const __global float* ip = in_tap + (c >> 4) * INPUT0_FEATURE_PITCH; \
+            const __global float* wp = w_tap + (c & ~15) * W_TAP_PITCH; \
+            const int l = c & 15; \
+            IC_STEP \
+        } \
+    }
+#else
 // One tap at in_tap, every input channel of the group: IC_FULL_SLICES slices of 16, then IC_REM channels.
 #define TAP_BODY { \
         const __global float* ip = in_tap; \
@@ -78,12 +90,13 @@
         __attribute__((opencl_unroll_hint)) \
         for (int l = 0; l < IC_REM; ++l) IC_STEP \
     }
-// One tap, NL channels of the slice copied into the private row.
-#define ROW_TAP(NL) { \
+#endif
+// One tap, channels L0 <= l < NL of the slice copied into the private row.
+#define ROW_TAP(L0, NL) { \
         const float* ip = (const float*)row + kx * DILATION_X * 16; \
         const __global float* wp = w_tap; \
         __attribute__((opencl_unroll_hint)) \
-        for (int l = 0; l < (NL); ++l) IC_STEP \
+        for (int l = (L0); l < (NL); ++l) IC_STEP \
     }
 #define IN_SLICE_OF_GROUP (((ocs * 16) / FILTER_OFM_PER_GROUP) * (FILTER_IFM_NUM / 16))
 #endif
@@ -157,7 +170,7 @@
 #endif
 // Border work-items: for one row and input slice S, copy the SPAN pixels the block reads into row[] (zero outside
 // the input), then every tap of that row over NL channels.
-#define BORDER_SLICE(S, NL) { \
+#define BORDER_SLICE(S, L0, NL) { \
         const __global float* src = in_b + iy * INPUT0_Y_PITCH + (S) * INPUT0_FEATURE_PITCH; \
         const int ix_first = ox0 * STRIDE_X - PAD_X; \
         float8 row[2 * SPAN]; \
@@ -175,7 +188,7 @@
         __attribute__((opencl_unroll_hint(1))) /* unrolled, LLVM shares broadcasts across taps and spills */ \
         for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
             const __global float* w_tap = w_oc + (S) * 16 * W_TAP_PITCH + (ky * FILTER_SIZE_X + kx) * 16; \
-            ROW_TAP(NL) \
+            ROW_TAP(L0, NL) \
         } \
     }
 #if DEPTHWISE
@@ -183,16 +196,27 @@
     for (int ky = 0; ky < FILTER_SIZE_Y; ++ky) { \
         const int iy = oy * STRIDE_Y - PAD_Y + ky * DILATION_Y; \
         SKIP_ROW \
-        BORDER_SLICE(0, 16) \
+        BORDER_SLICE(0, 0, 16) \
     }
 #else
 #define BORDER_LOOPS \
     for (int ky = 0; ky < FILTER_SIZE_Y; ++ky) { \
         const int iy = oy * STRIDE_Y - PAD_Y + ky * DILATION_Y; \
         SKIP_ROW \
-        for (int s = 0; s < IC_FULL_SLICES; ++s) BORDER_SLICE(s, 16) \
-        if (IC_REM > 0) BORDER_SLICE(IC_FULL_SLICES, IC_REM) \
+        BORDER_SLICES \
     }
+#if BLOCK_DIAG
+#define BORDER_SLICES \
+        for (int s = ic_lo >> 4; s <= (ic_hi - 1) >> 4; ++s) { \
+            const int l0 = ic_lo - s * 16 > 0 ? ic_lo - s * 16 : 0; \
+            const int l1 = ic_hi - s * 16 < 16 ? ic_hi - s * 16 : 16; \
+            BORDER_SLICE(s, l0, l1) \
+        }
+#else
+#define BORDER_SLICES \
+        for (int s = 0; s < IC_FULL_SLICES; ++s) BORDER_SLICE(s, 0, 16) \
+        if (IC_REM > 0) BORDER_SLICE(IC_FULL_SLICES, 0, IC_REM)
+#endif
 #endif
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
@@ -217,6 +241,11 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
     const __global float* in_b = input + INPUT0_OFFSET + b * INPUT0_BATCH_PITCH
                                  + (DEPTHWISE ? ocs : IN_SLICE_OF_GROUP) * INPUT0_FEATURE_PITCH;
     const __global float* w_oc = weights + ocs * (16 * FILTER_IFM_NUM * FILTER_SIZE_Y * FILTER_SIZE_X);
+#if BLOCK_DIAG
+    const int oc_last = ocs * 16 + 15 < OUTPUT_FEATURE_NUM ? ocs * 16 + 15 : OUTPUT_FEATURE_NUM - 1;
+    const int ic_lo = (ocs * 16 / BD_OFM) * BD_IFM;
+    const int ic_hi = (oc_last / BD_OFM + 1) * BD_IFM;
+#endif
 
 #if CHECK_X
     if (ox0 * STRIDE_X - PAD_X >= 0
@@ -287,3 +316,4 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
 #undef CHANNEL_TAPS
 #undef BORDER_SLICE
 #undef BORDER_LOOPS
+#undef BORDER_SLICES

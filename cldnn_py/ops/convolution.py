@@ -12,7 +12,9 @@ class ConvolutionAttrs(OpAttrs):
     """2-D convolution: ``stride``, ``dilation``, ``pad`` (begin), ``pad_end`` as (y, x) pairs, ``groups``.
 
     Shapes: input (N, C, H, W), weights (OC, C/groups, KH, KW), output (N, OC, OH, OW) with OH from
-    :func:`cldnn_py.ops.window.conv_out_size`; ``groups == C == OC`` is depthwise.
+    :func:`cldnn_py.ops.window.conv_out_size`; ``groups == C == OC`` is depthwise. ``block_diagonal`` > 1 (with
+    groups 1) says the dense weights are zero outside ``block_diagonal`` equal diagonal blocks (output channel o reads
+    only input channels of its group): set by densify_grouped_convolutions so a kernel may skip the zeros.
     """
 
     stride: tuple[int, int] = (1, 1)
@@ -20,6 +22,7 @@ class ConvolutionAttrs(OpAttrs):
     pad: tuple[int, int] = (0, 0)
     pad_end: tuple[int, int] = (0, 0)
     groups: int = 1
+    block_diagonal: int = 1
 
 
 @dataclass(frozen=True)

@@ -86,4 +86,5 @@ class DensifyGroupedConvolutions(BasePass):
             program.removed[w.id] = (w.kind, "")
             del program.nodes[w.id]
         node.dependencies[1] = dense
-        node.primitive = dataclasses.replace(node.primitive, weights=pid, groups=1)  # type: ignore[call-arg]
+        node.primitive = dataclasses.replace(node.primitive, weights=pid, groups=1,  # type: ignore[call-arg]
+                                             block_diagonal=groups)

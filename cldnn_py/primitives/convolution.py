@@ -29,6 +29,7 @@ class Convolution(WeightedMixin, Primitive, type_name="convolution", attrs=Convo
     pad: Any = (0, 0)
     pad_end: Any = None
     groups: int = 1
+    block_diagonal: int = 1  # a hint from densify_grouped_convolutions (ConvolutionAttrs); users leave it at 1
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -40,6 +41,10 @@ class Convolution(WeightedMixin, Primitive, type_name="convolution", attrs=Convo
         x, w = self._window_input(inputs)
         _, c, h, wd = x.shape
         g = self.groups
+        bd = self.block_diagonal
+        if not isinstance(bd, int) or bd < 1 or (bd > 1 and (g != 1 or c % bd or w.shape[0] % bd)):
+            raise self.shape_error("block_diagonal (an int >= 1 dividing C and OC, with groups 1)",
+                                   "1", f"{bd} (groups {g}, C {c}, OC {w.shape[0]})")
         if w.rank != 4:
             raise self.shape_error(f"weights '{self.weights}' shape", "(OC, C/groups, KH, KW)", w.shape)
         oc, ic, kh, kw = w.shape

@@ -42,7 +42,10 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
     Inputs: INPUT0 (N, C, H, W) in ``b_fs_yx_fsv16`` (y/x/batch padding allowed), INPUT1 weights
     (OC, C/groups, KH, KW) in ``os_iyx_osv16`` (unpadded), INPUT2 bias (OC,) plain and unpadded when present.
     Output (N, OC, OH, OW) in ``b_fs_yx_fsv16``, padding allowed (the interior is written, block tails are not).
-    Groups: 1, depthwise (groups == C == OC), or C/groups and OC/groups both multiples of 16. Bias and fused ops
+    Groups: 1, depthwise (groups == C == OC), or C/groups and OC/groups both multiples of 16; with groups 1 and
+    ``block_diagonal`` G > 1 (dense weights of a densified grouped convolution) each work-item reads only the input
+    channels of the groups its 16 output channels belong to (BLOCK_DIAG: at most 2 groups when OC/G >= 16, instead
+    of all G; loop order 0). Bias and fused ops
     (activations, an eltwise with an operand of the output's shape) run in the epilogue.
     Variants by jit constant: CHECK_Y / CHECK_X (bounds checks when the input padding does not hold the halo),
     DEPTHWISE, OUT_BLOCK = P (:func:`choose_block`). gws (ceil(OW/P), OH, ceil(OC/16) * N), lws (1, 1, 1).
@@ -77,6 +80,9 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
             return reason
         g = params.attrs_as(ConvolutionAttrs).groups
         c, oc, icg = x.dims4[1], w.shape[0], w.shape[1]
+        bd = params.attrs_as(ConvolutionAttrs).block_diagonal
+        if bd > 1 and (g != 1 or oc % bd or icg % bd):
+            return f"block_diagonal={bd} needs groups 1 and channels divisible by it (groups {g}, {icg} -> {oc})"
         if g > 1 and not (g == c == oc) and (icg % 16 or (oc // g) % 16):
             return (f"groups={g} with {icg} input and {oc // g} output channels per group: needs both multiples "
                     f"of 16 (or depthwise groups == C == OC)")
@@ -101,10 +107,11 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         ow = params.output.dims4[3]
         g = params.attrs_as(ConvolutionAttrs).groups
         depthwise = g > 1 and g == params.inputs[0].dims4[1] == params.inputs[1].shape[0]
-        first = {"block": self.block(params), "loop_order": 0 if depthwise else self.loop_order(params)}
+        only_0 = depthwise or params.attrs_as(ConvolutionAttrs).block_diagonal > 1
+        first = {"block": self.block(params), "loop_order": 0 if only_0 else self.loop_order(params)}
         out = [first]
         for p in TUNE_BLOCKS if ow >= TUNE_BLOCKS[0] else (ow,):
-            for so in (0,) if depthwise else (0, 1, 2):
+            for so in (0,) if only_0 else (0, 1, 2):
                 v = {"block": p, "loop_order": so}
                 if p <= ow and v != first:
                     out.append(v)
@@ -120,6 +127,10 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         g = a.groups
         depthwise = g > 1 and g == params.inputs[0].dims4[1] == oc
         check_y, check_x = needs_checks(params)
+        bd = a.block_diagonal if g == 1 else 1
+        if bd > 1:  # only loop order 0 and the border path skip the zero blocks
+            loop_order = 0
+        j.update({"BLOCK_DIAG": int(bd > 1), "BD_OFM": oc // bd, "BD_IFM": icg // bd})
         j.update({"STRIDE_Y": a.stride[0], "STRIDE_X": a.stride[1],
                   "DILATION_Y": a.dilation[0], "DILATION_X": a.dilation[1],
                   "PAD_Y": a.pad[0], "PAD_X": a.pad[1], "GROUPS": g,
