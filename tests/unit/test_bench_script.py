@@ -88,6 +88,24 @@ def test_targets_and_ratios(bench):
     assert bench.runs_for(8, 3) == 3
 
 
+def test_models_include_real_shapes(bench):
+    """--models takes the zoo's and the real-shapes models; "all" is both; the defaults stay the four zoo ones."""
+    from cldnn_py.tools import real_shapes, zoo
+
+    ap = bench.build_parser()
+    choices = next(a for a in ap._actions if a.dest == "models").choices
+    for name in ("mobilenet_v3", "yolo_neck", "dbnet_head", *zoo.MODELS, "all"):
+        assert name in choices
+    assert ap.parse_args([]).models == ["resnet50", "alexnet", "googlenet", "squeezenet"]
+    args = ap.parse_args(["--models", "yolo_neck", "all"])
+    assert bench.parse_models(args.models) == ["yolo_neck", *zoo.MODELS, "mobilenet_v3", "dbnet_head"]
+    assert bench.source_of("dbnet_head") is real_shapes and bench.source_of("vgg19") is zoo
+    with pytest.raises(ValueError, match="unknown model"):
+        bench.source_of("lenet")
+    assert bench.target_for("mobilenet_v3", 1) == ("latency", 1.2)
+    assert bench.target_for("yolo_neck", 8) == ("throughput", 0.8)
+
+
 def test_summarize_interleaved_and_error(bench):
     s = bench.summarize([10.0, 30.0, 20.0, 12.0], batch=8, gflop_per_image=2.0)
     assert (s["runs"], s["median_ms"], s["min_ms"], s["max_ms"]) == (4, 16.0, 10.0, 30.0)
