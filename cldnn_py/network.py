@@ -22,6 +22,10 @@ from .program import BuildOptions, Program
 from .program_node import ProgramNode
 from .topology import Topology
 
+FLUSH_EVERY = 8
+"""Kernels enqueued between two clFlush calls in execute(), so the device starts on the first kernels while Python
+enqueues the rest (a flush costs a few µs; without them PoCL began only after the last enqueue)."""
+
 
 @dataclass
 class PrimitiveInst:
@@ -184,6 +188,7 @@ class Network:
                 # the previous execution's kernels finish before this one writes any buffer (write-after-read)
                 eng.enqueue_barrier()
                 mdeps = self.program.memory_deps
+                enqueued = 0
                 for inst in self._insts.values():
                     if not inst.kernels:
                         if inst.node.kind not in ("data", "input_layout"):  # view / in-place concat: ready with deps
@@ -194,6 +199,9 @@ class Network:
                     if inst.node.id in self.program.memory_zero:  # reused buffer, padded layout: zero halo first
                         wait = [eng.enqueue_zero(inst.memory.buffer, inst.memory.bytes, wait)]
                     inst.events = [eng.enqueue_kernel(k, gws, lws, wait) for k, gws, lws in inst.kernels]
+                    enqueued += 1
+                    if enqueued % FLUSH_EVERY == 0:  # let the device start while the rest is enqueued
+                        eng.flush()
             eng.flush()
             return {o: NetworkOutput(o, self._insts[self.program.resolve(o)].memory,
                                      self._event(self.program.resolve(o))) for o in self.output_ids}

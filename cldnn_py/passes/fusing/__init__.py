@@ -3,10 +3,12 @@
 from .fuse_activation import fuse_activation
 from .fuse_batch_norm import fuse_batch_norm
 from .fuse_eltwise_sum import fuse_eltwise_sum
+from .fuse_gated_activation import fuse_gated_activation
 from .fuse_scale_into_batch_norm import fuse_scale_into_batch_norm
 from .fuse_scale_into_conv import fuse_scale_into_conv
 
-RULES = [fuse_scale_into_batch_norm, fuse_batch_norm, fuse_scale_into_conv, fuse_eltwise_sum, fuse_activation]
+RULES = [fuse_gated_activation, fuse_scale_into_batch_norm, fuse_batch_norm, fuse_scale_into_conv, fuse_eltwise_sum,
+         fuse_activation]
 
 __all__ = ["RULES", "fuse_activation", "fuse_batch_norm", "fuse_eltwise_sum", "fuse_scale_into_batch_norm",
-           "fuse_scale_into_conv"]
+           "fuse_gated_activation", "fuse_scale_into_conv"]
