@@ -206,6 +206,9 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
                                              x.reshape(2, 10, 3, 4)))(_x(r, (1, 20, 2, 6))),
     "resize_ref": lambda r: (lambda x: _one(Resize("p", "x", sizes=(1, 2, 6, 7), mode="linear"), x, BFYX,
                                             resize_ref(x, (1, 2, 6, 7), mode="linear")))(_x(r, (1, 2, 3, 4))),
+    "resize_b_fs_yx_fsv16": lambda r: (lambda x: _one(Resize("p", "x", sizes=(1, 18, 5, 7), mode="linear"), x,
+                                                      FSV16, resize_ref(x, (1, 18, 5, 7), mode="linear")))(
+        _x(r, (1, 18, 3, 4))),
     "scale_ref": _scale,
     "shuffle_channels_ref": lambda r: (lambda x: _one(cl.ShuffleChannels("p", "x", group=3), x, FSV16,
                                                       x.reshape(2, 3, 6, 3, 2).transpose(0, 2, 1, 3, 4)
