@@ -150,6 +150,12 @@ def _deconv(rng):
                 {"w": (w, None), "b": (b, None)})
 
 
+def _deconv_fsv16(rng):
+    x, w, b = _x(rng, (1, 18, 3, 4)), _x(rng, (18, 3, 2, 2)), _x(rng, (3,))
+    return Case(Deconvolution("p", "x", weights="w", bias="b", stride=(2, 2)), {"x": (x, FSV16)},
+                deconv_ref(x, w, b, (2, 2), (1, 1), (0, 0), (0, 0), (0, 0), 1), {"w": (w, None), "b": (b, None)})
+
+
 def _gather(rng):
     x, idx = _x(rng, (3, 4, 5)), np.array([3, 0, 2], dtype=np.int32)
     return Case(Gather("p", "x", "i", axis=1), {"x": (x, BFYX)}, np.take(x, idx, axis=1), {"i": (idx, None)})
@@ -179,6 +185,7 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "crop_ref": lambda r: (lambda x: _one(cl.Crop("p", "x", shape=(1, 2, 3, 4), offsets=(1, 1, 1, 2)), x, FSV16,
                                           x[1:2, 1:3, 1:4, 2:6]))(_x(r, (2, 4, 5, 6))),
     "deconvolution_ref": _deconv,
+    "deconvolution_b_fs_yx_fsv16": _deconv_fsv16,
     "eltwise_ref": lambda r: _eltwise(r, [(2, 3, 4, 5), (1, 3, 1, 5)], BFYX, cl.EltwiseMode.sum),
     "eltwise_vec8": lambda r: _eltwise(r, [(1, 20, 4, 5), (1, 20, 4, 5)], FSV16, cl.EltwiseMode.prod),
     "fully_connected_ref": lambda r: _fc(r, 2, 12, 5, None),

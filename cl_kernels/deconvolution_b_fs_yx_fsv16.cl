@@ -1,0 +1,94 @@
+// Transposed convolution on b_fs_yx_fsv16 f32 for CPU OpenCL (PoCL), groups 1: gws = (SX * ceil(PHASE_W / P),
+// OY, OCS * B), lws = (1, 1, 1). A work-item owns 16 output channels x P output pixels of one row that share
+// an x phase (ox = first + (j * P + p) * STRIDE_X with first = (phase - PAD_X) mod STRIDE_X): for them the same
+// taps kx contribute and the input column steps by one. Per input channel and tap the 16 output channels' weights
+// (plain (C, OC, KH, KW): a stride of KH * KW between channels) are gathered once into two float8, then each pixel
+// adds input scalar x weights. Output pixels of the phase past OX are skipped; the last slice of a channel count that
+// is not a multiple of 16 writes only the real channels.
+#define DC_OCS ((OUTPUT_FEATURE_NUM + 15) / 16)
+#define DC_LD8(p, i) (((const __global float8*)(p))[i])
+#define DC_ST8(p, i) (((__global float8*)(p))[i])
+#define DC_TAPS (FILTER_SIZE_Y * FILTER_SIZE_X)
+
+__attribute__((reqd_work_group_size(1, 1, 1)))
+KERNEL(deconvolution_b_fs_yx_fsv16)(const __global float* input, const __global float* weights,
+#if BIAS_TERM
+                                    const __global float* bias,
+#endif
+                                    __global float* output)
+{
+    const int phase = (int)get_global_id(0) % STRIDE_X;
+    const int j = (int)get_global_id(0) / STRIDE_X;
+    const int oy = get_global_id(1);
+    const int ocs = get_global_id(2) % DC_OCS;
+    const int b = get_global_id(2) / DC_OCS;
+    const int first = ((phase - PAD_X) % STRIDE_X + STRIDE_X) % STRIDE_X;  // smallest ox of this phase
+    const int ox0 = first + j * DC_BLOCK * STRIDE_X;
+    float8 a0[DC_BLOCK], a1[DC_BLOCK];
+    for (int p = 0; p < DC_BLOCK; ++p) {
+        a0[p] = (float8)(0.0f);
+        a1[p] = (float8)(0.0f);
+    }
+    const __global float* in_b = input + INPUT0_OFFSET + b * INPUT0_BATCH_PITCH;
+    for (int ky = 0; ky < FILTER_SIZE_Y; ++ky) {
+        const int ty = oy + PAD_Y - ky * DILATION_Y;
+        if (ty < 0 || ty % STRIDE_Y != 0 || ty / STRIDE_Y >= INPUT0_SIZE_Y)
+            continue;
+        const int iy = ty / STRIDE_Y;
+        for (int kx = 0; kx < FILTER_SIZE_X; ++kx) {
+            const int tx = ox0 + PAD_X - kx * DILATION_X;  // the same remainder mod STRIDE_X for every p
+            if (((tx % STRIDE_X) + STRIDE_X) % STRIDE_X != 0)
+                continue;
+            const int ix0 = tx >= 0 ? tx / STRIDE_X : -((-tx + STRIDE_X - 1) / STRIDE_X);  // floor(tx / STRIDE_X)
+            for (int c = 0; c < INPUT0_FEATURE_NUM; ++c) {
+                union { float8 v[2]; float s[16]; } w;
+                for (int i = 0; i < 16; ++i) {
+                    const int o = ocs * 16 + i < OUTPUT_FEATURE_NUM ? ocs * 16 + i : OUTPUT_FEATURE_NUM - 1;
+                    w.s[i] = weights[(c * OUTPUT_FEATURE_NUM + o) * DC_TAPS + ky * FILTER_SIZE_X + kx];
+                }
+                const __global float* row = in_b + (c >> 4) * INPUT0_FEATURE_PITCH + iy * INPUT0_Y_PITCH + (c & 15);
+                for (int p = 0; p < DC_BLOCK; ++p) {
+                    const int ix = ix0 + p;
+                    if (ix >= 0 && ix < INPUT0_SIZE_X) {
+                        const float x = row[ix * 16];
+                        a0[p] = x * w.v[0] + a0[p];
+                        a1[p] = x * w.v[1] + a1[p];
+                    }
+                }
+            }
+        }
+    }
+#if BIAS_TERM
+    union { float8 v[2]; float s[16]; } bb;
+    for (int i = 0; i < 16; ++i)
+        bb.s[i] = bias[ocs * 16 + i < OUTPUT_FEATURE_NUM ? ocs * 16 + i : OUTPUT_FEATURE_NUM - 1];
+#endif
+    __global float* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + ocs * OUTPUT_FEATURE_PITCH
+                          + oy * OUTPUT_Y_PITCH;
+    for (int p = 0; p < DC_BLOCK; ++p) {
+        const int ox = ox0 + p * STRIDE_X;
+        if (ox >= OUTPUT_SIZE_X)
+            break;
+        float8 lo = a0[p];
+        float8 hi = a1[p];
+#if BIAS_TERM
+        lo += bb.v[0];
+        hi += bb.v[1];
+#endif
+#if OUTPUT_FEATURE_NUM % 16 != 0
+        if (ocs == DC_OCS - 1) {
+            union { float8 v[2]; float s[16]; } t;
+            t.v[0] = lo;
+            t.v[1] = hi;
+            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) out[ox * 16 + i] = t.s[i];
+            continue;
+        }
+#endif
+        DC_ST8(out + ox * 16, 0) = lo;
+        DC_ST8(out + ox * 16, 1) = hi;
+    }
+}
+#undef DC_OCS
+#undef DC_LD8
+#undef DC_ST8
+#undef DC_TAPS
