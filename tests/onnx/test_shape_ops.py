@@ -84,15 +84,17 @@ def test_transpose(engine, rng, shape, perm):
     compare(engine, one("Transpose", 13, {"x": x}, attrs={} if perm is None else {"perm": perm}), {"x": x})
 
 
-def test_channel_shuffle_is_a_rank4_permute(engine, rng):
-    """ShuffleNet: Reshape (N, g, C/g, H, W) → Transpose (0, 2, 1, 3, 4) → Reshape; the permute runs on rank 4."""
+def test_channel_shuffle_becomes_shuffle_channels(engine, rng):
+    """ShuffleNet: Reshape (N, g, C/g, H, W) → Transpose (0, 2, 1, 3, 4) → Reshape; the importer's chain (a rank-4
+    permute between views) is folded by fold_channel_shuffle into one shuffle_channels node with group 3."""
     x = randf32(rng, 2, 12, 5, 6)
     nodes = [helper.make_node("Reshape", ["x", "s5"], ["r"]), helper.make_node("Transpose", ["r"], ["t"],
              perm=[0, 2, 1, 3, 4]), helper.make_node("Reshape", ["t", "s4"], ["y"])]
     model = build(nodes, {"x": x}, {"s5": _i64(2, 3, 4, 5, 6), "s4": _i64(2, 12, 5, 6)}, ["y"], 9)
     net = compare(engine, model, {"x": x})
-    perms = [n.primitive for n in net.program.nodes.values() if n.kind == "permute"]
-    assert [len(p.order) for p in perms] == [4]
+    kinds = [n.kind for n in net.program.nodes.values()]
+    assert "permute" not in kinds and kinds.count("shuffle_channels") == 1
+    assert next(n for n in net.program.nodes.values() if n.kind == "shuffle_channels").primitive.group == 3
 
 
 def test_depth_to_space_chain_rank6(engine, rng):
