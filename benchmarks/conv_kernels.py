@@ -48,7 +48,7 @@ DEFAULT_SHAPES = list(SHAPES)[:5]
 
 def conv_numpy(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int, pad: int) -> np.ndarray:
     """float64 reference: tests/ocl/test_convolution.conv_ref (groups 1, dilation 1)."""
-    from tests.ocl.test_convolution import conv_ref
+    from tests.references import conv_ref
 
     return conv_ref(x, w, b, (stride, stride), (1, 1), (pad, pad), (pad, pad), 1)
 
@@ -138,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import cldnn_py as cl
     from cldnn_py.layout import DataType, Format, Layout, Padding
+    from cldnn_py.ops import ConvolutionAttrs
     from kernel_selector import Params, selector
     from kernel_selector.common.conv_window import params_halo
     from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16
@@ -163,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         expect = conv_numpy(x, w, b, s, pad)
         scale = float(np.abs(expect).max())
         flop = 2.0 * expect.size * c * k * k
-        attrs = {"stride": (s, s), "dilation": (1, 1), "pad": (pad, pad), "pad_end": (pad, pad), "groups": 1}
+        attrs = ConvolutionAttrs(stride=(s, s), dilation=(1, 1), pad=(pad, pad), pad_end=(pad, pad), groups=1)
         bias_l = Layout(f32, Format.bfyx, (oc,))
         runs = []
         if not args.no_ref:
@@ -174,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             outl = Layout(f32, Format.b_fs_yx_fsv16, expect.shape)
             if variant == "padded":
                 probe = Params("convolution", "ocl", [xl, Layout(f32, Format.os_iyx_osv16, w.shape), bias_l],
-                               outl, attrs)
+                               outl, attrs, caps=engine.info.caps)
                 (by, ay), (bx, ax) = params_halo(probe)
                 xl = xl.with_(padding=Padding((0, 0, by, bx), (0, 0, ay, ax)))
             lays = [xl, Layout(f32, Format.os_iyx_osv16, w.shape), bias_l]
@@ -184,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
                     runs.append((f"{fast.name} ({variant}{tag})", (blk, so), lays, outl, fast.name))
         cands = []
         for label, (blk, so), lays, outl, kname in runs:
-            params = Params("convolution", "ocl", lays, outl, attrs, layer_id=name, device=engine.info)
+            params = Params("convolution", "ocl", lays, outl, attrs, layer_id=name, device=engine.info,
+                            caps=engine.info.caps)
             var = {**({"block": blk} if blk else {}), **({"loop_order": so} if so >= 0 else {})}
             kd = fast.kernel_data(params, var or None) if kname == fast.name else selector.select(params, kname)[1]
             cands.append(Candidate(engine, label, kd, lays, [x, w, b], outl))

@@ -26,6 +26,33 @@
 #define ST8(p, i, v) (((__global float8*)(p))[i] = (v))
 #endif
 #define KX_UNROLL __attribute__((opencl_unroll_hint(FILTER_SIZE_X <= 8 ? FILTER_SIZE_X : 1)))
+// VEC16 (devices whose native float vector is 16 wide, AVX-512): one float16 accumulator per pixel and float16
+// weights/rows; otherwise two float8 (AVX2). W_DECL loads the 16 weights at a pointer, W_FMA adds scalar x times
+// them to pixel p, DW_FMA adds the 16 input channels at a pointer times them (depthwise), ROW_* the private row.
+#if VEC16
+#define LD16(p) (((const __global float16*)(p))[0])
+#define W_DECL(wp) const float16 w16 = LD16(wp);
+#define W_FMA(p, x) a[p] = (x) * w16 + a[p];
+#define DW_FMA(p, ptr) a[p] = LD16(ptr) * w16 + a[p];
+#define ROW_T float16
+#define ROW_LEN SPAN
+#define ROW_SET(q, ptr) row[q] = LD16(ptr);
+#define ROW_ZERO(q) row[q] = (float16)(0.0f);
+#define DW_ROW_FMA(p, q) a[p] = row[q] * w16 + a[p];
+#define ACC_LO(p) a[p].lo
+#define ACC_HI(p) a[p].hi
+#else
+#define W_DECL(wp) const float8 w0 = LD8(wp, 0); const float8 w1 = LD8(wp, 1);
+#define W_FMA(p, x) a0[p] = (x) * w0 + a0[p]; a1[p] = (x) * w1 + a1[p];
+#define DW_FMA(p, ptr) a0[p] = LD8(ptr, 0) * w0 + a0[p]; a1[p] = LD8(ptr, 1) * w1 + a1[p];
+#define ROW_T float8
+#define ROW_LEN (2 * SPAN)
+#define ROW_SET(q, ptr) row[2 * (q)] = LD8(ptr, 0); row[2 * (q) + 1] = LD8(ptr, 1);
+#define ROW_ZERO(q) row[2 * (q)] = (float8)(0.0f); row[2 * (q) + 1] = (float8)(0.0f);
+#define DW_ROW_FMA(p, q) a0[p] = row[2 * (q)] * w0 + a0[p]; a1[p] = row[2 * (q) + 1] * w1 + a1[p];
+#define ACC_LO(p) a0[p]
+#define ACC_HI(p) a1[p]
+#endif
 #if CHECK_Y
 #define SKIP_ROW if (iy < 0 || iy >= INPUT0_SIZE_Y) continue;
 #else
@@ -35,34 +62,28 @@
 #if DEPTHWISE
 // One tap at in_tap (global) / from the private row (border): 16 channels of each pixel times 16 weights.
 #define TAP_BODY { \
-        const float8 w0 = LD8(w_tap, 0); \
-        const float8 w1 = LD8(w_tap, 1); \
+        W_DECL(w_tap) \
         __attribute__((opencl_unroll_hint)) \
         for (int p = 0; p < OUT_BLOCK; ++p) { \
-            a0[p] = LD8(in_tap + p * IN_STEP_X, 0) * w0 + a0[p]; \
-            a1[p] = LD8(in_tap + p * IN_STEP_X, 1) * w1 + a1[p]; \
+            DW_FMA(p, in_tap + p * IN_STEP_X) \
         } \
     }
 #define ROW_TAP(L0, NL) { \
-        const float8 w0 = LD8(w_tap, 0); \
-        const float8 w1 = LD8(w_tap, 1); \
+        W_DECL(w_tap) \
         __attribute__((opencl_unroll_hint)) \
         for (int p = 0; p < OUT_BLOCK; ++p) { \
-            a0[p] = row[2 * (p * STRIDE_X + kx * DILATION_X)] * w0 + a0[p]; \
-            a1[p] = row[2 * (p * STRIDE_X + kx * DILATION_X) + 1] * w1 + a1[p]; \
+            DW_ROW_FMA(p, p * STRIDE_X + kx * DILATION_X) \
         } \
     }
 #define IN_SLICE_OF_GROUP 0
 #else
 // One input channel (lane l of the slice at ip, weights at wp): broadcast the input of each pixel.
 #define IC_STEP { \
-        const float8 w0 = LD8(wp + l * W_TAP_PITCH, 0); \
-        const float8 w1 = LD8(wp + l * W_TAP_PITCH, 1); \
+        W_DECL(wp + l * W_TAP_PITCH) \
         __attribute__((opencl_unroll_hint)) \
         for (int p = 0; p < OUT_BLOCK; ++p) { \
             const float x = ip[p * IN_STEP_X + l]; \
-            a0[p] = x * w0 + a0[p]; \
-            a1[p] = x * w1 + a1[p]; \
+            W_FMA(p, x) \
         } \
     }
 #if BLOCK_DIAG
@@ -136,13 +157,11 @@
                 KX_UNROLL \
                 for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
                     const __global float* ip = ip_s + (ky * DILATION_Y * INPUT0_Y_PITCH + kx * DILATION_X * 16); \
-                    const float8 w0 = LD8(wp + (ky * FILTER_SIZE_X + kx) * 16, 0); \
-                    const float8 w1 = LD8(wp + (ky * FILTER_SIZE_X + kx) * 16, 1); \
+                    W_DECL(wp + (ky * FILTER_SIZE_X + kx) * 16) \
                     __attribute__((opencl_unroll_hint)) \
                     for (int p = 0; p < OUT_BLOCK; ++p) { \
                         const float x = ip[p * IN_STEP_X + l]; \
-                        a0[p] = x * w0 + a0[p]; \
-                        a1[p] = x * w1 + a1[p]; \
+                        W_FMA(p, x) \
                     } \
                 } \
             } \
@@ -173,16 +192,14 @@
 #define BORDER_SLICE(S, L0, NL) { \
         const __global float* src = in_b + iy * INPUT0_Y_PITCH + (S) * INPUT0_FEATURE_PITCH; \
         const int ix_first = ox0 * STRIDE_X - PAD_X; \
-        float8 row[2 * SPAN]; \
+        ROW_T row[ROW_LEN]; \
         __attribute__((opencl_unroll_hint(1))) /* a rolled copy keeps row[] in memory (no SROA into shuffles) */ \
         for (int q = 0; q < SPAN; ++q) { \
             const int ix = ix_first + q; \
             if (ix >= 0 && ix < INPUT0_SIZE_X) { \
-                row[2 * q] = LD8(src + ix * 16, 0); \
-                row[2 * q + 1] = LD8(src + ix * 16, 1); \
+                ROW_SET(q, src + ix * 16) \
             } else { \
-                row[2 * q] = (float8)(0.0f); \
-                row[2 * q + 1] = (float8)(0.0f); \
+                ROW_ZERO(q) \
             } \
         } \
         __attribute__((opencl_unroll_hint(1))) /* unrolled, LLVM shares broadcasts across taps and spills */ \
@@ -232,12 +249,19 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
     const int b = get_global_id(2) / OCS;
     const int ox0 = ox_start < OUTPUT_SIZE_X - OUT_BLOCK ? ox_start : OUTPUT_SIZE_X - OUT_BLOCK;
 
+#if VEC16
+    float16 a[OUT_BLOCK];
+    __attribute__((opencl_unroll_hint))
+    for (int p = 0; p < OUT_BLOCK; ++p)
+        a[p] = (float16)(0.0f);
+#else
     float8 a0[OUT_BLOCK], a1[OUT_BLOCK];
     __attribute__((opencl_unroll_hint))
     for (int p = 0; p < OUT_BLOCK; ++p) {
         a0[p] = (float8)(0.0f);
         a1[p] = (float8)(0.0f);
     }
+#endif
     const __global float* in_b = input + INPUT0_OFFSET + b * INPUT0_BATCH_PITCH
                                  + (DEPTHWISE ? ocs : IN_SLICE_OF_GROUP) * INPUT0_FEATURE_PITCH;
     const __global float* w_oc = weights + ocs * (16 * FILTER_IFM_NUM * FILTER_SIZE_Y * FILTER_SIZE_X);
@@ -280,8 +304,8 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
                           + oy * OUTPUT_Y_PITCH + ox0 * 16;
     __attribute__((opencl_unroll_hint))
     for (int p = 0; p < OUT_BLOCK; ++p) {
-        float8 v0 = a0[p] + b0;
-        float8 v1 = a1[p] + b1;
+        float8 v0 = ACC_LO(p) + b0;
+        float8 v1 = ACC_HI(p) + b1;
         FUSED_OPS8(v0, b, oc0, oy, ox0 + p);
         FUSED_OPS8(v1, b, oc0 + 8, oy, ox0 + p);
 #if OUTPUT_FEATURE_NUM % 16 != 0
@@ -317,3 +341,14 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
 #undef BORDER_SLICE
 #undef BORDER_LOOPS
 #undef BORDER_SLICES
+#undef LD16
+#undef W_DECL
+#undef W_FMA
+#undef DW_FMA
+#undef ROW_T
+#undef ROW_LEN
+#undef ROW_SET
+#undef ROW_ZERO
+#undef DW_ROW_FMA
+#undef ACC_LO
+#undef ACC_HI

@@ -22,13 +22,15 @@ def padding_mask(layout) -> np.ndarray:
 
 def run_kernel_padded(engine, kind: str, inputs: list, output, attrs: dict, arrays: list[np.ndarray],
                       kernel: str | None = None, variant: dict | None = None,
-                      kernel_tier: str = "cpu") -> np.ndarray:
+                      kernel_tier: str = "cpu", caps=None, pad_fill: float = np.nan) -> np.ndarray:
     """Select (or force) the kernel of primitive type ``kind`` for these layouts, run it on ``arrays`` (logical,
     one per input layout) and return the logical output. Asserts the output's padding was not written.
     ``variant``: one of the forced kernel's ``tune_variants`` (auto-tuning's choices) instead of its default;
-    ``kernel_tier``: the tier of the Params (the engine's DeviceCaps either way)."""
+    ``kernel_tier``: the tier of the Params; ``caps``: DeviceCaps to select for (default the engine's, e.g. a
+    wider native vector to force a kernel's VEC16 form); ``pad_fill``: what float inputs' padding holds (NaN: read
+    it and the result shows; 0: a zero halo a kernel may read unchecked)."""
     params = Params(kind=kind, engine=engine.kind, inputs=list(inputs), output=output, attrs=typed_attrs(kind, attrs),
-                    layer_id=kind, device=engine.info, caps=engine.info.caps, kernel_tier=kernel_tier)
+                    layer_id=kind, device=engine.info, caps=caps or engine.info.caps, kernel_tier=kernel_tier)
     k_obj, kd = selector.select(params, kernel)
     if variant is not None:
         kd = k_obj.kernel_data(params, variant)  # type: ignore[call-arg]
@@ -36,7 +38,7 @@ def run_kernel_padded(engine, kind: str, inputs: list, output, attrs: dict, arra
     for lay, arr in zip(inputs, arrays):
         mem = engine.allocate(lay)
         phys = lay.to_physical(arr)
-        phys[padding_mask(lay)] = np.nan if phys.dtype.kind == "f" else np.iinfo(phys.dtype).max  # ints: no NaN
+        phys[padding_mask(lay)] = pad_fill if phys.dtype.kind == "f" else np.iinfo(phys.dtype).max  # ints: no NaN
         engine.write_buffer(mem.buffer, phys)
         mems.append(mem)
     out = engine.allocate(output)

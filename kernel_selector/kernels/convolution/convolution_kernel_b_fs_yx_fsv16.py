@@ -12,7 +12,7 @@ from __future__ import annotations
 from cldnn_py.layout import DataType, Format
 from cldnn_py.ops import ConvolutionAttrs
 
-from ...common.block import choose_block
+from ...common.block import MAX_BLOCK, choose_block
 from ...common.conv_window import params_halo
 from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
 from ...jitter import JitConstants
@@ -21,6 +21,8 @@ from ...params import Params, SupportedKey
 from ...selector import register
 
 TUNE_BLOCKS = (3, 4, 5, 6, 7)
+VEC16_TUNE_BLOCKS = (4, 6, 8, 10, 12, 14)
+VEC16_MAX_BLOCK = 14  # measured on Zen 5 (benchmarks/conv_kernels.py --blocks): 8-14 beat 6 by 10-40%
 L1_BYTES = 32 * 1024  # what auto-tuning times (7 spills a little on AVX2 but fills a 7-wide row)
 
 
@@ -33,6 +35,12 @@ def needs_checks(params: Params) -> tuple[bool, bool]:
     (by, ay), (bx, ax) = params_halo(params)
     pad = params.inputs[0].padding
     return (pad.lower[2] < by or pad.upper[2] < ay), (pad.lower[3] < bx or pad.upper[3] < ax)
+
+
+def vec16(params: Params) -> bool:
+    """True when the device's native float vector is 16 wide (AVX-512 PoCL): one float16 accumulator per pixel.
+    Measured on Zen 5 (PoCL 3.1, skylake-avx512): 1.5-1.7x the GFLOP/s of two float8 in the inner loop."""
+    return int(params.caps.native_vector_width_float) >= 16
 
 
 @register
@@ -93,8 +101,9 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         return FORCE_PRIORITY_3
 
     def block(self, params: Params) -> int:
-        """P, the output pixels per work-item: :func:`choose_block` of the output width."""
-        return choose_block(params.output.dims4[3])
+        """P, the output pixels per work-item: :func:`choose_block` of the output width (up to VEC16_MAX_BLOCK with
+        float16 accumulators: 32 zmm registers hold P accumulators, the weights and a broadcast)."""
+        return choose_block(params.output.dims4[3], VEC16_MAX_BLOCK if vec16(params) else MAX_BLOCK)
 
     def loop_order(self, params: Params) -> int:
         """LOOP_ORDER without a tuned winner: 0 (taps outside the input-channel slices), the order measured fastest
@@ -110,7 +119,8 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         only_0 = depthwise or params.attrs_as(ConvolutionAttrs).block_diagonal > 1
         first = {"block": self.block(params), "loop_order": 0 if only_0 else self.loop_order(params)}
         out = [first]
-        for p in TUNE_BLOCKS if ow >= TUNE_BLOCKS[0] else (ow,):
+        blocks = VEC16_TUNE_BLOCKS if vec16(params) else TUNE_BLOCKS
+        for p in blocks if ow >= blocks[0] else (ow,):
             for so in (0,) if only_0 else (0, 1, 2):
                 v = {"block": p, "loop_order": so}
                 if p <= ow and v != first:
@@ -140,7 +150,8 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                   "IC_FULL_SLICES": icg // 16, "IC_REM": icg % 16,
                   "CHECK_Y": int(check_y), "CHECK_X": int(check_x), "DEPTHWISE": int(depthwise),
                   "LOOP_ORDER": self.loop_order(params) if loop_order is None else loop_order,
-                  "LOAD_FORM": int(params.device_caps.get("load_form") == "vload")})
+                  "LOAD_FORM": int(params.device_caps.get("load_form") == "vload"),
+                  "VEC16": int(vec16(params))})
         return j
 
     def dispatch(self, params: Params, block: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:

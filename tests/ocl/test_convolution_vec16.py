@@ -1,0 +1,92 @@
+"""convolution_b_fs_yx_fsv16 in both vector forms, VEC16 (one float16 accumulator per pixel, chosen on devices whose
+native float vector is 16 wide) and two float8, forced through the DeviceCaps on whatever device runs the tests, vs
+the float64 reference: dense 3x3 with a zero halo (unchecked path) and without (bounds-checked border path), strided,
+dilated, 1x1, depthwise, aligned groups, block-diagonal weights, channel tails, fused relu; output padding is
+checked untouched."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from cldnn_py.layout import DataType, Format, Layout, Padding
+from cldnn_py.ops import ConvolutionAttrs, FusedActivationAttrs
+from cldnn_py.passes.densify_grouped_convolutions import dense_weights
+from kernel_selector import FusedOp, Params
+from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16, vec16
+from tests.helpers import assert_close, f32
+from tests.ocl.padded import run_kernel_padded
+from tests.references import conv_ref
+
+KERNEL = "convolution_b_fs_yx_fsv16"
+
+CASES = [
+    # (N, C, H, W), OC, K, stride, dilation, pad, groups, block_diagonal, input halo
+    ((1, 16, 9, 11), 32, 3, 1, 1, 1, 1, 1, True),
+    ((1, 19, 7, 9), 21, 3, 1, 1, 1, 1, 1, False),
+    ((2, 8, 11, 13), 16, 3, 2, 1, 1, 1, 1, False),
+    ((1, 16, 9, 10), 16, 3, 1, 2, 2, 1, 1, False),
+    ((1, 40, 6, 17), 24, 1, 1, 1, 0, 1, 1, True),
+    ((1, 32, 8, 9), 32, 3, 1, 1, 1, 32, 1, False),     # depthwise
+    ((1, 32, 5, 6), 64, 3, 1, 1, 1, 2, 1, True),       # groups of 16 in, 32 out
+    ((1, 68, 5, 6), 68, 1, 1, 1, 0, 1, 4, True),       # ShuffleNet's densified 1x1
+    ((1, 24, 6, 7), 48, 3, 2, 1, 1, 1, 3, False),      # densified strided 3x3, border path
+]
+
+
+@pytest.mark.parametrize("vec", [16, 8])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-oc{c[1]}-k{c[2]}-s{c[3]}-d{c[4]}-g{c[6]}-bd{c[7]}")
+def test_conv_fsv16_vector_forms(ocl_engine, rng, vec, case):
+    shape, oc, k, s, d, pad, groups, bd, halo = case
+    c = shape[1]
+    x = f32(rng.standard_normal(shape))
+    wg = f32(rng.standard_normal((oc, c // (groups * bd), k, k)) / np.sqrt(k * k * c / (groups * bd)))
+    w = f32(dense_weights(wg, bd)) if bd > 1 else wg
+    b = f32(rng.standard_normal(oc))
+    caps = dataclasses.replace(ocl_engine.info.caps, native_vector_width_float=vec)
+    attrs = ConvolutionAttrs(stride=(s, s), dilation=(d, d), pad=(pad, pad), pad_end=(pad, pad), groups=groups,
+                             block_diagonal=bd)
+    in_pad = Padding((0, 0, pad * d, pad * d), (0, 0, pad * d, pad * d)) if halo else Padding()
+    lin = Layout(DataType.f32, Format.b_fs_yx_fsv16, shape, in_pad)
+    lw = Layout(DataType.f32, Format.os_iyx_osv16, w.shape)
+    lb = Layout(DataType.f32, Format.bfyx, (oc,))
+    oh = (shape[2] + 2 * pad - d * (k - 1) - 1) // s + 1
+    ow = (shape[3] + 2 * pad - d * (k - 1) - 1) // s + 1
+    lout = Layout(DataType.f32, Format.b_fs_yx_fsv16, (shape[0], oc, oh, ow), Padding((0, 0, 1, 0), (0, 0, 0, 2)))
+    probe = Params("convolution", "ocl", [lin, lw, lb], lout, attrs, caps=caps)
+    assert vec16(probe) == (vec == 16)
+    out = run_kernel_padded(ocl_engine, "convolution", [lin, lw, lb], lout, dataclasses.asdict(attrs), [x, w, b],
+                            kernel=KERNEL, caps=caps, pad_fill=0.0)
+    ref = conv_ref(x, wg if bd == 1 else w, b, (s, s), (d, d), (pad, pad), (pad, pad), groups)
+    assert_close(out, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("vec", [16, 8])
+def test_conv_fsv16_vector_forms_fused_relu(ocl_engine, rng, vec):
+    """The epilogue splits the float16 accumulator into the two float8 FUSED_OPS8 takes."""
+    x = f32(rng.standard_normal((1, 16, 6, 20)))
+    w = f32(rng.standard_normal((20, 16, 3, 3)) / 12)
+    caps = dataclasses.replace(ocl_engine.info.caps, native_vector_width_float=vec)
+    lin = Layout(DataType.f32, Format.b_fs_yx_fsv16, x.shape, Padding((0, 0, 1, 1), (0, 0, 1, 1)))
+    lw = Layout(DataType.f32, Format.os_iyx_osv16, w.shape)
+    lout = Layout(DataType.f32, Format.b_fs_yx_fsv16, (1, 20, 6, 20))
+    attrs = ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1))
+    params = Params("convolution", "ocl", [lin, lw], lout, attrs, caps=caps)
+    params.fused_ops = [FusedOp("activation", FusedActivationAttrs("relu"))]
+    (kc,) = ConvolutionKernelBFsYxFsv16().kernel_data(params).kernels
+    assert f"#define VEC16 {int(vec == 16)}" in kc.source
+    mems = []
+    for lay, arr in ((lin, x), (lw, w)):
+        mems.append(ocl_engine.allocate(lay))
+        phys = lay.to_physical(arr)
+        ocl_engine.write_buffer(mems[-1].buffer, phys)
+    out = ocl_engine.allocate(lout)
+    ocl_engine.write_buffer(out.buffer, np.full(lout.buffer_size, np.nan, dtype=np.float32))
+    knl = ocl_engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
+    ocl_engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
+    raw = np.empty(lout.buffer_size, dtype=np.float32)
+    ocl_engine.read_buffer(out.buffer, raw)
+    ref = np.maximum(conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 1), 0.0)
+    assert_close(lout.from_physical(raw), ref, rtol=1e-4, atol=1e-4)
