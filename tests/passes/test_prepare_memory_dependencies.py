@@ -59,9 +59,7 @@ def test_long_lived_tensor_is_not_overwritten(engine):
         assert s[pid] != s["a"]
 
 
-def test_padded_tensors_reuse_buffers_with_zeroed_halo(engine, rng):
-    """Blocked convolutions with changing widths and halos: padded tensors reuse buffers that held another layout;
-    those are zero-filled first (also at the wrap into the next execution), so results equal the plain build."""
+def _padded_chain(rng):
     chs, ks = (32, 16, 16, 32, 16, 16, 16), (5, 1, 3, 1, 5, 3)
     t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, chs[0], 10, 10))))
     prev = "x"
@@ -69,6 +67,18 @@ def test_padded_tensors_reuse_buffers_with_zeroed_halo(engine, rng):
         t.add(cl.Data(f"w{i}", (rng.standard_normal((co, ci, k, k)) / (4 * k)).astype(np.float32)),
               cl.Convolution(f"conv{i}", prev, weights=f"w{i}", pad=(k // 2, k // 2)))
         prev = f"conv{i}"
+    return t, prev, chs
+
+
+def test_padded_tensors_reuse_buffers_with_zeroed_halo(engine, rng, monkeypatch):
+    """The mixed plan (forced: the strict one never fits the budget): blocked convolutions with changing widths and
+    halos; padded tensors reuse buffers that held another layout; those are zero-filled first (also at the wrap into
+    the next execution), so results equal the plain build."""
+    from cldnn_py.passes import prepare_memory_dependencies as pmd
+
+    monkeypatch.setattr(pmd, "STRICT_EXTRA_BYTES", -1)
+    monkeypatch.setattr(pmd, "STRICT_EXTRA_FACTOR", -1.0)
+    t, prev, chs = _padded_chain(rng)
     prog = cl.Program(engine, t)
     if prog.node("conv0").layout().format != cl.Format.b_fs_yx_fsv16:
         pytest.skip("no blocked convolution kernel validates on this device: nothing is padded")
@@ -84,5 +94,27 @@ def test_padded_tensors_reuse_buffers_with_zeroed_halo(engine, rng):
     x = rng.standard_normal((1, chs[0], 10, 10)).astype(np.float32)
     ref = cl.Network(cl.Program(engine, t, cl.BuildOptions(optimize_data=False))).run({"x": x})[prev]
     net = cl.Network(prog)
+    for _ in range(3):
+        np.testing.assert_allclose(net.run({"x": x})[prev], ref, rtol=1e-4, atol=1e-5 * np.abs(ref).max())
+
+
+def test_strict_plan_needs_no_zero_fill(engine, rng):
+    """The default (strict) plan on the same chain: no buffer holds two different strict layouts, nothing is
+    zero-filled per run, and results equal the plain build over repeated runs."""
+    from cldnn_py.passes.prepare_memory_dependencies import _strict_key
+
+    t, prev, chs = _padded_chain(rng)
+    prog = cl.Program(engine, t)
+    if prog.node("conv0").layout().format != cl.Format.b_fs_yx_fsv16:
+        pytest.skip("no blocked convolution kernel validates on this device: nothing is padded")
+    assert not prog.memory_zero
+    keys: dict[int, set] = {}
+    for pid, slot in prog.memory_slots.items():
+        keys.setdefault(slot, set()).add(_strict_key(prog.node(pid)))
+    assert all(len(k) == 1 for k in keys.values()), keys
+    x = rng.standard_normal((1, chs[0], 10, 10)).astype(np.float32)
+    ref = cl.Network(cl.Program(engine, t, cl.BuildOptions(optimize_data=False))).run({"x": x})[prev]
+    net = cl.Network(prog)
+    net.poison()
     for _ in range(3):
         np.testing.assert_allclose(net.run({"x": x})[prev], ref, rtol=1e-4, atol=1e-5 * np.abs(ref).max())
