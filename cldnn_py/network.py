@@ -131,6 +131,15 @@ class Network:
             self._insts[node.id] = PrimitiveInst(node, mem, kernels, [])
         self.input_ids = [n.id for n in program.order if n.kind == "input_layout"]
         self.output_ids = list(program.outputs)
+        # the enqueue plan, built once: per computed node, the instances whose events it waits for (its dependencies,
+        # then the previous owners of its pool buffer and their readers) and whether its buffer is zero-filled first
+        self._plan: list[tuple[PrimitiveInst, tuple[PrimitiveInst, ...], tuple[PrimitiveInst, ...], bool]] = []
+        for inst in self._insts.values():
+            if inst.node.kind in ("data", "input_layout"):
+                continue
+            deps = tuple(self._insts[d.id] for d in inst.node.dependencies)
+            mdeps = tuple(self._insts[m] for m in program.memory_deps.get(inst.node.id, ()))
+            self._plan.append((inst, deps, mdeps, inst.node.id in program.memory_zero))
 
     def _buffer_of(self, node: ProgramNode, out: Memory) -> Callable[[str, int], Any]:
         """``buffer(kind, index)`` for ``Engine.bind``: dependency ``index``'s buffer for "input", else ``out``'s."""
@@ -187,16 +196,15 @@ class Network:
             with eng.execution_scope():
                 # the previous execution's kernels finish before this one writes any buffer (write-after-read)
                 eng.enqueue_barrier()
-                mdeps = self.program.memory_deps
                 enqueued = 0
-                for inst in self._insts.values():
-                    if not inst.kernels:
-                        if inst.node.kind not in ("data", "input_layout"):  # view / in-place concat: ready with deps
-                            inst.events = [e for d in inst.node.dependencies for e in self._insts[d.id].events]
+                for inst, deps, mdeps, zero in self._plan:
+                    wait = [e for d in deps for e in d.events]
+                    if not inst.kernels:  # view / in-place concat: ready with its dependencies
+                        inst.events = wait
                         continue
-                    wait = [e for d in inst.node.dependencies for e in self._insts[d.id].events]
-                    wait += [e for m in mdeps.get(inst.node.id, ()) for e in self._insts[m].events]  # pool reuse
-                    if inst.node.id in self.program.memory_zero:  # reused buffer, padded layout: zero halo first
+                    if mdeps:  # pool reuse: the buffer's previous owner and its readers are done
+                        wait += [e for m in mdeps for e in m.events]
+                    if zero:  # reused buffer, padded layout: zero halo first
                         wait = [eng.enqueue_zero(inst.memory.buffer, inst.memory.bytes, wait)]
                     inst.events = [eng.enqueue_kernel(k, gws, lws, wait) for k, gws, lws in inst.kernels]
                     enqueued += 1
