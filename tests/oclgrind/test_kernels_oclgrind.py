@@ -184,6 +184,8 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "convolution_gpu_depthwise": _conv_depthwise,
     "crop_ref": lambda r: (lambda x: _one(cl.Crop("p", "x", shape=(1, 2, 3, 4), offsets=(1, 1, 1, 2)), x, FSV16,
                                           x[1:2, 1:3, 1:4, 2:6]))(_x(r, (2, 4, 5, 6))),
+    "crop_b_fs_yx_fsv16": lambda r: (lambda x: _one(cl.Crop("p", "x", shape=(1, 19, 3, 4), offsets=(1, 5, 1, 2)),
+                                                    x, FSV16, x[1:2, 5:24, 1:4, 2:6]))(_x(r, (2, 26, 5, 6))),
     "deconvolution_ref": _deconv,
     "deconvolution_b_fs_yx_fsv16": _deconv_fsv16,
     "eltwise_ref": lambda r: _eltwise(r, [(2, 3, 4, 5), (1, 3, 1, 5)], BFYX, cl.EltwiseMode.sum),
