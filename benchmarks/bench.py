@@ -21,8 +21,8 @@ engine that ran next (measured: SqueezeNet on PoCL 5.8 ms back to back, 12.4 ms 
 Printed per engine: latency median [min-max] in ms (wall time of ``Network.run`` / ``InferenceSession.run``,
 host copies included), images/s (batch / median), GFLOP/s (counted FLOPs per image x images/s), and for cldnn_py
 the ratio to onnxruntime: the latency ratio ours / ort at batch 1, the throughput ratio ours / ort at batch > 1,
-with the issue's targets (ResNet-50 batch 1 <= 1.3x, the real-shapes models batch 1 <= 1.2x, other models batch 1
-<= 1.5x, batch > 1 >= 0.8x) marked.
+with issue 15's targets (zoo networks batch 1 <= 1.0x, the real-shapes models batch 1 <= 1.2x, batch > 1 >= 1.0x)
+marked.
 FLOPs are counted from the ONNX graph: 2 x multiply-accumulates of its Conv, Gemm and MatMul nodes, with the
 shapes from ``onnx.shape_inference`` (other ops are not counted).
 
@@ -121,14 +121,11 @@ def count_flops(model: Any) -> dict[str, int]:
 
 
 def target_for(model: str, batch: int) -> tuple[str, float]:
-    """The issue's target for cldnn_py against onnxruntime: ("latency", max ratio ours/ort) at batch 1 (1.3 for
-    ResNet-50, 1.2 for the real-shapes models, 1.5 for the others), ("throughput", min ratio ours/ort) = 0.8 at
-    batch > 1."""
+    """Issue 15's target for cldnn_py against onnxruntime: ("latency", max ratio ours/ort) at batch 1 (1.0 for the
+    zoo networks, 1.2 for the real-shapes models), ("throughput", min ratio ours/ort) = 1.0 at batch > 1."""
     if batch == 1:
-        if model in real_shapes.MODELS:
-            return "latency", 1.2
-        return "latency", 1.3 if model == "resnet50" else 1.5
-    return "throughput", 0.8
+        return "latency", 1.2 if model in real_shapes.MODELS else 1.0
+    return "throughput", 1.0
 
 
 def summarize(times_ms: Sequence[float], batch: int, gflop_per_image: float) -> dict[str, Any]:

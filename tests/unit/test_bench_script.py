@@ -74,16 +74,19 @@ def test_count_flops_gemm_trans_a_and_unknown_shape(bench):
 
 
 def test_targets_and_ratios(bench):
-    assert bench.target_for("resnet50", 1) == ("latency", 1.3)
-    assert bench.target_for("squeezenet", 1) == ("latency", 1.5)
-    assert bench.target_for("resnet50", 8) == ("throughput", 0.8)
+    assert bench.target_for("resnet50", 1) == ("latency", 1.0)
+    assert bench.target_for("squeezenet", 1) == ("latency", 1.0)
+    assert bench.target_for("resnet50", 8) == ("throughput", 1.0)
     ort = {"median_ms": 40.0, "images_per_s": 200.0}
     row = {"model": "resnet50", "batch": 1, "median_ms": 56.0, "images_per_s": 1e3 / 56}
     bench.compare(row, ort)
     assert row["ratio_kind"] == "latency" and row["ratio"] == pytest.approx(1.4) and row["target_met"] is False
     row = {"model": "alexnet", "batch": 8, "median_ms": 50.0, "images_per_s": 170.0}
     bench.compare(row, ort)
-    assert row["ratio_kind"] == "throughput" and row["ratio"] == pytest.approx(0.85) and row["target_met"] is True
+    assert row["ratio_kind"] == "throughput" and row["ratio"] == pytest.approx(0.85) and row["target_met"] is False
+    row = {"model": "alexnet", "batch": 8, "median_ms": 40.0, "images_per_s": 210.0}
+    bench.compare(row, ort)
+    assert row["ratio"] == pytest.approx(1.05) and row["target_met"] is True
     assert bench.runs_for(1, None) == 10 and bench.runs_for(8, None) == bench.DEFAULT_RUNS_BATCHED
     assert bench.runs_for(8, 3) == 3
 
@@ -103,7 +106,7 @@ def test_models_include_real_shapes(bench):
     with pytest.raises(ValueError, match="unknown model"):
         bench.source_of("lenet")
     assert bench.target_for("mobilenet_v3", 1) == ("latency", 1.2)
-    assert bench.target_for("yolo_neck", 8) == ("throughput", 0.8)
+    assert bench.target_for("yolo_neck", 8) == ("throughput", 1.0)
 
 
 def test_summarize_interleaved_and_error(bench):
@@ -143,7 +146,7 @@ def test_format_table(bench):
     assert "latency ms median [min-max]" in lines[0] and "GFLOP/s" in lines[0] and set(lines[1]) == {"-"}
     assert lines[2].startswith("resnet50") and "onnxruntime" in lines[2] and "43.2 [41.0-50.5]" in lines[2]
     assert "8.18" in lines[2] and "23.1" in lines[2] and "189.3" in lines[2]  # img/s, GFLOP/s
-    assert "cldnn_py cl:0:0" in lines[3] and "lat 1.39x (<=1.3x NOT MET)" in lines[3]
+    assert "cldnn_py cl:0:0" in lines[3] and "lat 1.39x (<=1.0x NOT MET)" in lines[3]
     assert "4321" in lines[3] and "37" in lines[3] and "2.5e-06" in lines[3]
     assert "lat 1.25x (<=1.5x met)" in lines[4]
     assert "FAILED: KernelBuildError: boom" in lines[5]
