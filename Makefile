@@ -33,7 +33,7 @@ test-fast: $(STAMP)
 # The zoo's ResNet-50, AlexNet, GoogLeNet, SqueezeNet at batch 1 and 8 on every OpenCL device vs onnxruntime
 # (a few minutes; table on stdout, JSON in .cache/bench.json). benchmarks/latency.py: the examples/ networks.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench.py
+	$(BIN)/python benchmarks/bench.py --models all
 
 lint: $(STAMP)
 	$(BIN)/ruff check cldnn_py kernel_selector tests examples benchmarks

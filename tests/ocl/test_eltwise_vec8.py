@@ -104,8 +104,24 @@ def test_fsv16_fused_activation_in_a_network(engine, rng):
     assert_close(out, np.maximum(eltwise_ref(xs, E.sum), 0))
 
 
+@pytest.mark.parametrize("mode", [E.prod, E.sum, E.sub], ids=lambda m: m.value)
+@pytest.mark.parametrize("shape, first", [((1, 24, 5, 9), False), ((2, 16, 3, 2), True), ((1, 37, 1, 6), False)])
+def test_fsv16_per_channel_operand(engine, rng, mode, shape, first):
+    """A squeeze-excitation scale: an (N, C, 1, 1) operand broadcast over the pixels, first or second, in
+    b_fs_yx_fsv16 with a padded data input; channel tails."""
+    n, c = shape[:2]
+    data = Layout(DataType.f32, Format.b_fs_yx_fsv16, shape, Padding((0, 0, 1, 0), (0, 0, 0, 2)))
+    scale = Layout(DataType.f32, Format.b_fs_yx_fsv16, (n, c, 1, 1))
+    out = Layout(DataType.f32, Format.b_fs_yx_fsv16, shape)
+    x, s = f32(rng.standard_normal(shape)), f32(rng.standard_normal((n, c, 1, 1)))
+    lays, arrays = ([scale, data], [s, x]) if first else ([data, scale], [x, s])
+    got = _run(engine, lays, out, {"mode": mode.value}, arrays)
+    assert_close(got, eltwise_ref(arrays, mode))
+
+
 def test_rejects_pow_and_broadcasting():
-    """pow needs the pow() builtin; a broadcast operand has another shape: eltwise_ref runs both."""
+    """pow needs the pow() builtin; a broadcast operand that is not per channel in b_fs_yx_fsv16: eltwise_ref runs
+    both."""
     lay = Layout(DataType.f32, Format.bfyx, (1, 3, 4, 5))
     params = Params("eltwise", "ocl", [lay, lay], lay, typed_attrs("eltwise", {"mode": "pow"}))
     verdicts = {v.kernel: v.reason for v in selector.explain(params)}

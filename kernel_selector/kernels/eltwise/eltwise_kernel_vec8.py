@@ -1,4 +1,4 @@
-"""eltwise_vec8: element-wise ops on f32 tensors of one shape (no broadcasting) with float8 accesses.
+"""eltwise_vec8: element-wise ops on f32 tensors of one shape (or per-channel operands) with float8 accesses.
 
 ``eltwise_ref`` computes one element per work-item through GET_INDEX and calls ``fmax``/``fmin`` (calls on the
 pip PoCL). Here the data move as aligned float8 (docs/performance.md) and every operator is
@@ -34,13 +34,22 @@ def is_flat(lay: Layout) -> bool:
     return lay.padding.is_zero and lay.buffer_size == lay.count()
 
 
+def per_channel(x: Layout, out: Layout) -> bool:
+    """True for an operand of shape (N, C, 1, 1) against a rank-4 (N, C, H, W) output with H·W > 1: one value per
+    channel, broadcast over the pixels (the squeeze-excitation scale of MobileNetV3 / EfficientNet)."""
+    return (out.rank == 4 and x.rank == 4 and x.shape[:2] == out.shape[:2] and x.shape[2:] == (1, 1)
+            and out.shape[2:] != (1, 1))
+
+
 def variant(params: Params) -> str | None:
-    """``flat``, ``fsv16`` or None (neither applies) for these layouts."""
+    """``flat``, ``fsv16`` or None (neither applies) for these layouts. Only the fsv16 variant takes per-channel
+    operands (:func:`per_channel`)."""
     tensors = [*params.inputs, params.output]
     out = params.output
-    if any(x.shape != out.shape for x in params.inputs):
+    if any(x.shape != out.shape and not per_channel(x, out) for x in params.inputs):
         return None
-    if all(x.format == out.format and is_flat(x) for x in tensors):
+    same = all(x.shape == out.shape for x in params.inputs)
+    if same and all(x.format == out.format and is_flat(x) for x in tensors):
         return "flat"
     if all(x.format == Format.b_fs_yx_fsv16 and not x.padding.lower[1] and not x.padding.upper[1]
            for x in tensors):
@@ -50,7 +59,8 @@ def variant(params: Params) -> str | None:
 
 @register
 class EltwiseKernelVec8(KernelBase):
-    """y = in0 ∘ in1 ∘ ... (left to right, as ``eltwise_ref``) for N f32 inputs of the output's shape.
+    """y = in0 ∘ in1 ∘ ... (left to right, as ``eltwise_ref``) for N f32 inputs of the output's shape, or, in the
+    b_fs_yx_fsv16 variant, of shape (N, C, 1, 1) broadcast over the pixels (a squeeze-excitation scale).
 
     Modes sum (coefficients too), sub, prod, div, max, min, prelu; ``pow`` is rejected (only the ``pow`` builtin,
     a call, computes it). Layouts: flat (identical unpadded layouts without block tails, any format; gws
@@ -80,8 +90,8 @@ class EltwiseKernelVec8(KernelBase):
             return f"{len(coeffs)} coefficients for {len(params.inputs)} inputs"
         v = variant(params)
         if v is None:
-            return ("inputs must have the output's shape (no broadcasting) and either all the output's unpadded "
-                    "layout without block tails, or all b_fs_yx_fsv16")
+            return ("inputs must have the output's shape (broadcasting only (N, C, 1, 1) in b_fs_yx_fsv16), either all the "
+                    "output's unpadded layout without block tails, or all b_fs_yx_fsv16")
         if v == "flat" and any(op.kind != "activation" for op in params.fused_ops):
             return "fused eltwise operands need the b_fs_yx_fsv16 variant (the flat one has no coordinates)"
         return fused_ops8_reason(params)
@@ -115,10 +125,14 @@ class EltwiseKernelVec8(KernelBase):
             j.add("ELTWISE_VEC8_STAGE(t, k, idx)", " ".join(f"t[{m}].s[k] = input{m}[idx];" for m in range(n)))
             j.add("ELTWISE_VEC8_STAGED_RESULT(t)", fold([f"t[{m}].v" for m in range(n)]))
         else:
-            j.add("ELTWISE_VEC8_RESULT(i)", fold([f"EV_LD8(row{k}, (i))" for k in range(n)]))
+            bcast = [per_channel(x, params.output) for x in params.inputs]
+            # a per-channel operand: the same two float8 of its slice for every pixel of the block
+            j.add("ELTWISE_VEC8_RESULT(i)", fold([f"EV_LD8(row{k}, {'((i) & 1)' if bc else '(i)'})"
+                                                  for k, bc in enumerate(bcast)]))
             j.add("ELTWISE_VEC8_ROWS", " ".join(
                 f"const __global float* row{k} = input{k} + INPUT{k}_OFFSET + b * INPUT{k}_BATCH_PITCH "
-                f"+ fs * INPUT{k}_FEATURE_PITCH + y * INPUT{k}_Y_PITCH + x0 * 16;" for k in range(n)))
+                f"+ fs * INPUT{k}_FEATURE_PITCH" + ("" if bc else f" + y * INPUT{k}_Y_PITCH + x0 * 16") + ";"
+                for k, bc in enumerate(bcast)))
         return j
 
     def fsv16_block(self, params: Params) -> int:
