@@ -90,8 +90,8 @@ class EltwiseKernelVec8(KernelBase):
             return f"{len(coeffs)} coefficients for {len(params.inputs)} inputs"
         v = variant(params)
         if v is None:
-            return ("inputs must have the output's shape (broadcasting only (N, C, 1, 1) in b_fs_yx_fsv16), either all the "
-                    "output's unpadded layout without block tails, or all b_fs_yx_fsv16")
+            return ("inputs must have the output's shape (broadcasting only (N, C, 1, 1) in b_fs_yx_fsv16), "
+                    "either all the output's unpadded layout without block tails, or all b_fs_yx_fsv16")
         if v == "flat" and any(op.kind != "activation" for op in params.fused_ops):
             return "fused eltwise operands need the b_fs_yx_fsv16 variant (the flat one has no coordinates)"
         return fused_ops8_reason(params)
