@@ -52,7 +52,10 @@ def _devices(args: argparse.Namespace) -> int:
     else:
         print("Engine() picks cpu: there is no OpenCL platform")
     if getattr(args, "probe", False) and devs:
-        _probe(args.cache, [d.spec for d in devs])
+        for d in devs:
+            if d.caps.simulator:
+                print(f"{d.spec}: a simulator, not probed (its timings mean nothing)")
+        _probe(args.cache, [d.spec for d in devs if not d.caps.simulator])
     return 0
 
 

@@ -69,8 +69,7 @@ def test_tune_stores_a_variant_and_cache_mode_uses_it(engine, tmp_path, case):
     assert jit_value(tuned, "OUT_BLOCK") == entry["variant"]["block"]
 
     # forge a different winner: a "cache" build must take it, and still compute the right thing
-    forged = {"block": 3, "loop_order": 2} if entry["variant"] != {"block": 3, "loop_order": 2} else \
-        {"block": 7, "loop_order": 1}
+    forged = next(v for v in reversed(ConvolutionKernelBFsYxFsv16().tune_variants(params)) if v != entry["variant"])
     entry["variant"] = forged
     path.write_text(json.dumps(data))
     cached = cl.Program(engine, conv_relu_topology(x.shape, w, b), cl.BuildOptions(tuning="cache", tuning_cache=path))
