@@ -171,6 +171,8 @@ def _scale(rng):
 CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "activation_ref": lambda r: (lambda x: _one(cl.Activation("p", "x", func="elu", a=0.5), x, FSV16,
                                                 activation_ref(x, "elu", 0.5)))(_x(r, (2, 5, 3, 4))),
+    "activation_vec8": lambda r: (lambda x: _one(cl.Activation("p", "x", func="logistic"), x, FSV16,
+                                                 activation_ref(x, "logistic")))(_x(r, (2, 21, 3, 5))),
     "arg_max_ref": lambda r: (lambda x: _one(ArgMax("p", "x", axis=1, keep_dims=True), x, BYXF,
                                              np.argmax(x, axis=1)[:, None]))(_x(r, (2, 7, 3, 4))),
     "batch_norm_ref": _batch_norm,
