@@ -7,6 +7,7 @@ import dataclasses
 
 from cldnn_py.ops import ActivationAttrs, EltwiseAttrs, FusedActivationAttrs
 
+from ...jitter import JitConstants
 from ...kernel_base import KernelData, load_template
 from ...params import FusedOp, Params
 from ...selector import register
@@ -51,6 +52,6 @@ class ActivationKernelVec8(EltwiseKernelVec8):
         """eltwise_vec8's kernel for the one-input form; the template is eltwise_vec8's."""
         return super().kernel_data(as_eltwise(params))
 
-    def make_source(self, jit, template: str | None = None) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    def make_source(self, jit: JitConstants, template: str | None = None) -> tuple[str, str]:
         """eltwise_vec8's template."""
         return super().make_source(jit, load_template("eltwise_vec8"))
