@@ -53,3 +53,22 @@ def test_tier_option_checks_and_env(monkeypatch):
 def test_described_gpu_is_a_gpu():
     assert GPU_LIKE.is_gpu and GPU_LIKE.default_tier() == "gpu" and DeviceCaps().default_tier() == "cpu"
     assert dataclasses.replace(GPU_LIKE, device_type="cpu").default_tier() == "cpu"
+
+
+def test_emulate_subgroups_option_and_environment(monkeypatch):
+    """BuildOptions(emulate_subgroups) defaults to CLDNN_PY_EMULATE_SUBGROUPS; DeviceCaps says why a sub-group
+    kernel cannot run, and stops saying it with native sub-groups or the emulation."""
+    import dataclasses
+
+    import cldnn_py as cl
+    from kernel_selector.device_caps import GPU_LIKE
+
+    monkeypatch.delenv("CLDNN_PY_EMULATE_SUBGROUPS", raising=False)
+    assert cl.BuildOptions().emulate_subgroups is False
+    monkeypatch.setenv("CLDNN_PY_EMULATE_SUBGROUPS", "1")
+    assert cl.BuildOptions().emulate_subgroups is True
+    assert cl.BuildOptions(emulate_subgroups=False).emulate_subgroups is False
+    assert "no sub-groups" in (GPU_LIKE.subgroup_reason() or "")
+    assert dataclasses.replace(GPU_LIKE, subgroups=True).subgroup_reason() is None
+    assert dataclasses.replace(GPU_LIKE, intel_subgroups=True).native_subgroups
+    assert dataclasses.replace(GPU_LIKE, subgroup_emulation=True).subgroup_reason() is None

@@ -63,8 +63,10 @@ def test_convolution_keeps_input_format_and_checks_bias():
     (L(1, 3, 8, 8), L(4, 3, 3), {}, "weights 'w' shape"),
     (L(1, 3, 4, 4), L(4, 3, 5, 5), {}, "output size"),                           # kernel larger than input
     (L(1, 3, 4, 4), L(4, 3, 3, 3), {"dilation": 2}, "output size"),             # effective kernel 5 > 4
+    (L(1, 6, 4, 4), L(6, 6, 1, 1), {"block_diagonal": 4}, "block_diagonal"),    # 6 % 4
+    (L(1, 8, 4, 4), L(8, 4, 1, 1), {"groups": 2, "block_diagonal": 2}, "block_diagonal"),  # with groups
 ], ids=["channels", "groups-channels", "groups-divide-c", "groups-divide-oc", "rank", "weights-rank",
-        "too-small", "dilated-too-small"])
+        "too-small", "dilated-too-small", "block-diagonal-divides", "block-diagonal-groups"])
 def test_convolution_shape_errors_name_the_primitive(x, w, kw, match):
     with pytest.raises(cl.ShapeError, match="convolution 'conv1'") as err:
         conv(x, w, **kw)
