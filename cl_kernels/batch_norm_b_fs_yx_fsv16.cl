@@ -7,7 +7,6 @@
 // a multiple of 16 writes only the real channels.
 #define BN_SLICES ((OUTPUT_FEATURE_NUM + 15) / 16)
 #define BN_LD8(p, i) (((const __global float8*)(p))[i])
-#define BN_ST8(p, i) (((__global float8*)(p))[i])
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
 KERNEL(batch_norm_b_fs_yx_fsv16)(const __global float* input, const __global float* mean,
@@ -50,20 +49,8 @@ KERNEL(batch_norm_b_fs_yx_fsv16)(const __global float* input, const __global flo
         float8 hi = BN_LD8(in, 2 * p + 1) * mul.v[1] + add.v[1];
         FUSED_OPS8(lo, b, fs * 16, y, x0 + p);
         FUSED_OPS8(hi, b, fs * 16 + 8, y, x0 + p);
-#if OUTPUT_FEATURE_NUM % 16 != 0
-        if (fs == BN_SLICES - 1) {  // the block tail stays as it is
-            union { float8 v[2]; float s[16]; } t;
-            t.v[0] = lo;
-            t.v[1] = hi;
-            __attribute__((opencl_unroll_hint))
-            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) out[p * 16 + i] = t.s[i];
-            continue;
-        }
-#endif
-        BN_ST8(out, 2 * p) = lo;
-        BN_ST8(out, 2 * p + 1) = hi;
+        FSV16_STORE_PIXEL(out + p * 16, lo, hi, fs == BN_SLICES - 1);
     }
 }
 #undef BN_SLICES
 #undef BN_LD8
-#undef BN_ST8

@@ -8,7 +8,6 @@
 // the real channels.
 #define CG_SLICES ((OUTPUT_FEATURE_NUM + 15) / 16)
 #define CG_LD8(p, i) (((const __global float8*)(p))[i])
-#define CG_ST8(p, i) (((__global float8*)(p))[i])
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
 KERNEL(channel_gather_fsv16)(const __global float* input, __global float* output)
@@ -39,16 +38,8 @@ KERNEL(channel_gather_fsv16)(const __global float* input, __global float* output
     }
 #endif
     for (int p = 0; p < CG_BLOCK; ++p) {
-#if OUTPUT_FEATURE_NUM % 16 != 0
-        if (fs == CG_SLICES - 1) {
-            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) out[p * 16 + i] = t[p].s[i];
-            continue;
-        }
-#endif
-        CG_ST8(out + p * 16, 0) = t[p].v[0];
-        CG_ST8(out + p * 16, 1) = t[p].v[1];
+        FSV16_STORE_PIXEL(out + p * 16, t[p].v[0], t[p].v[1], fs == CG_SLICES - 1);
     }
 }
 #undef CG_SLICES
 #undef CG_LD8
-#undef CG_ST8

@@ -6,8 +6,6 @@
 // adds input scalar x weights. Output pixels of the phase past OX are skipped; the last slice of a channel count that
 // is not a multiple of 16 writes only the real channels.
 #define DC_OCS ((OUTPUT_FEATURE_NUM + 15) / 16)
-#define DC_LD8(p, i) (((const __global float8*)(p))[i])
-#define DC_ST8(p, i) (((__global float8*)(p))[i])
 #define DC_TAPS (FILTER_SIZE_Y * FILTER_SIZE_X)
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
@@ -75,20 +73,8 @@ KERNEL(deconvolution_b_fs_yx_fsv16)(const __global float* input, const __global 
         lo += bb.v[0];
         hi += bb.v[1];
 #endif
-#if OUTPUT_FEATURE_NUM % 16 != 0
-        if (ocs == DC_OCS - 1) {
-            union { float8 v[2]; float s[16]; } t;
-            t.v[0] = lo;
-            t.v[1] = hi;
-            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) out[ox * 16 + i] = t.s[i];
-            continue;
-        }
-#endif
-        DC_ST8(out + ox * 16, 0) = lo;
-        DC_ST8(out + ox * 16, 1) = hi;
+        FSV16_STORE_PIXEL(out + ox * 16, lo, hi, ocs == DC_OCS - 1);
     }
 }
 #undef DC_OCS
-#undef DC_LD8
-#undef DC_ST8
 #undef DC_TAPS

@@ -69,18 +69,7 @@ KERNEL(eltwise_vec8)(ELTWISE_INPUTS_DECL, __global float* output FUSED_OPS_ARGS)
         float8 hi = ELTWISE_VEC8_RESULT(2 * p + 1);
         FUSED_OPS8(lo, b, fs * 16, y, x0 + p);
         FUSED_OPS8(hi, b, fs * 16 + 8, y, x0 + p);
-#if OUTPUT_FEATURE_NUM % 16 != 0
-        if (fs == EV_SLICES - 1) {  // the block tail stays as it is
-            union { float8 v[2]; float s[16]; } t;
-            t.v[0] = lo;
-            t.v[1] = hi;
-            __attribute__((opencl_unroll_hint))
-            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) out[p * 16 + i] = t.s[i];
-            continue;
-        }
-#endif
-        EV_ST8(out, 2 * p) = lo;
-        EV_ST8(out, 2 * p + 1) = hi;
+        FSV16_STORE_PIXEL(out + p * 16, lo, hi, fs == EV_SLICES - 1);
     }
 }
 #undef EV_SLICES

@@ -6,7 +6,6 @@
 // a multiple of 16 writes only the real channels (the block tail stays as it is).
 #define RS_SLICES ((OUTPUT_FEATURE_NUM + 15) / 16)
 #define RS_LD8(p, i) (((const __global float8*)(p))[i])
-#define RS_ST8(p, i) (((__global float8*)(p))[i])
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
 KERNEL(resize_b_fs_yx_fsv16)(const __global float* input, __global float* output)
@@ -34,19 +33,8 @@ KERNEL(resize_b_fs_yx_fsv16)(const __global float* input, __global float* output
                 hi = RS_LD8(px, 1) * w + hi;
             }
         }
-#if OUTPUT_FEATURE_NUM % 16 != 0
-        if (fs == RS_SLICES - 1) {
-            union { float8 v[2]; float s[16]; } t;
-            t.v[0] = lo;
-            t.v[1] = hi;
-            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) out[p * 16 + i] = t.s[i];
-            continue;
-        }
-#endif
-        RS_ST8(out, 2 * p) = lo;
-        RS_ST8(out, 2 * p + 1) = hi;
+        FSV16_STORE_PIXEL(out + p * 16, lo, hi, fs == RS_SLICES - 1);
     }
 }
 #undef RS_SLICES
 #undef RS_LD8
-#undef RS_ST8

@@ -5,6 +5,21 @@
 #define CAT(a, b) CAT_(a, b)
 // Conversion of an accumulator to the output type: saturating round-to-nearest-even for integers.
 #define CONVERT_TO(type, v) CAT(convert_, CAT(type, _sat_rte))(v)
+// One pixel's 16 channels (lo: 0-7, hi: 8-15) into a b_fs_yx_fsv16 output at p: two aligned float8 stores, or, when
+// `tail` holds (the last slice of an OUTPUT_FEATURE_NUM that is not a multiple of 16), only the real channels, so
+// the block tail stays as it is. Uses the including kernel's OUTPUT_FEATURE_NUM.
+#define FSV16_STORE_PIXEL(p, lo, hi, tail) do { \
+        if ((OUTPUT_FEATURE_NUM % 16 != 0) && (tail)) { \
+            union { float8 v[2]; float s[16]; } st_; \
+            st_.v[0] = (lo); \
+            st_.v[1] = (hi); \
+            __attribute__((opencl_unroll_hint)) \
+            for (int i_ = 0; i_ < OUTPUT_FEATURE_NUM % 16; ++i_) (p)[i_] = st_.s[i_]; \
+        } else { \
+            ((__global float8*)(p))[0] = (lo); \
+            ((__global float8*)(p))[1] = (hi); \
+        } \
+    } while (0)
 #if defined(cl_khr_subgroups)
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
 #endif
