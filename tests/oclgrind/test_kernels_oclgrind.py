@@ -349,3 +349,26 @@ def test_oclgrind_log_catches_an_uninitialized_read(oclgrind_engine, oclgrind_lo
     assert "ninitiali" in text, f"Oclgrind did not log the uninitialized read; log text: {text!r}"
     with pytest.raises(pytest.fail.Exception, match="ninitiali"):
         oclgrind_log.assert_clean()
+
+
+@pytest.mark.parametrize("halo", [True, False], ids=["unchecked", "border"])
+def test_conv_vec16_form_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, halo):
+    """convolution_b_fs_yx_fsv16's VEC16 form (chosen on AVX-512 devices; Oclgrind reports a narrow native vector, so
+    the generic case runs the float8 form) forced through the DeviceCaps: clean log, float64 reference."""
+    import dataclasses
+
+    from cldnn_py.layout import DataType, Layout, Padding
+    from cldnn_py.ops import ConvolutionAttrs
+    from tests.ocl.padded import run_kernel_padded
+
+    x, w, b = _x(rng, (1, 18, 4, 5)), _x(rng, (20, 18, 3, 3)), _x(rng, (20,))
+    caps = dataclasses.replace(oclgrind_engine.info.caps, native_vector_width_float=16)
+    pad = Padding((0, 0, 1, 1), (0, 0, 1, 1)) if halo else Padding()
+    lin = Layout(DataType.f32, FSV16, x.shape, pad)
+    lays = [lin, Layout(DataType.f32, OSV16, w.shape), Layout(DataType.f32, BFYX, (20,))]
+    lout = Layout(DataType.f32, FSV16, (1, 20, 4, 5))
+    attrs = ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1))
+    out = run_kernel_padded(oclgrind_engine, "convolution", lays, lout, dataclasses.asdict(attrs), [x, w, b],
+                            kernel="convolution_b_fs_yx_fsv16", caps=caps, pad_fill=0.0)
+    oclgrind_log.assert_clean()
+    assert_close(out, conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
