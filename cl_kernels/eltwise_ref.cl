@@ -32,6 +32,10 @@ inline float eltwise_pow_to_int(float v)
 
 KERNEL(eltwise_ref)(ELTWISE_INPUTS_DECL, __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
+#ifdef WG_OUT_OF_RANGE  // the GPU-tier twin (common/gpu_twin.py): gws rounded up to lws
+    if (WG_OUT_OF_RANGE(get_global_id(0), get_global_id(1), get_global_id(2)))
+        return;
+#endif
     const int x = get_global_id(0);
     const int y = get_global_id(1);
     const int f = get_global_id(2) % OUTPUT_FEATURE_NUM;

@@ -22,12 +22,13 @@ class WorkGroupTwin:
 
     tier = "gpu"
     ref_template = ""  # cl_kernels/<ref_template>.cl: the reference's template
+    max_rank = 4  # ranks above run the reference, unless the reference's template indexes them through dims4 too
 
     def validate(self, params: Params) -> str | None:
         """The reference's reason, else rank <= 4 (the reference keeps rank 5-6) and a fitting work-group."""
         why: str | None = super().validate(params)  # type: ignore[misc]
-        return why or wg_tensor_validate(params.inputs[0], params.caps) or \
-            wg_tensor_validate(params.output, params.caps)
+        return why or wg_tensor_validate(params.inputs[0], params.caps, self.max_rank) or \
+            wg_tensor_validate(params.output, params.caps, self.max_rank)
 
     def priority(self, params: Params) -> int:
         """Ahead of the reference in the GPU tier."""
