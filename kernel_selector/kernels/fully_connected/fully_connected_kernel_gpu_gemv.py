@@ -44,20 +44,25 @@ class FullyConnectedKernelGpuGemv(KernelBase):
         plain = frozenset({Format.bfyx})
         return SupportedKey(input_formats=plain, output_formats=plain, padded_inputs=False)
 
+    VARIANTS: tuple[dict[str, int], ...] = VARIANTS
+
+    def variant_reason(self, params: Params, v: dict[str, int]) -> str | None:
+        """Why the tuning variant ``v`` cannot run on this device (LWS not a power of two, work-group or local
+        memory too large), or None."""
+        if v["lws"] & (v["lws"] - 1):
+            return f"LWS {v['lws']} is not a power of two"
+        return caps_reason(params.caps, (v["lws"], 1), _local_bytes(v))
+
     def default_variant(self, params: Params) -> dict[str, int]:
-        """LWS 128 (64 when the device's work-groups are smaller), 4 rows."""
-        for v in VARIANTS:
-            if caps_reason(params.caps, (v["lws"], 1), _local_bytes(v)) is None:
+        """The first of VARIANTS that fits the device (for this kernel: LWS 128, 4 rows; 64 on smaller devices)."""
+        for v in self.VARIANTS:
+            if self.variant_reason(params, v) is None:
                 return dict(v)
-        return dict(VARIANTS[0])
+        return dict(self.VARIANTS[0])
 
     def validate(self, params: Params) -> str | None:
         """Plain operands (:func:`fc_plain_reason`); the default work-group and its local memory fit the device."""
-        bad = fc_plain_reason(params)
-        if bad:
-            return bad
-        v = self.default_variant(params)
-        return caps_reason(params.caps, (v["lws"], 1), _local_bytes(v))
+        return fc_plain_reason(params) or self.variant_reason(params, self.default_variant(params))
 
     def priority(self, params: Params) -> int:
         """Batch 1: ahead of fully_connected_gpu_tiled (FORCE_PRIORITY_3); larger batches: behind it."""
@@ -66,8 +71,7 @@ class FullyConnectedKernelGpuGemv(KernelBase):
     def tune_variants(self, params: Params) -> list[dict[str, int]]:
         """``{"lws", "rows"}``: the default first, then the others that fit."""
         first = self.default_variant(params)
-        return [first] + [dict(v) for v in VARIANTS
-                          if v != first and caps_reason(params.caps, (v["lws"], 1), _local_bytes(v)) is None]
+        return [first] + [dict(v) for v in self.VARIANTS if v != first and self.variant_reason(params, v) is None]
 
     def jit_constants(self, params: Params, variant: dict[str, int] | None = None) -> JitConstants:
         """Tensors, FC_N/FC_K/FC_M, BIAS_TERM/BIAS_INDEX, LWS, ROWS."""
@@ -85,11 +89,10 @@ class FullyConnectedKernelGpuGemv(KernelBase):
         return (-(-m // v["rows"]) * v["lws"], n), (v["lws"], 1)
 
     def kernel_data(self, params: Params, variant: dict[str, int] | None = None) -> KernelData:
-        """One enqueue with the ``variant`` (default: :meth:`default_variant`) and the fused ops."""
+        """One enqueue with the ``variant`` (default: :meth:`default_variant`) and the fused ops. Raises ValueError
+        for a variant that does not fit the device (:meth:`variant_reason`)."""
         v = variant or self.default_variant(params)
-        if v["lws"] & (v["lws"] - 1):
-            raise ValueError(f"{self.name}: LWS {v['lws']} is not a power of two")
-        bad = caps_reason(params.caps, (v["lws"], 1), _local_bytes(v))
+        bad = self.variant_reason(params, v)
         if bad:
             raise ValueError(f"{self.name}: variant {v}: {bad}")
         jit = self.jit_constants(params, v)
