@@ -17,6 +17,7 @@ from kernel_selector.kernels.fully_connected.fully_connected_kernel_gpu_gemv imp
 from kernel_selector.kernels.fully_connected.fully_connected_kernel_gpu_tiled import FullyConnectedKernelGpuTiled
 from kernel_selector.params import FusedOp
 from tests.helpers import assert_close, f32
+from tests.ocl.gpu_tier import run_every_variant
 from tests.references import fc_ref
 
 TILED, GEMV = "fully_connected_gpu_tiled", "fully_connected_gpu_gemv"
@@ -116,25 +117,10 @@ def test_fc_gpu_every_variant(engine, rng, kernel_cls, batch):
     res_l = Layout(DataType.f32, Format.bfyx, (batch, 65))
     params.fused_ops = [FusedOp("eltwise", FusedEltwiseAttrs("sum"), [res_l], [3]),
                         FusedOp("activation", FusedActivationAttrs("relu"))]
-    out_l = params.output
-    mems = []
-    for lo, arr in zip([*params.inputs, res_l], (x, w, b, r)):
-        mems.append(engine.allocate(lo))
-        engine.write_buffer(mems[-1].buffer, lo.to_physical(arr))
-    out = engine.allocate(out_l)
-    kernel = kernel_cls()
-    variants = kernel.tune_variants(params)
-    assert len(variants) > 1
     expect = np.maximum(fc_ref(x, w, b) + r, 0.0)
-    for variant in variants:
-        (kc,) = kernel.kernel_data(params, variant).kernels
-        engine.write_buffer(out.buffer, np.full(out_l.buffer_size, np.nan, dtype=np.float32))
-        knl = engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
-        engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
-        raw = np.empty(out_l.buffer_size, dtype=np.float32)
-        engine.read_buffer(out.buffer, raw)
+    for variant, out in run_every_variant(engine, kernel_cls(), params, [x, w, b, r]):
         try:
-            assert_close(out_l.from_physical(raw), expect, rtol=1e-4, atol=1e-4)
+            assert_close(out, expect, rtol=1e-4, atol=1e-4)
         except AssertionError as err:
             raise AssertionError(f"variant {variant}: {err}") from None
 
