@@ -1,6 +1,7 @@
 """GFLOP/s of the convolution kernels on ResNet-50 layer shapes (batch 1), every result checked against numpy.
 
-    python benchmarks/conv_kernels.py [--runs 7] [--shapes 3x3_64_56 ...] [--blocks 4 5 6] [--no-ref] [--asm]
+    python benchmarks/conv_kernels.py [--runs 7] [--shapes 3x3_64_56 ...] [--blocks 4 5 6] [--oc-blocks 1 2 4]
+                                      [--no-ref] [--asm]
 
 Kernels are run directly (no Program): ``convolution_ref`` on bfyx data with oiyx weights, and
 ``convolution_b_fs_yx_fsv16`` on b_fs_yx_fsv16 data with os_iyx_osv16 weights in two variants: ``padded`` (the
@@ -8,7 +9,7 @@ input buffer carries the convolution's zero halo: no bounds checks, the fast pat
 and ``checked`` (unpadded input, bounds checks). Time is the device time from OpenCL profiling events, the median
 of ``--runs`` runs after one warm-up (``best``: GFLOP/s of the fastest run); the kernels of one shape
 run round-robin so that load from other processes hits them alike. ``--blocks`` times several pixel blocks P
-(default: the kernel's own choice).
+and ``--oc-blocks`` several output-slice blocks (default: the kernel's own choice).
 ``--asm`` builds in a fresh POCL_CACHE_DIR and disassembles each fsv16 kernel (objdump -d): calls and ymm stack
 moves in the hottest loop (the inner loop must have no ``call``: on the pip PoCL a call spills every
 register, cldnn_py/device_probe.py).
@@ -42,6 +43,10 @@ SHAPES = {
     "3x3_512_14": (512, 14, 512, 3, 1, 1),  # the two below separate the input channels from the row width
     "3x3_256_7": (256, 7, 256, 3, 1, 1),
     "1x1_2048_7": (2048, 7, 512, 1, 1, 0),
+    "1x1_64_56": (64, 56, 256, 1, 1, 0),  # the bottleneck's expanding 1x1s: few input channels, many outputs
+    "1x1_128_28": (128, 28, 512, 1, 1, 0),
+    "1x1_512_28": (512, 28, 128, 1, 1, 0),
+    "3x3_128_28": (128, 28, 128, 3, 1, 1),
 }
 DEFAULT_SHAPES = list(SHAPES)[:5]
 
@@ -129,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--blocks", nargs="+", type=int, default=[0], help="pixels per work-item P (0: the kernel's)")
     ap.add_argument("--loop-order", nargs="+", type=int, default=[-1], choices=[-1, 0, 1, 2],
                     help="loop order SLICE_OUTER (-1: the kernel's rule)")
+    ap.add_argument("--oc-blocks", nargs="+", type=int, default=[0], choices=[0, 1, 2, 4],
+                    help="output slices of 16 per work-item (VEC16 only; 0: the kernel's rule)")
     ap.add_argument("--variants", nargs="+", default=["padded", "checked"], choices=["padded", "checked"])
     ap.add_argument("--no-ref", action="store_true", help="skip convolution_ref")
     ap.add_argument("--asm", action="store_true", help="disassemble the fsv16 kernels (fresh POCL_CACHE_DIR)")
@@ -169,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         runs = []
         if not args.no_ref:
             lays = [Layout(f32, Format.bfyx, x.shape), Layout(f32, Format.oiyx, w.shape), bias_l]
-            runs.append(("convolution_ref", (0, -1), lays, Layout(f32, Format.bfyx, expect.shape), "convolution_ref"))
+            ref_out = Layout(f32, Format.bfyx, expect.shape)
+            runs.append(("convolution_ref", (0, -1, 0), lays, ref_out, "convolution_ref"))
         for variant in args.variants:
             xl = Layout(f32, Format.b_fs_yx_fsv16, x.shape)
             outl = Layout(f32, Format.b_fs_yx_fsv16, expect.shape)
@@ -181,13 +189,15 @@ def main(argv: list[str] | None = None) -> int:
             lays = [xl, Layout(f32, Format.os_iyx_osv16, w.shape), bias_l]
             for blk in args.blocks:
                 for so in args.loop_order:
-                    tag = "" if so < 0 else f", loop_order={so}"
-                    runs.append((f"{fast.name} ({variant}{tag})", (blk, so), lays, outl, fast.name))
+                    for ocb in args.oc_blocks:
+                        tag = ("" if so < 0 else f", loop_order={so}") + ("" if not ocb else f", ocb={ocb}")
+                        runs.append((f"{fast.name} ({variant}{tag})", (blk, so, ocb), lays, outl, fast.name))
         cands = []
-        for label, (blk, so), lays, outl, kname in runs:
+        for label, (blk, so, ocb), lays, outl, kname in runs:
             params = Params("convolution", "ocl", lays, outl, attrs, layer_id=name, device=engine.info,
                             caps=engine.info.caps)
-            var = {**({"block": blk} if blk else {}), **({"loop_order": so} if so >= 0 else {})}
+            var = {**({"block": blk} if blk else {}), **({"loop_order": so} if so >= 0 else {}),
+                   **({"oc_blocks": ocb} if ocb else {})}
             kd = fast.kernel_data(params, var or None) if kname == fast.name else selector.select(params, kname)[1]
             cands.append(Candidate(engine, label, kd, lays, [x, w, b], outl))
         for cand in cands:  # warm-up (first launch of a kernel costs extra on PoCL)

@@ -15,6 +15,7 @@
 // DEPTHWISE: groups == IC == OC; each pixel's 16 input channels are loaded as two float8 and multiplied lane-wise.
 
 #define OCS ((OUTPUT_FEATURE_NUM + 15) / 16)
+#define OCG (OCS / OC_BLOCKS)  // work-items along the output channels (OC_BLOCKS divides OCS)
 #define W_TAP_PITCH (FILTER_SIZE_Y * FILTER_SIZE_X * 16)
 #define IN_STEP_X (STRIDE_X * 16)
 #define SPAN ((OUT_BLOCK - 1) * STRIDE_X + (FILTER_SIZE_X - 1) * DILATION_X + 1)  // input pixels of one block row
@@ -26,23 +27,30 @@
 #define ST8(p, i, v) (((__global float8*)(p))[i] = (v))
 #endif
 #define KX_UNROLL __attribute__((opencl_unroll_hint(FILTER_SIZE_X <= 8 ? FILTER_SIZE_X : 1)))
-// VEC16 (devices whose native float vector is 16 wide, AVX-512): one float16 accumulator per pixel and float16
-// weights/rows; otherwise two float8 (AVX2). W_DECL loads the 16 weights at a pointer, W_FMA adds scalar x times
-// them to pixel p, DW_FMA adds the 16 input channels at a pointer times them (depthwise), ROW_* the private row.
+// VEC16 (devices whose native float vector is 16 wide, AVX-512): one float16 accumulator per pixel and output
+// slice, float16 weights/rows; otherwise two float8 (AVX2). W_DECL loads the 16 weights of each of the OC_BLOCKS
+// output slices at a pointer (slice o at + o * W_OC_PITCH), W_FMA adds scalar x times them to pixel p, DW_FMA adds
+// the 16 input channels at a pointer times them (depthwise), ROW_* the private row. OC_BLOCKS > 1 (VEC16, groups 1
+// only): a work-item computes OC_BLOCKS * 16 output channels, so each broadcast input feeds OC_BLOCKS FMAs and the
+// loads per FMA drop from (P + 1) / P to (P + OC_BLOCKS) / (OC_BLOCKS * P) (the oneDNN AVX-512 kernels' 2-4 oc blocks).
+#define W_OC_PITCH (16 * FILTER_IFM_NUM * FILTER_SIZE_Y * FILTER_SIZE_X)
 #if VEC16
 #define LD16(p) (((const __global float16*)(p))[0])
-#define W_DECL(wp) const float16 w16 = LD16(wp);
-#define W_FMA(p, x) a[p] = (x) * w16 + a[p];
-#define DW_FMA(p, ptr) a[p] = LD16(ptr) * w16 + a[p];
+#define W_DECL(wp) float16 w16[OC_BLOCKS]; \
+        __attribute__((opencl_unroll_hint)) for (int o = 0; o < OC_BLOCKS; ++o) w16[o] = LD16((wp) + o * W_OC_PITCH);
+#define W_FMA(p, x) __attribute__((opencl_unroll_hint)) for (int o = 0; o < OC_BLOCKS; ++o) \
+        a[o][p] = (x) * w16[o] + a[o][p];
+#define DW_FMA(p, ptr) a[0][p] = LD16(ptr) * w16[0] + a[0][p];
 #define ROW_T float16
 #define ROW_LEN SPAN
 #define ROW_SET(q, ptr) row[q] = LD16(ptr);
 #define ROW_ZERO(q) row[q] = (float16)(0.0f);
-#define DW_ROW_FMA(p, q) a[p] = row[q] * w16 + a[p];
-#define ACC_LO(p) a[p].lo
+#define DW_ROW_FMA(p, q) a[0][p] = row[q] * w16[0] + a[0][p];
+#define ACC_LO(o, p) a[o][p].lo
 // lane by lane, not .hi: Oclgrind 21.10's uninitialized-value checker flags the upper half of a float16 taken with
 // .hi / .s89abcdef (a false positive; LLVM folds both forms into the same shuffle on PoCL)
-#define ACC_HI(p) (float8)(a[p].s8, a[p].s9, a[p].sa, a[p].sb, a[p].sc, a[p].sd, a[p].se, a[p].sf)
+#define ACC_HI(o, p) (float8)(a[o][p].s8, a[o][p].s9, a[o][p].sa, a[o][p].sb, a[o][p].sc, a[o][p].sd, a[o][p].se, \
+                              a[o][p].sf)
 #else
 #define W_DECL(wp) const float8 w0 = LD8(wp, 0); const float8 w1 = LD8(wp, 1);
 #define W_FMA(p, x) a0[p] = (x) * w0 + a0[p]; a1[p] = (x) * w1 + a1[p];
@@ -52,8 +60,8 @@
 #define ROW_SET(q, ptr) row[2 * (q)] = LD8(ptr, 0); row[2 * (q) + 1] = LD8(ptr, 1);
 #define ROW_ZERO(q) row[2 * (q)] = (float8)(0.0f); row[2 * (q) + 1] = (float8)(0.0f);
 #define DW_ROW_FMA(p, q) a0[p] = row[2 * (q)] * w0 + a0[p]; a1[p] = row[2 * (q) + 1] * w1 + a1[p];
-#define ACC_LO(p) a0[p]
-#define ACC_HI(p) a1[p]
+#define ACC_LO(o, p) a0[p]
+#define ACC_HI(o, p) a1[p]
 #endif
 #if CHECK_Y
 #define SKIP_ROW if (iy < 0 || iy >= INPUT0_SIZE_Y) continue;
@@ -247,15 +255,18 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
 {
     const int ox_start = (int)get_global_id(0) * OUT_BLOCK;
     const int oy = get_global_id(1);
-    const int ocs = get_global_id(2) % OCS;
-    const int b = get_global_id(2) / OCS;
+    const int ocs = (get_global_id(2) % OCG) * OC_BLOCKS;  // the first of the work-item's output slices
+    const int b = get_global_id(2) / OCG;
     const int ox0 = ox_start < OUTPUT_SIZE_X - OUT_BLOCK ? ox_start : OUTPUT_SIZE_X - OUT_BLOCK;
 
 #if VEC16
-    float16 a[OUT_BLOCK];
+    float16 a[OC_BLOCKS][OUT_BLOCK];
     __attribute__((opencl_unroll_hint))
-    for (int p = 0; p < OUT_BLOCK; ++p)
-        a[p] = (float16)(0.0f);
+    for (int o = 0; o < OC_BLOCKS; ++o) {
+        __attribute__((opencl_unroll_hint))
+        for (int p = 0; p < OUT_BLOCK; ++p)
+            a[o][p] = (float16)(0.0f);
+    }
 #else
     float8 a0[OUT_BLOCK], a1[OUT_BLOCK];
     __attribute__((opencl_unroll_hint))
@@ -266,7 +277,7 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
 #endif
     const __global float* in_b = input + INPUT0_OFFSET + b * INPUT0_BATCH_PITCH
                                  + (DEPTHWISE ? ocs : IN_SLICE_OF_GROUP) * INPUT0_FEATURE_PITCH;
-    const __global float* w_oc = weights + ocs * (16 * FILTER_IFM_NUM * FILTER_SIZE_Y * FILTER_SIZE_X);
+    const __global float* w_oc = weights + ocs * W_OC_PITCH;
 #if BLOCK_DIAG
     const int oc_last = ocs * 16 + 15 < OUTPUT_FEATURE_NUM ? ocs * 16 + 15 : OUTPUT_FEATURE_NUM - 1;
     const int ic_lo = (ocs * 16 / BD_OFM) * BD_IFM;
@@ -284,48 +295,53 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
     TAP_LOOPS
 #endif
 
-    // Epilogue: bias, fused ops (8 channels at a time), then 16 channels per pixel into the interior of the
-    // (possibly padded) output.
-    const int oc0 = ocs * 16;
+    // Epilogue, per output slice: bias, fused ops (8 channels at a time), then 16 channels per pixel into the
+    // interior of the (possibly padded) output.
+    __attribute__((opencl_unroll_hint))
+    for (int o = 0; o < OC_BLOCKS; ++o) {
+        const int oc0 = (ocs + o) * 16;
 #if BIAS_TERM
 #if OUTPUT_FEATURE_NUM % 16 == 0
-    const float8 b0 = LD8(bias + oc0, 0);
-    const float8 b1 = LD8(bias + oc0, 1);
+        const float8 b0 = LD8(bias + oc0, 0);
+        const float8 b1 = LD8(bias + oc0, 1);
 #else
-    float bb[16];
-    __attribute__((opencl_unroll_hint))
-    for (int i = 0; i < 16; ++i) bb[i] = bias[oc0 + i < OUTPUT_FEATURE_NUM ? oc0 + i : OUTPUT_FEATURE_NUM - 1];
-    const float8 b0 = (float8)(bb[0], bb[1], bb[2], bb[3], bb[4], bb[5], bb[6], bb[7]);
-    const float8 b1 = (float8)(bb[8], bb[9], bb[10], bb[11], bb[12], bb[13], bb[14], bb[15]);
+        float bb[16];
+        __attribute__((opencl_unroll_hint))
+        for (int i = 0; i < 16; ++i) bb[i] = bias[oc0 + i < OUTPUT_FEATURE_NUM ? oc0 + i : OUTPUT_FEATURE_NUM - 1];
+        const float8 b0 = (float8)(bb[0], bb[1], bb[2], bb[3], bb[4], bb[5], bb[6], bb[7]);
+        const float8 b1 = (float8)(bb[8], bb[9], bb[10], bb[11], bb[12], bb[13], bb[14], bb[15]);
 #endif
 #else
-    const float8 b0 = (float8)(0.0f);
-    const float8 b1 = (float8)(0.0f);
+        const float8 b0 = (float8)(0.0f);
+        const float8 b1 = (float8)(0.0f);
 #endif
-    __global float* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + ocs * OUTPUT_FEATURE_PITCH
-                          + oy * OUTPUT_Y_PITCH + ox0 * 16;
-    __attribute__((opencl_unroll_hint))
-    for (int p = 0; p < OUT_BLOCK; ++p) {
-        float8 v0 = ACC_LO(p) + b0;
-        float8 v1 = ACC_HI(p) + b1;
-        FUSED_OPS8(v0, b, oc0, oy, ox0 + p);
-        FUSED_OPS8(v1, b, oc0 + 8, oy, ox0 + p);
+        __global float* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + (ocs + o) * OUTPUT_FEATURE_PITCH
+                              + oy * OUTPUT_Y_PITCH + ox0 * 16;
+        __attribute__((opencl_unroll_hint))
+        for (int p = 0; p < OUT_BLOCK; ++p) {
+            float8 v0 = ACC_LO(o, p) + b0;
+            float8 v1 = ACC_HI(o, p) + b1;
+            FUSED_OPS8(v0, b, oc0, oy, ox0 + p);
+            FUSED_OPS8(v1, b, oc0 + 8, oy, ox0 + p);
 #if OUTPUT_FEATURE_NUM % 16 != 0
-        if (ocs == OCS - 1) {  // last slice: write only the real channels, the block tail stays as it is
-            union { float8 v[2]; float s[16]; } t;
-            t.v[0] = v0;
-            t.v[1] = v1;
-            __attribute__((opencl_unroll_hint))
-            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) out[p * 16 + i] = t.s[i];
-            continue;
-        }
+            if (ocs + o == OCS - 1) {  // last slice: write only the real channels, the block tail stays as it is
+                union { float8 v[2]; float s[16]; } t;
+                t.v[0] = v0;
+                t.v[1] = v1;
+                __attribute__((opencl_unroll_hint))
+                for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) out[p * 16 + i] = t.s[i];
+                continue;
+            }
 #endif
-        ST8(out + p * 16, 0, v0);
-        ST8(out + p * 16, 1, v1);
+            ST8(out + p * 16, 0, v0);
+            ST8(out + p * 16, 1, v1);
+        }
     }
 }
 
 #undef OCS
+#undef OCG
+#undef W_OC_PITCH
 #undef W_TAP_PITCH
 #undef IN_STEP_X
 #undef SPAN

@@ -90,3 +90,75 @@ def test_conv_fsv16_vector_forms_fused_relu(ocl_engine, rng, vec):
     ocl_engine.read_buffer(out.buffer, raw)
     ref = np.maximum(conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 1), 0.0)
     assert_close(lout.from_physical(raw), ref, rtol=1e-4, atol=1e-4)
+
+
+OC_BLOCK_CASES = [
+    # (N, C, H, W), OC, K, stride, pad, input halo: dense 1x1 and 3x3 whose output slices allow 2 and 4 per item
+    ((1, 24, 5, 13), 64, 1, 1, 0, False),
+    ((2, 16, 7, 9), 64, 3, 1, 1, True),      # unchecked taps
+    ((1, 21, 6, 8), 128, 3, 2, 1, False),    # border path, strided, input channel tail
+]
+
+
+@pytest.mark.parametrize("case", OC_BLOCK_CASES, ids=lambda c: f"{c[0]}-oc{c[1]}-k{c[2]}-s{c[3]}")
+def test_conv_vec16_every_oc_block_variant(ocl_engine, rng, case):
+    """OC_BLOCKS 1, 2 and 4 (several 16-channel output slices per work-item, VEC16 only), each at its narrowest and
+    widest pixel block and with each loop order, against the float64 reference with a fused relu; output padding
+    must stay untouched (run_kernel_padded poisons it)."""
+    shape, oc, k, s, pad, halo = case
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((oc, shape[1], k, k)) / np.sqrt(k * k * shape[1]))
+    b = f32(rng.standard_normal(oc))
+    caps = dataclasses.replace(ocl_engine.info.caps, native_vector_width_float=16)
+    attrs = ConvolutionAttrs(stride=(s, s), pad=(pad, pad), pad_end=(pad, pad))
+    in_pad = Padding((0, 0, pad, pad), (0, 0, pad, pad)) if halo else Padding()
+    lin = Layout(DataType.f32, Format.b_fs_yx_fsv16, shape, in_pad)
+    lw = Layout(DataType.f32, Format.os_iyx_osv16, w.shape)
+    lb = Layout(DataType.f32, Format.bfyx, (oc,))
+    oh, ow = ((shape[2] + 2 * pad - k) // s + 1), ((shape[3] + 2 * pad - k) // s + 1)
+    lout = Layout(DataType.f32, Format.b_fs_yx_fsv16, (shape[0], oc, oh, ow), Padding((0, 0, 1, 0), (0, 0, 0, 2)))
+    params = Params("convolution", "ocl", [lin, lw, lb], lout, attrs, caps=caps)
+    variants = ConvolutionKernelBFsYxFsv16().tune_variants(params)
+    assert {v["oc_blocks"] for v in variants} == {1, 2, 4}
+    ref = conv_ref(x, w, b, (s, s), (1, 1), (pad, pad), (pad, pad), 1)
+    ran = 0
+    for n in (1, 2, 4):
+        blocks = {v["block"] for v in variants if v["oc_blocks"] == n}
+        for v in variants:
+            if v["oc_blocks"] != n or v["block"] not in (min(blocks), max(blocks)):
+                continue
+            out = run_kernel_padded(ocl_engine, "convolution", [lin, lw, lb], lout, dataclasses.asdict(attrs),
+                                    [x, w, b], kernel=KERNEL, caps=caps, pad_fill=0.0, variant=v)
+            try:
+                assert_close(out, ref, rtol=1e-4, atol=1e-4)
+            except AssertionError as err:
+                raise AssertionError(f"variant {v}: {err}") from None
+            ran += 1
+    assert ran >= 9
+
+
+def test_oc_blocks_rule_and_refusals():
+    """The default OC_BLOCKS: 4 for wide 1x1 rows, 2 for narrow ones, 1 for 3x3, grouped convolutions, channel
+    counts it does not divide and AVX2 devices; an OC_BLOCKS the convolution does not allow is refused."""
+    f = DataType.f32
+    kern = ConvolutionKernelBFsYxFsv16()
+
+    def params(c, oc, hw, k, groups=1, vec=16):
+        caps = dataclasses.replace(Params("convolution", "ocl", [], Layout(f, Format.bfyx, (1,)), None).caps,
+                                   native_vector_width_float=vec, compute_units=2)
+        pad = k // 2
+        return Params("convolution", "ocl",
+                      [Layout(f, Format.b_fs_yx_fsv16, (1, c, hw, hw)),
+                       Layout(f, Format.os_iyx_osv16, (oc, c // groups, k, k))],
+                      Layout(f, Format.b_fs_yx_fsv16, (1, oc, hw, hw)),
+                      ConvolutionAttrs(pad=(pad, pad), pad_end=(pad, pad), groups=groups), caps=caps)
+
+    assert kern.oc_blocks(params(256, 64, 56, 1)) == 4
+    assert kern.oc_blocks(params(1024, 256, 14, 1)) == 2
+    assert kern.oc_blocks(params(64, 64, 56, 3)) == 1
+    assert kern.oc_blocks(params(256, 64, 56, 1, vec=8)) == 1
+    assert kern.oc_blocks(params(256, 48, 56, 1)) == 1   # 3 slices: neither 2 nor 4 divides them
+    assert kern.oc_blocks(params(64, 64, 56, 1, groups=2)) == 1
+    assert kern.oc_blocks(params(256, 64, 2, 1)) == 1     # too few work-items left for 2 compute units
+    with pytest.raises(ValueError, match="oc_blocks=4"):
+        kern.kernel_data(params(256, 32, 56, 1), {"oc_blocks": 4})

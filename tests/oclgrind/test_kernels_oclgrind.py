@@ -354,7 +354,8 @@ def test_oclgrind_log_catches_an_uninitialized_read(oclgrind_engine, oclgrind_lo
 @pytest.mark.parametrize("halo", [True, False], ids=["unchecked", "border"])
 def test_conv_vec16_form_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, halo):
     """convolution_b_fs_yx_fsv16's VEC16 form (chosen on AVX-512 devices; Oclgrind reports a narrow native vector, so
-    the generic case runs the float8 form) forced through the DeviceCaps: clean log, float64 reference."""
+    the generic case runs the float8 form) forced through the DeviceCaps, with one and four output slices per work-item:
+    clean log, float64 reference."""
     import dataclasses
 
     from cldnn_py.layout import DataType, Layout, Padding
@@ -362,6 +363,7 @@ def test_conv_vec16_form_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, h
     from tests.ocl.padded import run_kernel_padded
 
     x, w, b = _x(rng, (1, 18, 4, 5)), _x(rng, (20, 18, 3, 3)), _x(rng, (20,))
+    x4, w4, b4 = _x(rng, (1, 18, 4, 5)), _x(rng, (64, 18, 1, 1)), _x(rng, (64,))
     caps = dataclasses.replace(oclgrind_engine.info.caps, native_vector_width_float=16)
     pad = Padding((0, 0, 1, 1), (0, 0, 1, 1)) if halo else Padding()
     lin = Layout(DataType.f32, FSV16, x.shape, pad)
@@ -370,5 +372,12 @@ def test_conv_vec16_form_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, h
     attrs = ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1))
     out = run_kernel_padded(oclgrind_engine, "convolution", lays, lout, dataclasses.asdict(attrs), [x, w, b],
                             kernel="convolution_b_fs_yx_fsv16", caps=caps, pad_fill=0.0)
+    # four output slices per work-item (OC_BLOCKS 4), a 1x1 with 64 output channels
+    lays4 = [lin, Layout(DataType.f32, OSV16, w4.shape), Layout(DataType.f32, BFYX, (64,))]
+    lout4 = Layout(DataType.f32, FSV16, (1, 64, 4, 5))
+    out4 = run_kernel_padded(oclgrind_engine, "convolution", lays4, lout4, dataclasses.asdict(ConvolutionAttrs()),
+                             [x4, w4, b4], kernel="convolution_b_fs_yx_fsv16", caps=caps, pad_fill=0.0,
+                             variant={"block": 5, "loop_order": 0, "oc_blocks": 4})
     oclgrind_log.assert_clean()
     assert_close(out, conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
+    assert_close(out4, conv_ref(x4, w4, b4, (1, 1), (1, 1), (0, 0), (0, 0), 1), rtol=1e-4, atol=1e-4)

@@ -23,6 +23,9 @@ from ...selector import register
 TUNE_BLOCKS = (3, 4, 5, 6, 7)
 VEC16_TUNE_BLOCKS = (4, 6, 8, 10, 12, 14)
 VEC16_MAX_BLOCK = 14  # measured on Zen 5 (benchmarks/conv_kernels.py --blocks): 8-14 beat 6 by 10-40%
+# OC_BLOCKS -> the widest P whose accumulators, weights and a broadcast fit 32 zmm registers (OC_BLOCKS * P +
+# OC_BLOCKS + 1 <= 32)
+VEC16_BLOCK_LIMIT = {1: VEC16_MAX_BLOCK, 2: 12, 4: 6}
 L1_BYTES = 32 * 1024  # what auto-tuning times (7 spills a little on AVX2 but fills a 7-wide row)
 
 
@@ -41,6 +44,16 @@ def vec16(params: Params) -> bool:
     """True when the device's native float vector is 16 wide (AVX-512 PoCL): one float16 accumulator per pixel.
     Measured on Zen 5 (PoCL 3.1, skylake-avx512): 1.5-1.7x the GFLOP/s of two float8 in the inner loop."""
     return int(params.caps.native_vector_width_float) >= 16
+
+
+def oc_block_choices(params: Params) -> tuple[int, ...]:
+    """The OC_BLOCKS (output slices of 16 per work-item) this convolution allows: 1 always; 2 and 4 with VEC16,
+    groups 1, no block-diagonal weights and output channels a multiple of 16 * OC_BLOCKS."""
+    a = params.attrs_as(ConvolutionAttrs)
+    oc = params.inputs[1].shape[0]
+    if not vec16(params) or a.groups != 1 or a.block_diagonal > 1:
+        return (1,)
+    return (1,) + tuple(n for n in (2, 4) if oc % (16 * n) == 0)
 
 
 @register
@@ -100,40 +113,79 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         """Well below the reference: it wins whenever it validates."""
         return FORCE_PRIORITY_3
 
-    def block(self, params: Params) -> int:
-        """P, the output pixels per work-item: :func:`choose_block` of the output width (up to VEC16_MAX_BLOCK with
-        float16 accumulators: 32 zmm registers hold P accumulators, the weights and a broadcast)."""
-        return choose_block(params.output.dims4[3], VEC16_MAX_BLOCK if vec16(params) else MAX_BLOCK)
+    def oc_blocks(self, params: Params) -> int:
+        """OC_BLOCKS without a tuned winner. 1x1 convolutions only (where it measured faster on Zen 5, best of 40
+        runs, ``benchmarks/conv_kernels.py --oc-blocks 1 2 4``): rows of 48+ pixels take 4 slices x P=6 (1x1
+        256->64 @56: 380 vs 316-362 GFLOP/s), rows of at most 16 pixels take 2 (a short row caps P, and a second
+        slice restores the weight reuse: 1x1 1024->256 @14: 384-428 vs 331-382, 2048->512 @7: 389 vs 319).
+        3x3 and rows of 17-47 pixels measured equal within noise: 1. A choice must divide the output slices
+        (:func:`oc_block_choices`) and leave at least 4 work-items per compute unit."""
+        choices = oc_block_choices(params)
+        kh, kw = params.inputs[1].shape[2:]
+        b, f, y, x = params.output.dims4
+        want = 1 if (kh, kw) != (1, 1) else 4 if x >= 48 else 2 if x <= 16 else 1
+        for n in sorted(choices, reverse=True):
+            if n > want:
+                continue
+            items = -(-x // self.block(params, n)) * y * (f // (16 * n)) * b
+            if n == 1 or items >= 4 * max(1, int(params.caps.compute_units)):
+                return n
+        return 1
+
+    def block(self, params: Params, oc_blocks: int = 1) -> int:
+        """P, the output pixels per work-item: :func:`choose_block` of the output width (up to
+        VEC16_BLOCK_LIMIT[oc_blocks] with float16 accumulators: 32 zmm registers hold OC_BLOCKS * P accumulators,
+        the weights and a broadcast)."""
+        limit = VEC16_BLOCK_LIMIT[oc_blocks] if vec16(params) else MAX_BLOCK
+        return choose_block(params.output.dims4[3], limit)
 
     def loop_order(self, params: Params) -> int:
         """LOOP_ORDER without a tuned winner: 0 (taps outside the input-channel slices), the order measured fastest
         on most ResNet-50 shapes (``benchmarks/conv_kernels.py --loop-order 0 1 2``); 1 and 2 are tuning variants."""
         return 0
 
-    def tune_variants(self, params: Params) -> list[dict[str, int]]:
-        """``{"block": P, "loop_order": 0 | 1 | 2}`` for each P of TUNE_BLOCKS not wider than the output row (the
-        row itself if narrower) and each loop order (only 0 for depthwise), the priority rules' choice first."""
-        ow = params.output.dims4[3]
-        g = params.attrs_as(ConvolutionAttrs).groups
+    def default_variant(self, params: Params) -> dict[str, int]:
+        """The variant the priority rules choose: ``{"block", "loop_order", "oc_blocks"}``."""
+        n = self.oc_blocks(params)
+        a = params.attrs_as(ConvolutionAttrs)
+        g = a.groups
         depthwise = g > 1 and g == params.inputs[0].dims4[1] == params.inputs[1].shape[0]
-        only_0 = depthwise or params.attrs_as(ConvolutionAttrs).block_diagonal > 1
-        first = {"block": self.block(params), "loop_order": 0 if only_0 else self.loop_order(params)}
+        only_0 = depthwise or a.block_diagonal > 1
+        return {"block": self.block(params, n), "loop_order": 0 if only_0 else self.loop_order(params),
+                "oc_blocks": n}
+
+    def tune_variants(self, params: Params) -> list[dict[str, int]]:
+        """``{"block": P, "loop_order": 0 | 1 | 2, "oc_blocks": 1 | 2 | 4}`` for each P of TUNE_BLOCKS (VEC16:
+        VEC16_TUNE_BLOCKS up to VEC16_BLOCK_LIMIT[oc_blocks]) not wider than the output row (the row itself if
+        narrower), each loop order (only 0 for depthwise) and each of :func:`oc_block_choices`, the priority
+        rules' choice first."""
+        ow = params.output.dims4[3]
+        first = self.default_variant(params)
         out = [first]
         blocks = VEC16_TUNE_BLOCKS if vec16(params) else TUNE_BLOCKS
-        for p in blocks if ow >= blocks[0] else (ow,):
-            for so in (0,) if only_0 else (0, 1, 2):
-                v = {"block": p, "loop_order": so}
-                if p <= ow and v != first:
-                    out.append(v)
+        only_0 = first["loop_order"] == 0 and (params.attrs_as(ConvolutionAttrs).groups > 1
+                                               or params.attrs_as(ConvolutionAttrs).block_diagonal > 1)
+        for n in oc_block_choices(params):
+            limit = VEC16_BLOCK_LIMIT[n] if vec16(params) else max(blocks)
+            for p in blocks if ow >= blocks[0] else (ow,):
+                for so in (0,) if only_0 else (0, 1, 2):
+                    v = {"block": p, "loop_order": so, "oc_blocks": n}
+                    if p <= ow and (p <= limit or p == blocks[0]) and v != first:
+                        out.append(v)
         return out
 
     def jit_constants(self, params: Params, block: int | None = None,
-                      loop_order: int | None = None) -> JitConstants:
-        """Tensors, conv geometry, OUT_BLOCK, LOOP_ORDER, IC slices, CHECK_Y / CHECK_X, DEPTHWISE and LOAD_FORM
-        (1: vload8/vstore8 where the device probe found them faster, 0: aligned float8 pointers)."""
+                      loop_order: int | None = None, oc_blocks: int | None = None) -> JitConstants:
+        """Tensors, conv geometry, OUT_BLOCK, LOOP_ORDER, OC_BLOCKS, IC slices, CHECK_Y / CHECK_X, DEPTHWISE and
+        LOAD_FORM (1: vload8/vstore8 where the device probe found them faster, 0: aligned float8 pointers).
+
+        Raises ValueError for an ``oc_blocks`` this convolution does not allow (:func:`oc_block_choices`)."""
         j = super().jit_constants(params)
         a = params.attrs_as(ConvolutionAttrs)
         oc, icg, kh, kw = params.inputs[1].shape
+        n = self.oc_blocks(params) if oc_blocks is None else oc_blocks
+        if n not in oc_block_choices(params):
+            raise ValueError(f"oc_blocks={n} is not one of {oc_block_choices(params)} for this convolution")
         g = a.groups
         depthwise = g > 1 and g == params.inputs[0].dims4[1] == oc
         check_y, check_x = needs_checks(params)
@@ -146,7 +198,8 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                   "PAD_Y": a.pad[0], "PAD_X": a.pad[1], "GROUPS": g,
                   "FILTER_IFM_NUM": icg, "FILTER_OFM_PER_GROUP": oc // g,
                   "FILTER_SIZE_Y": kh, "FILTER_SIZE_X": kw, "BIAS_TERM": int(len(params.inputs) > 2),
-                  "OUT_BLOCK": min(block or self.block(params), params.output.dims4[3]),
+                  "OUT_BLOCK": min(block or self.block(params, n), params.output.dims4[3]),
+                  "OC_BLOCKS": n,
                   "IC_FULL_SLICES": icg // 16, "IC_REM": icg % 16,
                   "CHECK_Y": int(check_y), "CHECK_X": int(check_x), "DEPTHWISE": int(depthwise),
                   "LOOP_ORDER": self.loop_order(params) if loop_order is None else loop_order,
@@ -154,20 +207,22 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                   "VEC16": int(vec16(params))})
         return j
 
-    def dispatch(self, params: Params, block: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """gws (ceil(OW / P), OH, ceil(OC / 16) * N): neighbouring work-items share one slice's weights;
-        lws (1, 1, 1)."""
+    def dispatch(self, params: Params, block: int | None = None,
+                 oc_blocks: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """gws (ceil(OW / P), OH, ceil(OC / 16) / OC_BLOCKS * N): neighbouring work-items share their slices'
+        weights; lws (1, 1, 1)."""
         b, f, y, x = params.output.dims4
-        return (-(-x // min(block or self.block(params), x)), y, -(-f // 16) * b), (1, 1, 1)
+        n = self.oc_blocks(params) if oc_blocks is None else oc_blocks
+        return (-(-x // min(block or self.block(params, n), x)), y, -(-f // 16) // n * b), (1, 1, 1)
 
     def kernel_data(self, params: Params, variant: dict[str, int] | None = None) -> KernelData:
-        """One enqueue (fused ops' extra inputs appended to the arguments); ``variant["block"]`` overrides P
-        (auto-tuning and benchmarks time several)."""
-        block = (variant or {}).get("block")
-        jit = self.jit_constants(params, block, (variant or {}).get("loop_order"))
+        """One enqueue (fused ops' extra inputs appended to the arguments); ``variant`` overrides ``block`` (P),
+        ``loop_order`` and ``oc_blocks`` (auto-tuning and benchmarks time several)."""
+        v = variant or {}
+        n = v.get("oc_blocks", self.oc_blocks(params) if "block" not in v else 1)
+        jit = self.jit_constants(params, v.get("block"), v.get("loop_order"), n)
         jit.update(fused_ops8_jit(params.fused_ops, params.output.dims4[1]))
         args = self.args(params) + [Arg("input", i) for op in params.fused_ops for i in op.dep_indices]
         entry, src = self.make_source(jit)
-        gws, lws = self.dispatch(params, block)
+        gws, lws = self.dispatch(params, v.get("block"), n)
         return KernelData(self.name, [ClKernelData(entry, src, gws, lws, args)])
-
