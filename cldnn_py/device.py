@@ -17,6 +17,7 @@ from typing import Any
 from kernel_selector.device_caps import DeviceCaps
 
 from . import env
+from .cpu_pinning import configure_cpu_pinning
 from .errors import DeviceError
 from .kernel_cache import configure_pocl_cache
 
@@ -53,7 +54,8 @@ def _cl() -> Any:
 
 
 def _platforms() -> list[Any]:
-    configure_pocl_cache()  # PoCL reads POCL_CACHE_DIR when its platform starts, i.e. at the first query
+    configure_pocl_cache()  # PoCL reads POCL_CACHE_DIR and POCL_AFFINITY when its platform starts: the first query
+    configure_cpu_pinning()
     cl = _cl()
     try:
         return list(cl.get_platforms())

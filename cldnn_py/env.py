@@ -23,6 +23,8 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
   ``BuildOptions(kernel_tier=...)`` (``gpu`` runs the GPU tier on any device, e.g. PoCL or Oclgrind, for tests).
 - ``CLDNN_PY_EMULATE_SUBGROUPS``: ``1`` is the default of ``BuildOptions(emulate_subgroups=True)``: sub-group kernels
   run on devices without sub-groups, their collectives emulated in ``__local`` memory (tests only).
+- ``CLDNN_PY_CPU_PINNING``: ``1`` (default) pins PoCL's worker threads one per core (sets ``POCL_AFFINITY=1`` unless
+  the user set it; ``cpu_pinning.py`` says why), ``0`` leaves them to the OS scheduler.
 ``PYOPENCL_CTX`` is honoured the way pyopencl reads it when no device is given.
 """
 
@@ -45,6 +47,11 @@ def binary_cache_mode() -> str:
     """``CLDNN_PY_BINARY_CACHE`` lower-cased: ``1``/``0`` (or true/false, yes/no, on/off), or ``auto`` when unset or
     empty; the policy that reads it is :func:`cldnn_py.kernel_cache.binary_cache`."""
     return os.environ.get("CLDNN_PY_BINARY_CACHE", "auto").strip().lower() or "auto"
+
+
+def cpu_pinning() -> bool:
+    """``CLDNN_PY_CPU_PINNING``: False for ``0``/false/no/off, True otherwise (unset included)."""
+    return os.environ.get("CLDNN_PY_CPU_PINNING", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 def pocl_cache_dir() -> str | None:
