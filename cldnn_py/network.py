@@ -139,7 +139,7 @@ class Network:
                 continue
             deps = tuple(self._insts[d.id] for d in inst.node.dependencies)
             mdeps = tuple(self._insts[m] for m in program.memory_deps.get(inst.node.id, ()))
-            self._plan.append((inst, deps, mdeps, inst.node.id in program.memory_zero))
+            self._plan.append((inst, deps, deps + mdeps, inst.node.id in program.memory_zero))
 
     def _buffer_of(self, node: ProgramNode, out: Memory) -> Callable[[str, int], Any]:
         """``buffer(kind, index)`` for ``Engine.bind``: dependency ``index``'s buffer for "input", else ``out``'s."""
@@ -174,13 +174,12 @@ class Network:
                              f"got {arr.dtype}")
         with self._lock:
             phys = lay.to_physical(arr)
-            ev = self.engine.write_buffer(inst.memory.buffer, phys, wait_for=self._pending(), blocking=False)
+            # the previous execution's kernels finish before the buffer is overwritten (write-after-read): one
+            # barrier instead of a wait list of every event (0.2-0.3 ms of Python per run on MobileNetV3)
+            self.engine.enqueue_barrier()
+            ev = self.engine.write_buffer(inst.memory.buffer, phys, blocking=False)
             inst.events = [ev]
             self._inputs[pid] = phys
-
-    def _pending(self) -> list[Any]:
-        """Events of the previous execution that must finish before an input buffer is overwritten."""
-        return [e for i in self._insts.values() if i.node.kind != "input_layout" for e in i.events]
 
     # ----- execution --------------------------------------------------------------------------------------------
     def execute(self) -> dict[str, NetworkOutput]:
@@ -197,13 +196,12 @@ class Network:
                 # the previous execution's kernels finish before this one writes any buffer (write-after-read)
                 eng.enqueue_barrier()
                 enqueued = 0
-                for inst, deps, mdeps, zero in self._plan:
-                    wait = [e for d in deps for e in d.events]
+                for inst, deps, waits, zero in self._plan:
                     if not inst.kernels:  # view / in-place concat: ready with its dependencies
-                        inst.events = wait
+                        inst.events = [e for d in deps for e in d.events]
                         continue
-                    if mdeps:  # pool reuse: the buffer's previous owner and its readers are done
-                        wait += [e for m in mdeps for e in m.events]
+                    # dependencies, then (pool reuse) the buffer's previous owner and its readers
+                    wait = [e for d in waits for e in d.events]
                     if zero:  # reused buffer, padded layout: zero halo first
                         wait = [eng.enqueue_zero(inst.memory.buffer, inst.memory.bytes, wait)]
                     inst.events = [eng.enqueue_kernel(k, gws, lws, wait) for k, gws, lws in inst.kernels]
@@ -243,7 +241,8 @@ class Network:
                     continue
                 lay = inst.memory.layout
                 fill = value if lay.dtype.numpy.kind == "f" else np.array(-7).astype(lay.dtype.numpy)  # u8: 249
-                inst.memory.write(np.full(lay.shape, fill, dtype=lay.dtype.numpy), wait_for=self._pending())
+                self.engine.enqueue_barrier()
+                inst.memory.write(np.full(lay.shape, fill, dtype=lay.dtype.numpy))
 
     # ----- introspection ----------------------------------------------------------------------------------------
     def get_output_layout(self, pid: str) -> Any:

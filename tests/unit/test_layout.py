@@ -221,3 +221,24 @@ def test_rank5_is_row_major_bfyx_only():
     np.testing.assert_array_equal(lay.from_physical(lay.to_physical(a)), a)
     with pytest.raises(cl.ShapeError, match="rank 5 tensors need format bfyx"):
         Layout(F32, Format.b_fs_yx_fsv16, (2, 3, 4, 5, 6))
+
+
+def test_plain_layout_round_trip_copies_the_input():
+    """The plain (unpadded bfyx) fast path: to_physical is a new C-order array (the device copy may run after the
+    caller reuses theirs), a non-contiguous or other-dtype input is converted, and a wrong size is refused."""
+    import numpy as np
+    import pytest
+
+    from cldnn_py.layout import DataType, Format, Layout
+
+    rng = np.random.default_rng(3)
+    lay = Layout(DataType.f32, Format.bfyx, (2, 3, 4, 5))
+    x = rng.standard_normal((2, 3, 5, 4)).transpose(0, 1, 3, 2)  # float64, not C-contiguous
+    phys = lay.to_physical(x)
+    assert phys.dtype == np.float32 and phys.shape == (120,) and not np.shares_memory(phys, x)
+    np.testing.assert_array_equal(phys, x.astype(np.float32).reshape(-1))
+    np.testing.assert_array_equal(lay.from_physical(phys), x.astype(np.float32))
+    x32 = x.astype(np.float32)
+    assert not np.shares_memory(lay.to_physical(x32), x32)
+    with pytest.raises(ValueError):
+        lay.to_physical(np.zeros((2, 3, 4, 4), np.float32))
