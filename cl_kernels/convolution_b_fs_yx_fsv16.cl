@@ -17,7 +17,17 @@
 #define OCS ((OUTPUT_FEATURE_NUM + 15) / 16)
 #define OCG (OCS / OC_BLOCKS)  // work-items along the output channels (OC_BLOCKS divides OCS)
 #define W_TAP_PITCH (FILTER_SIZE_Y * FILTER_SIZE_X * 16)
-#define IN_STEP_X (STRIDE_X * 16)
+// INPUT_PLAIN: INPUT0 in bfyx (a first layer of at most 8 channels, read where the network input lies instead of
+// through a reorder to b_fs_yx_fsv16 that writes 16 lanes per pixel); IN_XP / IN_LP: elements between neighbouring
+// pixels of a row / channels. The private border row keeps the fsv16 form (16 lanes per pixel) either way.
+#if INPUT_PLAIN
+#define IN_XP 1
+#define IN_LP INPUT0_FEATURE_PITCH
+#else
+#define IN_XP 16
+#define IN_LP 1
+#endif
+#define IN_STEP_X (STRIDE_X * IN_XP)
 #define SPAN ((OUT_BLOCK - 1) * STRIDE_X + (FILTER_SIZE_X - 1) * DILATION_X + 1)  // input pixels of one block row
 #if LOAD_FORM  // the device probe (cldnn_py/device_probe.py) found vload8 as fast as pointers on this device
 #define LD8(p, i) vload8((i), (p))
@@ -63,6 +73,15 @@
 #define ACC_LO(o, p) a0[p]
 #define ACC_HI(o, p) a1[p]
 #endif
+#if INPUT_PLAIN  // IC_REM (<= 8) channels FEATURE_PITCH apart into the pixel's 16 lanes, the rest zero
+#define ROW_SET_IN(q, ptr) { \
+        ROW_ZERO(q) \
+        __attribute__((opencl_unroll_hint)) \
+        for (int c = 0; c < IC_REM; ++c) ((float*)row)[(q) * 16 + c] = (ptr)[c * INPUT0_FEATURE_PITCH]; \
+    }
+#else
+#define ROW_SET_IN(q, ptr) ROW_SET(q, ptr)
+#endif
 #if CHECK_Y
 #define SKIP_ROW if (iy < 0 || iy >= INPUT0_SIZE_Y) continue;
 #else
@@ -88,14 +107,16 @@
 #define IN_SLICE_OF_GROUP 0
 #else
 // One input channel (lane l of the slice at ip, weights at wp): broadcast the input of each pixel.
-#define IC_STEP { \
+// IC_STEP_AT(XS, LS): the pixels XS apart, the channels LS apart (the private row: always STRIDE_X * 16 and 1).
+#define IC_STEP_AT(XS, LS) { \
         W_DECL(wp + l * W_TAP_PITCH) \
         __attribute__((opencl_unroll_hint)) \
         for (int p = 0; p < OUT_BLOCK; ++p) { \
-            const float x = ip[p * IN_STEP_X + l]; \
+            const float x = ip[p * (XS) + l * (LS)]; \
             W_FMA(p, x) \
         } \
     }
+#define IC_STEP IC_STEP_AT(IN_STEP_X, IN_LP)
 #if BLOCK_DIAG
 // Block-diagonal dense weights (densify_grouped_convolutions): only the input channels [ic_lo, ic_hi) of the
 // groups this work-item's 16 output channels belong to hold non-zero weights; channel by channel.
@@ -127,7 +148,7 @@
         const float* ip = (const float*)row + kx * DILATION_X * 16; \
         const __global float* wp = w_tap; \
         __attribute__((opencl_unroll_hint)) \
-        for (int l = (L0); l < (NL); ++l) IC_STEP \
+        for (int l = (L0); l < (NL); ++l) IC_STEP_AT(STRIDE_X * 16, 1) \
     }
 #define IN_SLICE_OF_GROUP (((ocs * 16) / FILTER_OFM_PER_GROUP) * (FILTER_IFM_NUM / 16))
 #endif
@@ -144,7 +165,7 @@
         KX_UNROLL \
         for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
             const __global float* ip = in_b + ((S) * INPUT0_FEATURE_PITCH + iy * INPUT0_Y_PITCH \
-                                               + (ox0 * STRIDE_X - PAD_X + kx * DILATION_X) * 16); \
+                                               + (ox0 * STRIDE_X - PAD_X + kx * DILATION_X) * IN_XP); \
             const __global float* wp = w_oc + ((S) * 16 * W_TAP_PITCH + (ky * FILTER_SIZE_X + kx) * 16); \
             __attribute__((opencl_unroll_hint)) \
             for (int l = 0; l < (NL); ++l) IC_STEP \
@@ -158,7 +179,7 @@
 // LOOP_ORDER 2: channel by channel, every tap of a channel before the next: the weights stream in storage order.
 #define CHANNEL_TAPS(S, NL) { \
         const __global float* ip_s = in_b + ((S) * INPUT0_FEATURE_PITCH + oy * STRIDE_Y * INPUT0_Y_PITCH \
-                                             + (ox0 * STRIDE_X - PAD_X) * 16 - PAD_Y * INPUT0_Y_PITCH); \
+                                             + (ox0 * STRIDE_X - PAD_X) * IN_XP - PAD_Y * INPUT0_Y_PITCH); \
         const __global float* wp = w_oc + (S) * 16 * W_TAP_PITCH; \
         for (int l = 0; l < (NL); ++l) { \
             for (int ky = 0; ky < FILTER_SIZE_Y; ++ky) { \
@@ -166,11 +187,11 @@
                 SKIP_ROW \
                 KX_UNROLL \
                 for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
-                    const __global float* ip = ip_s + (ky * DILATION_Y * INPUT0_Y_PITCH + kx * DILATION_X * 16); \
+                    const __global float* ip = ip_s + (ky * DILATION_Y * INPUT0_Y_PITCH + kx * DILATION_X * IN_XP); \
                     W_DECL(wp + (ky * FILTER_SIZE_X + kx) * 16) \
                     __attribute__((opencl_unroll_hint)) \
                     for (int p = 0; p < OUT_BLOCK; ++p) { \
-                        const float x = ip[p * IN_STEP_X + l]; \
+                        const float x = ip[p * IN_STEP_X + l * IN_LP]; \
                         W_FMA(p, x) \
                     } \
                 } \
@@ -191,7 +212,7 @@
         for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
             /* one int offset per tap: with a row pointer + kx, LLVM reuses broadcasts across taps and spills */ \
             const __global float* in_tap = in_b + (iy * INPUT0_Y_PITCH \
-                                                   + (ox0 * STRIDE_X - PAD_X + kx * DILATION_X) * 16); \
+                                                   + (ox0 * STRIDE_X - PAD_X + kx * DILATION_X) * IN_XP); \
             const __global float* w_tap = w_oc + (ky * FILTER_SIZE_X + kx) * 16; \
             TAP_BODY \
         } \
@@ -207,7 +228,7 @@
         for (int q = 0; q < SPAN; ++q) { \
             const int ix = ix_first + q; \
             if (ix >= 0 && ix < INPUT0_SIZE_X) { \
-                ROW_SET(q, src + ix * 16) \
+                ROW_SET_IN(q, src + ix * IN_XP) \
             } else { \
                 ROW_ZERO(q) \
             } \
@@ -344,6 +365,10 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
 #undef W_OC_PITCH
 #undef W_TAP_PITCH
 #undef IN_STEP_X
+#undef IN_XP
+#undef IN_LP
+#undef IC_STEP_AT
+#undef ROW_SET_IN
 #undef SPAN
 #undef LD8
 #undef ST8

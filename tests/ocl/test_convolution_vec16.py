@@ -162,3 +162,60 @@ def test_oc_blocks_rule_and_refusals():
     assert kern.oc_blocks(params(256, 64, 2, 1)) == 1     # too few work-items left for 2 compute units
     with pytest.raises(ValueError, match="oc_blocks=4"):
         kern.kernel_data(params(256, 32, 56, 1), {"oc_blocks": 4})
+
+
+PLAIN_CASES = [
+    # (N, C, H, W), OC, K, stride, pad, input halo: first layers that read bfyx data (INPUT_PLAIN)
+    ((1, 3, 15, 17), 24, 3, 2, 1, False),    # RGB, strided, border path, output channel tail
+    ((2, 3, 9, 23), 32, 7, 2, 3, True),      # ResNet-style 7x7/2 with the halo in the input's padding
+    ((1, 1, 8, 11), 16, 3, 1, 1, False),     # grey
+    ((1, 4, 6, 30), 64, 1, 1, 0, False),     # RGBA 1x1, OC_BLOCKS 4 on VEC16
+]
+
+
+@pytest.mark.parametrize("vec", [16, 8])
+@pytest.mark.parametrize("case", PLAIN_CASES, ids=lambda c: f"{c[0]}-oc{c[1]}-k{c[2]}-s{c[3]}-halo{int(c[5])}")
+def test_conv_fsv16_reads_plain_input(ocl_engine, rng, vec, case):
+    """A first layer's bfyx input read where it lies (no reorder to fsv16), every loop order and the default
+    OC_BLOCKS, both vector forms, against the float64 reference; output padding untouched."""
+    shape, oc, k, s, pad, halo = case
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((oc, shape[1], k, k)) / np.sqrt(k * k * shape[1]))
+    b = f32(rng.standard_normal(oc))
+    caps = dataclasses.replace(ocl_engine.info.caps, native_vector_width_float=vec)
+    attrs = ConvolutionAttrs(stride=(s, s), pad=(pad, pad), pad_end=(pad, pad))
+    in_pad = Padding((0, 0, pad, pad), (0, 0, pad, pad)) if halo else Padding()
+    lin = Layout(DataType.f32, Format.bfyx, shape, in_pad)
+    lw = Layout(DataType.f32, Format.os_iyx_osv16, w.shape)
+    lb = Layout(DataType.f32, Format.bfyx, (oc,))
+    oh, ow = ((shape[2] + 2 * pad - k) // s + 1), ((shape[3] + 2 * pad - k) // s + 1)
+    lout = Layout(DataType.f32, Format.b_fs_yx_fsv16, (shape[0], oc, oh, ow), Padding((0, 0, 1, 0), (0, 0, 0, 2)))
+    params = Params("convolution", "ocl", [lin, lw, lb], lout, attrs, caps=caps)
+    kern = ConvolutionKernelBFsYxFsv16()
+    assert kern.validate(params) is None
+    assert "#define INPUT_PLAIN 1" in kern.kernel_data(params).kernels[0].source
+    ref = conv_ref(x, w, b, (s, s), (1, 1), (pad, pad), (pad, pad), 1)
+    for order in (0, 1, 2):
+        variant = {**kern.default_variant(params), "loop_order": order}
+        out = run_kernel_padded(ocl_engine, "convolution", [lin, lw, lb], lout, dataclasses.asdict(attrs),
+                                [x, w, b], kernel=KERNEL, caps=caps, pad_fill=0.0, variant=variant)
+        try:
+            assert_close(out, ref, rtol=1e-4, atol=1e-4)
+        except AssertionError as err:
+            raise AssertionError(f"variant {variant}: {err}") from None
+
+
+def test_plain_input_only_for_a_first_layer():
+    """bfyx input is refused with more than 8 channels or a grouping (the reorder to fsv16 stays)."""
+    f = DataType.f32
+    kern = ConvolutionKernelBFsYxFsv16()
+
+    def params(c, groups=1):
+        return Params("convolution", "ocl",
+                      [Layout(f, Format.bfyx, (1, c, 8, 8)), Layout(f, Format.os_iyx_osv16, (16, c // groups, 3, 3))],
+                      Layout(f, Format.b_fs_yx_fsv16, (1, 16, 8, 8)),
+                      ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1), groups=groups))
+
+    assert kern.validate(params(8)) is None
+    assert "at most 8 channels" in kern.validate(params(9))
+    assert "groups 1" in kern.validate(params(4, groups=2))

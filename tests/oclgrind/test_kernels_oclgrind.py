@@ -354,8 +354,8 @@ def test_oclgrind_log_catches_an_uninitialized_read(oclgrind_engine, oclgrind_lo
 @pytest.mark.parametrize("halo", [True, False], ids=["unchecked", "border"])
 def test_conv_vec16_form_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, halo):
     """convolution_b_fs_yx_fsv16's VEC16 form (chosen on AVX-512 devices; Oclgrind reports a narrow native vector, so
-    the generic case runs the float8 form) forced through the DeviceCaps, with one and four output slices per work-item:
-    clean log, float64 reference."""
+    the generic case runs the float8 form) forced through the DeviceCaps, with one and four output slices per work-item
+    and with a plain bfyx first-layer input: clean log, float64 reference."""
     import dataclasses
 
     from cldnn_py.layout import DataType, Layout, Padding
@@ -378,6 +378,15 @@ def test_conv_vec16_form_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, h
     out4 = run_kernel_padded(oclgrind_engine, "convolution", lays4, lout4, dataclasses.asdict(ConvolutionAttrs()),
                              [x4, w4, b4], kernel="convolution_b_fs_yx_fsv16", caps=caps, pad_fill=0.0,
                              variant={"block": 5, "loop_order": 0, "oc_blocks": 4})
+    # a first layer reading its 3-channel bfyx input where it lies (INPUT_PLAIN), strided, border rows
+    xp, wp = _x(rng, (1, 3, 7, 9)), _x(rng, (16, 3, 3, 3))
+    lays_p = [Layout(DataType.f32, BFYX, xp.shape), Layout(DataType.f32, OSV16, wp.shape),
+              Layout(DataType.f32, BFYX, (16,))]
+    attrs_p = ConvolutionAttrs(stride=(2, 2), pad=(1, 1), pad_end=(1, 1))
+    out_p = run_kernel_padded(oclgrind_engine, "convolution", lays_p, Layout(DataType.f32, FSV16, (1, 16, 4, 5)),
+                              dataclasses.asdict(attrs_p), [xp, wp, b[:16]], kernel="convolution_b_fs_yx_fsv16",
+                              caps=caps)
     oclgrind_log.assert_clean()
     assert_close(out, conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
     assert_close(out4, conv_ref(x4, w4, b4, (1, 1), (1, 1), (0, 0), (0, 0), 1), rtol=1e-4, atol=1e-4)
+    assert_close(out_p, conv_ref(xp, wp, b[:16], (2, 2), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)

@@ -71,3 +71,27 @@ def test_fully_connected_after_blocked_data_gets_a_bfyx_reorder_for_the_fast_ker
     x = rng.standard_normal((1, 16, 4, 4)).astype(f)
     ref = cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=False))).run({"x": x})["fc"]
     np.testing.assert_allclose(cl.Network(prog).run({"x": x})["fc"], ref, rtol=1e-5, atol=1e-5)
+
+
+def test_first_layer_reads_its_plain_input_without_a_reorder(engine, rng):
+    """A 3-channel first convolution: on OpenCL convolution_b_fs_yx_fsv16 reads the bfyx input where it lies (no
+    reorder writing 16 lanes per pixel); the CPU engine's blocked kernel takes fsv16 only and keeps the reorder.
+    Either way the result matches the unoptimized network."""
+    f = np.float32
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, F.bfyx, (1, 3, 13, 11))),
+                       cl.Data("w1", rng.standard_normal((16, 3, 3, 3)).astype(f) / 5),
+                       cl.Data("w2", rng.standard_normal((32, 16, 3, 3)).astype(f) / 12),
+                       cl.Convolution("conv1", "x", weights="w1", stride=(2, 2), pad=(1, 1)),
+                       cl.Activation("relu", "conv1", "relu"),
+                       cl.Convolution("conv2", "relu", weights="w2", pad=(1, 1)))
+    prog = cl.Program(engine, topo)
+    conv1 = prog.node("conv1")
+    if conv1.layout().format != F.b_fs_yx_fsv16:
+        pytest.skip("no blocked convolution kernel validates on this device")
+    if engine.kind == "ocl":
+        assert conv1.impl.kernel_name == "convolution_b_fs_yx_fsv16"
+        assert conv1.dependencies[0].id == "x"
+        assert not any(n.kind == "reorder" and n.dependencies[0].id == "x" for n in prog.order)
+    x = rng.standard_normal((1, 3, 13, 11)).astype(f)
+    ref = cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=False))).run({"x": x})["conv2"]
+    np.testing.assert_allclose(cl.Network(prog).run({"x": x})["conv2"], ref, rtol=1e-5, atol=1e-5)

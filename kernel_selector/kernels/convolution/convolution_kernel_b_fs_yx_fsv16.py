@@ -21,6 +21,7 @@ from ...params import Params, SupportedKey
 from ...selector import register
 
 TUNE_BLOCKS = (3, 4, 5, 6, 7)
+PLAIN_INPUT_MAX_CHANNELS = 8  # a first layer (RGB, grey, RGBA) reads bfyx data where it lies (INPUT_PLAIN)
 VEC16_TUNE_BLOCKS = (4, 6, 8, 10, 12, 14)
 VEC16_MAX_BLOCK = 14  # measured on Zen 5 (benchmarks/conv_kernels.py --blocks): 8-14 beat 6 by 10-40%
 # OC_BLOCKS -> the widest P whose accumulators, weights and a broadcast fit 32 zmm registers (OC_BLOCKS * P +
@@ -60,7 +61,8 @@ def oc_block_choices(params: Params) -> tuple[int, ...]:
 class ConvolutionKernelBFsYxFsv16(KernelBase):
     """Blocked direct convolution: one work-item computes 16 output channels x P output pixels of one row.
 
-    Inputs: INPUT0 (N, C, H, W) in ``b_fs_yx_fsv16`` (y/x/batch padding allowed), INPUT1 weights
+    Inputs: INPUT0 (N, C, H, W) in ``b_fs_yx_fsv16`` (y/x/batch padding allowed; or, for a first layer of at
+    most PLAIN_INPUT_MAX_CHANNELS channels with groups 1, in plain ``bfyx``: INPUT_PLAIN, no reorder), INPUT1 weights
     (OC, C/groups, KH, KW) in ``os_iyx_osv16`` (unpadded), INPUT2 bias (OC,) plain and unpadded when present.
     Output (N, OC, OH, OW) in ``b_fs_yx_fsv16``, padding allowed (the interior is written, block tails are not).
     Groups: 1, depthwise (groups == C == OC), or C/groups and OC/groups both multiples of 16; with groups 1 and
@@ -69,7 +71,8 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
     of all G; loop order 0). Bias and fused ops
     (activations, an eltwise with an operand of the output's shape) run in the epilogue.
     Variants by jit constant: CHECK_Y / CHECK_X (bounds checks when the input padding does not hold the halo),
-    DEPTHWISE, OUT_BLOCK = P (:func:`choose_block`). gws (ceil(OW/P), OH, ceil(OC/16) * N), lws (1, 1, 1).
+    DEPTHWISE, INPUT_PLAIN, OUT_BLOCK = P (:func:`choose_block`), OC_BLOCKS (output slices per work-item).
+    gws (ceil(OW/P), OH, ceil(OC/16) / OC_BLOCKS * N), lws (1, 1, 1).
     """
 
     name = "convolution_b_fs_yx_fsv16"
@@ -78,9 +81,9 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
     supports_fused_ops = True  # through its own FUSED_OPS8 (fused_ops8_jit), not the jitter's scalar FUSED_OPS
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, b_fs_yx_fsv16 in and out, padding allowed."""
+        """OpenCL, f32, b_fs_yx_fsv16 (or, for a first layer, bfyx) in and b_fs_yx_fsv16 out, padding allowed."""
         fsv16 = frozenset({Format.b_fs_yx_fsv16})
-        return SupportedKey(input_formats=fsv16, output_formats=fsv16)
+        return SupportedKey(input_formats=fsv16 | {Format.bfyx}, output_formats=fsv16)
 
     def validate(self, params: Params) -> str | None:
         """Weights os_iyx_osv16 f32 unpadded; bias plain f32 unpadded; a supported grouping; rank-4 data."""
@@ -102,6 +105,9 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         g = params.attrs_as(ConvolutionAttrs).groups
         c, oc, icg = x.dims4[1], w.shape[0], w.shape[1]
         bd = params.attrs_as(ConvolutionAttrs).block_diagonal
+        if x.format == Format.bfyx and (g != 1 or bd > 1 or c > PLAIN_INPUT_MAX_CHANNELS):
+            return (f"bfyx input needs groups 1 and at most {PLAIN_INPUT_MAX_CHANNELS} channels (a first layer), got "
+                    f"{c} channels, groups {g}, block_diagonal {bd}")
         if bd > 1 and (g != 1 or oc % bd or icg % bd):
             return f"block_diagonal={bd} needs groups 1 and channels divisible by it (groups {g}, {icg} -> {oc})"
         if g > 1 and not (g == c == oc) and (icg % 16 or (oc // g) % 16):
@@ -202,6 +208,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                   "OC_BLOCKS": n,
                   "IC_FULL_SLICES": icg // 16, "IC_REM": icg % 16,
                   "CHECK_Y": int(check_y), "CHECK_X": int(check_x), "DEPTHWISE": int(depthwise),
+                  "INPUT_PLAIN": int(params.inputs[0].format == Format.bfyx),
                   "LOOP_ORDER": self.loop_order(params) if loop_order is None else loop_order,
                   "LOAD_FORM": int(params.device_caps.get("load_form") == "vload"),
                   "VEC16": int(vec16(params))})
