@@ -1,6 +1,6 @@
 // Blocked direct convolution (oneDNN / clDNN convolution_gpu_bfyx_f16 style), tuned for PoCL on a CPU.
 // INPUT0 b_fs_yx_fsv16, INPUT1 weights os_iyx_osv16 [OC/16][IC/groups][KH][KW][16], INPUT2 bias (OC,) plain,
-// OUTPUT b_fs_yx_fsv16. One work-item = 16 output channels x OUT_BLOCK output pixels of one row;
+// OUTPUT b_fs_yx_fsv16 (or bfyx: OUTPUT_PLAIN, a narrow head's few channels). One work-item = 16 output channels x OUT_BLOCK output pixels of one row;
 // gws = (ceil(OW / OUT_BLOCK), OH, ceil(OC / 16) * B), lws = (1, 1, 1).
 // Accumulators: two float8 per pixel. Per input channel and tap: the 16 weights as two aligned float8, one input
 // scalar broadcast per pixel, a*b+c. No vload/vstore/fma()/min()/clamp() builtins: on the pip PoCL they are
@@ -336,14 +336,24 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
         const float8 b0 = (float8)(0.0f);
         const float8 b1 = (float8)(0.0f);
 #endif
+#if OUTPUT_PLAIN  // bfyx output (a narrow head): channel 0 of the slice at out, the pixels 1 apart
+        __global float* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + oc0 * OUTPUT_FEATURE_PITCH
+                              + oy * OUTPUT_Y_PITCH + ox0;
+        const int n_real = OUTPUT_FEATURE_NUM - oc0 < 16 ? OUTPUT_FEATURE_NUM - oc0 : 16;
+#else
         __global float* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + (ocs + o) * OUTPUT_FEATURE_PITCH
                               + oy * OUTPUT_Y_PITCH + ox0 * 16;
+#endif
         __attribute__((opencl_unroll_hint))
         for (int p = 0; p < OUT_BLOCK; ++p) {
             float8 v0 = ACC_LO(o, p) + b0;
             float8 v1 = ACC_HI(o, p) + b1;
             FUSED_OPS8(v0, b, oc0, oy, ox0 + p);
             FUSED_OPS8(v1, b, oc0 + 8, oy, ox0 + p);
+#if OUTPUT_PLAIN
+            PLAIN_STORE_PIXEL(out + p, v0, v1, n_real, OUTPUT_FEATURE_PITCH);
+            continue;
+#endif
 #if OUTPUT_FEATURE_NUM % 16 != 0
             if (ocs + o == OCS - 1) {  // last slice: write only the real channels, the block tail stays as it is
                 union { float8 v[2]; float s[16]; } t;

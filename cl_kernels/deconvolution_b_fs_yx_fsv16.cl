@@ -4,7 +4,7 @@
 // taps kx contribute and the input column steps by one. Per input channel and tap the 16 output channels' weights
 // (plain (C, OC, KH, KW): a stride of KH * KW between channels) are gathered once into two float8, then each pixel
 // adds input scalar x weights. Output pixels of the phase past OX are skipped; the last slice of a channel count that
-// is not a multiple of 16 writes only the real channels.
+// is not a multiple of 16 writes only the real channels. OUTPUT_PLAIN: a bfyx output (a narrow head's few channels).
 #define DC_OCS ((OUTPUT_FEATURE_NUM + 15) / 16)
 #define DC_TAPS (FILTER_SIZE_Y * FILTER_SIZE_X)
 
@@ -61,8 +61,14 @@ KERNEL(deconvolution_b_fs_yx_fsv16)(const __global float* input, const __global 
     for (int i = 0; i < 16; ++i)
         bb.s[i] = bias[ocs * 16 + i < OUTPUT_FEATURE_NUM ? ocs * 16 + i : OUTPUT_FEATURE_NUM - 1];
 #endif
+#if OUTPUT_PLAIN  // bfyx output (a narrow head): channel 0 of the slice at out + ox, only the real channels
+    __global float* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + ocs * 16 * OUTPUT_FEATURE_PITCH
+                          + oy * OUTPUT_Y_PITCH;
+    const int n_real = OUTPUT_FEATURE_NUM - ocs * 16 < 16 ? OUTPUT_FEATURE_NUM - ocs * 16 : 16;
+#else
     __global float* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + ocs * OUTPUT_FEATURE_PITCH
                           + oy * OUTPUT_Y_PITCH;
+#endif
     for (int p = 0; p < DC_BLOCK; ++p) {
         const int ox = ox0 + p * STRIDE_X;
         if (ox >= OUTPUT_SIZE_X)
@@ -73,7 +79,11 @@ KERNEL(deconvolution_b_fs_yx_fsv16)(const __global float* input, const __global 
         lo += bb.v[0];
         hi += bb.v[1];
 #endif
+#if OUTPUT_PLAIN
+        PLAIN_STORE_PIXEL(out + ox, lo, hi, n_real, OUTPUT_FEATURE_PITCH);
+#else
         FSV16_STORE_PIXEL(out + ox * 16, lo, hi, ocs == DC_OCS - 1);
+#endif
     }
 }
 #undef DC_OCS

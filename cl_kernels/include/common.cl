@@ -20,6 +20,17 @@
             ((__global float8*)(p))[1] = (hi); \
         } \
     } while (0)
+// One pixel's 16 channels (lo: 0-7, hi: 8-15) into a plain (bfyx) output whose channel 0 of the slice is at p and
+// whose channels are `lp` apart: only the first `n` (the slice's real channels). For narrow outputs (a segmentation
+// head's 1-8 channels), where b_fs_yx_fsv16 would write 16 lanes per pixel.
+#define PLAIN_STORE_PIXEL(p, lo, hi, n, lp) do { \
+        union { float8 v[2]; float s[16]; } st_; \
+        st_.v[0] = (lo); \
+        st_.v[1] = (hi); \
+        __attribute__((opencl_unroll_hint)) \
+        for (int i_ = 0; i_ < 16; ++i_) \
+            if (i_ < (n)) (p)[i_ * (lp)] = st_.s[i_]; \
+    } while (0)
 #if defined(cl_khr_subgroups)
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
 #endif

@@ -12,7 +12,9 @@ primitive keeps the format of its input, so blocked data flows from layer to lay
 (clDNN ``reorder_inputs.cpp`` with ``layout_optimizer``). The same rule serves both engines: a convolution goes
 blocked only when the best kernel for blocked layouts beats (lower priority) the best one for its plain layouts.
 Weight reorders are constant and are folded into packed Data by propagate_constants. A first layer of a few
-channels whose input is plain bfyx gets no reorder when a fast kernel reads bfyx there (``_reads_plain``).
+channels whose input is plain bfyx gets no reorder when a fast kernel reads bfyx there (``_reads_plain``), and a
+narrow head (a convolution or deconvolution of at most 8 output channels followed only by activations) writes bfyx
+(``_narrow_heads_plain``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ def fast_plain_kernel(program: ProgramGraph, node: ProgramNode, packed_weights: 
     return None
 
 
+NARROW_CHANNELS = 8  # at most this many output channels: a head writes bfyx (_narrow_heads_plain)
+
+
 class ReorderInputs(BasePass):
     """Marks convolutions blocked where a fast kernel exists and reorders their inputs and weights."""
 
@@ -52,6 +57,7 @@ class ReorderInputs(BasePass):
         for conv in chosen:
             conv.forced_format = BLOCKED
         recompute_layouts(program.order)
+        self._narrow_heads_plain(program)
         for conv in chosen:
             data = conv.dependencies[0]
             if data.layout().format != BLOCKED and not self._reads_plain(program, conv):
@@ -69,6 +75,33 @@ class ReorderInputs(BasePass):
                 self._reorder(program, src, fc, f"{fc.id}__input_bfyx", Format.bfyx)
         program.order = topological_order(program.nodes)
         recompute_layouts(program.order)
+
+    @staticmethod
+    def _narrow_heads_plain(program: ProgramGraph) -> None:
+        """A convolution or deconvolution with at most NARROW_CHANNELS output channels in the blocked format, whose
+        users are only activations (or none: a network output), writes bfyx when a fast kernel can: b_fs_yx_fsv16
+        would store 16 lanes per pixel for 1-8 real ones, the activations would run over all of them and the host
+        would read them back (the DBNet-style head at batch 8: a 1-channel 320x320 map, 52 MB instead of 3.3 MB).
+        Layout by cost for the one case where the blocked layout's waste is largest."""
+        changed = False
+        for node in program.order:
+            if node.kind not in ("convolution", "deconvolution") or node.id in program.forced_impls:
+                continue
+            lay = node.layout()
+            if lay.format != BLOCKED or lay.rank != 4 or lay.shape[1] > NARROW_CHANNELS:
+                continue
+            if any(u.kind != "activation" for u in node.users):
+                continue
+            p = node_params(program, node)
+            p.output = p.output.with_(format=Format.bfyx, padding=Padding())
+            if node.kind == "convolution":
+                p.inputs = [p.inputs[0].with_(format=BLOCKED, padding=Padding()),
+                            p.inputs[1].with_(format=PACKED_WEIGHTS)] + p.inputs[2:]
+            if best_fast_kernel(p) is not None:
+                node.forced_format = Format.bfyx
+                changed = True
+        if changed:
+            recompute_layouts(program.order)
 
     @staticmethod
     def _reads_plain(program: ProgramGraph, conv: ProgramNode) -> bool:

@@ -219,3 +219,39 @@ def test_plain_input_only_for_a_first_layer():
     assert kern.validate(params(8)) is None
     assert "at most 8 channels" in kern.validate(params(9))
     assert "groups 1" in kern.validate(params(4, groups=2))
+
+
+@pytest.mark.parametrize("vec", [16, 8])
+@pytest.mark.parametrize("oc", [1, 5, 21])
+def test_conv_fsv16_writes_a_plain_output(ocl_engine, rng, vec, oc):
+    """OUTPUT_PLAIN: a narrow head (blocked input, bfyx output) writes only its real channels, fused sigmoid
+    included; the output's padding (poisoned) stays untouched; both vector forms, against the float64 reference."""
+    x = f32(rng.standard_normal((2, 20, 7, 13)))
+    w = f32(rng.standard_normal((oc, 20, 3, 3)) / 13)
+    b = f32(rng.standard_normal(oc))
+    caps = dataclasses.replace(ocl_engine.info.caps, native_vector_width_float=vec)
+    attrs = ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1))
+    lays = [Layout(DataType.f32, Format.b_fs_yx_fsv16, x.shape), Layout(DataType.f32, Format.os_iyx_osv16, w.shape),
+            Layout(DataType.f32, Format.bfyx, (oc,))]
+    lout = Layout(DataType.f32, Format.bfyx, (2, oc, 7, 13), Padding((0, 0, 1, 2), (0, 0, 2, 1)))
+    params = Params("convolution", "ocl", lays, lout, attrs, caps=caps)
+    params.fused_ops = [FusedOp("activation", FusedActivationAttrs("logistic"))]
+    kern = ConvolutionKernelBFsYxFsv16()
+    assert kern.validate(params) is None
+    (kc,) = kern.kernel_data(params).kernels
+    assert "#define OUTPUT_PLAIN 1" in kc.source
+    mems = []
+    for lay, arr in zip(lays, (x, w, b)):
+        mems.append(ocl_engine.allocate(lay))
+        ocl_engine.write_buffer(mems[-1].buffer, lay.to_physical(arr))
+    out = ocl_engine.allocate(lout)
+    ocl_engine.write_buffer(out.buffer, np.full(lout.buffer_size, np.nan, dtype=np.float32))
+    knl = ocl_engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
+    ocl_engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
+    raw = np.empty(lout.buffer_size, dtype=np.float32)
+    ocl_engine.read_buffer(out.buffer, raw)
+    ref = 1.0 / (1.0 + np.exp(-conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1)))
+    assert_close(lout.from_physical(raw), ref, rtol=1e-4, atol=1e-4)
+    interior = np.zeros(lout.buffer_size, bool)
+    interior[lout.to_physical(np.ones(lout.shape, np.float32)) == 1] = True
+    assert np.isnan(raw[~interior]).all(), "the output padding was written"

@@ -42,3 +42,27 @@ def test_deconv_fsv16_matches_reference(ocl_engine, rng, case):
     out = net.run({"x": x})["out"]
     assert net.program.node("d").impl.kernel_name == KERNEL
     assert_close(out, deconv_ref(x, w, b, stride, dil, pad, pad_end, out_pad, 1), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("case", [CASES[1], CASES[3], CASES[4]], ids=lambda c: f"{c[0]}-oc{c[1]}-k{c[2]}-s{c[3]}")
+def test_deconv_fsv16_writes_a_plain_output(ocl_engine, rng, case):
+    """OUTPUT_PLAIN: blocked input, bfyx output (a narrow head), only the real channels written; the output's
+    padding (poisoned) stays untouched; against the float64 reference."""
+    import dataclasses
+
+    from cldnn_py.layout import DataType, Format, Layout, Padding
+    from cldnn_py.ops import DeconvolutionAttrs
+    from tests.ocl.padded import run_kernel_padded
+
+    shape, oc, k, stride, dil, pad, pad_end, out_pad, bias = case
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((shape[1], oc) + k))
+    b = f32(rng.standard_normal(oc))
+    ref = deconv_ref(x, w, b, stride, dil, pad, pad_end, out_pad, 1)
+    attrs = DeconvolutionAttrs(stride=stride, dilation=dil, pad=pad, pad_end=pad_end, output_padding=out_pad)
+    lays = [Layout(DataType.f32, Format.b_fs_yx_fsv16, shape), Layout(DataType.f32, Format.bfyx, w.shape),
+            Layout(DataType.f32, Format.bfyx, (oc,))]
+    lout = Layout(DataType.f32, Format.bfyx, ref.shape, Padding((1, 0, 1, 0), (0, 0, 0, 2)))
+    out = run_kernel_padded(ocl_engine, "deconvolution", lays, lout, dataclasses.asdict(attrs), [x, w, b],
+                            kernel=KERNEL)
+    assert_close(out, ref, rtol=1e-4, atol=1e-4)

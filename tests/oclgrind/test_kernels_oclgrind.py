@@ -355,7 +355,7 @@ def test_oclgrind_log_catches_an_uninitialized_read(oclgrind_engine, oclgrind_lo
 def test_conv_vec16_form_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, halo):
     """convolution_b_fs_yx_fsv16's VEC16 form (chosen on AVX-512 devices; Oclgrind reports a narrow native vector, so
     the generic case runs the float8 form) forced through the DeviceCaps, with one and four output slices per work-item
-    and with a plain bfyx first-layer input: clean log, float64 reference."""
+    with a plain bfyx first-layer input and with a plain bfyx output: clean log, float64 reference."""
     import dataclasses
 
     from cldnn_py.layout import DataType, Layout, Padding
@@ -386,7 +386,14 @@ def test_conv_vec16_form_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, h
     out_p = run_kernel_padded(oclgrind_engine, "convolution", lays_p, Layout(DataType.f32, FSV16, (1, 16, 4, 5)),
                               dataclasses.asdict(attrs_p), [xp, wp, b[:16]], kernel="convolution_b_fs_yx_fsv16",
                               caps=caps)
+    # a narrow head writing bfyx (OUTPUT_PLAIN): 3 output channels
+    w3 = _x(rng, (3, 18, 3, 3))
+    lays3 = [lin, Layout(DataType.f32, OSV16, w3.shape), Layout(DataType.f32, BFYX, (3,))]
+    out3 = run_kernel_padded(oclgrind_engine, "convolution", lays3, Layout(DataType.f32, BFYX, (1, 3, 4, 5)),
+                             dataclasses.asdict(attrs), [x, w3, b[:3]], kernel="convolution_b_fs_yx_fsv16",
+                             caps=caps, pad_fill=0.0)
     oclgrind_log.assert_clean()
+    assert_close(out3, conv_ref(x, w3, b[:3], (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
     assert_close(out, conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
     assert_close(out4, conv_ref(x4, w4, b4, (1, 1), (1, 1), (0, 0), (0, 0), 1), rtol=1e-4, atol=1e-4)
     assert_close(out_p, conv_ref(xp, wp, b[:16], (2, 2), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)

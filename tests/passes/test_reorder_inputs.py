@@ -9,6 +9,7 @@ import cldnn_py as cl
 from cldnn_py.passes.graph_initializations import GraphInitializations
 from cldnn_py.passes.mark_nodes import MarkNodes
 from cldnn_py.passes.reorder_inputs import ReorderInputs, fast_blocked_kernel
+from cldnn_py.primitives.deconvolution import Deconvolution
 from tests.passes.graphs import builder, graph
 
 F = cl.Format
@@ -95,3 +96,34 @@ def test_first_layer_reads_its_plain_input_without_a_reorder(engine, rng):
     x = rng.standard_normal((1, 3, 13, 11)).astype(f)
     ref = cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=False))).run({"x": x})["conv2"]
     np.testing.assert_allclose(cl.Network(prog).run({"x": x})["conv2"], ref, rtol=1e-5, atol=1e-5)
+
+
+def test_narrow_head_writes_plain(engine, rng):
+    """A DBNet-style head: a 1-channel ConvTranspose after blocked data, then a sigmoid, is written in bfyx (not
+    fsv16 with 15 empty lanes per pixel) on OpenCL; a 1-channel convolution head likewise; results match the
+    unoptimized network."""
+    f = np.float32
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, F.bfyx, (2, 16, 6, 7))),
+                       cl.Data("w1", rng.standard_normal((16, 16, 3, 3)).astype(f) / 12),
+                       cl.Data("wd", rng.standard_normal((16, 1, 2, 2)).astype(f) / 4),
+                       cl.Data("wc", rng.standard_normal((2, 16, 1, 1)).astype(f) / 4),
+                       cl.Convolution("conv1", "x", weights="w1", pad=(1, 1)),
+                       Deconvolution("up", "conv1", weights="wd", stride=(2, 2)),
+                       cl.Activation("prob", "up", "logistic"),
+                       cl.Convolution("head", "conv1", weights="wc"),
+                       cl.Activation("head_prob", "head", "logistic"))
+    prog = cl.Program(engine, topo)
+    if prog.node("conv1").layout().format != F.b_fs_yx_fsv16:
+        pytest.skip("no blocked convolution kernel validates on this device")
+    if engine.kind == "ocl":
+        for nid in ("up", "prob", "head", "head_prob"):
+            assert prog.node(nid).layout().format == F.bfyx, nid
+        assert prog.node("up").impl.kernel_name == "deconvolution_b_fs_yx_fsv16"
+        assert prog.node("head").impl.kernel_name == "convolution_b_fs_yx_fsv16"
+    x = rng.standard_normal((2, 16, 6, 7)).astype(f)
+    net = cl.Network(prog)
+    net.poison()
+    got = net.run({"x": x})
+    ref = cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=False))).run({"x": x})
+    for k in ("prob", "head_prob"):
+        np.testing.assert_allclose(got[k], ref[k], rtol=1e-5, atol=1e-5)

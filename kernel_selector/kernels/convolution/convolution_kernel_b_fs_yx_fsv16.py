@@ -64,7 +64,8 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
     Inputs: INPUT0 (N, C, H, W) in ``b_fs_yx_fsv16`` (y/x/batch padding allowed; or, for a first layer of at
     most PLAIN_INPUT_MAX_CHANNELS channels with groups 1, in plain ``bfyx``: INPUT_PLAIN, no reorder), INPUT1 weights
     (OC, C/groups, KH, KW) in ``os_iyx_osv16`` (unpadded), INPUT2 bias (OC,) plain and unpadded when present.
-    Output (N, OC, OH, OW) in ``b_fs_yx_fsv16``, padding allowed (the interior is written, block tails are not).
+    Output (N, OC, OH, OW) in ``b_fs_yx_fsv16``, padding allowed (the interior is written, block tails are not), or
+    in ``bfyx`` (OUTPUT_PLAIN: only the real channels, for a narrow head where fsv16 writes 16 lanes per pixel).
     Groups: 1, depthwise (groups == C == OC), or C/groups and OC/groups both multiples of 16; with groups 1 and
     ``block_diagonal`` G > 1 (dense weights of a densified grouped convolution) each work-item reads only the input
     channels of the groups its 16 output channels belong to (BLOCK_DIAG: at most 2 groups when OC/G >= 16, instead
@@ -81,9 +82,10 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
     supports_fused_ops = True  # through its own FUSED_OPS8 (fused_ops8_jit), not the jitter's scalar FUSED_OPS
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, b_fs_yx_fsv16 (or, for a first layer, bfyx) in and b_fs_yx_fsv16 out, padding allowed."""
+        """OpenCL, f32, b_fs_yx_fsv16 (or, for a first layer, bfyx) in and b_fs_yx_fsv16 (or, for a narrow head,
+        bfyx: OUTPUT_PLAIN) out, padding allowed."""
         fsv16 = frozenset({Format.b_fs_yx_fsv16})
-        return SupportedKey(input_formats=fsv16 | {Format.bfyx}, output_formats=fsv16)
+        return SupportedKey(input_formats=fsv16 | {Format.bfyx}, output_formats=fsv16 | {Format.bfyx})
 
     def validate(self, params: Params) -> str | None:
         """Weights os_iyx_osv16 f32 unpadded; bias plain f32 unpadded; a supported grouping; rank-4 data."""
@@ -209,6 +211,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                   "IC_FULL_SLICES": icg // 16, "IC_REM": icg % 16,
                   "CHECK_Y": int(check_y), "CHECK_X": int(check_x), "DEPTHWISE": int(depthwise),
                   "INPUT_PLAIN": int(params.inputs[0].format == Format.bfyx),
+                  "OUTPUT_PLAIN": int(params.output.format == Format.bfyx),
                   "LOOP_ORDER": self.loop_order(params) if loop_order is None else loop_order,
                   "LOAD_FORM": int(params.device_caps.get("load_form") == "vload"),
                   "VEC16": int(vec16(params))})

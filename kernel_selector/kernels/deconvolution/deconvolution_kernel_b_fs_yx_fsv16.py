@@ -28,9 +28,11 @@ class DeconvolutionKernelBFsYxFsv16(KernelBase):
 
     INPUT0 (N, C, H, W) f32 b_fs_yx_fsv16 (y/x/batch padding allowed, none along features); INPUT1 weights
     (C, OC, KH, KW) f32 plain unpadded; INPUT2 bias (OC,) f32 plain unpadded. OUTPUT (N, OC, OH, OW) f32
-    b_fs_yx_fsv16. One work-item: 16 output channels x P = 8 output pixels of one row that share an x phase (so the
-    same taps apply and the input column steps by one); per input channel and tap it gathers the 16 weights once
-    into two float8. gws (stride_x·ceil(ceil(OW / stride_x) / P), OH, ceil(OC / 16)·N), lws (1, 1, 1). No fused ops
+    b_fs_yx_fsv16, or bfyx (OUTPUT_PLAIN: only the real channels are written, for a head of a few channels
+    where fsv16 would write 16 lanes per pixel). One work-item: 16 output channels x P = 8 output pixels of one
+    row that share an x phase (so the same taps apply and the input column steps by one); per input channel and
+    tap it gathers the 16 weights once into two float8.
+    gws (stride_x·ceil(ceil(OW / stride_x) / P), OH, ceil(OC / 16)·N), lws (1, 1, 1). No fused ops
     (deconvolution_ref takes none either). DBNet-style head at 320x320 on PoCL: the two ConvTranspose 2x2/2 layers
     took 4.1 ms in deconvolution_ref.
     """
@@ -40,10 +42,11 @@ class DeconvolutionKernelBFsYxFsv16(KernelBase):
     tier = "cpu"  # work-groups of one work-item: shaped for CPU devices
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, data b_fs_yx_fsv16 in and out (weights plain: validate)."""
+        """OpenCL, f32, data b_fs_yx_fsv16 in, b_fs_yx_fsv16 or (a narrow head: OUTPUT_PLAIN) bfyx out (weights
+        plain: validate)."""
         fsv16 = frozenset({Format.b_fs_yx_fsv16})
         return SupportedKey(input_dtypes=frozenset({DataType.f32}), output_dtypes=frozenset({DataType.f32}),
-                            input_formats=fsv16, output_formats=fsv16)
+                            input_formats=fsv16, output_formats=fsv16 | {Format.bfyx})
 
     def validate(self, params: Params) -> str | None:
         """Groups 1, rank 4, no feature padding, plain unpadded weights and bias."""
@@ -68,14 +71,14 @@ class DeconvolutionKernelBFsYxFsv16(KernelBase):
         return FORCE_PRIORITY_3
 
     def jit_constants(self, params: Params) -> JitConstants:
-        """Tensors, stride, dilation, begin pads, filter size, BIAS_TERM, DC_BLOCK."""
+        """Tensors, stride, dilation, begin pads, filter size, BIAS_TERM, DC_BLOCK, OUTPUT_PLAIN."""
         j = super().jit_constants(params)
         a = params.attrs_as(DeconvolutionAttrs)
         _, _, kh, kw = params.inputs[1].shape
         return j.update({"STRIDE_Y": a.stride[0], "STRIDE_X": a.stride[1], "DILATION_Y": a.dilation[0],
                          "DILATION_X": a.dilation[1], "PAD_Y": a.pad[0], "PAD_X": a.pad[1],
                          "FILTER_SIZE_Y": kh, "FILTER_SIZE_X": kw, "BIAS_TERM": int(len(params.inputs) > 2),
-                         "DC_BLOCK": BLOCK})
+                         "DC_BLOCK": BLOCK, "OUTPUT_PLAIN": int(params.output.format == Format.bfyx)})
 
     def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """(stride_x·ceil(ceil(OW / stride_x) / P), OH, ceil(OC / 16)·N), (1, 1, 1)."""
