@@ -23,6 +23,8 @@ os.environ["POCL_CACHE_DIR"] = str(_root / _worker)
 os.makedirs(os.environ["POCL_CACHE_DIR"], exist_ok=True)
 os.environ["CLDNN_PY_TUNING_CACHE"] = str(_root / f"tuning_{_worker}_{os.getpid()}.json")
 os.environ.setdefault("CLDNN_PY_CACHE_DIR", str(_root / "kernels"))  # the kernel binary cache, shared by workers
+# two test workers share the 2 cores, each with its own PoCL workers: leave them unpinned (cldnn_py/cpu_pinning.py)
+os.environ.setdefault("CLDNN_PY_CPU_PINNING", "0")
 # Oclgrind (tests/oclgrind) reads its OCLGRIND_* settings once, when pyopencl first lists the platforms, so they are
 # set here, before anything imports pyopencl, in every worker: findings go to a per-process log that
 # tests/oclgrind/conftest.py checks after each test; race detection on. They only affect the Oclgrind platform.
