@@ -31,10 +31,8 @@
 #define SPAN ((OUT_BLOCK - 1) * STRIDE_X + (FILTER_SIZE_X - 1) * DILATION_X + 1)  // input pixels of one block row
 #if LOAD_FORM  // the device probe (cldnn_py/device_probe.py) found vload8 as fast as pointers on this device
 #define LD8(p, i) vload8((i), (p))
-#define ST8(p, i, v) vstore8((v), (i), (p))
 #else
 #define LD8(p, i) (((const __global float8*)(p))[i])
-#define ST8(p, i, v) (((__global float8*)(p))[i] = (v))
 #endif
 #define KX_UNROLL __attribute__((opencl_unroll_hint(FILTER_SIZE_X <= 8 ? FILTER_SIZE_X : 1)))
 // VEC16 (devices whose native float vector is 16 wide, AVX-512): one float16 accumulator per pixel and output
@@ -354,18 +352,8 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
             PLAIN_STORE_PIXEL(out + p, v0, v1, n_real, OUTPUT_FEATURE_PITCH);
             continue;
 #endif
-#if OUTPUT_FEATURE_NUM % 16 != 0
-            if (ocs + o == OCS - 1) {  // last slice: write only the real channels, the block tail stays as it is
-                union { float8 v[2]; float s[16]; } t;
-                t.v[0] = v0;
-                t.v[1] = v1;
-                __attribute__((opencl_unroll_hint))
-                for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) out[p * 16 + i] = t.s[i];
-                continue;
-            }
-#endif
-            ST8(out + p * 16, 0, v0);
-            ST8(out + p * 16, 1, v1);
+            // the last slice of a channel count that is not a multiple of 16 writes only the real channels
+            FSV16_STORE_PIXEL(out + p * 16, v0, v1, ocs + o == OCS - 1);
         }
     }
 }
@@ -381,7 +369,6 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
 #undef ROW_SET_IN
 #undef SPAN
 #undef LD8
-#undef ST8
 #undef KX_UNROLL
 #undef SKIP_ROW
 #undef TAP_BODY

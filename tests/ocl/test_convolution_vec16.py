@@ -92,6 +92,19 @@ def test_conv_fsv16_vector_forms_fused_relu(ocl_engine, rng, vec):
     assert_close(lout.from_physical(raw), ref, rtol=1e-4, atol=1e-4)
 
 
+def _dense_case(shape, oc, k, s, pad, halo, in_format):
+    """ConvolutionAttrs and the (input, os_iyx_osv16 weights, bias, padded fsv16 output) layouts of a dense
+    convolution; ``halo``: the input's padding holds the zero halo (the unchecked path)."""
+    attrs = ConvolutionAttrs(stride=(s, s), pad=(pad, pad), pad_end=(pad, pad))
+    in_pad = Padding((0, 0, pad, pad), (0, 0, pad, pad)) if halo else Padding()
+    lin = Layout(DataType.f32, in_format, shape, in_pad)
+    lw = Layout(DataType.f32, Format.os_iyx_osv16, (oc, shape[1], k, k))
+    lb = Layout(DataType.f32, Format.bfyx, (oc,))
+    oh, ow = ((shape[2] + 2 * pad - k) // s + 1), ((shape[3] + 2 * pad - k) // s + 1)
+    lout = Layout(DataType.f32, Format.b_fs_yx_fsv16, (shape[0], oc, oh, ow), Padding((0, 0, 1, 0), (0, 0, 0, 2)))
+    return attrs, (lin, lw, lb, lout)
+
+
 OC_BLOCK_CASES = [
     # (N, C, H, W), OC, K, stride, pad, input halo: dense 1x1 and 3x3 whose output slices allow 2 and 4 per item
     ((1, 24, 5, 13), 64, 1, 1, 0, False),
@@ -110,13 +123,7 @@ def test_conv_vec16_every_oc_block_variant(ocl_engine, rng, case):
     w = f32(rng.standard_normal((oc, shape[1], k, k)) / np.sqrt(k * k * shape[1]))
     b = f32(rng.standard_normal(oc))
     caps = dataclasses.replace(ocl_engine.info.caps, native_vector_width_float=16)
-    attrs = ConvolutionAttrs(stride=(s, s), pad=(pad, pad), pad_end=(pad, pad))
-    in_pad = Padding((0, 0, pad, pad), (0, 0, pad, pad)) if halo else Padding()
-    lin = Layout(DataType.f32, Format.b_fs_yx_fsv16, shape, in_pad)
-    lw = Layout(DataType.f32, Format.os_iyx_osv16, w.shape)
-    lb = Layout(DataType.f32, Format.bfyx, (oc,))
-    oh, ow = ((shape[2] + 2 * pad - k) // s + 1), ((shape[3] + 2 * pad - k) // s + 1)
-    lout = Layout(DataType.f32, Format.b_fs_yx_fsv16, (shape[0], oc, oh, ow), Padding((0, 0, 1, 0), (0, 0, 0, 2)))
+    attrs, (lin, lw, lb, lout) = _dense_case(shape, oc, k, s, pad, halo, Format.b_fs_yx_fsv16)
     params = Params("convolution", "ocl", [lin, lw, lb], lout, attrs, caps=caps)
     variants = ConvolutionKernelBFsYxFsv16().tune_variants(params)
     assert {v["oc_blocks"] for v in variants} == {1, 2, 4}
@@ -183,13 +190,7 @@ def test_conv_fsv16_reads_plain_input(ocl_engine, rng, vec, case):
     w = f32(rng.standard_normal((oc, shape[1], k, k)) / np.sqrt(k * k * shape[1]))
     b = f32(rng.standard_normal(oc))
     caps = dataclasses.replace(ocl_engine.info.caps, native_vector_width_float=vec)
-    attrs = ConvolutionAttrs(stride=(s, s), pad=(pad, pad), pad_end=(pad, pad))
-    in_pad = Padding((0, 0, pad, pad), (0, 0, pad, pad)) if halo else Padding()
-    lin = Layout(DataType.f32, Format.bfyx, shape, in_pad)
-    lw = Layout(DataType.f32, Format.os_iyx_osv16, w.shape)
-    lb = Layout(DataType.f32, Format.bfyx, (oc,))
-    oh, ow = ((shape[2] + 2 * pad - k) // s + 1), ((shape[3] + 2 * pad - k) // s + 1)
-    lout = Layout(DataType.f32, Format.b_fs_yx_fsv16, (shape[0], oc, oh, ow), Padding((0, 0, 1, 0), (0, 0, 0, 2)))
+    attrs, (lin, lw, lb, lout) = _dense_case(shape, oc, k, s, pad, halo, Format.bfyx)
     params = Params("convolution", "ocl", [lin, lw, lb], lout, attrs, caps=caps)
     kern = ConvolutionKernelBFsYxFsv16()
     assert kern.validate(params) is None
