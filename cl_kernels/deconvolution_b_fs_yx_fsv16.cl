@@ -7,6 +7,26 @@
 // is not a multiple of 16 writes only the real channels. OUTPUT_PLAIN: a bfyx output (a narrow head's few channels).
 #define DC_OCS ((OUTPUT_FEATURE_NUM + 15) / 16)
 #define DC_TAPS (FILTER_SIZE_Y * FILTER_SIZE_X)
+// One input channel c at tap (ky, kx): gather its 16 output channels' weights into two float8 (unrolled), then
+// input scalar x weights into each of the P pixels; CHK: skip columns outside the input row.
+#define DC_CHANNEL(CHK) { \
+        union { float8 v[2]; float s[16]; } w; \
+        __attribute__((opencl_unroll_hint)) \
+        for (int i = 0; i < 16; ++i) { \
+            const int o = ocs * 16 + i < OUTPUT_FEATURE_NUM ? ocs * 16 + i : OUTPUT_FEATURE_NUM - 1; \
+            w.s[i] = weights[(c * OUTPUT_FEATURE_NUM + o) * DC_TAPS + ky * FILTER_SIZE_X + kx]; \
+        } \
+        const __global float* row = in_b + (c >> 4) * INPUT0_FEATURE_PITCH + iy * INPUT0_Y_PITCH + (c & 15); \
+        __attribute__((opencl_unroll_hint)) \
+        for (int p = 0; p < DC_BLOCK; ++p) { \
+            const int ix = ix0 + p; \
+            if (!(CHK) || (ix >= 0 && ix < INPUT0_SIZE_X)) { \
+                const float x = row[ix * 16]; \
+                a0[p] = x * w.v[0] + a0[p]; \
+                a1[p] = x * w.v[1] + a1[p]; \
+            } \
+        } \
+    }
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
 KERNEL(deconvolution_b_fs_yx_fsv16)(const __global float* input, const __global float* weights,
@@ -23,6 +43,7 @@ KERNEL(deconvolution_b_fs_yx_fsv16)(const __global float* input, const __global 
     const int first = ((phase - PAD_X) % STRIDE_X + STRIDE_X) % STRIDE_X;  // smallest ox of this phase
     const int ox0 = first + j * DC_BLOCK * STRIDE_X;
     float8 a0[DC_BLOCK], a1[DC_BLOCK];
+    __attribute__((opencl_unroll_hint))
     for (int p = 0; p < DC_BLOCK; ++p) {
         a0[p] = (float8)(0.0f);
         a1[p] = (float8)(0.0f);
@@ -38,21 +59,11 @@ KERNEL(deconvolution_b_fs_yx_fsv16)(const __global float* input, const __global 
             if (((tx % STRIDE_X) + STRIDE_X) % STRIDE_X != 0)
                 continue;
             const int ix0 = tx >= 0 ? tx / STRIDE_X : -((-tx + STRIDE_X - 1) / STRIDE_X);  // floor(tx / STRIDE_X)
-            for (int c = 0; c < INPUT0_FEATURE_NUM; ++c) {
-                union { float8 v[2]; float s[16]; } w;
-                for (int i = 0; i < 16; ++i) {
-                    const int o = ocs * 16 + i < OUTPUT_FEATURE_NUM ? ocs * 16 + i : OUTPUT_FEATURE_NUM - 1;
-                    w.s[i] = weights[(c * OUTPUT_FEATURE_NUM + o) * DC_TAPS + ky * FILTER_SIZE_X + kx];
-                }
-                const __global float* row = in_b + (c >> 4) * INPUT0_FEATURE_PITCH + iy * INPUT0_Y_PITCH + (c & 15);
-                for (int p = 0; p < DC_BLOCK; ++p) {
-                    const int ix = ix0 + p;
-                    if (ix >= 0 && ix < INPUT0_SIZE_X) {
-                        const float x = row[ix * 16];
-                        a0[p] = x * w.v[0] + a0[p];
-                        a1[p] = x * w.v[1] + a1[p];
-                    }
-                }
+            // the block's input columns ix0..ix0+P-1 all inside the row: the channel loop without checks
+            if (ix0 >= 0 && ix0 + DC_BLOCK - 1 < INPUT0_SIZE_X) {
+                for (int c = 0; c < INPUT0_FEATURE_NUM; ++c) DC_CHANNEL(0)
+            } else {
+                for (int c = 0; c < INPUT0_FEATURE_NUM; ++c) DC_CHANNEL(1)
             }
         }
     }
@@ -88,3 +99,4 @@ KERNEL(deconvolution_b_fs_yx_fsv16)(const __global float* input, const __global 
 }
 #undef DC_OCS
 #undef DC_TAPS
+#undef DC_CHANNEL
