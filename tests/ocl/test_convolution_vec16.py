@@ -63,6 +63,22 @@ def test_conv_fsv16_vector_forms(ocl_engine, rng, vec, case):
     assert_close(out, ref, rtol=1e-4, atol=1e-4)
 
 
+def _run_bound(engine, kc, lays, arrays, lout):
+    """Run the ClKernelData ``kc`` on ``arrays`` (logical, one per input layout) into a NaN-poisoned output of
+    layout ``lout``; returns the raw physical output buffer."""
+    mems = []
+    for lay, arr in zip(lays, arrays):
+        mems.append(engine.allocate(lay))
+        engine.write_buffer(mems[-1].buffer, lay.to_physical(arr))
+    out = engine.allocate(lout)
+    engine.write_buffer(out.buffer, np.full(lout.buffer_size, np.nan, dtype=np.float32))
+    knl = engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
+    engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
+    raw = np.empty(lout.buffer_size, dtype=np.float32)
+    engine.read_buffer(out.buffer, raw)
+    return raw
+
+
 @pytest.mark.parametrize("vec", [16, 8])
 def test_conv_fsv16_vector_forms_fused_relu(ocl_engine, rng, vec):
     """The epilogue splits the float16 accumulator into the two float8 FUSED_OPS8 takes."""
@@ -77,17 +93,7 @@ def test_conv_fsv16_vector_forms_fused_relu(ocl_engine, rng, vec):
     params.fused_ops = [FusedOp("activation", FusedActivationAttrs("relu"))]
     (kc,) = ConvolutionKernelBFsYxFsv16().kernel_data(params).kernels
     assert f"#define VEC16 {int(vec == 16)}" in kc.source
-    mems = []
-    for lay, arr in ((lin, x), (lw, w)):
-        mems.append(ocl_engine.allocate(lay))
-        phys = lay.to_physical(arr)
-        ocl_engine.write_buffer(mems[-1].buffer, phys)
-    out = ocl_engine.allocate(lout)
-    ocl_engine.write_buffer(out.buffer, np.full(lout.buffer_size, np.nan, dtype=np.float32))
-    knl = ocl_engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
-    ocl_engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
-    raw = np.empty(lout.buffer_size, dtype=np.float32)
-    ocl_engine.read_buffer(out.buffer, raw)
+    raw = _run_bound(ocl_engine, kc, [lin, lw], [x, w], lout)
     ref = np.maximum(conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 1), 0.0)
     assert_close(lout.from_physical(raw), ref, rtol=1e-4, atol=1e-4)
 
@@ -241,16 +247,7 @@ def test_conv_fsv16_writes_a_plain_output(ocl_engine, rng, vec, oc):
     assert kern.validate(params) is None
     (kc,) = kern.kernel_data(params).kernels
     assert "#define OUTPUT_PLAIN 1" in kc.source
-    mems = []
-    for lay, arr in zip(lays, (x, w, b)):
-        mems.append(ocl_engine.allocate(lay))
-        ocl_engine.write_buffer(mems[-1].buffer, lay.to_physical(arr))
-    out = ocl_engine.allocate(lout)
-    ocl_engine.write_buffer(out.buffer, np.full(lout.buffer_size, np.nan, dtype=np.float32))
-    knl = ocl_engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
-    ocl_engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
-    raw = np.empty(lout.buffer_size, dtype=np.float32)
-    ocl_engine.read_buffer(out.buffer, raw)
+    raw = _run_bound(ocl_engine, kc, lays, [x, w, b], lout)
     ref = 1.0 / (1.0 + np.exp(-conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1)))
     assert_close(lout.from_physical(raw), ref, rtol=1e-4, atol=1e-4)
     interior = np.zeros(lout.buffer_size, bool)
