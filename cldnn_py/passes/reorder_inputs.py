@@ -45,6 +45,12 @@ def fast_plain_kernel(program: ProgramGraph, node: ProgramNode, packed_weights: 
 NARROW_CHANNELS = 8  # at most this many output channels: a head writes bfyx (_narrow_heads_plain)
 
 
+def _activation_tail(node: ProgramNode) -> bool:
+    """True when everything after ``node`` is a chain (or tree) of activations ending at network outputs, so a
+    plain output there needs no reorder back to the blocked format."""
+    return all(u.kind == "activation" and _activation_tail(u) for u in node.users)
+
+
 class ReorderInputs(BasePass):
     """Marks convolutions blocked where a fast kernel exists and reorders their inputs and weights."""
 
@@ -78,11 +84,11 @@ class ReorderInputs(BasePass):
 
     @staticmethod
     def _narrow_heads_plain(program: ProgramGraph) -> None:
-        """A convolution or deconvolution with at most NARROW_CHANNELS output channels in the blocked format, whose
-        users are only activations (or none: a network output), writes bfyx when a fast kernel can: b_fs_yx_fsv16
-        would store 16 lanes per pixel for 1-8 real ones, the activations would run over all of them and the host
-        would read them back (the DBNet-style head at batch 8: a 1-channel 320x320 map, 52 MB instead of 3.3 MB).
-        Layout by cost for the one case where the blocked layout's waste is largest."""
+        """A convolution or deconvolution with at most NARROW_CHANNELS output channels in the blocked format, followed
+        only by activations up to the network outputs (:func:`_activation_tail`), writes bfyx when a fast kernel can:
+        b_fs_yx_fsv16 would store 16 lanes per pixel for 1-8 real ones, the activations would run over all of them
+        and the host would read them back (the DBNet-style head at batch 8: a 1-channel 320x320 map, 52 MB instead of
+        3.3 MB). Layout by cost for the one case where the blocked layout's waste is largest."""
         changed = False
         for node in program.order:
             if node.kind not in ("convolution", "deconvolution") or node.id in program.forced_impls:
@@ -90,7 +96,7 @@ class ReorderInputs(BasePass):
             lay = node.layout()
             if lay.format != BLOCKED or lay.rank != 4 or lay.shape[1] > NARROW_CHANNELS:
                 continue
-            if any(u.kind != "activation" for u in node.users):
+            if not _activation_tail(node):
                 continue
             p = node_params(program, node)
             p.output = p.output.with_(format=Format.bfyx, padding=Padding())

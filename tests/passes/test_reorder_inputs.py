@@ -127,3 +127,26 @@ def test_narrow_head_writes_plain(engine, rng):
     ref = cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=False))).run({"x": x})
     for k in ("prob", "head_prob"):
         np.testing.assert_allclose(got[k], ref[k], rtol=1e-5, atol=1e-5)
+
+
+def test_narrow_head_feeding_blocked_work_stays_blocked(engine, rng):
+    """A 4-channel ConvTranspose whose sigmoid gates another blocked tensor (attention-map style) keeps the blocked
+    format: a plain output there would only buy a reorder back. Results match the unoptimized network."""
+    f = np.float32
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, F.bfyx, (1, 16, 6, 7))),
+                       cl.Data("w1", rng.standard_normal((16, 16, 3, 3)).astype(f) / 12),
+                       cl.Data("wa", rng.standard_normal((16, 4, 2, 2)).astype(f) / 4),
+                       cl.Data("wb", rng.standard_normal((16, 4, 2, 2)).astype(f) / 4),
+                       cl.Convolution("conv1", "x", weights="w1", pad=(1, 1)),
+                       Deconvolution("att", "conv1", weights="wa", stride=(2, 2)),
+                       cl.Activation("att_s", "att", "logistic"),
+                       Deconvolution("val", "conv1", weights="wb", stride=(2, 2)),
+                       cl.Eltwise("gated", ["val", "att_s"], mode="prod"))
+    prog = cl.Program(engine, topo)
+    if prog.node("conv1").layout().format != F.b_fs_yx_fsv16:
+        pytest.skip("no blocked convolution kernel validates on this device")
+    if engine.kind == "ocl":
+        assert prog.node("att").layout().format == F.b_fs_yx_fsv16
+    x = rng.standard_normal((1, 16, 6, 7)).astype(f)
+    ref = cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=False))).run({"x": x})["gated"]
+    np.testing.assert_allclose(cl.Network(prog).run({"x": x})["gated"], ref, rtol=1e-5, atol=1e-5)
