@@ -63,3 +63,19 @@ def run_one_input_padded(engine, prim, x: np.ndarray, fmt, pad, out_pad) -> np.n
     lin = cl.Layout(cl.DataType.f32, fmt, x.shape, pad)
     lout = prim.calc_output_layout([lin]).with_(padding=out_pad)
     return run_kernel_padded(engine, prim.type_name, [lin], lout, prim.attrs(), [x])
+
+
+def run_bound_kernel(engine, kc, layouts: list, arrays: list[np.ndarray], output) -> np.ndarray:
+    """Run the ClKernelData ``kc`` once on ``arrays`` (logical, one per input layout, written unpoisoned) into an
+    output buffer of layout ``output`` filled with NaN first; returns the raw physical output (padding included)."""
+    mems = []
+    for lay, arr in zip(layouts, arrays):
+        mems.append(engine.allocate(lay))
+        engine.write_buffer(mems[-1].buffer, lay.to_physical(arr))
+    out = engine.allocate(output)
+    engine.write_buffer(out.buffer, np.full(output.buffer_size, np.nan, dtype=np.float32))
+    knl = engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
+    engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
+    raw = np.empty(output.buffer_size, dtype=np.float32)
+    engine.read_buffer(out.buffer, raw)
+    return raw

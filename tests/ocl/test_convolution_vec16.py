@@ -17,7 +17,7 @@ from cldnn_py.passes.densify_grouped_convolutions import dense_weights
 from kernel_selector import FusedOp, Params
 from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16, vec16
 from tests.helpers import assert_close, f32
-from tests.ocl.padded import run_kernel_padded
+from tests.ocl.padded import padding_mask, run_bound_kernel, run_kernel_padded
 from tests.references import conv_ref
 
 KERNEL = "convolution_b_fs_yx_fsv16"
@@ -63,22 +63,6 @@ def test_conv_fsv16_vector_forms(ocl_engine, rng, vec, case):
     assert_close(out, ref, rtol=1e-4, atol=1e-4)
 
 
-def _run_bound(engine, kc, lays, arrays, lout):
-    """Run the ClKernelData ``kc`` on ``arrays`` (logical, one per input layout) into a NaN-poisoned output of
-    layout ``lout``; returns the raw physical output buffer."""
-    mems = []
-    for lay, arr in zip(lays, arrays):
-        mems.append(engine.allocate(lay))
-        engine.write_buffer(mems[-1].buffer, lay.to_physical(arr))
-    out = engine.allocate(lout)
-    engine.write_buffer(out.buffer, np.full(lout.buffer_size, np.nan, dtype=np.float32))
-    knl = engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
-    engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
-    raw = np.empty(lout.buffer_size, dtype=np.float32)
-    engine.read_buffer(out.buffer, raw)
-    return raw
-
-
 @pytest.mark.parametrize("vec", [16, 8])
 def test_conv_fsv16_vector_forms_fused_relu(ocl_engine, rng, vec):
     """The epilogue splits the float16 accumulator into the two float8 FUSED_OPS8 takes."""
@@ -93,7 +77,7 @@ def test_conv_fsv16_vector_forms_fused_relu(ocl_engine, rng, vec):
     params.fused_ops = [FusedOp("activation", FusedActivationAttrs("relu"))]
     (kc,) = ConvolutionKernelBFsYxFsv16().kernel_data(params).kernels
     assert f"#define VEC16 {int(vec == 16)}" in kc.source
-    raw = _run_bound(ocl_engine, kc, [lin, lw], [x, w], lout)
+    raw = run_bound_kernel(ocl_engine, kc, [lin, lw], [x, w], lout)
     ref = np.maximum(conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 1), 0.0)
     assert_close(lout.from_physical(raw), ref, rtol=1e-4, atol=1e-4)
 
@@ -247,9 +231,7 @@ def test_conv_fsv16_writes_a_plain_output(ocl_engine, rng, vec, oc):
     assert kern.validate(params) is None
     (kc,) = kern.kernel_data(params).kernels
     assert "#define OUTPUT_PLAIN 1" in kc.source
-    raw = _run_bound(ocl_engine, kc, lays, [x, w, b], lout)
+    raw = run_bound_kernel(ocl_engine, kc, lays, [x, w, b], lout)
     ref = 1.0 / (1.0 + np.exp(-conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1)))
     assert_close(lout.from_physical(raw), ref, rtol=1e-4, atol=1e-4)
-    interior = np.zeros(lout.buffer_size, bool)
-    interior[lout.to_physical(np.ones(lout.shape, np.float32)) == 1] = True
-    assert np.isnan(raw[~interior]).all(), "the output padding was written"
+    assert np.isnan(raw[padding_mask(lout)]).all(), "the output padding was written"

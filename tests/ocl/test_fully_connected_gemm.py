@@ -12,6 +12,7 @@ import cldnn_py as cl
 from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
 from tests.helpers import assert_close, f32
 from tests.ocl.networks import fc_network, run_poisoned
+from tests.ocl.padded import run_bound_kernel
 from tests.references import fc_ref
 
 
@@ -93,16 +94,7 @@ def test_gemm_fc_kernel_fused_eltwise_and_activation(engine, rng, m):
     kernel, kd = selector.select(params)
     assert kernel.name == FAST
     (kc,) = kd.kernels
-    mems = []
-    for lo, arr in zip(lay, [x, w, b, e]):
-        mems.append(engine.allocate(lo))
-        engine.write_buffer(mems[-1].buffer, lo.to_physical(arr))
-    out = engine.allocate(out_l)
-    engine.write_buffer(out.buffer, np.full(out_l.buffer_size, np.nan, dtype=np.float32))
-    knl = engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
-    engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
-    raw = np.empty(out_l.buffer_size, dtype=np.float32)
-    engine.read_buffer(out.buffer, raw)
+    raw = run_bound_kernel(engine, kc, lay, [x, w, b, e], out_l)
     assert_close(out_l.from_physical(raw), np.tanh(fc_ref(x, w, b) * e), rtol=1e-4, atol=1e-4)
 
 
