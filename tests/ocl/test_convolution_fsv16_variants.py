@@ -87,3 +87,12 @@ def test_depthwise_variants_keep_the_tap_order():
                     ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1), groups=32))
     variants = KERNEL.tune_variants(params)
     assert {v["loop_order"] for v in variants} == {0} and len(variants) == 5
+
+
+def test_aligned_groups_keep_every_loop_order():
+    """Groups of 16 input and 32 output channels are not depthwise: all three loop orders are tuning variants."""
+    f = DataType.f32
+    inputs = [Layout(f, Format.b_fs_yx_fsv16, (1, 32, 9, 9)), Layout(f, Format.os_iyx_osv16, (64, 16, 3, 3))]
+    params = Params("convolution", "ocl", inputs, Layout(f, Format.b_fs_yx_fsv16, (1, 64, 9, 9)),
+                    ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1), groups=2))
+    assert {v["loop_order"] for v in KERNEL.tune_variants(params)} == {0, 1, 2}

@@ -57,6 +57,13 @@ def oc_block_choices(params: Params) -> tuple[int, ...]:
     return (1,) + tuple(n for n in (2, 4) if oc % (16 * n) == 0)
 
 
+def only_loop_order_0(params: Params) -> bool:
+    """True for depthwise and block-diagonal convolutions: only LOOP_ORDER 0 skips what they do not read."""
+    a = params.attrs_as(ConvolutionAttrs)
+    depthwise = a.groups > 1 and a.groups == params.inputs[0].dims4[1] == params.inputs[1].shape[0]
+    return depthwise or a.block_diagonal > 1
+
+
 @register
 class ConvolutionKernelBFsYxFsv16(KernelBase):
     """Blocked direct convolution: one work-item computes 16 output channels x P output pixels of one row.
@@ -155,12 +162,8 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
     def default_variant(self, params: Params) -> dict[str, int]:
         """The variant the priority rules choose: ``{"block", "loop_order", "oc_blocks"}``."""
         n = self.oc_blocks(params)
-        a = params.attrs_as(ConvolutionAttrs)
-        g = a.groups
-        depthwise = g > 1 and g == params.inputs[0].dims4[1] == params.inputs[1].shape[0]
-        only_0 = depthwise or a.block_diagonal > 1
-        return {"block": self.block(params, n), "loop_order": 0 if only_0 else self.loop_order(params),
-                "oc_blocks": n}
+        return {"block": self.block(params, n), "loop_order": 0 if only_loop_order_0(params) else
+                self.loop_order(params), "oc_blocks": n}
 
     def tune_variants(self, params: Params) -> list[dict[str, int]]:
         """``{"block": P, "loop_order": 0 | 1 | 2, "oc_blocks": 1 | 2 | 4}`` for each P of TUNE_BLOCKS (VEC16:
@@ -171,8 +174,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         first = self.default_variant(params)
         out = [first]
         blocks = VEC16_TUNE_BLOCKS if vec16(params) else TUNE_BLOCKS
-        only_0 = first["loop_order"] == 0 and (params.attrs_as(ConvolutionAttrs).groups > 1
-                                               or params.attrs_as(ConvolutionAttrs).block_diagonal > 1)
+        only_0 = only_loop_order_0(params)
         for n in oc_block_choices(params):
             limit = VEC16_BLOCK_LIMIT[n] if vec16(params) else max(blocks)
             for p in blocks if ow >= blocks[0] else (ow,):
