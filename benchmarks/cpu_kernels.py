@@ -1,16 +1,20 @@
 """Fast CPU convolutions vs the CPU reference and numpy/OpenBLAS, on ResNet-50's 53 convolutions (batch 1).
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/cpu_kernels.py [--runs 5] [--shapes NAME ...]
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/cpu_kernels.py [--runs 5] [--shapes NAME ...] [--all]
 
 Per unique shape (count = how many of the 53 convolutions have it), kernels are called directly on physical
 buffers (no Program), with bias and a fused relu, round-robin so that load from other processes hits them alike:
 - ``fsv16``: ``convolution_cpu_fsv16`` on b_fs_yx_fsv16 data whose padding holds the zero halo (what
   prepare_padding gives it in a network), os_iyx_osv16 weights;
 - ``gemm16``: ``convolution_cpu_gemm`` on the same blocked layouts (it unpacks the packed weights on each run);
+- ``packed``: ``convolution_cpu_packed`` (the packed-panel GEMM with the LLVM-IR micro-kernel) on bfyx data and
+  os_iyx_osv16 weights, the CPU engine's choice in a network;
 - ``gemm``: ``convolution_cpu_gemm`` on bfyx data and oiyx weights;
 - ``ref``: ``convolution_cpu_ref`` (bfyx, oiyx);
 - ``numpy``: im2col by a strided view + ``np.matmul`` + bias + relu (the 64 ms baseline).
-Times are medians in ms; ``pick`` is the kernel the selector chooses for the blocked layouts (the network case).
+Times are medians in ms; ``pick`` is the kernel the selector chooses for bfyx data and packed weights (the network
+case); the last two columns are GFLOP/s of ``packed`` and ``numpy`` (issue 16's target: 150 for the GEMM path).
+Columns by default: packed, gemm, numpy; ``--all`` adds fsv16, gemm16 and ref (slow).
 OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE slow OpenBLAS on these machines: unset them in the command, as above.
 """
 
@@ -29,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from cldnn_py.cpu_engine import aligned_bytes  # noqa: E402
 from cldnn_py.layout import DataType, Format, Layout, Padding  # noqa: E402
-from cldnn_py.ops import FusedActivationAttrs  # noqa: E402
+from cldnn_py.ops import ConvolutionAttrs, FusedActivationAttrs  # noqa: E402
 from kernel_selector.params import FusedOp, Params  # noqa: E402
 from kernel_selector.selector import candidates, selector  # noqa: E402
 
@@ -62,8 +66,9 @@ SHAPES = {
 F32 = DataType.f32
 
 
-def make_params(c, hw, oc, k, s, p, blocked):
-    """Params of one convolution with bias and a fused relu; blocked: fsv16 data with a zero halo + packed weights."""
+def make_params(c, hw, oc, k, s, p, blocked, packed=False):
+    """Params of one convolution with bias and a fused relu; blocked: fsv16 data with a zero halo + packed weights;
+    packed: bfyx data with packed weights."""
     oh = (hw + 2 * p - k) // s + 1
     if blocked:
         lo = (0, 0, p, p)
@@ -73,10 +78,10 @@ def make_params(c, hw, oc, k, s, p, blocked):
         out = Layout(F32, Format.b_fs_yx_fsv16, (1, oc, oh, oh))
     else:
         x = Layout(F32, Format.bfyx, (1, c, hw, hw))
-        w = Layout(F32, Format.oiyx, (oc, c, k, k))
+        w = Layout(F32, Format.os_iyx_osv16 if packed else Format.oiyx, (oc, c, k, k))
         out = Layout(F32, Format.bfyx, (1, oc, oh, oh))
     return Params("convolution", "cpu", [x, w, Layout(F32, Format.bfyx, (oc,))], out,
-                  {"stride": (s, s), "dilation": (1, 1), "pad": (p, p), "pad_end": (p, p), "groups": 1},
+                  ConvolutionAttrs(stride=(s, s), dilation=(1, 1), pad=(p, p), pad_end=(p, p), groups=1),
                   [FusedOp("activation", FusedActivationAttrs("relu"))])
 
 
@@ -116,26 +121,27 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--shapes", nargs="*", default=list(SHAPES))
-    ap.add_argument("--no-fsv16", action="store_true", help="skip the (slow) direct kernel")
+    ap.add_argument("--all", action="store_true", help="also the direct fsv16, gemm16 and reference kernels (slow)")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
-    cols = ["fsv16", "gemm16", "gemm", "ref", "numpy"]
-    if args.no_fsv16:
-        cols.remove("fsv16")
+    cols = ["packed", "gemm", "numpy"] + (["fsv16", "gemm16", "ref"] if args.all else [])
+    flops = 0.0
     totals = dict.fromkeys(cols + ["picked"], 0.0)
-    print(f"{'shape':22s} {'n':>2s} " + " ".join(f"{c:>8s}" for c in cols) + "  pick (ms per conv, median)")
+    print(f"{'shape':22s} {'n':>2s} " + " ".join(f"{c:>8s}" for c in cols) + f"  {'GF/s':>6s} {'numpy':>6s}  pick"
+          " (ms per conv, median)")
     for name in args.shapes:
         c, hw, oc, k, s, p, count = SHAPES[name]
         x = rng.standard_normal((1, c, hw, hw)).astype(np.float32)
         w = (rng.standard_normal((oc, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32)
         b = rng.standard_normal(oc).astype(np.float32)
         pb, pp = make_params(c, hw, oc, k, s, p, True), make_params(c, hw, oc, k, s, p, False)
-        runs = {}
-        if "fsv16" in cols:
+        pk = make_params(c, hw, oc, k, s, p, False, packed=True)
+        runs = {"packed": kernel_runner("convolution_cpu_packed", pk, [x, w, b]),
+                "gemm": kernel_runner("convolution_cpu_gemm", pp, [x, w, b])}
+        if args.all:
             runs["fsv16"] = kernel_runner("convolution_cpu_fsv16", pb, [x, w, b])
-        runs["gemm16"] = kernel_runner("convolution_cpu_gemm", pb, [x, w, b])
-        runs["gemm"] = kernel_runner("convolution_cpu_gemm", pp, [x, w, b])
-        runs["ref"] = kernel_runner("convolution_cpu_ref", pp, [x, w, b])
+            runs["gemm16"] = kernel_runner("convolution_cpu_gemm", pb, [x, w, b])
+            runs["ref"] = kernel_runner("convolution_cpu_ref", pp, [x, w, b])
         np_run = numpy_runner(x, w, b, k, s, p)
         runs["numpy"] = (np_run, lambda f=np_run, shape=pp.output.shape: f().reshape(shape))
         expect = None
@@ -153,14 +159,19 @@ def main() -> None:
                 runs[key][0]()
                 times[key].append((time.perf_counter() - t0) * 1e3)
         med = {key: float(np.median(v)) for key, v in times.items()}
-        pick = selector.select(pb)[0].name
-        short = {"convolution_cpu_fsv16": "fsv16", "convolution_cpu_gemm": "gemm16"}.get(pick, pick)
+        pick = selector.select(pk)[0].name
+        short = {"convolution_cpu_packed": "packed", "convolution_cpu_gemm": "gemm"}.get(pick, pick)
         for key in cols:
             totals[key] += count * med[key]
         totals["picked"] += count * med.get(short, float("nan"))
-        print(f"{name:22s} {count:2d} " + " ".join(f"{med[c]:8.2f}" for c in cols) + f"  {pick}", flush=True)
+        oh = (hw + 2 * p - k) // s + 1
+        gf = 2.0 * oc * c * k * k * oh * oh / 1e9
+        flops += count * gf
+        print(f"{name:22s} {count:2d} " + " ".join(f"{med[c]:8.2f}" for c in cols) +
+              f"  {gf / med['packed'] * 1e3:6.0f} {gf / med['numpy'] * 1e3:6.0f}  {pick}", flush=True)
     print(f"{'total (x count)':25s} " + " ".join(f"{totals[c]:8.1f}" for c in cols)
-          + f"  picked: {totals['picked']:.1f}")
+          + f"  {flops / totals['packed'] * 1e3:6.0f} {flops / totals['numpy'] * 1e3:6.0f}  picked: "
+          f"{totals['picked']:.1f} ms")
 
 
 if __name__ == "__main__":

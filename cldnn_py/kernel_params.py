@@ -46,6 +46,24 @@ def best_fast_kernel(params: Params) -> tuple[int, str] | None:
     return None
 
 
+def best_plain_kernel(p: Params) -> tuple[int, str, bool] | None:
+    """(priority, name, weights packed) of the best non-reference kernel for a convolution's Params ``p`` on its
+    own data layouts, with its weights as they are or packed to os_iyx_osv16 (a constant reorder at build time),
+    whichever is better (ties keep the weights as they are), or None. ``p`` is left unchanged."""
+    own = best_fast_kernel(p)
+    w = p.inputs[1]
+    if w.format == PACKED_WEIGHTS or w.rank != 4:
+        return None if own is None else (own[0], own[1], w.format == PACKED_WEIGHTS)
+    p.inputs[1] = w.with_(format=PACKED_WEIGHTS, padding=Padding())
+    try:
+        packed = best_fast_kernel(p)
+    finally:
+        p.inputs[1] = w
+    if packed is not None and (own is None or packed[0] < own[0]):
+        return packed[0], packed[1], True
+    return None if own is None else (own[0], own[1], False)
+
+
 def fast_blocked_kernel(program: ProgramGraph, node: ProgramNode) -> str | None:
     """Name of a non-reference kernel that runs ``node`` (a convolution) on blocked layouts and is better than
     (lower priority) any that would run it on its current plain layouts, or None. On OpenCL the plain layouts have

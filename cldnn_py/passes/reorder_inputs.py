@@ -21,7 +21,14 @@ from __future__ import annotations
 
 from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, selector
 
-from ..kernel_params import BLOCKED, PACKED_WEIGHTS, best_fast_kernel, fast_blocked_kernel, node_params
+from ..kernel_params import (
+    BLOCKED,
+    PACKED_WEIGHTS,
+    best_fast_kernel,
+    best_plain_kernel,
+    fast_blocked_kernel,
+    node_params,
+)
 from ..layout import Format, Padding
 from ..pass_manager import BasePass
 from ..primitives import Reorder
@@ -69,6 +76,15 @@ class ReorderInputs(BasePass):
             if data.layout().format != BLOCKED and not self._reads_plain(program, conv):
                 self._reorder(program, data, conv, f"{conv.id}__input_{BLOCKED.value}", BLOCKED)
             self._pack_weights(program, conv)
+        # a convolution that stays plain gets packed weights when its best kernel takes them (the CPU engine's
+        # packed-panel GEMM: the weights are its A operand in 16-row panels)
+        for conv in program.order:
+            if conv.kind != "convolution" or conv in chosen or conv.id in program.forced_impls or \
+                    conv.dependencies[0].layout().rank != 4:
+                continue
+            best = best_plain_kernel(node_params(program, conv))
+            if best is not None and best[2]:
+                self._pack_weights(program, conv)
         # a fully connected layer: packed weights when a fast kernel takes them (GEMM, batch > 8), and a cheap
         # reorder of blocked data to bfyx when that lets a fast (GEMV or GEMM) kernel run it
         for fc in [n for n in program.order if n.kind == "fully_connected" and n.id not in program.forced_impls]:

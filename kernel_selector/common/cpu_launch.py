@@ -34,8 +34,8 @@ def _serial(fn: Callable[..., None], args: tuple[Any, ...]) -> None:
         numba.set_num_threads(prev)
 
 
-def _pooled(fn: Callable[..., None], args: tuple[Any, ...]) -> None:
-    old = numba.set_parallel_chunksize(CHUNK_ITERATIONS)
+def _pooled(fn: Callable[..., None], args: tuple[Any, ...], chunk: int = CHUNK_ITERATIONS) -> None:
+    old = numba.set_parallel_chunksize(chunk)
     try:
         fn(*args)
     finally:
@@ -47,8 +47,9 @@ class Launcher:
     ``work`` (elements touched) is below PARALLEL_MIN_WORK, else on the calling thread or the thread pool,
     whichever its own timings say is faster (both timed on calls 2-5, the first being numba's load or compile;
     the losing mode re-timed every EXPLORE_EVERY calls; exponential averages). The pool uses dynamic scheduling
-    (``numba.set_parallel_chunksize``: CHUNK_ITERATIONS prange iterations per grab) so a thread the OS has not
-    scheduled yet holds up no static share.
+    (``numba.set_parallel_chunksize``: ``chunk`` prange iterations per grab, CHUNK_ITERATIONS unless the kernel asks
+    for more, e.g. the GEMM tiles of a whole column panel that share its data) so a thread the OS has not scheduled
+    yet holds up no static share.
     Every kernel computes each output element on one thread in a fixed order: the mode never changes a result.
 
     Why timings and not a rule: on this 2-core machine under load (load average 5-7 from other processes, OpenMP
@@ -58,8 +59,9 @@ class Launcher:
     the pool is up to 2x faster.
     """
 
-    def __init__(self, work: int) -> None:
+    def __init__(self, work: int, chunk: int = CHUNK_ITERATIONS) -> None:
         self.small = work < PARALLEL_MIN_WORK
+        self.chunk = max(1, chunk)
         self.avg = [0.0, 0.0]  # seconds: [calling thread, pool]
         self.calls = 0
 
@@ -78,7 +80,10 @@ class Launcher:
             best = 0 if self.avg[0] <= self.avg[1] else 1
             mode = 1 - best if n % EXPLORE_EVERY == 0 else best
         t0 = time.perf_counter()
-        (_pooled if mode else _serial)(fn, args)
+        if mode:
+            _pooled(fn, args, self.chunk)
+        else:
+            _serial(fn, args)
         dt = time.perf_counter() - t0
         self.avg[mode] = dt if n < 3 else 0.7 * self.avg[mode] + 0.3 * dt
 

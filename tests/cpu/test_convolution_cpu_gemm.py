@@ -102,9 +102,9 @@ def test_gemm_in_network_residual_block(cpu_engine, rng, fmt):
     assert_close(got, ref, rtol=1e-4, atol=1e-4)
 
 
-def test_gemm_selected_by_default_in_network(cpu_engine, rng):
-    """No forcing: the selector picks this kernel for a dense convolution (C/groups * KH * KW >= 64, or no groups)
-    on the CPU engine."""
+def test_gemm_forced_in_network_keeps_plain_weights(cpu_engine, rng):
+    """Forced (the default is convolution_cpu_packed): the BLAS kernel runs a network convolution on its plain
+    weights."""
     x = f32(rng.standard_normal((1, 32, 6, 6)))
     w = f32(rng.standard_normal((16, 32, 3, 3)))
     prim = cl.Convolution("conv", "x", weights="w", pad=(1, 1))
@@ -112,8 +112,9 @@ def test_gemm_selected_by_default_in_network(cpu_engine, rng):
     topo.add(cl.InputLayout("x", cl.Layout(DataType.f32, Format.bfyx, x.shape)))
     topo.add(cl.Data("w", w))
     topo.add(prim)
-    net = cl.Network(cl.Program(cpu_engine, topo, cl.BuildOptions()))
+    net = cl.Network(cl.Program(cpu_engine, topo, cl.BuildOptions(force_implementations={"conv": KERNEL})))
     net.poison()
     got = net.run({"x": x})["conv"]
     assert_close(got, conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
     assert net.program.nodes["conv"].impl.kernel_name == KERNEL
+    assert net.program.nodes["conv"].dependencies[1].layout().format == Format.bfyx

@@ -1,0 +1,241 @@
+"""convolution_cpu_packed: convolution as a packed-panel GEMM with the CPU engine's register-tiled micro-kernel.
+
+``out_g (OC/g, OH·OW) = W_g (OC/g, C/g·KH·KW) · cols_g (C/g·KH·KW, OH·OW)`` per image and group, the oneDNN / BLIS
+structure: the weights are the A operand, already packed in 16-row panels (``os_iyx_osv16``, a constant reorder
+that propagate_constants folds at build time), the pixels are the vectorized columns, and every MR × NR tile of the
+output is one call of the LLVM-IR micro-kernel (:mod:`kernel_selector.common.cpu_microkernel`) whose accumulators
+stay in vector registers over the whole reduction. The B operand is the input itself for an unpadded bfyx 1×1
+stride-1 convolution (no copy), otherwise the patch matrix of :mod:`.cpu_im2col` (parallel, any format).
+
+Tiles run column-panel-major, so a B panel stays in cache while the row tiles of every weight panel pass over it;
+a thread grabs whole column panels at a time (numba's dynamic schedule). Bias, relu / clamp and a residual sum are
+applied in registers before the store (the micro-kernel's epilogue); any other fused op runs on the tile's rows
+right after, while they are in L1 (:func:`~kernel_selector.common.cpu_epilogue.chain_span`). An output that is not
+plain unpadded bfyx (padded, ``b_fs_yx_fsv16``), or a fused operand that is not pixel-contiguous, goes through a
+temporary and the numba store of ``convolution_cpu_gemm``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numba
+import numpy as np
+from numba import prange
+
+from cldnn_py.layout import Format, Layout
+from cldnn_py.ops import ConvolutionAttrs
+
+from ...common.cpu_epilogue import EMPTY, chain_arrays, chain_span, operand_map
+from ...common.cpu_launch import Launcher
+from ...common.cpu_microkernel import MR, NR, PANEL, micro_kernel
+from ...common.elementwise_numba import NJIT
+from ...cpu_kernel_base import CpuKernelBase
+from ...kernel_base import FORCE_PRIORITY_2, FORCE_PRIORITY_3, FORCE_PRIORITY_7
+from ...params import FusedOp, Params, SupportedKey
+from ...selector import register
+from .convolution_kernel_cpu_gemm import DATA_FORMATS, _store
+from .cpu_conv_common import (
+    G_OH,
+    G_OW,
+    encode_fused,
+    f32_key,
+    f32_view,
+    fused_buffers,
+    geometry,
+    tensor_desc,
+    thin_grouped,
+    validate_common,
+)
+from .cpu_im2col import im2col
+
+
+@numba.njit(parallel=True, **NJIT)
+def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarray, b_off: int, b_grp: int,
+                ldb: int, npix: int, c: np.ndarray, c_off: int, ldc: int, bias: np.ndarray, has_bias: int,
+                res: np.ndarray, r_off: int, r_f: int, clamp: np.ndarray, flags: int, codes: np.ndarray,
+                fa: np.ndarray, fb: np.ndarray, rest: np.ndarray, q_off: int, q_f: int,
+                q_p: int) -> None:  # pragma: no cover - numba
+    """Every (column panel, row tile) of one image: the micro-kernel with its register epilogue, then the rest of
+    the fused chain (``codes``, :func:`chain_span`) on the tile's rows.
+
+    ``rtab`` (T, 2): group and first output channel of each row tile (MR rows inside one 16-row weight panel);
+    group g's B rows start at ``b_off + g * b_grp`` with row pitch ``ldb``; output channel o's row starts at
+    ``c_off + o * ldc``. Register epilogue (cpu_microkernel): bias when ``has_bias``, the residual of channel o at
+    ``res[r_off + o * r_f + p]`` when ``r_off >= 0``, the clamps of ``clamp`` selected by ``flags``. The chain's
+    eltwise operand of (o, pixel p) is ``rest[q_off + o * q_f + p * q_p]``."""
+    nt = rtab.shape[0]
+    nb = (npix + NR - 1) // NR
+    for t in prange(nt * nb):
+        jb = t // nt
+        g = rtab[t % nt, 0]
+        r0 = rtab[t % nt, 1]
+        lo = max(g * ocg - r0, 0)
+        hi = min((g + 1) * ocg - r0, MR)
+        p0 = jb * NR
+        cnt = min(NR, npix - p0)
+        a_off = (r0 // PANEL) * k * PANEL + r0 % PANEL
+        micro_kernel(wp, a_off, b, b_off + g * b_grp + p0, ldb, c, c_off + r0 * ldc + p0, ldc, k, cnt, lo, hi,
+                     bias, r0 if has_bias else -1, res, r_off + r0 * r_f + p0 if r_off >= 0 else -1, r_f, clamp,
+                     flags)
+        if codes.shape[0]:
+            for i in range(lo, hi):
+                o = r0 + i
+                chain_span(c, c_off + o * ldc + p0, cnt, codes, fa, fb, rest, q_off + o * q_f + p0 * q_p, q_p)
+
+
+def split_chain(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, int, int, list[FusedOp]]:
+    """The head of a fused chain that the micro-kernel applies in registers, and the rest: (clamp bounds
+    float32[4], flags (bit 0: first clamp, bit 1: second clamp), index in ``ops`` of a residual sum it takes or -1,
+    the remaining ops). The head is [relu|clamp] [sum of a pixel-contiguous operand] [relu|clamp], each part
+    optional, in that order."""
+    bounds = np.array([0.0, np.inf, 0.0, np.inf], np.float32)
+    flags, res_at, stage, i = 0, -1, 0, 0
+    _, _, oh, ow = out.dims4
+    while i < len(ops):
+        op = ops[i]
+        clip = _clamp_of(op)
+        if clip is not None and stage in (0, 2):
+            slot = 0 if stage == 0 else 2
+            bounds[slot:slot + 2] = clip
+            flags |= 1 if stage == 0 else 2
+            stage = 1 if stage == 0 else 3
+        elif op.kind == "eltwise" and op.elt().mode == "sum" and stage in (0, 1) and \
+                _flat_operand(operand_map(op.extra_inputs[0], out), oh, ow, contiguous=True):
+            res_at, stage = i, 2
+        else:
+            break
+        i += 1
+    return bounds, flags, res_at, ops[i:]
+
+
+def _clamp_of(op: FusedOp) -> tuple[float, float] | None:
+    """(lo, hi) of a relu or clamp activation, else None."""
+    if op.kind != "activation":
+        return None
+    act = op.act()
+    if act.func == "relu":
+        return 0.0, float("inf")
+    return (float(act.a), float(act.b)) if act.func == "clamp" else None
+
+
+def row_tiles(oc: int, groups: int) -> np.ndarray:
+    """int64 (T, 2) [group, first output channel] of every MR-row tile of every group: tiles start on multiples of
+    MR (so none crosses a 16-row weight panel) and a tile shared by two groups appears once per group."""
+    ocg = oc // groups
+    rows = [(g, r) for g in range(groups) for r in range(g * ocg // MR * MR, (g + 1) * ocg, MR)]
+    return np.array(rows, np.int64).reshape(-1, 2)
+
+
+def _flat_operand(m: np.ndarray, oh: int, ow: int, contiguous: bool = False) -> bool:
+    """True when an operand map (cpu_epilogue.operand_map) of a plain output reaches pixel p = y·OW + x of a channel
+    at a fixed step (no blocked dimension, y pitch = OW × x pitch, or a single row); with ``contiguous``, at step 1
+    with a per-channel pitch (no broadcast over b or f)."""
+    flat = bool((m[5:9] == 1).all() and (oh == 1 or m[3] == ow * m[4]))
+    if contiguous:
+        return flat and m[4] == 1 and m[2] > 0
+    return flat
+
+
+@register
+class ConvolutionKernelCpuPacked(CpuKernelBase):
+    """2-D convolution as a packed-panel GEMM with a register-tiled LLVM-IR micro-kernel (CPU engine).
+
+    Inputs: data (N, C, H, W) f32 in bfyx, byxf, yxfb, fyxb or b_fs_yx_fsv16 (padding allowed); weights
+    (OC, C/groups, KH, KW) f32 in ``os_iyx_osv16`` (the layout optimizer packs them at build time); bias (OC,)
+    plain. Output (N, OC, OH, OW) f32 in any of those formats (padding allowed). Any groups, stride, dilation and
+    pads. Fused ops: activations and at most one eltwise (the ``convolution_cpu_gemm`` rules). Threads: numba's,
+    whole column panels per grab; the :class:`~kernel_selector.common.cpu_launch.Launcher` picks the calling thread
+    or the pool by timing. Measured per layer in ``benchmarks/cpu_kernels.py``.
+    """
+
+    name = "convolution_cpu_packed"
+    primitive = "convolution"
+    supports_fused_ops = True
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32, plain or b_fs_yx_fsv16 data in and out, padding allowed."""
+        return f32_key(DATA_FORMATS)
+
+    def validate(self, params: Params) -> str | None:
+        """Rank 4, os_iyx_osv16 weights, plain bias, supported fused ops."""
+        return validate_common(params, frozenset({Format.os_iyx_osv16}))
+
+    def priority(self, params: Params) -> int:
+        """Ahead of ``convolution_cpu_gemm`` (BLAS) for every shape but the thin grouped ones (depthwise, few
+        channels per group), where the direct ``convolution_cpu_fsv16`` stays first. On blocked data one step
+        behind (FORCE_PRIORITY_3): the layout optimizer then keeps a dense convolution in bfyx (a 1×1 reads its
+        input in place, a k×k its numpy im2col, the output takes the epilogue in place) and moves only what the
+        blocked direct kernel wins to b_fs_yx_fsv16."""
+        if thin_grouped(params):
+            return FORCE_PRIORITY_7
+        return FORCE_PRIORITY_3 if params.inputs[0].format == Format.b_fs_yx_fsv16 else FORCE_PRIORITY_2
+
+    def make_fn(self, params: Params) -> Callable[..., None]:
+        """fn(data, weights[, bias], output, [fused operands...])."""
+        a = params.attrs_as(ConvolutionAttrs)
+        geo = geometry(params)
+        x_lay, w_lay, out_lay = params.inputs[0], params.inputs[1], params.output
+        n_img, c, h, wd = x_lay.dims4
+        oc, icg, kh, kw = w_lay.shape
+        g = int(a.groups)
+        ocg, k = oc // g, icg * kh * kw
+        oh, ow = int(geo[G_OH]), int(geo[G_OW])
+        npix = oh * ow
+        n_own = len(params.inputs)
+        has_bias = int(n_own > 2)
+        rtab = row_tiles(oc, g)
+        flat_in = x_lay.format == Format.bfyx and all(v == 0 for v in x_lay.padding.lower[2:] +
+                                                      x_lay.padding.upper[2:])
+        direct = (flat_in and kh == kw == 1 and a.stride == (1, 1) and a.pad == (0, 0) and (oh, ow) == (h, wd))
+        ops = list(params.fused_ops)
+        bounds, flags, res_at, rest = split_chain(ops, out_lay)
+        codes, fa, fb, m = chain_arrays(rest, out_lay)
+        elt_rest = any(op.kind == "eltwise" for op in rest)
+        direct_out = out_lay.format == Format.bfyx and out_lay.padding.is_zero and (
+            not elt_rest or _flat_operand(m, oh, ow))
+        rm = operand_map(ops[res_at].extra_inputs[0], out_lay) if res_at >= 0 else None
+        # the buffer index of each eltwise operand (after the output), in chain order
+        elt_buf = [n_own + 1 + j for j, op in enumerate(op for op in ops for _ in op.extra_inputs)
+                   if op.kind == "eltwise"]
+        xd, od = tensor_desc(x_lay), tensor_desc(out_lay)
+        ops_i, ops_f, rd = encode_fused(params)
+        pitch = x_lay.pitches
+        x_off = x_lay.padding.lower[0] * pitch["b"] + x_lay.padding.lower[1] * pitch["f"]
+        launch = Launcher(oc * k * npix // 8)
+        launch_cols = Launcher(g * k * npix)
+        no_ops = np.zeros(0, np.int64)
+
+        # scratch kept for the kernel's life (a fresh multi-MB array per run costs its page faults, ~1 ms for a
+        # 3x3 layer of ResNet-50's first stage); CPU kernels run one at a time (cpu_engine._RUN_LOCK)
+        cols = np.empty(0 if direct else g * k * npix, np.float32)
+        y = np.empty(0 if direct_out else oc * npix, np.float32)
+
+        def fn(*bufs: Any) -> None:
+            x = f32_view(bufs[0])
+            wp = f32_view(bufs[1])
+            bias = f32_view(bufs[2]) if has_bias else EMPTY
+            out = f32_view(bufs[n_own])
+            if not direct_out:
+                everything = fused_buffers(params, bufs, n_own)
+            res = f32_view(bufs[elt_buf[0]]) if rm is not None else EMPTY
+            rest_buf = f32_view(bufs[elt_buf[-1]]) if elt_rest and direct_out else EMPTY
+            for n in range(n_img):
+                if direct:
+                    b, b_off, b_grp, ldb = x, x_off + n * pitch["b"], icg * pitch["f"], pitch["f"]
+                else:
+                    b, b_off, b_grp, ldb = cols, 0, k * npix, npix
+                    launch_cols(im2col, x, cols, geo, xd, n)
+                if direct_out:
+                    r_off, r_f = (int(rm[0] + n * rm[1]), int(rm[2])) if rm is not None else (-1, 0)
+                    launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, npix, out, n * oc * npix, npix, bias,
+                           has_bias, res, r_off, r_f, bounds, flags, codes, fa, fb, rest_buf, int(m[0] + n * m[1]),
+                           int(m[2]), int(m[4]))
+                else:
+                    launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, npix, y, 0, npix, EMPTY, 0, EMPTY, -1,
+                           0, bounds, 0, no_ops, fa, fb, EMPTY, 0, 0, 0)
+                    _store(y.reshape(oc, npix), out, bias, everything, ops_i, ops_f, geo, od, rd, n)
+
+        return fn
+

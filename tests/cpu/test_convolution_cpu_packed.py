@@ -1,0 +1,125 @@
+"""convolution_cpu_packed (packed-panel GEMM, LLVM-IR micro-kernel) vs an independent float64 convolution.
+
+Direct runs on NaN-poisoned physical buffers (conv_harness.py): plain and blocked data, padded input and output,
+groups whose channel counts straddle the 16-row weight panels, pixel counts that end inside a tile, fused ops on the
+in-place path and on the temporary path; the generated machine code (vector FMAs, accumulators kept in registers);
+the selector's choice in a network.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+from cldnn_py.layout import DataType, Format, Padding
+from tests.cpu.conv_harness import CASES, run_direct
+from tests.helpers import assert_close, f32
+from tests.references import conv_ref
+
+KERNEL = "convolution_cpu_packed"
+FSV16, OSV16 = Format.b_fs_yx_fsv16, Format.os_iyx_osv16
+
+LAYOUTS = [  # (data format, output format, padded)
+    (Format.bfyx, Format.bfyx, False),
+    (Format.bfyx, Format.bfyx, True),
+    (Format.byxf, Format.bfyx, False),
+    (FSV16, FSV16, False),
+    (FSV16, FSV16, True),
+]
+
+MORE_CASES = [
+    ((1, 12, 6, 7), 20, (1, 1), (1, 1), (1, 1), (0, 0), (0, 0), 4),  # 5 output channels per group: panels shared
+    ((2, 70, 9, 8), 37, (3, 3), (1, 1), (1, 1), (1, 1), (1, 1), 1),  # long K, OC tail, 72 pixels (tile tail)
+    ((1, 34, 11, 13), 51, (1, 1), (1, 1), (1, 1), (0, 0), (0, 0), 1),  # 143 pixels in place (1x1 direct)
+    ((1, 48, 5, 5), 96, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), 3),
+]
+
+
+@pytest.mark.parametrize("case", CASES + MORE_CASES, ids=lambda c: f"{c[0]}-oc{c[1]}-k{c[2]}-s{c[3]}-g{c[7]}")
+@pytest.mark.parametrize("lay", LAYOUTS, ids=lambda v: f"{v[0].value}-{v[1].value}-pad{int(v[2])}")
+def test_packed_matches_reference(rng, case, lay):
+    shape, oc, k, stride, dil, pad, pad_end, groups = case
+    xfmt, ofmt, padded = lay
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((oc, shape[1] // groups) + k))
+    b = f32(rng.standard_normal(oc))
+    xpad = Padding((0, 0, 1, 2), (0, 0, 0, 1)) if padded else Padding()
+    opad = Padding((0, 0, 2, 1), (0, 0, 1, 1)) if padded else Padding()
+    got, _ = run_direct(KERNEL, x, w, b, stride, dil, pad, pad_end, groups, xfmt=xfmt, wfmt=OSV16, ofmt=ofmt,
+                        xpad=xpad, opad=opad)
+    assert_close(got, conv_ref(x, w, b, stride, dil, pad, pad_end, groups), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("rshape", [(2, 24, 6, 5), (1, 24, 1, 5)], ids=["same-shape", "broadcast-y"])
+def test_packed_fused_residual(rng, rshape):
+    """The residual sum + relu on the in-place path (operand pixel-contiguous) and on the temporary path (an
+    operand broadcast over y is not)."""
+    x = f32(rng.standard_normal((2, 40, 6, 5)))
+    w = f32(rng.standard_normal((24, 40, 1, 1)))
+    res = f32(rng.standard_normal(rshape))
+    fused = [("eltwise", {"mode": "sum"}), ("activation", {"func": "relu"})]
+    got, _ = run_direct(KERNEL, x, w, None, (1, 1), (1, 1), (0, 0), (0, 0), 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=fused, residual=res)
+    assert_close(got, np.maximum(conv_ref(x, w, None, (1, 1), (1, 1), (0, 0), (0, 0), 1) + res, 0), rtol=1e-4,
+                 atol=1e-4)
+
+
+@pytest.mark.parametrize("func,a,b,np_fn", [
+    ("hard_swish", 0.0, 0.0, lambda v: v * np.clip(v + 3, 0, 6) / 6),
+    ("clamp", -0.5, 0.75, lambda v: np.clip(v, -0.5, 0.75)),
+])
+def test_packed_fused_activation_with_bias(rng, func, a, b, np_fn):
+    x = f32(rng.standard_normal((1, 16, 9, 6)))
+    w = f32(rng.standard_normal((20, 16, 3, 3))) * 0.2
+    bias = f32(rng.standard_normal(20))
+    got, _ = run_direct(KERNEL, x, w, bias, (1, 1), (1, 1), (1, 1), (1, 1), 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=[("activation", {"func": func, "a": a, "b": b})])
+    assert_close(got, np_fn(conv_ref(x, w, bias, (1, 1), (1, 1), (1, 1), (1, 1), 1)), rtol=1e-4, atol=1e-4)
+
+
+def test_micro_kernel_keeps_accumulators_in_vector_registers():
+    """The micro-kernel's loop issues MR x NV vector FMAs per k step (a multiple, if LLVM unrolls it) on the widest
+    registers the host has and moves no vector register to or from the stack (issue 16: FMAs on ymm/zmm, no
+    spills in the inner loop). Compiled here without numba's cache, whose code cannot be inspected."""
+    import numba
+
+    from kernel_selector.common import cpu_microkernel as mk
+
+    micro = mk.micro_kernel
+
+    def tile(a, b, c, bias, res, clamp, k, n):  # pragma: no cover - numba
+        micro(a, 0, b, 0, n, c, 0, n, k, n, 0, mk.MR, bias, 0, res, 0, n, clamp, 3)
+
+    fn = numba.njit(cache=False, fastmath=True)(tile)
+    f32 = numba.float32[::1]
+    sig = (f32, f32, f32, f32, f32, f32, numba.int64, numba.int64)
+    fn.compile(sig)
+    asm = fn.inspect_asm(sig)
+    reg = {16: "zmm", 8: "ymm"}.get(mk.W, "xmm")
+    blocks = re.split(r"\n\.LBB\S+:", asm)
+    body = max(blocks, key=lambda t: len(re.findall(r"vfmadd\w*ps", t)))  # the k loop
+    fmas = re.findall(rf"vfmadd\w*ps\s+[^\n]*%{reg}", body)
+    assert fmas and len(fmas) % (mk.MR * mk.NV) == 0, body[:2000]
+    spills = [ln for ln in body.splitlines() if "rsp" in ln and reg in ln]
+    assert not spills, spills
+
+
+def test_packed_selected_in_network_with_packed_weights(cpu_engine, rng):
+    """No forcing: a dense convolution on the CPU engine runs this kernel; the layout optimizer packs its weights."""
+    x = f32(rng.standard_normal((1, 32, 6, 6)))
+    w = f32(rng.standard_normal((16, 32, 3, 3)))
+    topo = cl.Topology()
+    topo.add(cl.InputLayout("x", cl.Layout(DataType.f32, Format.bfyx, x.shape)))
+    topo.add(cl.Data("w", w))
+    topo.add(cl.Convolution("conv", "x", weights="w", pad=(1, 1)))
+    topo.add(cl.Activation("relu", "conv", "relu"))
+    net = cl.Network(cl.Program(cpu_engine, topo, cl.BuildOptions()))
+    net.poison()
+    got = net.run({"x": x})["relu"]
+    assert_close(got, np.maximum(conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 1), 0), rtol=1e-4, atol=1e-4)
+    node = net.program.nodes["conv"]
+    assert node.impl.kernel_name == KERNEL
+    assert node.dependencies[1].layout().format == OSV16
