@@ -23,7 +23,7 @@ from cldnn_py.layout import Format, Layout
 from cldnn_py.ops import ConvolutionAttrs
 
 from ...cpu_kernel_base import CpuKernelBase, apply_fused_inplace, operand_view
-from ...kernel_base import FORCE_PRIORITY_3, FORCE_PRIORITY_7
+from ...kernel_base import FORCE_PRIORITY_3, FORCE_PRIORITY_5, FORCE_PRIORITY_7
 from ...params import Params, SupportedKey
 from ...selector import register
 from .cpu_conv_common import (
@@ -161,8 +161,12 @@ class ConvolutionKernelCpuGemm(CpuKernelBase):
         """Measured (benchmarks/cpu_kernels.py): first for every dense shape (C/groups·KH·KW >= 64, all of
         ResNet-50) and for every ungrouped one; a thin grouped GEMM (depthwise, few channels per group) goes to
         ``convolution_cpu_fsv16`` where that validates. Ungrouped thin shapes stay here: SqueezeNet's first layer
-        (3→64, 3x3/2, K = 27) took 72 ms at batch 8 in the numba kernel and 7 ms here."""
-        return FORCE_PRIORITY_7 if thin_grouped(params) else FORCE_PRIORITY_3
+        (3→64, 3x3/2, K = 27) took 72 ms at batch 8 in the numba kernel and 7 ms here. Since
+        ``convolution_cpu_packed`` exists, this kernel is first only for plain weights on plain data (forced, or
+        where the weights are not constant): on blocked data FORCE_PRIORITY_5, behind the packed GEMM."""
+        if thin_grouped(params):
+            return FORCE_PRIORITY_7
+        return FORCE_PRIORITY_5 if params.inputs[0].format == Format.b_fs_yx_fsv16 else FORCE_PRIORITY_3
 
     def make_fn(self, params: Params) -> Callable[..., None]:
         """fn(data, weights[, bias], output, [fused operands...])."""

@@ -32,7 +32,7 @@ from ...common.cpu_launch import Launcher
 from ...common.cpu_microkernel import MR, NR, PANEL, micro_kernel
 from ...common.elementwise_numba import NJIT
 from ...cpu_kernel_base import CpuKernelBase
-from ...kernel_base import FORCE_PRIORITY_2, FORCE_PRIORITY_3, FORCE_PRIORITY_7
+from ...kernel_base import FORCE_PRIORITY_2, FORCE_PRIORITY_3, FORCE_PRIORITY_5
 from ...params import FusedOp, Params, SupportedKey
 from ...selector import register
 from .convolution_kernel_cpu_gemm import DATA_FORMATS, _store
@@ -163,13 +163,14 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         return validate_common(params, frozenset({Format.os_iyx_osv16}))
 
     def priority(self, params: Params) -> int:
-        """Ahead of ``convolution_cpu_gemm`` (BLAS) for every shape but the thin grouped ones (depthwise, few
-        channels per group), where the direct ``convolution_cpu_fsv16`` stays first. On blocked data one step
-        behind (FORCE_PRIORITY_3): the layout optimizer then keeps a dense convolution in bfyx (a 1×1 reads its
-        input in place, a k×k its numpy im2col, the output takes the epilogue in place) and moves only what the
-        blocked direct kernel wins to b_fs_yx_fsv16."""
+        """FORCE_PRIORITY_2 on plain data, ahead of ``convolution_cpu_gemm`` (BLAS, 3). On blocked data
+        FORCE_PRIORITY_3, one step behind, so the layout optimizer, which compares a blocked choice with the plain
+        data's kernel on the weights as they are, keeps a dense convolution in bfyx (a 1×1 then reads its input in
+        place and the epilogue writes the output in place) and still runs this kernel on data that is blocked for
+        other reasons (gemm is 5 there). Thin grouped shapes (depthwise, few channels per group): FORCE_PRIORITY_5,
+        behind the direct ``convolution_cpu_fsv16`` (3), ahead of a BLAS call per group (7)."""
         if thin_grouped(params):
-            return FORCE_PRIORITY_7
+            return FORCE_PRIORITY_5
         return FORCE_PRIORITY_3 if params.inputs[0].format == Format.b_fs_yx_fsv16 else FORCE_PRIORITY_2
 
     def make_fn(self, params: Params) -> Callable[..., None]:

@@ -1,0 +1,94 @@
+"""batch_norm_cpu_vec and eltwise_cpu_channel (the per-channel affine rows of common/cpu_channel_affine.py) vs
+float64 numpy, on NaN-poisoned physical buffers: plain and blocked layouts, padding, channel tails, fused chains."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cldnn_py.cpu_engine import aligned_bytes
+from cldnn_py.layout import DataType, Format, Layout, Padding
+from cldnn_py.ops import BatchNormAttrs, EltwiseAttrs, FusedActivationAttrs, FusedEltwiseAttrs
+from kernel_selector.params import FusedOp, Params
+from kernel_selector.selector import candidates, selector
+from tests.helpers import assert_close, f32
+
+FSV16 = Format.b_fs_yx_fsv16
+
+
+def run(kernel, params, arrays, extra=()):
+    """Run ``kernel`` on buffers holding ``arrays`` (then ``extra`` (layout, array) chain operands); the logical
+    output in float64, and the selector's pick. The output's padding must stay NaN."""
+    k = next(c for c in candidates(params.kind) if c.name == kernel)
+    assert k.validate(params) is None, k.validate(params)
+    fn = k.kernel_data(params).kernels[0].fn
+    bufs = []
+    for lay, arr in list(zip(params.inputs, arrays)) + list(extra):
+        b = aligned_bytes(lay.bytes)
+        b[:] = lay.to_physical(arr).view(np.uint8)
+        bufs.append(b)
+    out = aligned_bytes(params.output.bytes)
+    out.view(np.float32)[:] = np.nan
+    n = len(params.inputs)
+    fn(*bufs[:n], out, *bufs[n:])
+    flat = out.view(np.float32)
+    if not params.output.padding.is_zero:
+        mask = params.output.to_physical(np.ones(params.output.shape, np.float32)) == 0
+        assert np.isnan(flat[mask]).all(), "wrote into the padding"
+    return params.output.from_physical(flat).astype(np.float64), selector.select(params)[0].name
+
+
+LAYOUTS = [(Format.bfyx, False), (Format.bfyx, True), (Format.byxf, False), (FSV16, False), (FSV16, True)]
+
+
+@pytest.mark.parametrize("fmt,padded", LAYOUTS, ids=lambda v: str(getattr(v, "value", v)))
+@pytest.mark.parametrize("shape", [(2, 21, 5, 7), (1, 32, 3, 4)])
+def test_batch_norm_vec(rng, fmt, padded, shape):
+    c = shape[1]
+    x = f32(rng.standard_normal(shape))
+    mean, var = f32(rng.standard_normal(c)), f32(rng.uniform(0.1, 2.0, c))
+    scale, shift = f32(rng.standard_normal(c)), f32(rng.standard_normal(c))
+    pad = Padding((0, 0, 1, 2), (0, 0, 2, 1)) if padded else Padding()
+    xl = Layout(DataType.f32, fmt, shape, pad)
+    out = Layout(DataType.f32, fmt, shape, Padding((0, 0, 0, 1), (0, 0, 1, 0)) if padded else Padding())
+    stat = Layout(DataType.f32, Format.bfyx, (c,))
+    ops = [FusedOp("activation", FusedActivationAttrs("relu"))]
+    p = Params("batch_norm", "cpu", [xl, stat, stat, stat, stat], out,
+               BatchNormAttrs(epsilon=1e-3, has_scale=True, has_shift=True), ops)
+    got, pick = run("batch_norm_cpu_vec", p, [x, mean, var, scale, shift])
+    b = (1, c, 1, 1)
+    ref = (x.astype(np.float64) - mean.reshape(b)) / np.sqrt(var.reshape(b).astype(np.float64) + 1e-3)
+    ref = np.maximum(ref * scale.reshape(b) + shift.reshape(b), 0)
+    assert_close(got, ref, rtol=1e-5, atol=1e-5)
+    assert pick == "batch_norm_cpu_vec"
+
+
+@pytest.mark.parametrize("fmt,padded", LAYOUTS, ids=lambda v: str(getattr(v, "value", v)))
+@pytest.mark.parametrize("mode,gate_first,gate_batch", [("prod", False, 2), ("prod", True, 1), ("sum", False, 2)])
+def test_eltwise_channel(rng, fmt, padded, mode, gate_first, gate_batch):
+    shape = (2, 19, 4, 6)
+    x = f32(rng.standard_normal(shape))
+    gate = f32(rng.standard_normal((gate_batch, shape[1], 1, 1)))
+    res = f32(rng.standard_normal(shape))
+    pad = Padding((0, 0, 1, 0), (0, 0, 0, 2)) if padded else Padding()
+    xl = Layout(DataType.f32, fmt, shape, pad)
+    gl = Layout(DataType.f32, fmt, gate.shape)
+    rl = Layout(DataType.f32, Format.bfyx, shape)
+    out = Layout(DataType.f32, fmt, shape, pad)
+    ops = [FusedOp("eltwise", FusedEltwiseAttrs(mode="sum"), [rl], [3]),
+           FusedOp("activation", FusedActivationAttrs("hard_swish"))]
+    ins, arrs = ([gl, xl], [gate, x]) if gate_first else ([xl, gl], [x, gate])
+    p = Params("eltwise", "cpu", ins, out, EltwiseAttrs(mode=mode), ops)
+    got, pick = run("eltwise_cpu_channel", p, arrs, [(rl, res)])
+    v = x.astype(np.float64) * gate if mode == "prod" else x.astype(np.float64) + gate
+    v = v + res
+    assert_close(got, v * np.clip(v + 3, 0, 6) / 6, rtol=1e-5, atol=1e-5)
+    assert pick == "eltwise_cpu_channel"
+
+
+def test_eltwise_channel_refuses_spatial_operand():
+    x = Layout(DataType.f32, Format.bfyx, (1, 8, 4, 4))
+    g = Layout(DataType.f32, Format.bfyx, (1, 8, 4, 1))
+    p = Params("eltwise", "cpu", [x, g], x, EltwiseAttrs(mode="prod"), [])
+    k = next(c for c in candidates("eltwise") if c.name == "eltwise_cpu_channel")
+    assert "one value per" in k.validate(p)
