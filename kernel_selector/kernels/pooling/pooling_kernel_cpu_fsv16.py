@@ -6,7 +6,7 @@ output rows in turn. The row's accumulators (OW × 16 lanes, or OW for plain for
 (average); for each window tap (ky, kx) whose input row is inside the image, the output columns whose tap column is
 inside too form one contiguous range [lo, hi) computed once, and the loop over that range (× 16 lanes) has no bounds
 check and no branch (fsv16: 16 contiguous floats per pixel, vector loads; plain: a strided scalar loop over x,
-unsignedindices). One scratch row per task, allocated once per call. Pad
+unsigned indices). One scratch row per task, allocated once per call. Pad
 positions are never read, so a padded input's halo is never data. The epilogue divides (average), runs the fused
 chain (:mod:`..cpu_epilogue`) and writes only the interior of the output and only the lanes below the channel
 count (a channel tail keeps its content).
