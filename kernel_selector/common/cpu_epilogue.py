@@ -4,7 +4,7 @@ fully_connected_cpu_blas's fc_rows).
 A fused chain (``params.fused_ops``) becomes three small arrays: ``codes`` (int64: an activation code of the
 element-wise table, :data:`ACT_CODES`, or ``ELT_BASE`` + an eltwise mode code, :data:`ELT_CODES`), ``fa`` and ``fb``
 (float32 activation parameters). :func:`chain_span` applies it op by op to a span of a row held in cache, each op
-one straight loop (relu, leaky relu, clamp and linear as float32 vector loops, the others through
+one straight loop (relu, leaky relu, clamp, linear, hard_swish, hard_sigmoid, logistic, swish as float32 loops, the others through
 :func:`activate` in float64). At most one fused eltwise (with one operand) is supported; its operand is located by
 an :func:`operand_map` (offset, pitch, block and in-block pitch per output dimension b, f, y, x; a broadcast
 dimension has pitch 0), so any format, padding and numpy broadcast of the operand works. The formulas are those of
@@ -38,12 +38,14 @@ def _c(name: str) -> int:
 
 # activation codes of act_span's vector loops as module constants: numba freezes globals at compile time
 RELU, RELU_NS, CLAMP, LINEAR = _c("relu"), _c("relu_negative_slope"), _c("clamp"), _c("linear")
+HSWISH, HSIGMOID, LOGISTIC, SWISH = _c("hard_swish"), _c("hard_sigmoid"), _c("logistic"), _c("swish")
 
 
 @numba.njit(**NJIT)
 def act_span(buf: np.ndarray, s: int, cnt: int, code: int, a: float, b: float) -> None:
-    """buf[s:s+cnt] = activation ``code`` of itself; relu, relu_negative_slope, clamp and linear as straight
-    float32 vector loops, the rest through :func:`activate`. (Loops index a sub-view with the bare loop variable:
+    """buf[s:s+cnt] = activation ``code`` of itself; relu, relu_negative_slope, clamp, linear, hard_swish,
+    hard_sigmoid, logistic and swish (SiLU) as straight float32 loops, the rest through :func:`activate` (float64,
+    a code switch per element: 5-10x slower). (Loops index a sub-view with the bare loop variable:
     an index like ``s + i`` keeps numba's negative-index wraparound check in the loop and LLVM from vectorizing
     it, 13x slower measured.)"""
     v = buf[s:s + cnt]
@@ -67,6 +69,27 @@ def act_span(buf: np.ndarray, s: int, cnt: int, code: int, a: float, b: float) -
         sa, sb = np.float32(a), np.float32(b)
         for i in range(cnt):
             v[i] = sa * v[i] + sb
+    elif code == HSWISH:  # x * fmin(fmax(x + 3, 0), 6) / 6: a NaN sum becomes 0 as fmax/fmin have it
+        three, six, sixth = np.float32(3.0), np.float32(6.0), np.float32(1.0 / 6.0)
+        for i in range(cnt):
+            t = v[i] + three
+            t = t if t > zero else zero
+            t = t if t < six else six
+            v[i] = v[i] * t * sixth
+    elif code == HSIGMOID:  # fmax(0, fmin(1, a * x + b))
+        sa, sb, one = np.float32(a), np.float32(b), np.float32(1.0)
+        for i in range(cnt):
+            t = sa * v[i] + sb
+            t = t if t < one else one
+            v[i] = t if t > zero else zero
+    elif code == LOGISTIC:
+        one = np.float32(1.0)
+        for i in range(cnt):
+            v[i] = one / (one + np.exp(-v[i]))
+    elif code == SWISH:
+        one, sa = np.float32(1.0), np.float32(a)
+        for i in range(cnt):
+            v[i] = v[i] / (one + np.exp(-sa * v[i]))
     else:
         for i in range(cnt):
             v[i] = activate(v[i], code, a, b)

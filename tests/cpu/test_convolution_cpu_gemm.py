@@ -44,7 +44,8 @@ def test_gemm_matches_reference(rng, case, lay):
     thin = w.shape[1] * k[0] * k[1] < 64 and groups > 1  # the rule: a thin grouped GEMM goes to the numba kernel
     fsv16_ok = xfmt == ofmt == FSV16 and (groups == 1 or oc // groups % 16 == 0 or w.shape[1] == 1)
     # packed weights: the packed GEMM, unless the direct kernel takes a thin grouped shape
-    assert chosen == ("convolution_cpu_fsv16" if thin and fsv16_ok else
+    depthwise = groups == shape[1] == oc and xfmt == ofmt == Format.bfyx
+    assert chosen == ("convolution_cpu_fsv16" if thin and fsv16_ok else "convolution_cpu_depthwise" if depthwise else
                       "convolution_cpu_packed" if wfmt == OSV16 else KERNEL)
     assert_close(got, conv_ref(x, w, b, stride, dil, pad, pad_end, groups), rtol=1e-4, atol=1e-4)
 

@@ -1,0 +1,78 @@
+"""convolution_cpu_depthwise (bfyx row stencil) vs an independent float64 convolution, on NaN-poisoned buffers
+(conv_harness.py): strides, dilation, asymmetric pads, padded input and output, fused chains; and the layout
+optimizer keeping a depthwise layer in bfyx on the CPU engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+from cldnn_py.layout import DataType, Format, Padding
+from tests.cpu.conv_harness import run_direct
+from tests.helpers import assert_close, f32
+from tests.references import conv_ref
+
+KERNEL = "convolution_cpu_depthwise"
+
+CASES = [  # (N, C, H, W), (KH, KW), stride, dilation, pad, pad_end
+    ((1, 5, 9, 11), (3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
+    ((2, 7, 12, 10), (3, 3), (2, 2), (1, 1), (1, 1), (0, 0)),
+    ((1, 4, 13, 17), (5, 5), (1, 2), (1, 1), (2, 2), (2, 1)),
+    ((1, 3, 10, 9), (3, 3), (1, 1), (2, 2), (2, 2), (2, 2)),
+    ((1, 6, 7, 7), (3, 3), (1, 1), (1, 1), (0, 0), (0, 0)),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-k{c[1]}-s{c[2]}-d{c[3]}")
+@pytest.mark.parametrize("padded", [False, True])
+def test_depthwise_matches_reference(rng, case, padded):
+    shape, k, stride, dil, pad, pad_end = case
+    c = shape[1]
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((c, 1) + k))
+    b = f32(rng.standard_normal(c))
+    xpad = Padding((0, 0, 1, 2), (0, 0, 0, 1)) if padded else Padding()
+    opad = Padding((0, 0, 2, 1), (0, 0, 1, 1)) if padded else Padding()
+    got, chosen = run_direct(KERNEL, x, w, b, stride, dil, pad, pad_end, c, xfmt=Format.bfyx, wfmt=Format.oiyx,
+                             ofmt=Format.bfyx, xpad=xpad, opad=opad)
+    assert chosen == KERNEL
+    assert_close(got, conv_ref(x, w, b, stride, dil, pad, pad_end, c), rtol=1e-5, atol=1e-5)
+
+
+def test_depthwise_fused_residual_and_activation(rng):
+    x = f32(rng.standard_normal((2, 6, 8, 9)))
+    w = f32(rng.standard_normal((6, 1, 3, 3)))
+    res = f32(rng.standard_normal((2, 6, 8, 9)))
+    fused = [("eltwise", {"mode": "sum"}), ("activation", {"func": "hard_swish"})]
+    got, _ = run_direct(KERNEL, x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 6, xfmt=Format.bfyx, wfmt=Format.oiyx,
+                        ofmt=Format.bfyx, fused=fused, residual=res)
+    v = conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 6) + res
+    assert_close(got, v * np.clip(v + 3, 0, 6) / 6, rtol=1e-5, atol=1e-5)
+
+
+def test_depthwise_block_stays_bfyx_in_network(cpu_engine, rng):
+    """1x1 -> depthwise 3x3 -> 1x1 (a MobileNetV2 block) on the CPU engine: no blocked layout, no reorder, the
+    depthwise kernel and the packed GEMM."""
+    x = f32(rng.standard_normal((1, 8, 10, 10)))
+    w1 = f32(rng.standard_normal((24, 8, 1, 1)))
+    wd = f32(rng.standard_normal((24, 1, 3, 3)))
+    w2 = f32(rng.standard_normal((8, 24, 1, 1)))
+    topo = cl.Topology()
+    topo.add(cl.InputLayout("x", cl.Layout(DataType.f32, Format.bfyx, x.shape)))
+    for name, arr in (("w1", w1), ("wd", wd), ("w2", w2)):
+        topo.add(cl.Data(name, arr))
+    topo.add(cl.Convolution("c1", "x", weights="w1"))
+    topo.add(cl.Activation("r1", "c1", "relu"))
+    topo.add(cl.Convolution("dw", "r1", weights="wd", pad=(1, 1), groups=24))
+    topo.add(cl.Convolution("c2", "dw", weights="w2"))
+    net = cl.Network(cl.Program(cpu_engine, topo, cl.BuildOptions()))
+    net.poison()
+    got = net.run({"x": x})["c2"]
+    h = np.maximum(conv_ref(x, w1, None, (1, 1), (1, 1), (0, 0), (0, 0), 1), 0)
+    h = conv_ref(h, wd, None, (1, 1), (1, 1), (1, 1), (1, 1), 24)
+    assert_close(got, conv_ref(h, w2, None, (1, 1), (1, 1), (0, 0), (0, 0), 1), rtol=1e-4, atol=1e-4)
+    nodes = net.program.nodes
+    assert nodes["dw"].impl.kernel_name == KERNEL
+    assert nodes["c1"].impl.kernel_name == nodes["c2"].impl.kernel_name == "convolution_cpu_packed"
+    assert all(n.layout().format != Format.b_fs_yx_fsv16 for n in nodes.values())
