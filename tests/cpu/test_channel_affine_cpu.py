@@ -1,5 +1,6 @@
-"""batch_norm_cpu_vec and eltwise_cpu_channel (the per-channel affine rows of common/cpu_channel_affine.py) vs
-float64 numpy, on NaN-poisoned physical buffers: plain and blocked layouts, padding, channel tails, fused chains."""
+"""batch_norm_cpu_vec, eltwise_cpu_channel (the per-channel affine rows of common/cpu_channel_affine.py) and
+shuffle_channels_cpu_copy vs float64 numpy, on NaN-poisoned physical buffers: plain and blocked layouts, padding,
+channel tails, fused chains."""
 
 from __future__ import annotations
 
@@ -92,3 +93,21 @@ def test_eltwise_channel_refuses_spatial_operand():
     p = Params("eltwise", "cpu", [x, g], x, EltwiseAttrs(mode="prod"), [])
     k = next(c for c in candidates("eltwise") if c.name == "eltwise_cpu_channel")
     assert "one value per" in k.validate(p)
+
+
+@pytest.mark.parametrize("padded", [False, True])
+def test_shuffle_channels_copy(rng, padded):
+    from cldnn_py.ops import ShuffleChannelsAttrs
+
+    shape = (2, 12, 5, 7)
+    x = f32(rng.standard_normal(shape))
+    pad = Padding((0, 0, 1, 1), (0, 0, 1, 2)) if padded else Padding()
+    xl = Layout(DataType.f32, Format.bfyx, shape, pad)
+    out = Layout(DataType.f32, Format.bfyx, shape, Padding((0, 0, 2, 0), (0, 0, 0, 1)) if padded else Padding())
+    p = Params("shuffle_channels", "cpu", [xl], out, ShuffleChannelsAttrs(group=3), [])
+    got, pick = run("shuffle_channels_cpu_copy", p, [x])
+    ref = np.empty_like(x)
+    for c in range(12):  # output channel j*3 + g holds input channel g*4 + j
+        ref[:, (c % 4) * 3 + c // 4] = x[:, c]
+    assert_close(got, ref.astype(np.float64), rtol=0, atol=0)
+    assert pick == "shuffle_channels_cpu_copy"
