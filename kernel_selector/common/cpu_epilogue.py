@@ -4,9 +4,9 @@ fully_connected_cpu_blas's fc_rows).
 A fused chain (``params.fused_ops``) becomes three small arrays: ``codes`` (int64: an activation code of the
 element-wise table, :data:`ACT_CODES`, or ``ELT_BASE`` + an eltwise mode code, :data:`ELT_CODES`), ``fa`` and ``fb``
 (float32 activation parameters). :func:`chain_span` applies it op by op to a span of a row held in cache, each op
-one straight loop (relu, leaky relu, clamp, linear, hard_swish, hard_sigmoid, logistic, swish as float32 loops, the others through
-:func:`activate` in float64). At most one fused eltwise (with one operand) is supported; its operand is located by
-an :func:`operand_map` (offset, pitch, block and in-block pitch per output dimension b, f, y, x; a broadcast
+one straight loop (relu, leaky relu, clamp, linear, hard_swish, hard_sigmoid, logistic, swish as float32 loops, the
+others through :func:`activate` in float64). At most one fused eltwise (with one operand) is supported; its operand is
+located by an :func:`operand_map` (offset, pitch, block and in-block pitch per output dimension b, f, y, x; a broadcast
 dimension has pitch 0), so any format, padding and numpy broadcast of the operand works. The formulas are those of
 the element-wise table (:mod:`cldnn_py.ops.elementwise`, numba renderer
 :mod:`kernel_selector.common.elementwise_numba`): relu maps NaN to 0, clamp / hard_sigmoid /
