@@ -66,14 +66,16 @@ def best_plain_kernel(p: Params) -> tuple[int, str, bool] | None:
 
 def fast_blocked_kernel(program: ProgramGraph, node: ProgramNode) -> str | None:
     """Name of a non-reference kernel that runs ``node`` (a convolution) on blocked layouts and is better than
-    (lower priority) any that would run it on its current plain layouts, or None. On OpenCL the plain layouts have
-    only the reference; on the CPU engine a BLAS convolution on bfyx competes with the blocked one."""
+    (lower priority) any that would run it on its current plain layouts, its weights as they are or packed
+    (:func:`best_plain_kernel`), or None. On OpenCL the plain layouts have only the reference (and the blocked
+    kernel's narrow-head plain output, priority 5); on the CPU engine the packed GEMM and the depthwise kernel on
+    bfyx compete with the blocked ones."""
     return fast_blocked_for(node_params(program, node))
 
 
 def fast_blocked_for(p: Params) -> str | None:
     """:func:`fast_blocked_kernel` of a node's Params ``p`` (changed in place to the blocked layouts)."""
-    plain = best_fast_kernel(p) if not p.inputs[0].format.is_blocked else None
+    plain = best_plain_kernel(p) if not p.inputs[0].format.is_blocked else None
     p.inputs = [p.inputs[0].with_(format=BLOCKED, padding=Padding()),
                 p.inputs[1].with_(format=PACKED_WEIGHTS)] + p.inputs[2:]
     p.output = p.output.with_(format=BLOCKED)

@@ -16,7 +16,7 @@ from ...common.block import MAX_BLOCK, choose_block
 from ...common.conv_window import params_halo
 from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
 from ...jitter import JitConstants
-from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
+from ...kernel_base import FORCE_PRIORITY_3, FORCE_PRIORITY_5, Arg, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
 from ...selector import register
 
@@ -125,8 +125,10 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         return None
 
     def priority(self, params: Params) -> int:
-        """Well below the reference: it wins whenever it validates."""
-        return FORCE_PRIORITY_3
+        """Well below the reference: it wins whenever it validates. A plain (bfyx) output, meant for the narrow
+        heads the layout optimizer asks for, is FORCE_PRIORITY_5: when the layout optimizer weighs a plain layout
+        against the blocked one for any other convolution, the blocked output (3) wins."""
+        return FORCE_PRIORITY_5 if params.output.format == Format.bfyx else FORCE_PRIORITY_3
 
     def oc_blocks(self, params: Params) -> int:
         """OC_BLOCKS without a tuned winner. 1x1 convolutions only (where it measured faster on Zen 5, best of 40

@@ -164,11 +164,12 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
 
     def priority(self, params: Params) -> int:
         """FORCE_PRIORITY_2 on plain data, ahead of ``convolution_cpu_gemm`` (BLAS, 3). On blocked data
-        FORCE_PRIORITY_3, one step behind, so the layout optimizer, which compares a blocked choice with the plain
-        data's kernel on the weights as they are, keeps a dense convolution in bfyx (a 1×1 then reads its input in
-        place and the epilogue writes the output in place) and still runs this kernel on data that is blocked for
-        other reasons (gemm is 5 there). Thin grouped shapes (depthwise, few channels per group): FORCE_PRIORITY_5,
-        behind the direct ``convolution_cpu_fsv16`` (3), ahead of a BLAS call per group (7)."""
+        FORCE_PRIORITY_3, one step behind, so the layout optimizer (which weighs the blocked choice against the
+        best plain kernel, weights packed or not) keeps a dense convolution in bfyx (a 1×1 then reads its input in
+        place and the epilogue writes the output in place) and this kernel still runs on data that is blocked for
+        other reasons (gemm is 5 there). Thin grouped shapes (few channels per group): FORCE_PRIORITY_5 in both,
+        behind the direct ``convolution_cpu_fsv16`` (3) and the depthwise kernel (2), ahead of a BLAS call per
+        group (7)."""
         if thin_grouped(params):
             return FORCE_PRIORITY_5
         return FORCE_PRIORITY_3 if params.inputs[0].format == Format.b_fs_yx_fsv16 else FORCE_PRIORITY_2
