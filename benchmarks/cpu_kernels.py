@@ -3,7 +3,9 @@
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/cpu_kernels.py [--runs 5] [--shapes NAME ...] [--all]
 
 Per unique shape (count = how many of the 53 convolutions have it), kernels are called directly on physical
-buffers (no Program), with bias and a fused relu, round-robin so that load from other processes hits them alike:
+buffers (no Program), with bias and a fused relu, each kernel's runs in one block after a 0.1 s pause and three warm-up
+calls (run round-robin, a numba kernel right after a BLAS call found OpenBLAS's threads still spinning on the
+cores, and measured half its speed):
 - ``fsv16``: ``convolution_cpu_fsv16`` on b_fs_yx_fsv16 data whose padding holds the zero halo (what
   prepare_padding gives it in a network), os_iyx_osv16 weights;
 - ``gemm16``: ``convolution_cpu_gemm`` on the same blocked layouts (it unpacks the packed weights on each run);
@@ -153,8 +155,11 @@ def main() -> None:
             err = np.abs(got - expect).max() / max(np.abs(expect).max(), 1e-6)
             assert err < 1e-4, f"{name} {key}: relative error {err}"
         times = {key: [] for key in cols}
-        for _ in range(args.runs):
-            for key in cols:
+        for key in cols:  # each kernel's runs in a block after a pause: OpenBLAS's threads spin for a while after
+            time.sleep(0.1)  # a BLAS call and take the cores from numba's pool if the next call is a numba kernel
+            for _ in range(3):
+                runs[key][0]()
+            for _ in range(args.runs):
                 t0 = time.perf_counter()
                 runs[key][0]()
                 times[key].append((time.perf_counter() - t0) * 1e3)

@@ -24,6 +24,8 @@ The epilogue runs on the registers before the store (a separate pass over the ti
 K = 64: 245 → 103 GFLOP/s), in the order of the common fused chains (conv + bias [+ relu] [+ residual] [+ relu]):
 ``+ bias[bias_off + i]`` when ``bias_off >= 0``; clamp to ``[clamp[0], clamp[1]]`` when ``flags & 1``;
 ``+ res[res_off + i * ldr + j]`` when ``res_off >= 0``; clamp to ``[clamp[2], clamp[3]]`` when ``flags & 2``.
+With ``flags & 4`` the accumulators start from the stored C tile instead of zero: the
+caller splits a long K into cache-sized blocks (KC) and applies the epilogue on the last one only.
 Clamps are ``llvm.maxnum`` / ``llvm.minnum`` (C ``fmax`` / ``fmin``: a NaN becomes the bound, as the element-wise
 table's relu and clamp define it).
 """
@@ -99,6 +101,18 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
     def vptr(base: Any, off: Any) -> Any:
         return builder.bitcast(builder.gep(base, [off]), vt.as_pointer())
 
+    # accumulate mode (flags & 4): the accumulators start from C (a later K block of the same tile)
+    accumulate = builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, 4)), ir.Constant(i64, 0))
+    none = ir.Constant(mt, [0] * w)
+    init = []
+    for i in range(mr):
+        ii = ir.Constant(i64, i)
+        keep = builder.and_(accumulate, builder.and_(builder.icmp_signed("<=", row_lo, ii),
+                                                     builder.icmp_signed("<", ii, row_hi)))
+        row = builder.gep(c, [builder.mul(ii, ldc)])
+        for v in range(nv):
+            init.append(builder.call(mload, [vptr(row, ir.Constant(i64, v * w)), ir.Constant(i32, 4),
+                                             builder.select(keep, col_mask[v], none), zero]))
     entry = builder.block
     loop = builder.append_basic_block("micro.loop")
     done = builder.append_basic_block("micro.done")
@@ -107,9 +121,9 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
     k = builder.phi(i64)
     k.add_incoming(ir.Constant(i64, 0), entry)
     acc = []
-    for _ in range(mr * nv):
+    for t in range(mr * nv):
         p = builder.phi(vt)
-        p.add_incoming(zero, entry)
+        p.add_incoming(init[t], entry)
         acc.append(p)
     b_row = builder.gep(b, [builder.mul(k, ldb)])
     bv = [builder.call(mload, [vptr(b_row, ir.Constant(i64, v * w)), ir.Constant(i32, 4), col_mask[v], zero])
@@ -129,11 +143,10 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
     final = []
     for t in range(mr * nv):
         p = builder.phi(vt)
-        p.add_incoming(zero, entry)
+        p.add_incoming(init[t], entry)
         p.add_incoming(nxt[t], tail)
         final.append(p)
     final = _epilogue(builder, final, mr, nv, w, col_mask, bias, bias_off, res, r_off, ldr, clamp, flags, mload)
-    none = ir.Constant(mt, [0] * w)
     for i in range(mr):
         ii = ir.Constant(i64, i)
         keep = builder.and_(builder.icmp_signed("<=", row_lo, ii), builder.icmp_signed("<", ii, row_hi))
