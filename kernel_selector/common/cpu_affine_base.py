@@ -63,6 +63,9 @@ class CpuAffineKernel(CpuKernelBase):
         lanes = 16 if out.format == Format.b_fs_yx_fsv16 else 1
         dims = np.array([b, -(-f // lanes), y, xw, lanes, f], np.int64)
         mo, mx = row_map(out), row_map(x_lay)
+        if lanes == 1 and all(m[4] == 1 and m[3] == xw for m in (mo, mx)) and \
+                (not has_res or (mr[3] == xw * mr[4] and (mr[5:9] == 1).all())):
+            dims[2], dims[3] = 1, y * xw  # contiguous planes: one row per plane (per-row overhead > 7-56 columns)
         view_x, view_out = viewer(x_lay), viewer(out)
         view_res = viewer(res_lay) if has_res and res_lay is not None else None
         coeffs = self.coefficients(params)

@@ -57,6 +57,9 @@ def channel_affine(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mx: np.ndarra
         if codes.shape[0] > 0:
             if not has_res and nl == nl_all and mo[4] == nl_all:
                 chain_span(out, ro, nx * nl_all, codes, fa, fb, res, 0, 0)
+            elif nl_all == 1 and mo[4] == 1:  # a plain row: the operand steps by its x pitch along it
+                chain_span(out, ro, nx, codes, fa, fb, res, operand_index(mr, bb, fs, yy, 0) if has_res else 0,
+                           mr[4] if has_res else 0)
             else:
                 step = lane_step(mr)
                 for i in range(nx):

@@ -1,6 +1,6 @@
-"""convolution_cpu_depthwise (bfyx row stencil) vs an independent float64 convolution, on NaN-poisoned buffers
-(conv_harness.py): strides, dilation, asymmetric pads, padded input and output, fused chains; and the layout
-optimizer keeping a depthwise layer in bfyx on the CPU engine."""
+"""convolution_cpu_depthwise (stride phases, and clipped row taps for strides above 4) vs an independent float64
+convolution, on NaN-poisoned buffers (conv_harness.py): strides, dilation, asymmetric pads, padded input and
+output, fused chains; and the layout optimizer keeping a depthwise layer in bfyx on the CPU engine."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ CASES = [  # (N, C, H, W), (KH, KW), stride, dilation, pad, pad_end
     ((1, 4, 13, 17), (5, 5), (1, 2), (1, 1), (2, 2), (2, 1)),
     ((1, 3, 10, 9), (3, 3), (1, 1), (2, 2), (2, 2), (2, 2)),
     ((1, 6, 7, 7), (3, 3), (1, 1), (1, 1), (0, 0), (0, 0)),
+    ((1, 3, 11, 9), (3, 3), (2, 3), (2, 1), (1, 0), (2, 1)),  # stride phases with dilation
+    ((1, 2, 17, 16), (3, 3), (5, 6), (1, 1), (1, 1), (1, 1)),  # strides above 4: the clipped row taps
 ]
 
 

@@ -40,12 +40,13 @@ MODES = {PoolingMode.max: 0, PoolingMode.average: 1, PoolingMode.average_no_padd
 
 @numba.njit(parallel=True, **NJIT)
 def pool_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, dims: np.ndarray, win: np.ndarray,
-              mode: int, divs: np.ndarray, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, res: np.ndarray,
-              mr: np.ndarray, has_res: bool) -> None:
+              mode: int, divs: np.ndarray, whole: bool, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray,
+              res: np.ndarray, mr: np.ndarray, has_res: bool) -> None:
     """``dims`` = (B, FS, L, F, H, W, OH, OW): batch, feature slices, lanes per slice (16 or 1), features, input
     and output sizes; ``win`` = (KY, KX, SY, SX, PY, PX, PEY, PEX, DY, DX); ``mi`` / ``mo`` = (offset, b, slice,
     y, x pitches); ``mode`` 0 max, 1 average, 2 average_no_padding; ``divs`` (OH, OW) float32: each output's
-    divisor (:func:`average_divisors`; unused for max)."""
+    divisor (:func:`average_divisors`; unused for max); ``whole``: one output per plane whose window is the whole
+    contiguous plane (global pooling), reduced in one straight loop."""
     nb, nfs, nl_all, nf, h, w, oh, ow = dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], dims[6], dims[7]
     ky_n, kx_n, sy, sx, py, px, dy, dx = win[0], win[1], win[2], win[3], win[4], win[5], win[8], win[9]
     scratch = np.empty((nb * nfs, ow * nl_all), np.float32)  # one row per plane task, one allocation
@@ -60,7 +61,29 @@ def pool_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, di
         for oy in range(oh):
             acc[:] = -np.inf if mode == 0 else 0.0
             y0 = oy * sy - py
-            for ky in range(ky_n):
+            if whole:  # a window over the whole contiguous plane (global pooling): one straight reduction
+                plane = x[ibase:ibase + h * w * nl_all]
+                if nl_all == 1:
+                    if mode == 0:
+                        m = acc[0]
+                        for i in range(h * w):
+                            v = plane[i]
+                            m = v if v > m else m
+                        acc[0] = m
+                    else:
+                        sm = np.float32(0.0)
+                        for i in range(h * w):
+                            sm += plane[i]
+                        acc[0] = sm
+                else:
+                    for i in range(h * w):
+                        for lane in range(16):
+                            v = plane[i * 16 + lane]
+                            if mode == 0:
+                                acc[lane] = v if v > acc[lane] else acc[lane]
+                            else:
+                                acc[lane] += v
+            for ky in range(0 if whole else ky_n):  # (whole: done above)
                 yy = y0 + ky * dy
                 if yy < 0 or yy >= h:
                     continue
@@ -192,6 +215,8 @@ class PoolingKernelCpuFsv16(CpuKernelBase):
         launch = Launcher(out.count() * k[0] * k[1])  # taps read
         mode = MODES[PoolingMode(a.mode)]
         divs = average_divisors(mode, oh, ow, h, w, win)
+        whole = (oh == ow == 1 and tuple(k) == (h, w) and pb == (0, 0) and tuple(d) == (1, 1)
+                 and mi[3] == w * lanes and mi[4] == lanes)
         codes, fa, fb, mr = chain_arrays(list(params.fused_ops), out)
         res_lay = next((lay for op in params.fused_ops for lay in op.extra_inputs), None)
 
@@ -200,7 +225,7 @@ class PoolingKernelCpuFsv16(CpuKernelBase):
 
         def fn(*bufs: Any) -> None:
             res = view_res(bufs[2]) if view_res is not None else EMPTY
-            launch(pool_rows, view_out(bufs[1]), mo, view_in(bufs[0]), mi, dims, win, mode, divs, codes, fa, fb,
+            launch(pool_rows, view_out(bufs[1]), mo, view_in(bufs[0]), mi, dims, win, mode, divs, whole, codes, fa, fb,
                  res, mr, res_lay is not None)
 
         return fn
