@@ -1,6 +1,7 @@
-"""batch_norm_cpu_vec, eltwise_cpu_channel (the per-channel affine rows of common/cpu_channel_affine.py) and
-shuffle_channels_cpu_copy vs float64 numpy, on NaN-poisoned physical buffers: plain and blocked layouts, padding,
-channel tails, fused chains."""
+"""The CPU engine's row kernels vs independent references, on NaN-poisoned physical buffers: batch_norm_cpu_vec and
+eltwise_cpu_channel (the per-channel affine rows of common/cpu_channel_affine.py) and shuffle_channels_cpu_copy vs
+float64 numpy, resize_cpu_rows vs the CPU reference kernel (itself checked against onnxruntime); plain and blocked
+layouts, padding, channel tails, fused chains."""
 
 from __future__ import annotations
 
@@ -111,3 +112,32 @@ def test_shuffle_channels_copy(rng, padded):
         ref[:, (c % 4) * 3 + c // 4] = x[:, c]
     assert_close(got, ref.astype(np.float64), rtol=0, atol=0)
     assert pick == "shuffle_channels_cpu_copy"
+
+
+@pytest.mark.parametrize("mode,ctm,scales", [
+    ("nearest", "asymmetric", (1.0, 1.0, 2.0, 2.0)),
+    ("linear", "half_pixel", (1.0, 1.0, 2.0, 1.5)),
+    ("linear", "align_corners", (1.0, 1.0, 0.5, 0.75)),
+    ("cubic", "pytorch_half_pixel", (1.0, 1.0, 1.7, 2.0)),
+])
+@pytest.mark.parametrize("padded", [False, True])
+def test_resize_rows_matches_reference(rng, mode, ctm, scales, padded):
+    """resize_cpu_rows against the CPU reference kernel (itself checked against onnxruntime in tests/onnx)."""
+    from cldnn_py.ops import ResizeAttrs
+
+    shape = (2, 3, 6, 8)
+    oshape = tuple(int(np.floor(s * d)) for s, d in zip(scales, shape))
+    x = f32(rng.standard_normal(shape))
+    attrs = ResizeAttrs(mode=mode, coordinate_transformation_mode=ctm, scales=scales)
+    pad = Padding((0, 0, 1, 2), (0, 0, 2, 1)) if padded else Padding()
+    xl = Layout(DataType.f32, Format.bfyx, shape, pad)
+    out = Layout(DataType.f32, Format.bfyx, oshape, Padding((0, 0, 0, 1), (0, 0, 1, 0)) if padded else Padding())
+    p = Params("resize", "cpu", [xl], out, attrs, [])
+    got, pick = run("resize_cpu_rows", p, [x])
+    ref = next(c for c in candidates("resize") if c.name == "resize_cpu_ref")
+    rb = aligned_bytes(xl.bytes)
+    rb[:] = xl.to_physical(x).view(np.uint8)
+    ob = aligned_bytes(out.bytes)
+    ref.kernel_data(p).kernels[0].fn(rb, ob)
+    assert_close(got, out.from_physical(ob.view(np.float32)).astype(np.float64), rtol=1e-5, atol=1e-5)
+    assert pick == "resize_cpu_rows"
