@@ -5,7 +5,9 @@ structure: the weights are the A operand, already packed in 16-row panels (``os_
 that propagate_constants folds at build time), the pixels are the vectorized columns, and every MR × NR tile of the
 output is one call of the LLVM-IR micro-kernel (:mod:`kernel_selector.common.cpu_microkernel`) whose accumulators
 stay in vector registers over the whole reduction. The B operand is the input itself for an unpadded bfyx 1×1
-stride-1 convolution (no copy), otherwise the patch matrix of :mod:`.cpu_im2col` (parallel, any format).
+stride-1 convolution (no copy); a stride-1 k×k one with a bfyx output and at most bias and clamps fused reads
+zero-bordered copies of its input planes at fixed offsets (:mod:`.cpu_conv_grid`, implicit im2col); others the
+patch matrix of :mod:`.cpu_im2col` (parallel, any format).
 
 A task is one column panel of NR pixels (and a range of row tiles when there are few panels): it packs the
 panel's K × NR B values into a contiguous buffer (BLIS's packed B) and runs every row tile over it while it is in
@@ -30,6 +32,7 @@ from cldnn_py.ops import ConvolutionAttrs
 
 from ...common.cpu_epilogue import EMPTY, chain_arrays, chain_span, operand_map
 from ...common.cpu_launch import Launcher
+from ...common.cpu_layout import row_map
 from ...common.cpu_microkernel import MR, NR, PANEL, micro_kernel
 from ...common.elementwise_numba import NJIT
 from ...cpu_kernel_base import CpuKernelBase
@@ -49,26 +52,29 @@ from .cpu_conv_common import (
     thin_grouped,
     validate_common,
 )
+from .cpu_conv_grid import grid_geometry, grid_to_output, pad_planes
 from .cpu_im2col import im2col
 
 KC = 256  # K block: a packed B block of KC x NR floats (32 KB for NR = 32) stays in L1 (BLIS's kc)
 
 @numba.njit(parallel=True, **NJIT)
 def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarray, b_off: int, b_grp: int,
-                ldb: int, npix: int, splits: int, c: np.ndarray, c_off: int, ldc: int, bias: np.ndarray,
-                has_bias: int, res: np.ndarray, r_off: int, r_f: int, clamp: np.ndarray, flags: int,
-                codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, rest: np.ndarray, q_off: int, q_f: int,
-                q_p: int) -> None:  # pragma: no cover - numba
+                ldb: int, koff: np.ndarray, npix: int, splits: int, c: np.ndarray, c_off: int, ldc: int,
+                bias: np.ndarray, has_bias: int, res: np.ndarray, r_off: int, r_f: int, clamp: np.ndarray,
+                flags: int, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, rest: np.ndarray, q_off: int,
+                q_f: int, q_p: int) -> None:  # pragma: no cover - numba
     """One image: for every column panel (NR pixels) and each of its ``splits`` row ranges, pack the panel's B rows
     into a contiguous K × NR buffer (BLIS's packed B: one stream instead of K rows a whole image apart, measured
     170-380 → 290-420 GFLOP/s on ResNet-50's shapes), then run the micro-kernel with its register epilogue on every
     row tile of the range, then the rest of the fused chain (``codes``, :func:`chain_span`) on the tile's rows.
 
     ``rtab`` (T, 2): group and first output channel of each row tile (MR rows inside one 16-row weight panel),
-    sorted by group; B row r of group g, pixel p is ``b[b_off + g * b_grp + r * ldb + p]``; output channel o's row
-    starts at ``c_off + o * ldc``. Register epilogue (cpu_microkernel): bias when ``has_bias``, the residual of
-    channel o at ``res[r_off + o * r_f + p]`` when ``r_off >= 0``, the clamps of ``clamp`` selected by ``flags``.
-    The chain's eltwise operand of (o, pixel p) is ``rest[q_off + o * q_f + p * q_p]``."""
+    sorted by group; B row r of group g, pixel p is ``b[b_off + g * b_grp + r * ldb + p]``, or
+    ``b[b_off + g * b_grp + koff[r] + p]`` when ``koff`` is not empty (the padded grid, :mod:`.cpu_conv_grid`);
+    output channel o's row starts at ``c_off + o * ldc``. Register epilogue (cpu_microkernel): bias when
+    ``has_bias``, the residual of channel o at ``res[r_off + o * r_f + p]`` when ``r_off >= 0``, the clamps of
+    ``clamp`` selected by ``flags``. The chain's eltwise operand of (o, pixel p) is
+    ``rest[q_off + o * q_f + p * q_p]``."""
     nt = rtab.shape[0]
     nb = (npix + NR - 1) // NR
     for task in prange(nb * splits):
@@ -86,10 +92,11 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                 g = rtab[t, 0]
                 r0 = rtab[t, 1]
                 if g != packed_g:
-                    src0 = b_off + g * b_grp + k0 * ldb + p0
+                    src0 = b_off + g * b_grp + p0
                     for r in range(kc):
                         dst = bp[r * NR:r * NR + cnt]
-                        src = b[src0 + r * ldb:src0 + r * ldb + cnt]
+                        s_r = src0 + (koff[k0 + r] if koff.shape[0] else (k0 + r) * ldb)
+                        src = b[s_r:s_r + cnt]
                         for j in range(cnt):
                             dst[j] = src[j]
                     packed_g = g
@@ -226,6 +233,10 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         direct_out = out_lay.format == Format.bfyx and out_lay.padding.is_zero and (
             not elt_rest or _flat_operand(m, oh, ow))
         rm = operand_map(ops[res_at].extra_inputs[0], out_lay) if res_at >= 0 else None
+        # stride 1, k×k, a plain output, bias and clamps only: the padded grid instead of an im2col copy
+        grid = not direct and a.stride == (1, 1) and out_lay.format == Format.bfyx and res_at < 0 and not rest
+        hp, wpad, npg, koff = grid_geometry(oh, ow, kh, kw, a.dilation[0], a.dilation[1], icg) if grid else (
+            0, 0, 0, np.zeros(0, np.int64))
         # the buffer index of each eltwise operand (after the output), in chain order
         elt_buf = [n_own + 1 + j for j, op in enumerate(op for op in ops for _ in op.extra_inputs)
                    if op.kind == "eltwise"]
@@ -236,12 +247,15 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         launch = Launcher(oc * k * npix // 8)
         launch_cols = Launcher(g * k * npix)
         no_ops = np.zeros(0, np.int64)
+        no_koff = np.zeros(0, np.int64)
+        mo_rows = row_map(out_lay)
 
         # scratch kept for the kernel's life (a fresh multi-MB array per run costs its page faults, ~1 ms for a
         # 3x3 layer of ResNet-50's first stage); CPU kernels run one at a time (cpu_engine._RUN_LOCK)
-        cols = np.empty(0 if direct else g * k * npix, np.float32)
-        splits = row_splits(len(rtab), -(-npix // NR), numba.get_num_threads())
-        y = np.empty(0 if direct_out else oc * npix, np.float32)
+        cols = np.empty(0 if direct or grid else g * k * npix, np.float32)
+        splits = row_splits(len(rtab), -(-(npg if grid else npix) // NR), numba.get_num_threads())
+        y = np.empty(0 if direct_out and not grid else oc * (npg if grid else npix), np.float32)
+        xpad = np.zeros(c * hp * wpad if grid else 0, np.float32)  # borders stay zero: only interiors are written
 
         def fn(*bufs: Any) -> None:
             x = f32_view(bufs[0])
@@ -253,6 +267,12 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
             res = f32_view(bufs[elt_buf[0]]) if rm is not None else EMPTY
             rest_buf = f32_view(bufs[elt_buf[-1]]) if elt_rest and direct_out else EMPTY
             for n in range(n_img):
+                if grid:
+                    launch_cols(pad_planes, x, xd, n, xpad, c, h, wd, hp, wpad, a.pad[0], a.pad[1])
+                    launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * hp * wpad, 0, koff, npg, splits, y, 0, npg,
+                           bias, has_bias, EMPTY, -1, 0, bounds, flags, no_ops, fa, fb, EMPTY, 0, 0, 0)
+                    launch_cols(grid_to_output, y, npg, wpad, out, mo_rows, n, oc, oh, ow)
+                    continue
                 if direct:
                     b, b_off, b_grp, ldb = x, x_off + n * pitch["b"], icg * pitch["f"], pitch["f"]
                 else:
@@ -260,12 +280,12 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     launch_cols(im2col, x, cols, geo, xd, n)
                 if direct_out:
                     r_off, r_f = (int(rm[0] + n * rm[1]), int(rm[2])) if rm is not None else (-1, 0)
-                    launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, npix, splits, out, n * oc * npix,
-                           npix, bias, has_bias, res, r_off, r_f, bounds, flags, codes, fa, fb, rest_buf,
+                    launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, out,
+                           n * oc * npix, npix, bias, has_bias, res, r_off, r_f, bounds, flags, codes, fa, fb, rest_buf,
                            int(m[0] + n * m[1]), int(m[2]), int(m[4]))
                 else:
-                    launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, npix, splits, y, 0, npix, EMPTY, 0,
-                           EMPTY, -1, 0, bounds, 0, no_ops, fa, fb, EMPTY, 0, 0, 0)
+                    launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, y, 0, npix,
+                           EMPTY, 0, EMPTY, -1, 0, bounds, 0, no_ops, fa, fb, EMPTY, 0, 0, 0)
                     _store(y.reshape(oc, npix), out, bias, everything, ops_i, ops_f, geo, od, rd, n)
 
         return fn
