@@ -123,3 +123,18 @@ def test_packed_selected_in_network_with_packed_weights(cpu_engine, rng):
     node = net.program.nodes["conv"]
     assert node.impl.kernel_name == KERNEL
     assert node.dependencies[1].layout().format == OSV16
+
+
+@pytest.mark.parametrize("k,pad", [((1, 1), (0, 0)), ((3, 3), (1, 1))])
+def test_packed_writes_a_concat_slice_in_place(rng, k, pad):
+    """An output padded in f only (a concatenation's slice: SqueezeNet's expand layers) takes the tiles in place;
+    the channels around the slice stay untouched."""
+    x = f32(rng.standard_normal((2, 24, 7, 9)))
+    w = f32(rng.standard_normal((20, 24) + k))
+    b = f32(rng.standard_normal(20))
+    res = f32(rng.standard_normal((2, 20, 7, 9)))
+    fused = [("eltwise", {"mode": "sum"}), ("activation", {"func": "relu"})]
+    got, _ = run_direct(KERNEL, x, w, b, (1, 1), (1, 1), pad, pad, 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, opad=Padding((0, 3, 0, 0), (0, 5, 0, 0)), fused=fused, residual=res)
+    ref = np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), pad, pad, 1) + res, 0)
+    assert_close(got, ref, rtol=1e-4, atol=1e-4)

@@ -230,8 +230,11 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         bounds, flags, res_at, rest = split_chain(ops, out_lay)
         codes, fa, fb, m = chain_arrays(rest, out_lay)
         elt_rest = any(op.kind == "eltwise" for op in rest)
-        direct_out = out_lay.format == Format.bfyx and out_lay.padding.is_zero and (
-            not elt_rest or _flat_operand(m, oh, ow))
+        # a bfyx output whose channel planes are contiguous (padding in b and f only: a concatenation's slice)
+        # takes the tiles in place: channel o of image n at out_off + n * out_b + o * out_f
+        direct_out = out_lay.format == Format.bfyx and not any(out_lay.padding.lower[2:] + out_lay.padding.upper[2:]) \
+            and (not elt_rest or _flat_operand(m, oh, ow))
+        out_rows = row_map(out_lay)
         rm = operand_map(ops[res_at].extra_inputs[0], out_lay) if res_at >= 0 else None
         # stride 1, k×k, a plain output, bias and clamps only: the padded grid instead of an im2col copy
         grid = not direct and a.stride == (1, 1) and out_lay.format == Format.bfyx and res_at < 0 and not rest
@@ -281,8 +284,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                 if direct_out:
                     r_off, r_f = (int(rm[0] + n * rm[1]), int(rm[2])) if rm is not None else (-1, 0)
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, out,
-                           n * oc * npix, npix, bias, has_bias, res, r_off, r_f, bounds, flags, codes, fa, fb, rest_buf,
-                           int(m[0] + n * m[1]), int(m[2]), int(m[4]))
+                           int(out_rows[0] + n * out_rows[1]), int(out_rows[2]), bias, has_bias, res, r_off, r_f,
+                           bounds, flags, codes, fa, fb, rest_buf, int(m[0] + n * m[1]), int(m[2]), int(m[4]))
                 else:
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, y, 0, npix,
                            EMPTY, 0, EMPTY, -1, 0, bounds, 0, no_ops, fa, fb, EMPTY, 0, 0, 0)
