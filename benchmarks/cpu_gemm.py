@@ -61,10 +61,10 @@ def main() -> None:
         none = np.zeros(0, np.int64)
         call = (ap_, k, rt, m, b.ravel(), 0, 0, n, none, n, splits, c, 0, n, bias, 1, EMPTY, -1, 0, clamp, 1, none,
                 clamp, clamp, EMPTY, 0, 0, 0)
-        ours = best_of(lambda: _gemm_tiles(*call), args.runs)
+        ours = best_of(lambda call=call: _gemm_tiles(*call), args.runs)
         ref = np.maximum(a.astype(np.float64) @ b + bias[:, None], 0)
         err = float(np.abs(c.reshape(m, n) - ref).max())
-        theirs = best_of(lambda: np.maximum(np.matmul(a, b) + bias[:, None], 0), args.runs)
+        theirs = best_of(lambda a=a, b=b, bias=bias: np.maximum(np.matmul(a, b) + bias[:, None], 0), args.runs)
         flop = 2.0 * m * k * n
         print(f"{m:5d}x{k:5d}x{n:5d} {flop / ours / 1e9:10.0f} {flop / theirs / 1e9:11.0f} {err:9.1e}", flush=True)
 
