@@ -24,13 +24,21 @@ from typing import Any
 
 import numpy as np
 
-from cldnn_py.layout import Layout
+from cldnn_py.layout import DataType, Format, Layout
 
 from .common.elementwise_np import NP_ELTWISE, activation
 from .kernel_base import DONT_USE_IF_HAVE_SOMETHING_ELSE, Arg, CpuKernelData, KernelBase, KernelData
 from .params import FusedOp, Params, SupportedKey
 
 CPU = frozenset({"cpu"})
+
+
+def cpu_f32_key(formats: frozenset[Format] | None) -> SupportedKey:
+    """The key of a fast CPU kernel: engine "cpu", f32 in and out, data and output in ``formats`` (None: any),
+    padding allowed."""
+    f32 = frozenset({DataType.f32})
+    return SupportedKey(engines=CPU, input_dtypes=f32, output_dtypes=f32, input_formats=formats,
+                        output_formats=formats)
 
 
 @lru_cache(maxsize=512)

@@ -22,7 +22,7 @@ from cldnn_py.ops import ConvolutionAttrs
 from ...common.conv_window import params_halo
 from ...common.cpu_fused import cpu_fused_reason
 from ...common.elementwise_numba import ACT_CODES, ELT_CODES, activate, binary
-from ...cpu_kernel_base import CPU
+from ...cpu_kernel_base import cpu_f32_key
 from ...params import Params, SupportedKey
 
 PLAIN_DATA = frozenset({Format.bfyx, Format.byxf, Format.yxfb, Format.fyxb})
@@ -166,7 +166,5 @@ def thin_grouped(params: Params) -> bool:
 
 def f32_key(formats: frozenset[Format]) -> SupportedKey:
     """The CPU convolutions' key: CPU engine, f32 in and out, data in ``formats``, padding allowed."""
-    f32 = frozenset({DataType.f32})
-    return SupportedKey(engines=CPU, input_dtypes=f32, output_dtypes=f32, input_formats=formats,
-                        output_formats=formats)
+    return cpu_f32_key(formats)
 

@@ -18,7 +18,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import Format
 from cldnn_py.ops import DeconvolutionAttrs
 
 from ...common.cpu_epilogue import EMPTY
@@ -26,7 +26,7 @@ from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import row_map
 from ...common.cpu_microkernel import NR, PANEL
 from ...common.elementwise_numba import NJIT
-from ...cpu_kernel_base import CPU, CpuKernelBase
+from ...cpu_kernel_base import CpuKernelBase, cpu_f32_key
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
@@ -81,9 +81,7 @@ class DeconvolutionKernelCpuGemm(CpuKernelBase):
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32, bfyx in and out, padding allowed."""
-        f32 = frozenset({DataType.f32})
-        return SupportedKey(engines=CPU, input_dtypes=f32, output_dtypes=f32, input_formats=BFYX,
-                            output_formats=BFYX)
+        return cpu_f32_key(BFYX)
 
     def validate(self, params: Params) -> str | None:
         """Rank 4, an input unpadded in y and x, plain weights and bias, no fused ops."""

@@ -17,13 +17,13 @@ import numba
 import numpy as np
 from numba import prange
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import Format
 from cldnn_py.ops import ResizeAttrs
 
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import row_map
 from ...common.elementwise_numba import NJIT
-from ...cpu_kernel_base import CPU, CpuKernelBase
+from ...cpu_kernel_base import CpuKernelBase, cpu_f32_key
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
@@ -86,9 +86,7 @@ class ResizeKernelCpuRows(CpuKernelBase):
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32, bfyx in and out, padding allowed."""
-        f32 = frozenset({DataType.f32})
-        return SupportedKey(engines=CPU, input_dtypes=f32, output_dtypes=f32, input_formats=BFYX,
-                            output_formats=BFYX)
+        return cpu_f32_key(BFYX)
 
     def validate(self, params: Params) -> str | None:
         """Rank 4, batch and channels unchanged, no extrapolated output, no fused ops."""
