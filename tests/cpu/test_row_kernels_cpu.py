@@ -1,6 +1,6 @@
 """The CPU engine's row kernels vs independent references, on NaN-poisoned physical buffers: batch_norm_cpu_vec and
 eltwise_cpu_channel (the per-channel affine rows of common/cpu_channel_affine.py) and shuffle_channels_cpu_copy vs
-float64 numpy, resize_cpu_rows vs the CPU reference kernel (itself checked against onnxruntime); plain and blocked
+float64 numpy (lrn_cpu_planes too), resize_cpu_rows vs the CPU reference kernel (itself checked against onnxruntime); plain and blocked
 layouts, padding, channel tails, fused chains."""
 
 from __future__ import annotations
@@ -141,3 +141,20 @@ def test_resize_rows_matches_reference(rng, mode, ctm, scales, padded):
     ref.kernel_data(p).kernels[0].fn(rb, ob)
     assert_close(got, out.from_physical(ob.view(np.float32)).astype(np.float64), rtol=1e-5, atol=1e-5)
     assert pick == "resize_cpu_rows"
+
+
+@pytest.mark.parametrize("size", [5, 4])
+@pytest.mark.parametrize("padded", [False, True])
+def test_lrn_planes(rng, size, padded):
+    from cldnn_py.ops import LRNAttrs
+    from tests.references import lrn_ref
+
+    shape = (2, 7, 5, 6)
+    x = f32(rng.standard_normal(shape) * 3)
+    pad = Padding((0, 0, 1, 1), (0, 0, 1, 2)) if padded else Padding()
+    xl = Layout(DataType.f32, Format.bfyx, shape, pad)
+    out = Layout(DataType.f32, Format.bfyx, shape, Padding((0, 1, 0, 1), (0, 0, 2, 0)) if padded else Padding())
+    p = Params("lrn", "cpu", [xl], out, LRNAttrs(size=size, alpha=2e-2, beta=0.75, k=2.0), [])
+    got, pick = run("lrn_cpu_planes", p, [x])
+    assert_close(got, lrn_ref(x, size, 2e-2, 0.75, 2.0), rtol=1e-5, atol=1e-5)
+    assert pick == "lrn_cpu_planes"
