@@ -1,7 +1,7 @@
 """The CPU engine's row kernels vs independent references, on NaN-poisoned physical buffers: batch_norm_cpu_vec and
-eltwise_cpu_channel (the per-channel affine rows of common/cpu_channel_affine.py) and shuffle_channels_cpu_copy vs
-float64 numpy (lrn_cpu_planes too), resize_cpu_rows vs the CPU reference kernel (itself checked against onnxruntime); plain and blocked
-layouts, padding, channel tails, fused chains."""
+eltwise_cpu_channel (the per-channel affine rows of common/cpu_channel_affine.py), shuffle_channels_cpu_copy and
+lrn_cpu_planes vs float64 numpy, resize_cpu_rows vs the CPU reference kernel (itself checked against onnxruntime);
+plain and blocked layouts, padding, channel tails, fused chains."""
 
 from __future__ import annotations
 
