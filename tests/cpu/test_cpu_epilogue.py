@@ -92,3 +92,19 @@ def test_launcher_modes_give_identical_results(rng):
     np.testing.assert_allclose(outs[0], np.tanh(a.astype(np.float64) + b), rtol=1e-5, atol=1e-6)
     small = cln.Launcher(10)
     assert small.small
+
+
+@pytest.mark.parametrize("func", ["relu", "clamp", "hard_swish", "hard_sigmoid", "logistic", "swish", "linear"])
+def test_vector_loops_keep_the_table_nan_rules(func):
+    """The float32 loops of act_span give what the table's scalar renderer (``activate``) gives on NaN, ±inf and
+    the kinks: relu / clamp / hard_* map a NaN the C fmax/fmin way."""
+    from kernel_selector.common.elementwise_numba import activate
+
+    x = np.array([np.nan, np.inf, -np.inf, -3.0, 3.0, 0.0, -0.0, 2.5, -7.0, 1e-30], np.float32)
+    a, b = (0.2, 0.5) if func == "hard_sigmoid" else (-1.0, 2.0) if func == "clamp" else (1.0, 0.0)
+    code = ce.ACT_CODES[func]
+    buf = x.copy()
+    ce.chain_span(buf, 0, buf.size, np.array([code], np.int64), np.float32([a]), np.float32([b]), ce.EMPTY, 0, 0)
+    ref = np.array([activate(float(v), code, np.float32(a), np.float32(b)) for v in x], np.float32)
+    np.testing.assert_array_equal(np.isnan(buf), np.isnan(ref))
+    np.testing.assert_allclose(buf[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-6, atol=1e-7)

@@ -158,3 +158,23 @@ def test_lrn_planes(rng, size, padded):
     got, pick = run("lrn_cpu_planes", p, [x])
     assert_close(got, lrn_ref(x, size, 2e-2, 0.75, 2.0), rtol=1e-5, atol=1e-5)
     assert pick == "lrn_cpu_planes"
+
+
+@pytest.mark.parametrize("func,a,b", [("hard_swish", 0.0, 0.0), ("swish", 1.0, 0.0), ("relu_negative_slope", 0.1, 0.0),
+                                      ("logistic", 0.0, 0.0), ("elu", 0.5, 0.0), ("hard_sigmoid", 0.2, 0.5)])
+@pytest.mark.parametrize("fmt", [Format.bfyx, FSV16])
+def test_activation_vec(rng, func, a, b, fmt):
+    """activation_cpu_vec with a fused clamp vs the float64 table (tests/references.py activation_ref), values on
+    both sides of the functions' kinks (NaN rules: tests/cpu/test_cpu_epilogue.py)."""
+    from cldnn_py.ops import ActivationAttrs, ActivationFunc
+    from tests.references import activation_ref
+
+    shape = (2, 20, 3, 5)
+    x = f32(rng.standard_normal(shape) * 4)
+    lay = Layout(DataType.f32, fmt, shape)
+    ops = [FusedOp("activation", FusedActivationAttrs("clamp", -2.0, 3.0))]
+    p = Params("activation", "cpu", [lay], lay, ActivationAttrs(func=ActivationFunc(func), a=a, b=b), ops)
+    got, pick = run("activation_cpu_vec", p, [x])
+    ref = activation_ref(activation_ref(x.astype(np.float64), func, a, b), "clamp", -2.0, 3.0)
+    assert_close(got, ref, rtol=2e-5, atol=2e-6)
+    assert pick == "activation_cpu_vec"
