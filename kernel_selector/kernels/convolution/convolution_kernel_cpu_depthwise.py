@@ -246,7 +246,7 @@ class ConvolutionKernelCpuDepthwise(CpuKernelBase):
         view_x, view_w, view_o = viewer(params.inputs[0]), viewer(params.inputs[1]), viewer(params.output)
         view_b = viewer(params.inputs[2]) if has_bias else None
         view_r = viewer(res_lay) if res_lay is not None else None
-        launch = Launcher(params.output.count() * kh * kw)
+        launch = Launcher(params.output.count() * kh * kw + params.inputs[0].count())  # taps + the plane copies
 
         def fn(*bufs: Any) -> None:
             bias = view_b(bufs[2]) if view_b is not None else EMPTY
