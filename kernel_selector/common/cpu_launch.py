@@ -21,6 +21,10 @@ def viewer(lay: Layout) -> Callable[[np.ndarray], np.ndarray]:
 
 
 PARALLEL_MIN_WORK = 1 << 19  # below this many elements touched, a kernel runs on the calling thread only
+# at or above this much work a kernel always runs on the pool: timing both modes there let one slow pooled sample
+# (this VM swings 2x within a minute) pin a 100 MFLOP convolution to one thread for 32 calls (ResNet-50's
+# 1x1 1024->256 at 14x14: 0.70 ms instead of 0.36 in benchmarks/cpu_kernels.py)
+POOL_ALWAYS_WORK = 1 << 22
 CHUNK_ITERATIONS = 4  # prange iterations a thread grabs at a time (dynamic scheduling)
 EXPLORE_EVERY = 32  # a launcher re-times the mode it is not using once per this many calls
 
@@ -43,13 +47,13 @@ def _pooled(fn: Callable[..., None], args: tuple[Any, ...], chunk: int = CHUNK_I
 
 
 class Launcher:
-    """How one kernel instance runs its ``parallel=True`` numba function: on the calling thread alone when
-    ``work`` (elements touched) is below PARALLEL_MIN_WORK, else on the calling thread or the thread pool,
-    whichever its own timings say is faster (both timed on calls 2-5, the first being numba's load or compile;
-    the losing mode re-timed every EXPLORE_EVERY calls; exponential averages). The pool uses dynamic scheduling
-    (``numba.set_parallel_chunksize``: ``chunk`` prange iterations per grab, CHUNK_ITERATIONS unless the kernel asks
-    for more, e.g. the GEMM tiles of a whole column panel that share its data) so a thread the OS has not scheduled
-    yet holds up no static share.
+    """How one kernel instance runs its ``parallel=True`` numba function: on the calling thread alone when ``work``
+    (elements touched) is below PARALLEL_MIN_WORK, on the pool at or above POOL_ALWAYS_WORK, else on the calling
+    thread or the thread pool, whichever its own timings say is faster (both timed on calls 2-5, the first being
+    numba's load or compile; the losing mode re-timed every EXPLORE_EVERY calls; exponential averages). The pool
+    uses dynamic scheduling (``numba.set_parallel_chunksize``: ``chunk`` prange iterations per grab,
+    CHUNK_ITERATIONS unless the kernel asks for more, e.g. the GEMM tiles of a whole column panel that share its
+    data) so a thread the OS has not scheduled yet holds up no static share.
     Every kernel computes each output element on one thread in a fixed order: the mode never changes a result.
 
     Why timings and not a rule: on this 2-core machine under load (load average 5-7 from other processes, OpenMP
@@ -61,6 +65,7 @@ class Launcher:
 
     def __init__(self, work: int, chunk: int = CHUNK_ITERATIONS) -> None:
         self.small = work < PARALLEL_MIN_WORK
+        self.big = work >= POOL_ALWAYS_WORK
         self.chunk = max(1, chunk)
         self.avg = [0.0, 0.0]  # seconds: [calling thread, pool]
         self.calls = 0
@@ -73,6 +78,9 @@ class Launcher:
         self.calls += 1
         if n == 0:  # the first call loads or compiles the function: not a timing
             _serial(fn, args)
+            return
+        if self.big:
+            _pooled(fn, args, self.chunk)
             return
         if n < 5:
             mode = n % 2

@@ -92,6 +92,13 @@ def test_launcher_modes_give_identical_results(rng):
     np.testing.assert_allclose(outs[0], np.tanh(a.astype(np.float64) + b), rtol=1e-5, atol=1e-6)
     small = cln.Launcher(10)
     assert small.small
+    big = cln.Launcher(cln.POOL_ALWAYS_WORK)
+    assert big.big and not big.small
+    big(eltwise_flat, out, a, b, n, 0, f1, f1, codes, np.zeros(1, np.float32), np.zeros(1, np.float32), ce.EMPTY,
+        False)
+    big(eltwise_flat, out, a, b, n, 0, f1, f1, codes, np.zeros(1, np.float32), np.zeros(1, np.float32), ce.EMPTY,
+        False)
+    assert big.avg == [0.0, 0.0] and np.array_equal(out, outs[0])  # the pool, untimed
 
 
 @pytest.mark.parametrize("func", ["relu", "clamp", "hard_swish", "hard_sigmoid", "logistic", "swish", "linear"])
