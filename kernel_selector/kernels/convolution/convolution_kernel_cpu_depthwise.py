@@ -40,19 +40,6 @@ BFYX = frozenset({Format.bfyx})
 
 
 @numba.njit(**NJIT)
-def _taps_outside(row: np.ndarray, x: np.ndarray, src_row: int, wk: np.ndarray, o_lo: int, o_hi: int, ow: int,
-                  wd: int, px: int, dx: int, sx: int, kw: int) -> None:  # pragma: no cover - numba
-    """Output columns [o_lo, o_hi) of one input row's taps, each tap checked (the few border columns)."""
-    for ox in range(o_lo, min(o_hi, ow)):
-        a = np.float32(0.0)
-        for kx in range(kw):
-            ix = ox * sx - px + kx * dx
-            if 0 <= ix < wd:
-                a += wk[kx] * x[src_row + ix]
-        row[ox] += a
-
-
-@numba.njit(**NJIT)
 def _plane_phases(out: np.ndarray, o0: int, mo: np.ndarray, x: np.ndarray, i0: int, mi: np.ndarray,
                   wk: np.ndarray, bv: float, h: int, wd: int, oh: int, ow: int, kh: int, kw: int, sy: int, sx: int,
                   dy: int, dx: int, py: int, px: int) -> None:  # pragma: no cover - numba
@@ -147,10 +134,6 @@ def depthwise_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarra
                     r0 = operand_index(mr, b, c, oy, 0) if has_res else 0
                     chain_span(out, obase + oy * mo[3], ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
             continue
-        # output columns whose every tap column is inside the image: [ilo, ihi)
-        ilo = min(ow, (px + sx - 1) // sx)
-        last = wd - 1 - ((kw - 1) * dx - px)
-        ihi = max(ilo, min(ow, last // sx + 1)) if last >= 0 else ilo
         for oy in range(oh):
             o0 = obase + oy * mo[3]
             row = out[o0:o0 + ow]
@@ -162,18 +145,6 @@ def depthwise_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarra
                     continue
                 src_row = ibase + iy * mi[3]
                 wk = w[(c * kh + ky) * kw:(c * kh + ky + 1) * kw]
-                if sx == 1 and kw == 3 and ihi > ilo:  # the interior in one pass: 3 shifted loads, 3 FMAs
-                    w0, w1, w2 = wk[0], wk[1], wk[2]
-                    n_in = ihi - ilo
-                    acc = row[ilo:ihi]
-                    x0 = x[src_row + ilo - px:src_row + ilo - px + n_in]
-                    x1 = x[src_row + ilo - px + dx:src_row + ilo - px + dx + n_in]
-                    x2 = x[src_row + ilo - px + 2 * dx:src_row + ilo - px + 2 * dx + n_in]
-                    for i in range(n_in):
-                        acc[i] += w0 * x0[i] + w1 * x1[i] + w2 * x2[i]
-                    _taps_outside(row, x, src_row, wk, 0, ilo, ow, wd, px, dx, sx, kw)
-                    _taps_outside(row, x, src_row, wk, ihi, ow, ow, wd, px, dx, sx, kw)
-                    continue
                 for kx in range(kw):
                     off = kx * dx - px
                     lo = 0 if off >= 0 else min(ow, (sx - 1 - off) // sx)

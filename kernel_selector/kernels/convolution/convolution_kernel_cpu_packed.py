@@ -251,9 +251,10 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # layer (MobileNet's 16 -> 72 1x1 at 56x56) is timed on both modes instead of pinned to one thread
         launch = Launcher(oc * k * npix // 8 + (k + oc) * npix)
         launch_cols = Launcher(g * k * npix)
+        launch_pad = Launcher(c * h * wd)  # the grid's input copy and its output copy: one Launcher each, so each
+        launch_out = Launcher(oc * npix)   # times its own function
         no_ops = np.zeros(0, np.int64)
         no_koff = np.zeros(0, np.int64)
-        mo_rows = row_map(out_lay)
 
         # scratch kept for the kernel's life (a fresh multi-MB array per run costs its page faults, ~1 ms for a
         # 3x3 layer of ResNet-50's first stage); CPU kernels run one at a time (cpu_engine._RUN_LOCK)
@@ -273,10 +274,10 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
             rest_buf = f32_view(bufs[elt_buf[-1]]) if elt_rest and direct_out else EMPTY
             for n in range(n_img):
                 if grid:
-                    launch_cols(pad_planes, x, xd, n, xpad, c, h, wd, hp, wpad, a.pad[0], a.pad[1])
+                    launch_pad(pad_planes, x, xd, n, xpad, c, h, wd, hp, wpad, a.pad[0], a.pad[1])
                     launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * hp * wpad, 0, koff, npg, splits, y, 0, npg,
                            bias, has_bias, EMPTY, -1, 0, bounds, flags, no_ops, fa, fb, EMPTY, 0, 0, 0)
-                    launch_cols(grid_to_output, y, npg, wpad, out, mo_rows, n, oc, oh, ow)
+                    launch_out(grid_to_output, y, npg, wpad, out, out_rows, n, oc, oh, ow)
                     continue
                 if direct:
                     b, b_off, b_grp, ldb = x, x_off + n * pitch["b"], icg * pitch["f"], pitch["f"]

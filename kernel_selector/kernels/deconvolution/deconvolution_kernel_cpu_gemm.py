@@ -119,7 +119,8 @@ class DeconvolutionKernelCpuGemm(CpuKernelBase):
         for gi in range(g):
             rows[gi, :m] = (np.arange(cg)[None, :] + gi * cg) * m + np.arange(m)[:, None]  # w flat index of (r, k)
         src = np.ascontiguousarray(rows.reshape(g, panels, PANEL, cg).transpose(0, 1, 3, 2)).reshape(g, -1)
-        valid = src >= 0
+        invalid = src < 0
+        src = np.maximum(src, 0)  # a padding row reads weight 0, then is zeroed
         rtab = row_tiles(m, 1)
         npix = h * wd
         splits = row_splits(len(rtab), -(-npix // NR), numba.get_num_threads())
@@ -137,7 +138,8 @@ class DeconvolutionKernelCpuGemm(CpuKernelBase):
 
         def fn(*bufs: Any) -> None:
             xf, wf = vx(bufs[0]), vw(bufs[1])
-            np.copyto(a_packed, np.where(valid, wf[np.maximum(src, 0)], np.float32(0.0)))
+            np.take(wf, src, out=a_packed)
+            a_packed[invalid] = 0.0
             bias = vb(bufs[2]) if vb is not None else EMPTY
             o_buf = vo(bufs[len(params.inputs)])
             for n in range(n_img):
