@@ -16,8 +16,11 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
 - ``CLDNN_PY_TUNING_CACHE``: the user's tuning cache file (default: the platformdirs user cache folder).
 - ``NUMBA_CACHE_DIR``: numba's own; when unset, the CPU kernels' compiled code is cached under
   ``<platformdirs user cache>/cldnn_py/numba`` (set before numba is imported: ``kernel_selector.common.numba_cache``).
-- ``NUMBA_THREADING_LAYER``: numba's own; when unset, the CPU kernels use ``workqueue`` (OpenMP's idle threads
-  spin and slow the BLAS calls between numba's parallel regions: ResNet-50 on the CPU engine 860 -> 340 ms).
+- ``NUMBA_THREADING_LAYER`` / ``NUMBA_THREADING_LAYER_PRIORITY``: numba's own; when both are unset, the CPU kernels
+  prefer OpenMP (priority ``omp tbb workqueue``): a parallel region launches in ~2 us there against 70-150 us on
+  ``workqueue`` (MobileNetV3 on the CPU engine 16 -> 5.7 ms).
+- ``GOMP_SPINCOUNT``: GNU OpenMP's own; when unset, 20000 (idle threads spin ~0.3 ms between kernels, then sleep,
+  instead of libgomp's default of milliseconds that holds the cores against OpenBLAS and other processes).
 - ``CLDNN_PY_FORCE_IMPL``: ``prim_id:kernel_name[,prim_id:kernel_name...]`` forces the kernel of a primitive.
 - ``CLDNN_PY_KERNEL_TIER``: ``auto`` (default: the device's type decides), ``cpu`` or ``gpu``: the default of
   ``BuildOptions(kernel_tier=...)`` (``gpu`` runs the GPU tier on any device, e.g. PoCL or Oclgrind, for tests).

@@ -142,7 +142,7 @@ class ConvolutionKernelCpuGemm(CpuKernelBase):
     skipped for an unpadded bfyx input with a 1x1 stride-1 unpadded kernel. A plain unpadded output receives the
     sgemm directly and bias and fused ops in place in numpy (:func:`apply_fused_inplace`); other outputs go
     through the numba epilogue (cpu_conv_common: activations and one eltwise). Threads: OpenBLAS's (all cores) for
-    the GEMM, numba's (workqueue layer) for the numba loops.
+    the GEMM, numba's for the numba loops.
     """
 
     name = "convolution_cpu_gemm"
