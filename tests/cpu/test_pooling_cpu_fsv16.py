@@ -1,4 +1,5 @@
-"""pooling_cpu_fsv16 (numba row pooling on b_fs_yx_fsv16 / plain data) vs an independent float64 numpy pooling.
+"""pooling_cpu_fsv16 (numba row pooling on b_fs_yx_fsv16 / plain data) and pooling_cpu_planes (separable passes
+over bordered bfyx planes) vs an independent float64 numpy pooling.
 
 Run directly on NaN-poisoned physical buffers (padded inputs and outputs, channel tails that must stay untouched),
 every mode with pads, asymmetric pads, strides, dilation, ceil mode, global pooling, batch 2, fused activation and
@@ -18,6 +19,7 @@ from tests.cpu.kernel_harness import run_kernel
 from tests.helpers import assert_close, f32
 
 FAST = "pooling_cpu_fsv16"
+PLANES = "pooling_cpu_planes"
 FSV16 = Format.b_fs_yx_fsv16
 M = cl.PoolingMode
 
@@ -71,58 +73,79 @@ CASES = [
 ]
 
 
-def _run(engine, x, fmt, mode, k, s, pb, pe, d, ceil, in_pad, out_pad, glob=False, fused=None, operands=None):
+def _planes_reason(engine, lin, lout, prim):
+    from kernel_selector.params import Params
+    from kernel_selector.selector import candidates
+
+    p = Params("pooling", "cpu", [lin], lout, prim.attrs(), layer_id="pool", device=engine.info)
+    (k,) = [c for c in candidates("pooling") if c.name == PLANES]
+    return k.validate(p)
+
+
+def _run(engine, x, fmt, mode, k, s, pb, pe, d, ceil, in_pad, out_pad, glob=False, fused=None, operands=None,
+         kernel=None):
+    """Run ``kernel`` (default: the planes kernel on bfyx, else the row kernel); the unforced choice must be the
+    planes kernel on bfyx and the row kernel otherwise."""
     prim = cl.Pooling("pool", "x", mode=mode, kernel=k, stride=s, pad=pb, pad_end=pe, dilation=d, ceil_mode=ceil,
                       global_pooling=glob)
     lin = Layout(DataType.f32, fmt, x.shape, in_pad)
     lout = prim.calc_output_layout([lin]).with_(padding=out_pad)
-    out, chosen = run_kernel(engine, "pooling", [lin], lout, prim.attrs(), [x], FAST, fused, operands)
-    assert chosen == FAST
+    best = PLANES if fmt == Format.bfyx and _planes_reason(engine, lin, lout, prim) is None else FAST
+    if kernel == PLANES and best != PLANES:
+        kernel = FAST  # refused by the planes kernel (its reason is tested below): the row kernel's case
+    out, chosen = run_kernel(engine, "pooling", [lin], lout, prim.attrs(), [x], kernel or best, fused, operands)
+    assert chosen == best
     return out
 
 
-@pytest.mark.parametrize("fmt", [FSV16, Format.bfyx], ids=lambda f: f.value)
+@pytest.mark.parametrize("fmt,kernel", [(FSV16, FAST), (Format.bfyx, FAST), (Format.bfyx, PLANES)],
+                         ids=lambda v: getattr(v, "value", v))
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0].value}-{c[1]}-k{c[2]}-s{c[3]}-d{c[6]}-c{int(c[7])}")
-def test_pooling_matches_reference(cpu_engine, rng, fmt, case):
+def test_pooling_matches_reference(cpu_engine, rng, fmt, kernel, case):
     mode, shape, k, s, pb, pe, d, ceil, in_pad, out_pad = case
     x = f32(rng.standard_normal(shape))
-    out = _run(cpu_engine, x, fmt, mode, k, s, pb, pe, d, ceil, in_pad, out_pad)
+    out = _run(cpu_engine, x, fmt, mode, k, s, pb, pe, d, ceil, in_pad, out_pad, kernel=kernel)
     assert_close(out, pool64(x, mode, k, s, pb, pe, d, ceil))
 
 
 @pytest.mark.parametrize("fmt", [FSV16, Format.bfyx, Format.byxf], ids=lambda f: f.value)
 @pytest.mark.parametrize("mode", [M.max, M.average])
-def test_global_pooling(cpu_engine, rng, fmt, mode):
-    """ResNet-50's head: the whole (here 7x9) plane of every channel, input with a halo."""
+@pytest.mark.parametrize("halo", [True, False])
+def test_global_pooling(cpu_engine, rng, fmt, mode, halo):
+    """ResNet-50's head: the whole (here 7x9) plane of every channel, input with or without a halo, then relu."""
     x = f32(rng.standard_normal((2, 35, 7, 9)))
-    out = _run(cpu_engine, x, fmt, mode, (1, 1), (1, 1), (0, 0), (0, 0), (1, 1), False,
-               Padding((0, 0, 1, 0), (0, 0, 0, 1)), Padding(), glob=True)
+    pad = Padding((0, 0, 1, 0), (0, 0, 0, 1)) if halo else Padding()
+    out = _run(cpu_engine, x, fmt, mode, (1, 1), (1, 1), (0, 0), (0, 0), (1, 1), False, pad, Padding(), glob=True,
+               fused=[FusedOp("activation", FusedActivationAttrs("relu"))])
     x64 = x.astype(np.float64)
     ref = x64.max(axis=(2, 3), keepdims=True) if mode == M.max else x64.mean(axis=(2, 3), keepdims=True)
+    ref = np.maximum(ref, 0)
     assert_close(out, ref)
 
 
+@pytest.mark.parametrize("fmt", [FSV16, Format.bfyx], ids=lambda f: f.value)
 @pytest.mark.parametrize("rfmt", [Format.bfyx, FSV16], ids=lambda f: f.value)
-def test_fused_residual_and_activation(cpu_engine, rng, rfmt):
+def test_fused_residual_and_activation(cpu_engine, rng, rfmt, fmt):
     """Fused eltwise sum with a residual of the output's shape (plain or blocked, padded), then a clamp."""
     x = f32(rng.standard_normal((2, 21, 9, 8)))
     r = f32(rng.standard_normal((2, 21, 5, 4)))
     rlay = Layout(DataType.f32, rfmt, r.shape, Padding((0, 0, 1, 0), (0, 0, 0, 1)))
     fused = [FusedOp("eltwise", FusedEltwiseAttrs("sum")),
              FusedOp("activation", FusedActivationAttrs("clamp", a=-0.5, b=1.0))]
-    out = _run(cpu_engine, x, FSV16, M.max, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), False,
+    out = _run(cpu_engine, x, fmt, M.max, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), False,
                Padding((0, 0, 1, 1), (0, 0, 1, 1)), Padding((0, 0, 1, 1), (0, 0, 1, 1)), fused=fused,
                operands=[(rlay, r)])
     ref = np.clip(pool64(x, M.max, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), False) + r, -0.5, 1.0)
     assert_close(out, ref)
 
 
-def test_fused_broadcast_prod_and_gelu(cpu_engine, rng):
+@pytest.mark.parametrize("fmt", [FSV16, Format.bfyx], ids=lambda f: f.value)
+def test_fused_broadcast_prod_and_gelu(cpu_engine, rng, fmt):
     """A per-channel (1, C, 1, 1) operand broadcast by the epilogue's zero pitches, then gelu."""
     x = f32(rng.standard_normal((1, 18, 6, 6)))
     sc = f32(rng.standard_normal((1, 18, 1, 1)))
     fused = [FusedOp("eltwise", FusedEltwiseAttrs("prod")), FusedOp("activation", FusedActivationAttrs("gelu"))]
-    out = _run(cpu_engine, x, FSV16, M.average, (2, 2), (2, 2), (0, 0), (0, 0), (1, 1), False, Padding(),
+    out = _run(cpu_engine, x, fmt, M.average, (2, 2), (2, 2), (0, 0), (0, 0), (1, 1), False, Padding(),
                Padding(), fused=fused, operands=[(Layout(DataType.f32, Format.bfyx, sc.shape), sc)])
     from scipy.special import erf
 
@@ -158,3 +181,23 @@ def test_rejects_mixed_formats(cpu_engine):
     p = Params("pooling", "cpu", [lin], lout, prim.attrs(), layer_id="pool", device=cpu_engine.info)
     (k,) = [c for c in candidates("pooling") if c.name == FAST]
     assert "differs" in (k.validate(p) or "")
+
+
+@pytest.mark.parametrize("shape,k,s,pb,glob", [
+    ((1, 64, 112, 112), (3, 3), (2, 2), (1, 1), False),   # ResNet pool1
+    ((1, 192, 28, 28), (3, 3), (1, 1), (1, 1), False),    # Inception branch pooling
+    ((1, 832, 7, 7), (2, 2), (2, 2), (0, 0), False),      # GoogLeNet 2x2 stride 2
+    ((1, 1024, 7, 7), (7, 7), (1, 1), (0, 0), True),      # global
+])
+def test_planes_kernel_is_chosen_on_network_shapes(cpu_engine, shape, k, s, pb, glob):
+    prim = cl.Pooling("pool", "x", mode=M.max, kernel=k, stride=s, pad=pb, pad_end=pb, global_pooling=glob)
+    lin = Layout(DataType.f32, Format.bfyx, shape)
+    assert _planes_reason(cpu_engine, lin, prim.calc_output_layout([lin]), prim) is None
+
+
+def test_planes_kernel_refuses_sparse_windows(cpu_engine):
+    """A dilated window with strides whose bordered plane is far larger than its taps is left to the row kernel."""
+    prim = cl.Pooling("pool", "x", mode=M.average, kernel=(3, 2), stride=(2, 3), pad=(1, 0), pad_end=(2, 1),
+                      dilation=(2, 3))
+    lin = Layout(DataType.f32, Format.bfyx, (1, 3, 11, 10))
+    assert "separable passes read" in (_planes_reason(cpu_engine, lin, prim.calc_output_layout([lin]), prim) or "")

@@ -1,0 +1,263 @@
+"""pooling_cpu_planes: the CPU engine's 2-D max / average pooling on plain bfyx planes, as separable passes over a
+zero- (or -inf-) bordered copy of each plane, every pass one long straight loop.
+
+Algorithm. Max and sum over a KY × KX window are separable: reduce along x first, then along y. Per (b, c) plane,
+one thread task:
+
+1. copy the plane into a bordered scratch plane P of Hp × Wp, Hp = (OH-1)·SY + (KY-1)·DY + 1 and
+   Wp = (OW-1)·SX + (KX-1)·DX + 1 (exactly the extent the windows read), the border filled with -inf (max) or 0
+   (average), so no later loop has a bounds test;
+2. the x pass over P taken as one flat array: Hs[i] = reduce over kx of P[i + kx·DX], one loop per tap over all
+   Hp·Wp positions (row ends compute values nobody reads: the price of a loop LLVM vectorizes);
+3. the y pass, flat as well: V[i] = reduce over ky of Hs[i + ky·DY·Wp];
+4. per output row, the strided pick V[oy·SY·Wp + ox·SX], the divisor (average, computed at build:
+   :func:`~.pooling_kernel_cpu_fsv16.average_divisors`), the fused chain (:mod:`...common.cpu_epilogue`) and the
+   store.
+
+A window over the whole plane (global pooling) is one straight reduction instead. Strides above 1 do
+their x and y passes at stride 1 and pick afterwards: up to SX·SY times the reduction work, still cheaper than
+short rows (numba's loop overhead dominates rows of 7-28 columns: Inception-v2's 3×3 stride-1 average poolings on
+14×14 and 7×7 planes ran 0.6-0.8 ms each as row loops, the tap by tap order of ``pooling_cpu_fsv16``). The same
+separable order is the one of oneDNN's and Halide's pooling schedules; NaN inputs are skipped by max (``v > m``
+is false), as ``pooling_cpu_fsv16`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numba
+import numpy as np
+from numba import prange
+
+from cldnn_py.layout import DataType, Format
+from cldnn_py.ops import PoolingAttrs, PoolingMode
+
+from ...common.cpu_epilogue import EMPTY, NJIT, chain_arrays, chain_span, fused_reason, operand_index
+from ...common.cpu_launch import Launcher, viewer
+from ...common.cpu_layout import row_map
+from ...common.pooling import pooling_window
+from ...cpu_kernel_base import CPU, CpuKernelBase
+from ...kernel_base import FORCE_PRIORITY_2
+from ...params import Params, SupportedKey
+from ...selector import register
+from .pooling_kernel_cpu_fsv16 import MODES, average_divisors
+
+F32 = frozenset({DataType.f32})
+BFYX = frozenset({Format.bfyx})
+BATCH_FLOATS = 4096  # planes are stacked up to this many floats per pass (three such arrays stay in L1/L2)
+TASKS = 32  # thread tasks of one call (dynamic scheduling), each a contiguous range of planes with its scratch row
+MAX_EXTRA_WORK = 8  # separable passes may read at most this many times the taps of the direct window loops
+
+
+@numba.njit(**NJIT)
+def _fold(dst: np.ndarray, src: np.ndarray, s: int, n: int, is_max: bool) -> None:
+    """dst[i] = max(dst[i], src[s + i]) (NaN in src skipped) or dst[i] += src[s + i], for i < n."""
+    v = src[s:s + n]
+    if is_max:
+        for i in range(n):
+            a = v[i]
+            dst[i] = a if a > dst[i] else dst[i]
+    else:
+        for i in range(n):
+            dst[i] += v[i]
+
+
+@numba.njit(**NJIT)
+def _whole(out: np.ndarray, o: int, x: np.ndarray, ibase: int, mi: np.ndarray, h: int, w: int, is_max: bool,
+           div: float, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, res: np.ndarray, r0: int,
+           sc: np.ndarray) -> None:  # pragma: no cover
+    """out[o] = the max or mean of one whole plane (rows of pitch mi[3]), then the chain."""
+    rows, n_row = (1, h * w) if mi[3] == w else (h, w)
+    m = np.float32(-np.inf) if is_max else np.float32(0.0)
+    for r in range(rows):
+        plane = x[ibase + r * mi[3]:ibase + r * mi[3] + n_row]
+        for i in range(n_row):
+            v = plane[i]
+            if is_max:
+                m = v if v > m else m
+            else:
+                m += v
+    sc[0] = m if is_max else m / div
+    if codes.shape[0] > 0:
+        chain_span(sc, 0, 1, codes, fa, fb, res, r0, 0)
+    out[o] = sc[0]
+
+
+@numba.njit(**NJIT)
+def _batch(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, t0: int, t1: int, geo: np.ndarray,
+           is_max: bool, divs: np.ndarray, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, res: np.ndarray,
+           mr: np.ndarray, has_res: bool, sc: np.ndarray) -> None:  # pragma: no cover
+    """Planes t0 ≤ t < t1 (t = b · C + c) stacked in the scratch row ``sc``, each Hp · Wp: the bordered copies,
+    then the x and y passes flat over the whole stack (a plane's outputs read only its own rows), then the
+    outputs row by row. ``geo`` = (C, H, W, OH, OW, Hp, Wp, KY, KX, SY, SX, PY, PX, DY, DX)."""
+    nc, h, w, oh, ow, hp, wp = geo[0], geo[1], geo[2], geo[3], geo[4], geo[5], geo[6]
+    ky_n, kx_n, sy, sx, py, px, dy, dx = geo[7], geo[8], geo[9], geo[10], geo[11], geo[12], geo[13], geo[14]
+    fill = np.float32(-np.inf) if is_max else np.float32(0.0)
+    size = hp * wp
+    tot = (t1 - t0) * size
+    pp = sc[:tot]
+    hs = sc[tot:2 * tot]
+    vv = sc[2 * tot:3 * tot]
+    for i in range(tot):  # 1. the border everywhere, then the interiors row by row
+        pp[i] = fill
+    n_y = min(h, hp - py)
+    n_x = min(w, wp - px)
+    for t in range(t0, t1):
+        ibase = mi[0] + (t // nc) * mi[1] + (t % nc) * mi[2]
+        dst = (t - t0) * size + py * wp + px
+        for iy in range(n_y):
+            row = pp[dst + iy * wp:dst + iy * wp + n_x]
+            src = ibase + iy * mi[3]
+            if mi[4] == 1:
+                xs = x[src:src + n_x]
+                for i in range(n_x):
+                    row[i] = xs[i]
+            else:
+                for i in range(n_x):
+                    row[i] = x[src + i * mi[4]]
+    n_h = tot - (kx_n - 1) * dx  # 2. the x pass
+    hd = hs[:n_h]
+    for i in range(n_h):
+        hd[i] = fill
+    for kx in range(kx_n):
+        _fold(hd, pp, kx * dx, n_h, is_max)
+    n_v = (t1 - t0 - 1) * size + (oh - 1) * sy * wp + (ow - 1) * sx + 1  # 3. the y pass, up to the last output
+    vd = vv[:n_v]
+    for i in range(n_v):
+        vd[i] = fill
+    for ky in range(ky_n):
+        _fold(vd, hs, ky * dy * wp, n_v, is_max)
+    for t in range(t0, t1):  # 4. pick, divide, chain, store
+        b = t // nc
+        c = t % nc
+        obase = mo[0] + b * mo[1] + c * mo[2]
+        for oy in range(oh):
+            o = obase + oy * mo[3]
+            src = (t - t0) * size + oy * sy * wp
+            orow = out[o:o + ow]
+            if is_max:
+                for ox in range(ow):
+                    orow[ox] = vv[src + ox * sx]
+            else:
+                dv = divs[oy]
+                for ox in range(ow):
+                    orow[ox] = vv[src + ox * sx] / dv[ox]
+            if codes.shape[0] > 0:
+                chain_span(out, o, ow, codes, fa, fb, res, operand_index(mr, b, c, oy, 0) if has_res else 0,
+                           mr[4] if has_res else 0)
+
+
+@numba.njit(parallel=True, **NJIT)
+def pool_planes(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, n_planes: int, geo: np.ndarray,
+                per_batch: int, mode: int, divs: np.ndarray, whole: bool, codes: np.ndarray, fa: np.ndarray,
+                fb: np.ndarray, res: np.ndarray, mr: np.ndarray, has_res: bool,
+                scratch: np.ndarray) -> None:  # pragma: no cover
+    """``n_planes`` = B · C; ``geo`` as :func:`_batch` takes it; ``per_batch`` planes stacked at a time; ``mi`` /
+    ``mo`` = (offset, b, f, y, x pitches); ``mode`` 0 max, 1 average, 2 average_no_padding; ``divs`` (OH, OW)
+    divisors; ``whole``: global pooling; ``mr`` the chain operand's operand_map; ``scratch`` (G, 3 · per_batch ·
+    Hp · Wp) float32: one row per task, G tasks each a contiguous range of planes."""
+    nc, h, w = geo[0], geo[1], geo[2]
+    is_max = mode == 0
+    groups = scratch.shape[0]
+    per = -(-n_planes // groups)
+    for g in prange(groups):
+        sc = scratch[g]
+        end = min((g + 1) * per, n_planes)
+        if whole:
+            for t in range(g * per, end):
+                b = t // nc
+                c = t % nc
+                _whole(out, mo[0] + b * mo[1] + c * mo[2], x, mi[0] + b * mi[1] + c * mi[2], mi, h, w, is_max,
+                       divs[0, 0], codes, fa, fb, res, operand_index(mr, b, c, 0, 0) if has_res else 0, sc)
+        else:
+            for t0 in range(g * per, end, per_batch):
+                _batch(out, mo, x, mi, t0, min(t0 + per_batch, end), geo, is_max, divs, codes, fa, fb, res, mr,
+                       has_res, sc)
+
+
+def plane_geometry(params: Params) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(dims int64[8] = (B, C, H, W, OH, OW, Hp, Wp), win int64[10], whole) of a pooling's Params; Hp × Wp is the
+    bordered plane the windows read; ``whole``: a global pooling (one reduction per plane)."""
+    x, out = params.inputs[0], params.output
+    k, s, pb, pe = pooling_window(params)
+    a = params.attrs_as(PoolingAttrs)
+    d = (1, 1) if a.global_pooling else tuple(a.dilation)
+    win = np.array([k[0], k[1], s[0], s[1], pb[0], pb[1], pe[0], pe[1], d[0], d[1]], np.int64)
+    n, c, h, w = x.shape
+    oh, ow = out.shape[2], out.shape[3]
+    hp = (oh - 1) * s[0] + (k[0] - 1) * d[0] + 1
+    wp = (ow - 1) * s[1] + (k[1] - 1) * d[1] + 1
+    mi = row_map(x)
+    whole = oh == ow == 1 and tuple(k) == (h, w) and tuple(pb) == (0, 0) and d == (1, 1) and int(mi[4]) == 1
+    return np.array([n, c, h, w, oh, ow, hp, wp], np.int64), win, whole
+
+
+@register
+class PoolingKernelCpuPlanes(CpuKernelBase):
+    """2-D pooling on the CPU engine for bfyx input and output (padded as they like), every attribute of the
+    pooling primitive as ``pooling_ref`` has it: max / average / average_no_padding, kernel, stride, asymmetric
+    pads, dilation, ceil mode, global pooling. Input (N, C, H, W) f32, output (N, C, OH, OW) f32. Fused ops:
+    activations and one eltwise with a broadcastable operand. Threads: one numba task per (b, c) plane. Scratch:
+    3 · Hp · Wp floats per plane, allocated once per call.
+
+    Refuses (the row kernel ``pooling_cpu_fsv16`` then takes it) windows whose separable passes would read more
+    than MAX_EXTRA_WORK times the taps of direct window loops (large kernels with large strides, not global).
+    """
+
+    name = "pooling_cpu_planes"
+    primitive = "pooling"
+    supports_fused_ops = True
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32, bfyx in and out, padding allowed."""
+        return SupportedKey(engines=CPU, input_dtypes=F32, output_dtypes=F32, input_formats=BFYX,
+                            output_formats=BFYX)
+
+    def validate(self, params: Params) -> str | None:
+        """4-D, a known mode, separable passes not far above the direct work, a fused chain the epilogue takes."""
+        x, out = params.inputs[0], params.output
+        if x.rank != 4 or out.rank != 4:
+            return f"input rank {x.rank} is not 4"
+        if PoolingMode(params.attrs_as(PoolingAttrs).mode) not in MODES:
+            return f"mode {params.attrs_as(PoolingAttrs).mode} unknown"
+        dims, win, whole = plane_geometry(params)
+        if not whole:
+            oh, ow, hp, wp = (int(v) for v in dims[4:8])
+            separable = hp * wp * (int(win[1]) + int(win[0]) + 3)
+            direct = oh * ow * int(win[0]) * int(win[1])
+            if separable > MAX_EXTRA_WORK * direct:
+                return f"separable passes read {separable} values against {direct} window taps"
+        return fused_reason(params)
+
+    def priority(self, params: Params) -> int:
+        """Ahead of the row kernel (``pooling_cpu_fsv16``, priority 3) whenever it validates."""
+        return FORCE_PRIORITY_2
+
+    def make_fn(self, params: Params) -> Callable[..., None]:
+        """fn(input, output, [chain operand]) on raw buffers."""
+        x, out = params.inputs[0], params.output
+        dims, win, whole = plane_geometry(params)
+        mi, mo = row_map(x), row_map(out)
+        mode = MODES[PoolingMode(params.attrs_as(PoolingAttrs).mode)]
+        divs = average_divisors(mode, int(dims[4]), int(dims[5]), int(dims[2]), int(dims[3]), win)
+        codes, fa, fb, mr = chain_arrays(list(params.fused_ops), out)
+        res_lay = next((lay for op in params.fused_ops for lay in op.extra_inputs), None)
+        planes = int(dims[0] * dims[1])
+        size = int(dims[6] * dims[7])
+        per_batch = max(1, min(BATCH_FLOATS // size, -(-planes // TASKS)))
+        geo = np.concatenate([dims[1:8], win[[0, 1, 2, 3, 4, 5, 8, 9]]]).astype(np.int64)
+        launch = Launcher(planes * int(dims[2] * dims[3] if whole else 3 * size))
+        # scratch rows kept by the kernel (CPU kernels run one at a time in a process): allocating them per call
+        # page-faulted megabytes on every run of a 112x112 pooling
+        scratch = np.empty((min(planes, TASKS), 1 if whole else 3 * per_batch * size), np.float32)
+        view_in, view_out = viewer(x), viewer(out)
+        view_res = viewer(res_lay) if res_lay is not None else None
+
+        def fn(*bufs: Any) -> None:
+            res = view_res(bufs[2]) if view_res is not None else EMPTY
+            launch(pool_planes, view_out(bufs[1]), mo, view_in(bufs[0]), mi, planes, geo, per_batch, mode, divs,
+                   whole, codes, fa, fb, res, mr, res_lay is not None, scratch)
+
+        return fn
