@@ -145,7 +145,8 @@ def test_resize_rows_matches_reference(rng, mode, ctm, scales, padded):
 
 @pytest.mark.parametrize("size", [5, 4])
 @pytest.mark.parametrize("padded", [False, True])
-def test_lrn_planes(rng, size, padded):
+@pytest.mark.parametrize("beta", [0.75, 0.6])  # 0.75: the square-root form; others: exp(-beta log base)
+def test_lrn_planes(rng, size, padded, beta):
     from cldnn_py.ops import LRNAttrs
     from tests.references import lrn_ref
 
@@ -154,9 +155,9 @@ def test_lrn_planes(rng, size, padded):
     pad = Padding((0, 0, 1, 1), (0, 0, 1, 2)) if padded else Padding()
     xl = Layout(DataType.f32, Format.bfyx, shape, pad)
     out = Layout(DataType.f32, Format.bfyx, shape, Padding((0, 1, 0, 1), (0, 0, 2, 0)) if padded else Padding())
-    p = Params("lrn", "cpu", [xl], out, LRNAttrs(size=size, alpha=2e-2, beta=0.75, k=2.0), [])
+    p = Params("lrn", "cpu", [xl], out, LRNAttrs(size=size, alpha=2e-2, beta=beta, k=2.0), [])
     got, pick = run("lrn_cpu_planes", p, [x])
-    assert_close(got, lrn_ref(x, size, 2e-2, 0.75, 2.0), rtol=1e-5, atol=1e-5)
+    assert_close(got, lrn_ref(x.astype(np.float64), size, 2e-2, beta, 2.0), rtol=1e-5, atol=1e-5)
     assert pick == "lrn_cpu_planes"
 
 
