@@ -37,12 +37,13 @@ from ...selector import register
 from .cpu_conv_common import PLAIN_WEIGHTS, f32_key, validate_common
 
 BFYX = frozenset({Format.bfyx})
+TASKS = 32  # thread tasks of one call (dynamic scheduling), each a contiguous range of planes with its scratch row
 
 
 @numba.njit(**NJIT)
 def _plane_phases(out: np.ndarray, o0: int, mo: np.ndarray, x: np.ndarray, i0: int, mi: np.ndarray,
                   wk: np.ndarray, bv: float, h: int, wd: int, oh: int, ow: int, kh: int, kw: int, sy: int, sx: int,
-                  dy: int, dx: int, py: int, px: int) -> None:  # pragma: no cover - numba
+                  dy: int, dx: int, py: int, px: int, ph: np.ndarray, acc: np.ndarray) -> None:  # pragma: no cover
     """One plane through zero-padded stride phases, so that every tap is one straight loop with no check.
 
     The input plane, with the convolution's zero border, is split into sy·sx phase planes of HQ × WQ values
@@ -51,39 +52,36 @@ def _plane_phases(out: np.ndarray, o0: int, mo: np.ndarray, x: np.ndarray, i0: i
     q = oy·WQ + ox of a grid of OH rows of WQ columns reads phase[q + (ky·dy // sy)·WQ + kx·dx // sx], one loop over
     the whole grid per tap (per-row loops over 7-56 columns cost more in loop overhead than in arithmetic: 4.5
     GFLOP/s on a 72×56×56 layer). The OW valid columns of each grid row are copied out (the WQ − OW extra columns
-    per row are the price)."""
+    per row are the price). ``ph`` (sy·sx·HQ·WQ) and ``acc`` ((OH−1)·WQ + OW) are the task's scratch: the phases
+    are zeroed in one loop, then each input row is scattered into its sx phase rows (one loop each: zeroing and
+    copying row by row took three loops per phase row, most of a 7×7 stride-2 layer's time)."""
     hq = oh + ((kh - 1) * dy) // sy
     wq = ow + ((kw - 1) * dx) // sx
-    ph = np.empty(sy * sx * hq * wq, np.float32)
-    for qy in range(sy):
-        for i in range(hq):
-            iy = i * sy + qy - py
-            for qx in range(sx):
-                dst = ph[((qy * sx + qx) * hq + i) * wq:((qy * sx + qx) * hq + i + 1) * wq]
-                if iy < 0 or iy >= h:
-                    for j in range(wq):
-                        dst[j] = 0.0
-                    continue
-                # columns j with 0 <= j·sx + qx − px < W: [j_lo, j_hi), zeros around them
-                off = qx - px
-                j_lo = min(wq, 0 if off >= 0 else (-off + sx - 1) // sx)
-                j_hi = max(j_lo, min(wq, (wd - 1 - off) // sx + 1)) if wd - 1 - off >= 0 else j_lo
-                for j in range(j_lo):
-                    dst[j] = 0.0
-                for j in range(j_hi, wq):
-                    dst[j] = 0.0
-                step = sx * mi[4]
-                s0 = i0 + iy * mi[3] + (j_lo * sx + off) * mi[4]
-                mid = dst[j_lo:j_hi]
-                if step == 1:
-                    src = x[s0:s0 + j_hi - j_lo]
-                    for j in range(j_hi - j_lo):
-                        mid[j] = src[j]
-                else:
-                    for j in range(j_hi - j_lo):
-                        mid[j] = x[s0 + j * step]
+    for i in range(sy * sx * hq * wq):
+        ph[i] = 0.0
+    for iy in range(h):
+        r = iy + py
+        qy = r % sy
+        i = r // sy
+        if i >= hq:
+            continue
+        for qx in range(sx):
+            # columns j with 0 <= j·sx + qx − px < W: [j_lo, j_hi)
+            off = qx - px
+            j_lo = min(wq, 0 if off >= 0 else (-off + sx - 1) // sx)
+            j_hi = max(j_lo, min(wq, (wd - 1 - off) // sx + 1)) if wd - 1 - off >= 0 else j_lo
+            d0 = ((qy * sx + qx) * hq + i) * wq
+            mid = ph[d0 + j_lo:d0 + j_hi]
+            step = sx * mi[4]
+            s0 = i0 + iy * mi[3] + (j_lo * sx + off) * mi[4]
+            if step == 1:
+                src = x[s0:s0 + j_hi - j_lo]
+                for j in range(j_hi - j_lo):
+                    mid[j] = src[j]
+            else:
+                for j in range(j_hi - j_lo):
+                    mid[j] = x[s0 + j * step]
     n = (oh - 1) * wq + ow
-    acc = np.empty(n, np.float32)
     for q in range(n):
         acc[q] = bv
     for ky in range(kh):
@@ -104,69 +102,87 @@ def _plane_phases(out: np.ndarray, o0: int, mo: np.ndarray, x: np.ndarray, i0: i
                 row[j * mo[4]] = a[j]
 
 
+@numba.njit(**NJIT)
+def _depthwise_plane(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, w: np.ndarray,
+                     bias: np.ndarray, has_bias: bool, geo: np.ndarray, codes: np.ndarray, fa: np.ndarray,
+                     fb: np.ndarray, res: np.ndarray, mr: np.ndarray, has_res: bool, t: int, flat: bool,
+                     plane_chain: bool, ph: np.ndarray, grid: np.ndarray) -> None:  # pragma: no cover - numba
+    """Plane ``t`` = b · C + c of :func:`depthwise_rows`."""
+    nc, h, wd, oh, ow = geo[1], geo[2], geo[3], geo[4], geo[5]
+    kh, kw, sy, sx, dy, dx, py, px = geo[6], geo[7], geo[8], geo[9], geo[10], geo[11], geo[12], geo[13]
+    c = t % nc
+    b = t // nc
+    ibase = mi[0] + b * mi[1] + c * mi[2]
+    obase = mo[0] + b * mo[1] + c * mo[2]
+    bv = bias[c] if has_bias else np.float32(0.0)
+    if flat:
+        _plane_phases(out, obase, mo, x, ibase, mi, w[c * kh * kw:(c + 1) * kh * kw], bv, h, wd, oh, ow, kh, kw,
+                      sy, sx, dy, dx, py, px, ph, grid)
+        if codes.shape[0] > 0 and plane_chain:
+            r0 = operand_index(mr, b, c, 0, 0) if has_res else 0
+            chain_span(out, obase, oh * ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
+        elif codes.shape[0] > 0:
+            for oy in range(oh):
+                r0 = operand_index(mr, b, c, oy, 0) if has_res else 0
+                chain_span(out, obase + oy * mo[3], ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
+        return
+    for oy in range(oh):
+        o0 = obase + oy * mo[3]
+        row = out[o0:o0 + ow]
+        for i in range(ow):
+            row[i] = bv
+        for ky in range(kh):
+            iy = oy * sy - py + ky * dy
+            if iy < 0 or iy >= h:
+                continue
+            src_row = ibase + iy * mi[3]
+            wk = w[(c * kh + ky) * kw:(c * kh + ky + 1) * kw]
+            for kx in range(kw):
+                off = kx * dx - px
+                lo = 0 if off >= 0 else min(ow, (sx - 1 - off) // sx)
+                hi = min(ow, (wd - 1 - off) // sx + 1) if wd - 1 - off >= 0 else 0
+                if hi <= lo:
+                    continue
+                wv = wk[kx]
+                s = src_row + lo * sx + off
+                acc = row[lo:hi]
+                if sx == 1:
+                    seg = x[s:s + hi - lo]
+                    for i in range(hi - lo):
+                        acc[i] += wv * seg[i]
+                else:
+                    for i in range(hi - lo):
+                        acc[i] += wv * x[s + i * sx]
+        if codes.shape[0] > 0 and not plane_chain:
+            r0 = operand_index(mr, b, c, oy, 0) if has_res else 0
+            chain_span(out, o0, ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
+    if codes.shape[0] > 0 and plane_chain:  # one call per plane: a call per 7-56 wide row cost more than the op
+        r0 = operand_index(mr, b, c, 0, 0) if has_res else 0
+        chain_span(out, obase, oh * ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
+
+
 @numba.njit(parallel=True, **NJIT)
 def depthwise_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, w: np.ndarray, bias: np.ndarray,
                    has_bias: bool, geo: np.ndarray, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray,
-                   res: np.ndarray, mr: np.ndarray, has_res: bool) -> None:  # pragma: no cover - numba
+                   res: np.ndarray, mr: np.ndarray, has_res: bool, scratch: np.ndarray) -> None:  # pragma: no cover
     """``geo`` = (N, C, H, W, OH, OW, KH, KW, SY, SX, DY, DX, PY, PX); ``mi`` / ``mo`` = (offset, b, f, y, x
     pitches) of the bfyx input and output (cpu_layout.row_map); weights (C, 1, KH, KW) flat; ``mr`` the chain
-    operand's operand_map."""
-    nb, nc, h, wd, oh, ow = geo[0], geo[1], geo[2], geo[3], geo[4], geo[5]
-    kh, kw, sy, sx, dy, dx, py, px = geo[6], geo[7], geo[8], geo[9], geo[10], geo[11], geo[12], geo[13]
+    operand's operand_map; ``scratch`` (G, phases + grid) float32: G tasks, each a contiguous range of planes
+    with its scratch row."""
+    nb, nc, oh, ow = geo[0], geo[1], geo[4], geo[5]
+    kh, kw, sy, sx, dy, dx = geo[6], geo[7], geo[8], geo[9], geo[10], geo[11]
     # the output plane, and the chain operand's, are contiguous: the fused chain runs once per plane
     plane_chain = mo[3] == ow and mo[4] == 1 and (not has_res or mr[3] == ow * mr[4])
     # the phase planes and straight taps (strides up to 4); the clipped row taps below otherwise
     flat = sy <= 4 and sx <= 4
-    for t in prange(nb * nc):
-        c = t % nc
-        b = t // nc
-        ibase = mi[0] + b * mi[1] + c * mi[2]
-        obase = mo[0] + b * mo[1] + c * mo[2]
-        bv = bias[c] if has_bias else np.float32(0.0)
-        if flat:
-            _plane_phases(out, obase, mo, x, ibase, mi, w[c * kh * kw:(c + 1) * kh * kw], bv, h, wd, oh, ow, kh, kw,
-                          sy, sx, dy, dx, py, px)
-            if codes.shape[0] > 0 and plane_chain:
-                r0 = operand_index(mr, b, c, 0, 0) if has_res else 0
-                chain_span(out, obase, oh * ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
-            elif codes.shape[0] > 0:
-                for oy in range(oh):
-                    r0 = operand_index(mr, b, c, oy, 0) if has_res else 0
-                    chain_span(out, obase + oy * mo[3], ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
-            continue
-        for oy in range(oh):
-            o0 = obase + oy * mo[3]
-            row = out[o0:o0 + ow]
-            for i in range(ow):
-                row[i] = bv
-            for ky in range(kh):
-                iy = oy * sy - py + ky * dy
-                if iy < 0 or iy >= h:
-                    continue
-                src_row = ibase + iy * mi[3]
-                wk = w[(c * kh + ky) * kw:(c * kh + ky + 1) * kw]
-                for kx in range(kw):
-                    off = kx * dx - px
-                    lo = 0 if off >= 0 else min(ow, (sx - 1 - off) // sx)
-                    hi = min(ow, (wd - 1 - off) // sx + 1) if wd - 1 - off >= 0 else 0
-                    if hi <= lo:
-                        continue
-                    wv = wk[kx]
-                    s = src_row + lo * sx + off
-                    acc = row[lo:hi]
-                    if sx == 1:
-                        seg = x[s:s + hi - lo]
-                        for i in range(hi - lo):
-                            acc[i] += wv * seg[i]
-                    else:
-                        for i in range(hi - lo):
-                            acc[i] += wv * x[s + i * sx]
-            if codes.shape[0] > 0 and not plane_chain:
-                r0 = operand_index(mr, b, c, oy, 0) if has_res else 0
-                chain_span(out, o0, ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
-        if codes.shape[0] > 0 and plane_chain:  # one call per plane: a call per 7-56 wide row cost more than the op
-            r0 = operand_index(mr, b, c, 0, 0) if has_res else 0
-            chain_span(out, obase, oh * ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
+    n_ph = sy * sx * (oh + ((kh - 1) * dy) // sy) * (ow + ((kw - 1) * dx) // sx)
+    groups = scratch.shape[0]
+    per = -(-(nb * nc) // groups)
+    for g in prange(groups):
+        for t in range(g * per, min((g + 1) * per, nb * nc)):
+            _depthwise_plane(out, mo, x, mi, w, bias, has_bias, geo, codes, fa, fb, res, mr, has_res, t, flat,
+                             plane_chain, scratch[g, :n_ph], scratch[g, n_ph:])
+
 
 
 @register
@@ -218,11 +234,16 @@ class ConvolutionKernelCpuDepthwise(CpuKernelBase):
         view_b = viewer(params.inputs[2]) if has_bias else None
         view_r = viewer(res_lay) if res_lay is not None else None
         launch = Launcher(params.output.count() * kh * kw + params.inputs[0].count())  # taps + the plane copies
+        sy, sx, dy, dx = int(a.stride[0]), int(a.stride[1]), int(a.dilation[0]), int(a.dilation[1])
+        wq = ow + ((kw - 1) * dx) // sx
+        n_ph = sy * sx * (oh + ((kh - 1) * dy) // sy) * wq
+        # per-task scratch kept by the kernel (CPU kernels run one at a time): phase planes, then the output grid
+        scratch = np.empty((min(n * c, TASKS), n_ph + (oh - 1) * wq + ow), np.float32)
 
         def fn(*bufs: Any) -> None:
             bias = view_b(bufs[2]) if view_b is not None else EMPTY
             res = view_r(bufs[n_own + 1]) if view_r is not None else EMPTY
             launch(depthwise_rows, view_o(bufs[n_own]), mo, view_x(bufs[0]), mi, view_w(bufs[1]), bias, has_bias,
-                   geo, codes, fa, fb, res, mr, view_r is not None)
+                   geo, codes, fa, fb, res, mr, view_r is not None, scratch)
 
         return fn
