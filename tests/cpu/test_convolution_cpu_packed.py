@@ -138,3 +138,27 @@ def test_packed_writes_a_concat_slice_in_place(rng, k, pad):
                         ofmt=Format.bfyx, opad=Padding((0, 3, 0, 0), (0, 5, 0, 0)), fused=fused, residual=res)
     ref = np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), pad, pad, 1) + res, 0)
     assert_close(got, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("scratch", ["whole-batch", "one-image"])
+@pytest.mark.parametrize("k,stride,pad", [((1, 1), (1, 1), (0, 0)), ((3, 3), (1, 1), (1, 1)),
+                                          ((3, 3), (2, 2), (1, 1))], ids=["direct", "grid", "im2col"])
+def test_packed_batch_in_one_region_or_per_image(rng, monkeypatch, scratch, k, stride, pad):
+    """A batch of 3 runs as one GEMM region (each image its own scratch slot), or image by image when the
+    scratch budget holds one image: both equal the reference, with a residual sum and relu fused."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+
+    if scratch == "one-image":
+        monkeypatch.setattr(mod, "SCRATCH_BYTES", 1)
+    x = f32(rng.standard_normal((3, 20, 9, 7)))
+    w = f32(rng.standard_normal((24, 20) + k))
+    b = f32(rng.standard_normal(24))
+    ref = conv_ref(x, w, b, stride, (1, 1), pad, pad, 1)
+    res = f32(rng.standard_normal(ref.shape))
+    fused = [("eltwise", {"mode": "sum"}), ("activation", {"func": "relu"})]
+    got, _ = run_direct(KERNEL, x, w, b, stride, (1, 1), pad, pad, 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=fused, residual=res)
+    assert_close(got, np.maximum(ref + res, 0), rtol=1e-4, atol=1e-4)
+    got, _ = run_direct(KERNEL, x, w, b, stride, (1, 1), pad, pad, 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
+    assert_close(got, np.maximum(ref, 0), rtol=1e-4, atol=1e-4)

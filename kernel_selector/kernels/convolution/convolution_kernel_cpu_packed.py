@@ -9,7 +9,9 @@ stride-1 convolution (no copy); a stride-1 k×k one with a bfyx output and at mo
 zero-bordered copies of its input planes at fixed offsets (:mod:`.cpu_conv_grid`, implicit im2col); others the
 patch matrix of :mod:`.cpu_im2col` (parallel, any format).
 
-A task is one column panel of NR pixels (and a range of row tiles when there are few panels): it packs the
+The images of a batch share one parallel region (each with its own slot of im2col / grid / output scratch, up to
+SCRATCH_BYTES in all; beyond it, groups of images in turn). A task is one column panel of NR pixels of one image
+(and a range of row tiles when there are few panels): it packs the
 panel's K × NR B values into a contiguous buffer (BLIS's packed B) and runs every row tile over it while it is in
 L1/L2. Bias, relu / clamp and a residual sum are
 applied in registers before the store (the micro-kernel's epilogue); any other fused op runs on the tile's rows
@@ -55,6 +57,7 @@ from .cpu_conv_common import (
 from .cpu_conv_grid import grid_geometry, grid_to_output, pad_planes
 from .cpu_im2col import im2col
 
+SCRATCH_BYTES = 48 << 20  # the im2col / grid / output scratch of the images that share one GEMM region
 KC = 256  # K block: a packed B block of KC x NR floats (32 KB for NR = 32) stays in L1 (BLIS's kc)
 
 @numba.njit(parallel=True, **NJIT)
@@ -62,8 +65,12 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                 ldb: int, koff: np.ndarray, npix: int, splits: int, c: np.ndarray, c_off: int, ldc: int,
                 bias: np.ndarray, has_bias: int, res: np.ndarray, r_off: int, r_f: int, clamp: np.ndarray,
                 flags: int, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, rest: np.ndarray, q_off: int,
-                q_f: int, q_p: int) -> None:  # pragma: no cover - numba
-    """One image: for every column panel (NR pixels) and each of its ``splits`` row ranges, pack the panel's B rows
+                q_f: int, q_p: int, n_img: int, b_img: int, c_img: int, r_img: int,
+                q_img: int) -> None:  # pragma: no cover - numba
+    """``n_img`` images in one parallel region (image i's B, C, residual and chain operand start ``b_img``,
+    ``c_img``, ``r_img``, ``q_img`` further than image 0's: one region for a batch instead of one per image, and
+    more panels to share among the threads on 7×7 layers). Per image: for every column panel (NR pixels) and
+    each of its ``splits`` row ranges, pack the panel's B rows
     into a contiguous K × NR buffer (BLIS's packed B: one stream instead of K rows a whole image apart, measured
     170-380 → 290-420 GFLOP/s on ResNet-50's shapes), then run the micro-kernel with its register epilogue on every
     row tile of the range, then the rest of the fused chain (``codes``, :func:`chain_span`) on the tile's rows.
@@ -77,9 +84,10 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
     ``rest[q_off + o * q_f + p * q_p]``."""
     nt = rtab.shape[0]
     nb = (npix + NR - 1) // NR
-    for task in prange(nb * splits):
-        jb = task // splits
+    for task in prange(n_img * nb * splits):
         part = task % splits
+        jb = (task // splits) % nb
+        im = task // (splits * nb)
         p0 = jb * NR
         cnt = min(NR, npix - p0)
         bp = np.empty(min(k, KC) * NR, np.float32)
@@ -92,7 +100,7 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                 g = rtab[t, 0]
                 r0 = rtab[t, 1]
                 if g != packed_g:
-                    src0 = b_off + g * b_grp + p0
+                    src0 = b_off + im * b_img + g * b_grp + p0
                     for r in range(kc):
                         dst = bp[r * NR:r * NR + cnt]
                         s_r = src0 + (koff[k0 + r] if koff.shape[0] else (k0 + r) * ldb)
@@ -103,15 +111,15 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                 lo = max(g * ocg - r0, 0)
                 hi = min((g + 1) * ocg - r0, MR)
                 a_off = (r0 // PANEL) * k * PANEL + k0 * PANEL + r0 % PANEL
-                micro_kernel(wp, a_off, bp, 0, NR, c, c_off + r0 * ldc + p0, ldc, kc, cnt, lo, hi,
+                micro_kernel(wp, a_off, bp, 0, NR, c, c_off + im * c_img + r0 * ldc + p0, ldc, kc, cnt, lo, hi,
                              bias, r0 if has_bias and last else -1, res,
-                             r_off + r0 * r_f + p0 if r_off >= 0 and last else -1, r_f, clamp,
+                             r_off + im * r_img + r0 * r_f + p0 if r_off >= 0 and last else -1, r_f, clamp,
                              (flags if last else 0) | (4 if k0 > 0 else 0))
                 if codes.shape[0] and last:
                     for i in range(lo, hi):
                         o = r0 + i
-                        chain_span(c, c_off + o * ldc + p0, cnt, codes, fa, fb, rest, q_off + o * q_f + p0 * q_p,
-                                   q_p)
+                        chain_span(c, c_off + im * c_img + o * ldc + p0, cnt, codes, fa, fb, rest,
+                                   q_off + im * q_img + o * q_f + p0 * q_p, q_p)
 
 
 def row_splits(n_tiles: int, n_panels: int, threads: int) -> int:
@@ -247,9 +255,6 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         ops_i, ops_f, rd = encode_fused(params)
         pitch = x_lay.pitches
         x_off = x_lay.padding.lower[0] * pitch["b"] + x_lay.padding.lower[1] * pitch["f"]
-        # work for the Launcher: an eighth of the MACs plus the elements read and written, so a memory-bound small-K
-        # layer (MobileNet's 16 -> 72 1x1 at 56x56) is timed on both modes instead of pinned to one thread
-        launch = Launcher(oc * k * npix // 8 + (k + oc) * npix)
         launch_cols = Launcher(g * k * npix)
         launch_pad = Launcher(c * h * wd)  # the grid's input copy and its output copy: one Launcher each, so each
         launch_out = Launcher(oc * npix)   # times its own function
@@ -257,11 +262,19 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         no_koff = np.zeros(0, np.int64)
 
         # scratch kept for the kernel's life (a fresh multi-MB array per run costs its page faults, ~1 ms for a
-        # 3x3 layer of ResNet-50's first stage); CPU kernels run one at a time (cpu_engine._RUN_LOCK)
-        cols = np.empty(0 if direct or grid else g * k * npix, np.float32)
-        splits = row_splits(len(rtab), -(-(npg if grid else npix) // NR), numba.get_num_threads())
-        y = np.empty(0 if direct_out and not grid else oc * (npg if grid else npix), np.float32)
-        xpad = np.zeros(c * hp * wpad if grid else 0, np.float32)  # borders stay zero: only interiors are written
+        # 3x3 layer of ResNet-50's first stage); CPU kernels run one at a time (cpu_engine._RUN_LOCK). Up to
+        # ``ipc`` images share one GEMM region, each with its own slot of scratch (at most SCRATCH_BYTES in all)
+        n_cols = 0 if direct or grid else g * k * npix
+        n_y = 0 if direct_out and not grid else oc * (npg if grid else npix)
+        n_xpad = c * hp * wpad if grid else 0
+        ipc = max(1, min(n_img, SCRATCH_BYTES // max(1, 4 * (n_cols + n_y + n_xpad))))
+        cols = np.empty(ipc * n_cols, np.float32)
+        y = np.empty(ipc * n_y, np.float32)
+        xpad = np.zeros(ipc * n_xpad, np.float32)  # borders stay zero: only interiors are written
+        splits = row_splits(len(rtab), ipc * -(-(npg if grid else npix) // NR), numba.get_num_threads())
+        # work for the Launcher: an eighth of the MACs plus the elements read and written, so a memory-bound small-K
+        # layer (MobileNet's 16 -> 72 1x1 at 56x56) is timed on both modes instead of pinned to one thread
+        launch = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix))
 
         def fn(*bufs: Any) -> None:
             x = f32_view(bufs[0])
@@ -272,27 +285,38 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                 everything = fused_buffers(params, bufs, n_own)
             res = f32_view(bufs[elt_buf[0]]) if rm is not None else EMPTY
             rest_buf = f32_view(bufs[elt_buf[-1]]) if elt_rest and direct_out else EMPTY
-            for n in range(n_img):
+            for n0 in range(0, n_img, ipc):
+                cnt = min(ipc, n_img - n0)
                 if grid:
-                    launch_pad(pad_planes, x, xd, n, xpad, c, h, wd, hp, wpad, a.pad[0], a.pad[1])
+                    for i in range(cnt):
+                        launch_pad(pad_planes, x, xd, n0 + i, xpad[i * n_xpad:(i + 1) * n_xpad], c, h, wd, hp, wpad,
+                                   a.pad[0], a.pad[1])
                     launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * hp * wpad, 0, koff, npg, splits, y, 0, npg,
-                           bias, has_bias, EMPTY, -1, 0, bounds, flags, no_ops, fa, fb, EMPTY, 0, 0, 0)
-                    launch_out(grid_to_output, y, npg, wpad, out, out_rows, n, oc, oh, ow)
+                           bias, has_bias, EMPTY, -1, 0, bounds, flags, no_ops, fa, fb, EMPTY, 0, 0, 0,
+                           cnt, n_xpad, n_y, 0, 0)
+                    for i in range(cnt):
+                        launch_out(grid_to_output, y[i * n_y:(i + 1) * n_y], npg, wpad, out, out_rows, n0 + i, oc,
+                                   oh, ow)
                     continue
                 if direct:
-                    b, b_off, b_grp, ldb = x, x_off + n * pitch["b"], icg * pitch["f"], pitch["f"]
+                    b, b_off, b_grp, ldb, b_img = x, x_off + n0 * pitch["b"], icg * pitch["f"], pitch["f"], pitch["b"]
                 else:
-                    b, b_off, b_grp, ldb = cols, 0, k * npix, npix
-                    launch_cols(im2col, x, cols, geo, xd, n)
+                    b, b_off, b_grp, ldb, b_img = cols, 0, k * npix, npix, n_cols
+                    for i in range(cnt):
+                        launch_cols(im2col, x, cols[i * n_cols:(i + 1) * n_cols], geo, xd, n0 + i)
                 if direct_out:
-                    r_off, r_f = (int(rm[0] + n * rm[1]), int(rm[2])) if rm is not None else (-1, 0)
+                    r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \
+                        else (-1, 0, 0)
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, out,
-                           int(out_rows[0] + n * out_rows[1]), int(out_rows[2]), bias, has_bias, res, r_off, r_f,
-                           bounds, flags, codes, fa, fb, rest_buf, int(m[0] + n * m[1]), int(m[2]), int(m[4]))
+                           int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, res, r_off, r_f,
+                           bounds, flags, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]), int(m[4]),
+                           cnt, b_img, int(out_rows[1]), r_img, int(m[1]))
                 else:
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, y, 0, npix,
-                           EMPTY, 0, EMPTY, -1, 0, bounds, 0, no_ops, fa, fb, EMPTY, 0, 0, 0)
-                    _store(y.reshape(oc, npix), out, bias, everything, ops_i, ops_f, geo, od, rd, n)
+                           EMPTY, 0, EMPTY, -1, 0, bounds, 0, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, b_img, n_y, 0, 0)
+                    for i in range(cnt):
+                        _store(y[i * n_y:(i + 1) * n_y].reshape(oc, npix), out, bias, everything, ops_i, ops_f, geo,
+                               od, rd, n0 + i)
 
         return fn
 
