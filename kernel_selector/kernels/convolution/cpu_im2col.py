@@ -54,6 +54,11 @@ def im2col(x: np.ndarray, cols: np.ndarray, geo: np.ndarray, xd: np.ndarray, n: 
                 part = row[lo:hi]
                 for j in range(hi - lo):
                     part[j] = seg[j]
+            elif step == 2:  # a literal stride: LLVM vectorizes it as two loads and a deinterleave (vs scalar)
+                seg = x[s + 2 * lo:s + 2 * hi]
+                part = row[lo:hi]
+                for j in range(hi - lo):
+                    part[j] = seg[2 * j]
             else:
                 for ox in range(lo, hi):
                     row[ox] = x[s + ox * step]
