@@ -272,8 +272,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         y = np.empty(ipc * n_y, np.float32)
         xpad = np.zeros(ipc * n_xpad, np.float32)  # borders stay zero: only interiors are written
         splits = row_splits(len(rtab), ipc * -(-(npg if grid else npix) // NR), numba.get_num_threads())
-        # work for the Launcher: an eighth of the MACs plus the elements read and written, so a memory-bound small-K
-        # layer (MobileNet's 16 -> 72 1x1 at 56x56) is timed on both modes instead of pinned to one thread
+        # work for the Launcher: an eighth of the MACs plus the elements read and written
         launch = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix))
 
         def fn(*bufs: Any) -> None:
