@@ -1,8 +1,8 @@
-"""The CPU engine's strided-row kernels vs independent references: reshape_cpu_copy and crop_cpu_copy (numpy
-reshape / slicing, bit-exact), on physical buffers whose input padding and block tails are poisoned and whose
-output interior is poisoned (an unwritten element shows) while the output's padding holds a sentinel that must
-survive. Plain and blocked formats, padding on either side, several axes, odd sizes, batch > 1, rank 2-5, integer
-types; each test also checks the selector picks the fast kernel unforced."""
+"""The CPU engine's strided-row kernels vs independent references: softmax_cpu_rows (float64 numpy softmax),
+reshape_cpu_copy and crop_cpu_copy (numpy reshape / slicing, bit-exact), on physical buffers whose input padding
+and block tails are poisoned and whose output interior is poisoned (an unwritten element shows) while the output's
+padding holds a sentinel that must survive. Plain and blocked formats, padding on either side, several axes, odd
+sizes, batch > 1, rank 2-5, integer types; each test also checks the selector picks the fast kernel unforced."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector.params import Params
 from kernel_selector.selector import candidates, selector
 from tests.cpu.kernel_harness import SENTINEL, padding_mask
-from tests.helpers import f32, typed_attrs
+from tests.helpers import assert_close, f32, typed_attrs
+from tests.references import softmax_ref
 
 BFYX, BYXF, FSV16 = Format.bfyx, Format.byxf, Format.b_fs_yx_fsv16
 F32, I32, I8 = DataType.f32, DataType.i32, DataType.i8
@@ -57,6 +58,49 @@ def reason(kind, x_lay, out_lay, attrs, kernel):
     """The kernel's validate() verdict."""
     params = Params(kind, "cpu", [x_lay], out_lay, typed_attrs(kind, attrs), [], kind)
     return next(c for c in candidates(kind) if c.name == kernel).validate(params)
+
+
+# ----- softmax -------------------------------------------------------------------------------------------------
+SOFTMAX = [  # (input layout, output layout, axis, coerce_2d)
+    (lay(BFYX, (3, 1000)), lay(BFYX, (3, 1000)), 1, False),
+    (lay(BFYX, (2, 7, 5, 3)), lay(BFYX, (2, 7, 5, 3)), 1, False),
+    (lay(BFYX, (3, 1, 4)), lay(BFYX, (3, 1, 4), (0, 0, 1, 0), (0, 0, 0, 0)), 1, False),
+    (lay(BFYX, (3, 4, 1)), lay(BFYX, (3, 4, 1)), 2, False),
+    (lay(BFYX, (2, 7, 5, 3), (0, 1, 1, 2), (1, 0, 2, 1)), lay(BFYX, (2, 7, 5, 3), (0, 0, 1, 0), (0, 2, 0, 1)), 1,
+     False),
+    (lay(BFYX, (2, 7, 5, 3), (0, 0, 1, 2), (0, 0, 0, 1)), lay(BFYX, (2, 7, 5, 3)), 3, False),
+    (lay(BFYX, (2, 7, 5, 3)), lay(BFYX, (2, 7, 5, 3), (1, 0, 0, 0), (0, 0, 0, 0)), 0, False),
+    (lay(BFYX, (2, 7, 5, 3)), lay(BFYX, (2, 7, 5, 3)), 1, True),
+    (lay(BYXF, (2, 19, 4, 3), (0, 0, 1, 0), (0, 0, 0, 1)), lay(BFYX, (2, 19, 4, 3)), 1, False),
+    (lay(BYXF, (2, 5, 4, 3)), lay(BYXF, (2, 5, 4, 3)), 2, False),
+    (lay(FSV16, (2, 19, 4, 3), (0, 0, 1, 0), (0, 0, 0, 1)), lay(FSV16, (2, 19, 4, 3)), 3, False),
+    (lay(BFYX, (2, 3, 4, 5, 6)), lay(BFYX, (2, 3, 4, 5, 6)), 2, True),
+    (lay(BFYX, (2, 3, 4, 5, 6)), lay(BFYX, (2, 3, 4, 5, 6)), -1, False),
+]
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("case", range(len(SOFTMAX)))
+def test_softmax_rows(cpu_engine, rng, case, log):
+    xl, ol, axis, coerce = SOFTMAX[case]
+    x = f32(rng.standard_normal(xl.shape) * 3)
+    attrs = {"axis": axis, "log": log, "coerce_2d": coerce}
+    got, pick = run(cpu_engine, "softmax", xl, ol, attrs, x, "softmax_cpu_rows")
+    a = axis % xl.rank
+    ref = softmax_ref(x, tuple(range(a, xl.rank)) if coerce else a)
+    if log:
+        assert_close(got, np.log(ref), rtol=2e-6, atol=2e-6)
+    else:
+        assert_close(got, ref, rtol=2e-6, atol=1e-9)
+    assert pick == "softmax_cpu_rows"
+
+
+def test_softmax_rows_refuses_non_strided_axes():
+    fsv = lay(FSV16, (1, 19, 2, 2))
+    assert "not one stride" in reason("softmax", fsv, fsv, {"axis": 1}, "softmax_cpu_rows")
+    padded = lay(BFYX, (1, 3, 2, 2), (0, 0, 0, 1))
+    assert "not one stride" in reason("softmax", padded, lay(BFYX, (1, 3, 2, 2)), {"axis": 1, "coerce_2d": True},
+                                      "softmax_cpu_rows")
 
 
 # ----- reshape -------------------------------------------------------------------------------------------------
