@@ -179,3 +179,24 @@ def test_activation_vec(rng, func, a, b, fmt):
     ref = activation_ref(activation_ref(x.astype(np.float64), func, a, b), "clamp", -2.0, 3.0)
     assert_close(got, ref, rtol=2e-5, atol=2e-6)
     assert pick == "activation_cpu_vec"
+
+
+@pytest.mark.parametrize("shape,xpad,opad", [
+    ((1, 80, 21), Padding(), Padding((0, 64, 0, 0), (0, 16, 0, 0))),             # a detection head's concat slice
+    ((2, 6, 5, 7), Padding((0, 0, 1, 0), (0, 0, 0, 1)), Padding((0, 3, 0, 0), (1, 0, 0, 0))),  # rows of 7
+])
+def test_activation_vec_padded_runs(rng, shape, xpad, opad):
+    """activation_cpu_vec on padded tensors (contiguous runs, a table of run starts): logistic then a fused clamp,
+    vs the float64 table; the output's padding keeps its sentinel (kernel harness)."""
+    from cldnn_py.ops import ActivationAttrs, ActivationFunc
+    from tests.references import activation_ref
+
+    x = f32(rng.standard_normal(shape) * 4)
+    xl = Layout(DataType.f32, Format.bfyx, shape, xpad)
+    ol = Layout(DataType.f32, Format.bfyx, shape, opad)
+    ops = [FusedOp("activation", FusedActivationAttrs("clamp", 0.1, 0.9))]
+    p = Params("activation", "cpu", [xl], ol, ActivationAttrs(func=ActivationFunc("logistic")), ops)
+    got, pick = run("activation_cpu_vec", p, [x])
+    ref = activation_ref(activation_ref(x.astype(np.float64), "logistic", 0.0, 0.0), "clamp", 0.1, 0.9)
+    assert_close(got, ref, rtol=2e-5, atol=2e-6)
+    assert pick == "activation_cpu_vec"

@@ -11,10 +11,13 @@ import numba
 import numpy as np
 from numba import prange
 
+from cldnn_py.layout import Layout
 from cldnn_py.ops import ActivationAttrs
 
 from ...common.cpu_epilogue import EMPTY, chain_span, fused_reason
 from ...common.cpu_launch import Launcher, viewer
+from ...common.cpu_layout import layout_offset
+from ...common.cpu_strides import axis_offsets, inner_run, offset_table
 from ...common.elementwise_numba import ACT_CODES, NJIT
 from ...cpu_kernel_base import CpuKernelBase, cpu_f32_key
 from ...kernel_base import FORCE_PRIORITY_3
@@ -38,10 +41,36 @@ def activation_flat(out: np.ndarray, x: np.ndarray, n: int, codes: np.ndarray, f
         chain_span(out, s, e - s, codes, fa, fb, EMPTY, 0, 0)
 
 
+@numba.njit(parallel=True, **NJIT)
+def activation_runs(out: np.ndarray, o_starts: np.ndarray, x: np.ndarray, x_starts: np.ndarray, run: int,
+                    codes: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> None:  # pragma: no cover - numba
+    """out[o_starts[r] + j] = chain(x[x_starts[r] + j]) for every run r and j < ``run`` (contiguous runs of a
+    padded tensor: a concatenation's slice, a cropped view)."""
+    for r in prange(o_starts.shape[0]):
+        o0, x0 = o_starts[r], x_starts[r]
+        o, v = out[o0:o0 + run], x[x0:x0 + run]
+        for i in range(run):
+            o[i] = v[i]
+        chain_span(out, o0, run, codes, fa, fb, EMPTY, 0, 0)
+
+
+def contiguous_runs(x: Layout, out: Layout) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """(output run starts, input run starts, run length) when both tensors are contiguous along their common
+    trailing run (:func:`~kernel_selector.common.cpu_strides.inner_run` with stride 1 in both), else None."""
+    ox, oo = axis_offsets(x), axis_offsets(out)
+    first, run, strides = inner_run(out.shape, ox, oo)
+    if strides != (1, 1) or run < 2:
+        return None
+    return (offset_table(oo, range(first), layout_offset(out)), offset_table(ox, range(first), layout_offset(x)),
+            run)
+
+
 @register
 class ActivationKernelCpuVec(CpuKernelBase):
     """y = func(x; a, b), then fused activations, on the CPU engine, for an unpadded f32 tensor in any format whose
-    output has the same layout (one flat loop; a blocked channel tail is computed and stays a don't-care). Every
+    output has the same layout (one flat loop; a blocked channel tail is computed and stays a don't-care), or for
+    tensors of any padding that are contiguous along a common trailing run (a loop per run: a detection head's
+    sigmoid writing into a concatenation's slice). Every
     function of the element-wise table; relu, leaky relu, clamp, linear, hard_swish, hard_sigmoid, logistic and
     swish as float32 vector loops (:mod:`~kernel_selector.common.cpu_epilogue`). A fused eltwise is left to the
     reference (validate() says so)."""
@@ -55,10 +84,11 @@ class ActivationKernelCpuVec(CpuKernelBase):
         return cpu_f32_key(None)
 
     def validate(self, params: Params) -> str | None:
-        """Input and output unpadded with the same layout; only activations fused."""
+        """Input and output unpadded with the same layout, or contiguous runs in both; only activations fused."""
         x, out = params.inputs[0], params.output
-        if not x.padding.is_zero or x != out.with_(dtype=x.dtype) or x.buffer_size != out.buffer_size:
-            return f"input {x} and output {out} must share one unpadded layout"
+        same = x.padding.is_zero and x == out.with_(dtype=x.dtype) and x.buffer_size == out.buffer_size
+        if not same and (x.shape != out.shape or x.rank > 6 or contiguous_runs(x, out) is None):
+            return f"input {x} and output {out} share no unpadded layout and no contiguous runs"
         if any(op.kind != "activation" for op in params.fused_ops):
             return "a fused eltwise"
         return fused_reason(params)
@@ -74,11 +104,17 @@ class ActivationKernelCpuVec(CpuKernelBase):
         codes = np.array([ACT_CODES[f] for f, _, _ in acts], np.int64)
         fa = np.array([v for _, v, _ in acts], np.float32)
         fb = np.array([v for _, _, v in acts], np.float32)
-        n = params.output.buffer_size
-        vx, vo = viewer(params.inputs[0]), viewer(params.output)
+        x, out = params.inputs[0], params.output
+        n = out.buffer_size
+        vx, vo = viewer(x), viewer(out)
         launch = Launcher(2 * n)
+        same = x.padding.is_zero and x == out.with_(dtype=x.dtype) and x.buffer_size == out.buffer_size
+        runs = None if same else contiguous_runs(x, out)
 
         def fn(*bufs: Any) -> None:
-            launch(activation_flat, vo(bufs[1]), vx(bufs[0]), n, codes, fa, fb)
+            if runs is None:
+                launch(activation_flat, vo(bufs[1]), vx(bufs[0]), n, codes, fa, fb)
+            else:
+                launch(activation_runs, vo(bufs[1]), runs[0], vx(bufs[0]), runs[1], runs[2], codes, fa, fb)
 
         return fn
