@@ -5,7 +5,7 @@ structure: the weights are the A operand, already packed in 16-row panels (``os_
 that propagate_constants folds at build time), the pixels are the vectorized columns, and every MR × NR tile of the
 output is one call of the LLVM-IR micro-kernel (:mod:`kernel_selector.common.cpu_microkernel`) whose accumulators
 stay in vector registers over the whole reduction. The B operand is the input itself for an unpadded bfyx 1×1
-stride-1 convolution (no copy); a stride-1 k×k one with a bfyx output and at most bias and clamps fused reads
+stride-1 convolution (no copy); a stride-1 k×k one with a bfyx output and no fused eltwise reads
 zero-bordered copies of its input planes at fixed offsets (:mod:`.cpu_conv_grid`, implicit im2col); others the
 patch matrix of :mod:`.cpu_im2col` (parallel, any format).
 
@@ -244,8 +244,10 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
             and (not elt_rest or _flat_operand(m, oh, ow))
         out_rows = row_map(out_lay)
         rm = operand_map(ops[res_at].extra_inputs[0], out_lay) if res_at >= 0 else None
-        # stride 1, k×k, a plain output, bias and clamps only: the padded grid instead of an im2col copy
-        grid = not direct and a.stride == (1, 1) and out_lay.format == Format.bfyx and res_at < 0 and not rest
+        # stride 1, k×k, a plain output, no residual: the padded grid instead of an im2col copy
+        # (a rest of activations only runs on the grid's rows: the operand-free part of the epilogue; YOLO's SiLU)
+        grid = not direct and a.stride == (1, 1) and out_lay.format == Format.bfyx and res_at < 0 and \
+            all(op.kind == "activation" for op in rest)
         hp, wpad, npg, koff = grid_geometry(oh, ow, kh, kw, a.dilation[0], a.dilation[1], icg) if grid else (
             0, 0, 0, np.zeros(0, np.int64))
         # the buffer index of each eltwise operand (after the output), in chain order
@@ -291,7 +293,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                         launch_pad(pad_planes, x, xd, n0 + i, xpad[i * n_xpad:(i + 1) * n_xpad], c, h, wd, hp, wpad,
                                    a.pad[0], a.pad[1])
                     launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * hp * wpad, 0, koff, npg, splits, y, 0, npg,
-                           bias, has_bias, EMPTY, -1, 0, bounds, flags, no_ops, fa, fb, EMPTY, 0, 0, 0,
+                           bias, has_bias, EMPTY, -1, 0, bounds, flags, codes, fa, fb, EMPTY, 0, 0, 0,
                            cnt, n_xpad, n_y, 0, 0)
                     for i in range(cnt):
                         launch_out(grid_to_output, y[i * n_y:(i + 1) * n_y], npg, wpad, out, out_rows, n0 + i, oc,
