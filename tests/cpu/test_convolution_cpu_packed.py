@@ -35,6 +35,7 @@ MORE_CASES = [
     ((2, 70, 9, 8), 37, (3, 3), (1, 1), (1, 1), (1, 1), (1, 1), 1),  # long K, OC tail, 72 pixels (tile tail)
     ((1, 34, 11, 13), 51, (1, 1), (1, 1), (1, 1), (0, 0), (0, 0), 1),  # 143 pixels in place (1x1 direct)
     ((1, 48, 5, 5), 96, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), 3),
+    ((2, 10, 13, 11), 12, (3, 3), (2, 3), (2, 1), (2, 1), (1, 2), 1),  # stride phases with dilation
 ]
 
 
@@ -142,7 +143,9 @@ def test_packed_writes_a_concat_slice_in_place(rng, k, pad):
 
 @pytest.mark.parametrize("scratch", ["whole-batch", "one-image"])
 @pytest.mark.parametrize("k,stride,pad", [((1, 1), (1, 1), (0, 0)), ((3, 3), (1, 1), (1, 1)),
-                                          ((3, 3), (2, 2), (1, 1))], ids=["direct", "grid", "im2col"])
+                                          ((3, 3), (2, 2), (1, 1)), ((1, 1), (2, 2), (0, 0)),
+                                          ((5, 3), (3, 2), (2, 1))],
+                         ids=["direct", "grid", "phases", "im2col", "phases-3x2"])
 def test_packed_batch_in_one_region_or_per_image(rng, monkeypatch, scratch, k, stride, pad):
     """A batch of 3 runs as one GEMM region (each image its own scratch slot), or image by image when the
     scratch budget holds one image: both equal the reference, with a residual sum and relu fused."""

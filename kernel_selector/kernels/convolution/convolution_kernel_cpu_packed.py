@@ -246,9 +246,11 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         rm = operand_map(ops[res_at].extra_inputs[0], out_lay) if res_at >= 0 else None
         # stride 1, k×k, a plain output, no residual: the padded grid instead of an im2col copy
         # (a rest of activations only runs on the grid's rows: the operand-free part of the epilogue; YOLO's SiLU)
-        grid = not direct and a.stride == (1, 1) and out_lay.format == Format.bfyx and res_at < 0 and \
-            all(op.kind == "activation" for op in rest)
-        hp, wpad, npg, koff = grid_geometry(oh, ow, kh, kw, a.dilation[0], a.dilation[1], icg) if grid else (
+        # (strided: stride phases; a strided 1x1 keeps im2col, whose patch matrix is smaller than the phases)
+        sy, sx = int(a.stride[0]), int(a.stride[1])
+        grid = not direct and (sy == sx == 1 or kh * kw > 1) and out_lay.format == Format.bfyx and res_at < 0 \
+            and all(op.kind == "activation" for op in rest)
+        hp, wpad, npg, koff = grid_geometry(oh, ow, kh, kw, a.dilation[0], a.dilation[1], icg, sy, sx) if grid else (
             0, 0, 0, np.zeros(0, np.int64))
         # the buffer index of each eltwise operand (after the output), in chain order
         elt_buf = [n_own + 1 + j for j, op in enumerate(op for op in ops for _ in op.extra_inputs)
@@ -268,7 +270,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # ``ipc`` images share one GEMM region, each with its own slot of scratch (at most SCRATCH_BYTES in all)
         n_cols = 0 if direct or grid else g * k * npix
         n_y = 0 if direct_out and not grid else oc * (npg if grid else npix)
-        n_xpad = c * hp * wpad if grid else 0
+        n_xpad = c * sy * sx * hp * wpad if grid else 0
         ipc = max(1, min(n_img, SCRATCH_BYTES // max(1, 4 * (n_cols + n_y + n_xpad))))
         cols = np.empty(ipc * n_cols, np.float32)
         y = np.empty(ipc * n_y, np.float32)
@@ -291,8 +293,9 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                 if grid:
                     for i in range(cnt):
                         launch_pad(pad_planes, x, xd, n0 + i, xpad[i * n_xpad:(i + 1) * n_xpad], c, h, wd, hp, wpad,
-                                   a.pad[0], a.pad[1])
-                    launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * hp * wpad, 0, koff, npg, splits, y, 0, npg,
+                                   a.pad[0], a.pad[1], sy, sx)
+                    launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, npg, splits, y,
+                           0, npg,
                            bias, has_bias, EMPTY, -1, 0, bounds, flags, codes, fa, fb, EMPTY, 0, 0, 0,
                            cnt, n_xpad, n_y, 0, 0)
                     for i in range(cnt):
