@@ -21,7 +21,12 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from kernel_selector.common.cpu_epilogue import EMPTY  # noqa: E402
 from kernel_selector.common.cpu_microkernel import MR, NV, W  # noqa: E402
-from kernel_selector.kernels.convolution.convolution_kernel_cpu_packed import _gemm_tiles, row_splits, row_tiles  # noqa: E402
+from kernel_selector.kernels.convolution.convolution_kernel_cpu_packed import (  # noqa: E402
+    NOPACK_TILES,
+    _gemm_tiles,
+    row_splits,
+    row_tiles,
+)
 
 SHAPES = [(64, 64, 3136), (64, 576, 3136), (256, 64, 3136), (128, 1152, 784), (512, 128, 784), (256, 2304, 196),
           (1024, 256, 196), (256, 1024, 196), (512, 4608, 49), (2048, 512, 49)]
@@ -60,7 +65,7 @@ def main() -> None:
         clamp = np.array([0, np.inf, 0, np.inf], np.float32)
         none = np.zeros(0, np.int64)
         call = (ap_, k, rt, m, b.ravel(), 0, 0, n, none, n, splits, c, 0, n, bias, 1, EMPTY, -1, 0, clamp, 1, none,
-                clamp, clamp, EMPTY, 0, 0, 0, 1, 0, 0, 0, 0)
+                clamp, clamp, EMPTY, 0, 0, 0, 1, 0, 0, 0, 0, NOPACK_TILES)
         ours = best_of(lambda call=call: _gemm_tiles(*call), args.runs)
         ref = np.maximum(a.astype(np.float64) @ b + bias[:, None], 0)
         err = float(np.abs(c.reshape(m, n) - ref).max())

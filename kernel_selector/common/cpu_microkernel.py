@@ -76,17 +76,25 @@ def _splat(builder: ir.IRBuilder, val: Any, vt: ir.VectorType) -> Any:
                                   ir.Constant(ir.VectorType(i32, vt.count), [0] * vt.count))
 
 
-def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: int, nv: int, w: int) -> Any:
-    (a_arr, a_off, b_arr, b_off, ldb, c_arr, c_off, ldc, k_len, ncols, row_lo, row_hi, bias_arr, bias_off, r_arr,
-     r_off, ldr, clamp_arr, flags) = args
+def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: int, nv: int, w: int,
+                indirect: bool = False) -> Any:
+    if indirect:  # B row k at b[b_off + koff[koff_off + k]] (one more argument than the strided form)
+        (a_arr, a_off, b_arr, b_off, koff_arr, koff_off, c_arr, c_off, ldc, k_len, ncols, row_lo, row_hi, bias_arr,
+         bias_off, r_arr, r_off, ldr, clamp_arr, flags) = args
+        koff = builder.gep(context.make_array(sig.args[4])(context, builder, koff_arr).data, [koff_off])
+        shift = 1
+    else:
+        (a_arr, a_off, b_arr, b_off, ldb, c_arr, c_off, ldc, k_len, ncols, row_lo, row_hi, bias_arr, bias_off, r_arr,
+         r_off, ldr, clamp_arr, flags) = args
+        shift = 0
     f32, i64, i32 = ir.FloatType(), ir.IntType(64), ir.IntType(32)
     vt, mt = ir.VectorType(f32, w), ir.VectorType(ir.IntType(1), w)
     a = builder.gep(context.make_array(sig.args[0])(context, builder, a_arr).data, [a_off])
     b = builder.gep(context.make_array(sig.args[2])(context, builder, b_arr).data, [b_off])
-    c = builder.gep(context.make_array(sig.args[5])(context, builder, c_arr).data, [c_off])
-    bias = context.make_array(sig.args[12])(context, builder, bias_arr).data
-    res = context.make_array(sig.args[14])(context, builder, r_arr).data
-    clamp = context.make_array(sig.args[17])(context, builder, clamp_arr).data
+    c = builder.gep(context.make_array(sig.args[5 + shift])(context, builder, c_arr).data, [c_off])
+    bias = context.make_array(sig.args[12 + shift])(context, builder, bias_arr).data
+    res = context.make_array(sig.args[14 + shift])(context, builder, r_arr).data
+    clamp = context.make_array(sig.args[17 + shift])(context, builder, clamp_arr).data
     fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fmuladd.v{w}f32")
     mload = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt.as_pointer(), i32, mt, vt]),
                                            f"llvm.masked.load.v{w}f32.p0v{w}f32")
@@ -125,7 +133,7 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
         p = builder.phi(vt)
         p.add_incoming(init[t], entry)
         acc.append(p)
-    b_row = builder.gep(b, [builder.mul(k, ldb)])
+    b_row = builder.gep(b, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, ldb)])
     bv = [builder.call(mload, [vptr(b_row, ir.Constant(i64, v * w)), ir.Constant(i32, 4), col_mask[v], zero])
           for v in range(nv)]
     a_col = builder.gep(a, [builder.mul(k, ir.Constant(i64, PANEL))])
@@ -213,4 +221,26 @@ def make_micro_kernel(mr: int, nv: int, w: int) -> Any:
     return micro
 
 
+def make_micro_kernel_rows(mr: int, nv: int, w: int) -> Any:
+    """The indirect form ``micro_rows(a, a_off, b, b_off, koff, koff_off, c, c_off, ldc, k, ncols, row_lo, row_hi,
+    bias, bias_off, res, res_off, ldr, clamp, flags)``: B row k starts at ``b[b_off + koff[koff_off + k]]`` (int64
+    ``koff``) instead of ``b_off + k · ldb``, so a tile reads the rows of an implicit patch matrix (the padded
+    planes of :mod:`kernel_selector.kernels.convolution.cpu_conv_grid`) where they lie, with no packed copy: the
+    indirection of XNNPACK's convolution micro-kernels (Dukhan, "The Indirect Convolution Algorithm", 2019), one
+    pointer per K row. Otherwise as :func:`make_micro_kernel`."""
+    if PANEL % mr:
+        raise ValueError(f"micro-kernel rows {mr} must divide the weight panel height {PANEL}")
+
+    @intrinsic
+    def micro_rows(typingctx: Any, a: Any, a_off: Any, b: Any, b_off: Any, koff: Any, koff_off: Any, c: Any,
+                   c_off: Any, ldc: Any, k: Any, ncols: Any, row_lo: Any, row_hi: Any, bias: Any, bias_off: Any,
+                   res: Any, res_off: Any, ldr: Any, clamp: Any, flags: Any) -> Any:
+        ip = types.intp
+        sig = types.void(a, ip, b, ip, koff, ip, c, ip, ip, ip, ip, ip, ip, bias, ip, res, ip, ip, clamp, ip)
+        return sig, lambda context, builder, s, args: _emit_micro(context, builder, s, args, mr, nv, w, True)
+
+    return micro_rows
+
+
 micro_kernel = make_micro_kernel(MR, NV, W)
+micro_kernel_rows = make_micro_kernel_rows(MR, NV, W)

@@ -81,20 +81,26 @@ def test_packed_fused_activation_with_bias(rng, func, a, b, np_fn):
     assert_close(got, np_fn(conv_ref(x, w, bias, (1, 1), (1, 1), (1, 1), (1, 1), 1)), rtol=1e-4, atol=1e-4)
 
 
-def test_micro_kernel_keeps_accumulators_in_vector_registers():
+@pytest.mark.parametrize("indirect", [False, True], ids=["strided-b", "koff-rows"])
+def test_micro_kernel_keeps_accumulators_in_vector_registers(indirect):
     """The micro-kernel's loop issues MR x NV vector FMAs per k step (a multiple, if LLVM unrolls it) on the widest
     registers the host has and moves no vector register to or from the stack (issue 16: FMAs on ymm/zmm, no
-    spills in the inner loop). Compiled here without numba's cache, whose code cannot be inspected."""
+    spills in the inner loop), in both B forms. Compiled here without numba's cache, whose code cannot be
+    inspected."""
     import numba
 
     from kernel_selector.common import cpu_microkernel as mk
 
-    micro = mk.micro_kernel
+    micro, micro_rows = mk.micro_kernel, mk.micro_kernel_rows
 
     def tile(a, b, c, bias, res, clamp, k, n):  # pragma: no cover - numba
         micro(a, 0, b, 0, n, c, 0, n, k, n, 0, mk.MR, bias, 0, res, 0, n, clamp, 3)
 
-    fn = numba.njit(cache=False, fastmath=True)(tile)
+    def tile_rows(a, b, c, bias, res, clamp, k, n):  # pragma: no cover - numba
+        koff = np.arange(k) * n
+        micro_rows(a, 0, b, 0, koff, 0, c, 0, n, k, n, 0, mk.MR, bias, 0, res, 0, n, clamp, 3)
+
+    fn = numba.njit(cache=False, fastmath=True)(tile_rows if indirect else tile)
     f32 = numba.float32[::1]
     sig = (f32, f32, f32, f32, f32, f32, numba.int64, numba.int64)
     fn.compile(sig)
@@ -165,3 +171,22 @@ def test_packed_batch_in_one_region_or_per_image(rng, monkeypatch, scratch, k, s
     got, _ = run_direct(KERNEL, x, w, b, stride, (1, 1), pad, pad, 1, xfmt=Format.bfyx, wfmt=OSV16,
                         ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
     assert_close(got, np.maximum(ref, 0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("nopack", [0, 1000], ids=["always-pack", "never-pack"])
+@pytest.mark.parametrize("k,stride,pad", [((1, 1), (1, 1), (0, 0)), ((3, 3), (1, 1), (1, 1)),
+                                          ((3, 3), (2, 2), (1, 1)), ((1, 1), (2, 2), (0, 0))],
+                         ids=["direct", "grid", "phases", "im2col"])
+def test_packed_and_in_place_b_agree(rng, monkeypatch, nopack, k, stride, pad):
+    """Every B form (strided in place, rows through koff, packed panels) on 40 output channels (5 row tiles) and a
+    K above one KC block (288 = 32 · 3 · 3 rows) and 2 groups of 20 channels: each equals the reference with bias
+    and relu."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+
+    monkeypatch.setattr(mod, "NOPACK_TILES", nopack)
+    x = f32(rng.standard_normal((2, 64, 9, 11)))
+    w = f32(rng.standard_normal((40, 32) + k))
+    b = f32(rng.standard_normal(40))
+    got, _ = run_direct(KERNEL, x, w, b, stride, (1, 1), pad, pad, 2, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
+    assert_close(got, np.maximum(conv_ref(x, w, b, stride, (1, 1), pad, pad, 2), 0), rtol=1e-4, atol=1e-4)

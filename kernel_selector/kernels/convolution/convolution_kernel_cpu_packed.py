@@ -35,7 +35,7 @@ from cldnn_py.ops import ConvolutionAttrs
 from ...common.cpu_epilogue import EMPTY, chain_arrays, chain_span, operand_map
 from ...common.cpu_launch import Launcher
 from ...common.cpu_layout import row_map
-from ...common.cpu_microkernel import MR, NR, PANEL, micro_kernel
+from ...common.cpu_microkernel import MR, NR, PANEL, micro_kernel, micro_kernel_rows
 from ...common.elementwise_numba import NJIT
 from ...cpu_kernel_base import CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_2, FORCE_PRIORITY_3, FORCE_PRIORITY_5
@@ -58,6 +58,7 @@ from .cpu_conv_grid import grid_geometry, grid_to_output, pad_planes
 from .cpu_im2col import im2col
 
 SCRATCH_BYTES = 48 << 20  # the im2col / grid / output scratch of the images that share one GEMM region
+NOPACK_TILES = 4  # a task with this many row tiles or fewer reads B in place instead of packing it
 KC = 256  # K block: a packed B block of KC x NR floats (32 KB for NR = 32) stays in L1 (BLIS's kc)
 
 @numba.njit(parallel=True, **NJIT)
@@ -65,15 +66,18 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                 ldb: int, koff: np.ndarray, npix: int, splits: int, c: np.ndarray, c_off: int, ldc: int,
                 bias: np.ndarray, has_bias: int, res: np.ndarray, r_off: int, r_f: int, clamp: np.ndarray,
                 flags: int, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, rest: np.ndarray, q_off: int,
-                q_f: int, q_p: int, n_img: int, b_img: int, c_img: int, r_img: int,
-                q_img: int) -> None:  # pragma: no cover - numba
+                q_f: int, q_p: int, n_img: int, b_img: int, c_img: int, r_img: int, q_img: int,
+                nopack_tiles: int) -> None:  # pragma: no cover - numba
     """``n_img`` images in one parallel region (image i's B, C, residual and chain operand start ``b_img``,
     ``c_img``, ``r_img``, ``q_img`` further than image 0's: one region for a batch instead of one per image, and
     more panels to share among the threads on 7×7 layers). Per image: for every column panel (NR pixels) and
     each of its ``splits`` row ranges, pack the panel's B rows
     into a contiguous K × NR buffer (BLIS's packed B: one stream instead of K rows a whole image apart, measured
     170-380 → 290-420 GFLOP/s on ResNet-50's shapes), then run the micro-kernel with its register epilogue on every
-    row tile of the range, then the rest of the fused chain (``codes``, :func:`chain_span`) on the tile's rows.
+    row tile of the range, then the rest of the fused chain (``codes``, :func:`chain_span`) on the tile's rows. A
+    task with at most ``nopack_tiles`` row tiles packs nothing: its tiles read B in place over the whole K (strided
+    rows, or the rows ``koff`` points at through :data:`micro_kernel_rows`): for 16-32 output channels the copy
+    cost about twice the FMAs it fed.
 
     ``rtab`` (T, 2): group and first output channel of each row tile (MR rows inside one 16-row weight panel),
     sorted by group; B row r of group g, pixel p is ``b[b_off + g * b_grp + r * ldb + p]``, or
@@ -90,16 +94,32 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
         im = task // (splits * nb)
         p0 = jb * NR
         cnt = min(NR, npix - p0)
-        bp = np.empty(min(k, KC) * NR, np.float32)
         t_lo, t_hi = nt * part // splits, nt * (part + 1) // splits
-        for k0 in range(0, k, KC):  # K blocks: the packed B block (KC x NR) stays in L1 for every row tile
-            kc = min(KC, k - k0)
+        # few row tiles share the panel: read B where it lies (packing it would cost more than the FMAs it feeds)
+        nopack = t_hi - t_lo <= nopack_tiles
+        kb = k if nopack else KC
+        bp = np.empty(0 if nopack else min(k, KC) * NR, np.float32)
+        for k0 in range(0, k, kb):  # K blocks: the packed B block (KC x NR) stays in L1 for every row tile
+            kc = min(kb, k - k0)
             last = k0 + kc == k
             packed_g = -1
             for t in range(t_lo, t_hi):
                 g = rtab[t, 0]
                 r0 = rtab[t, 1]
-                if g != packed_g:
+                if nopack:
+                    lo = max(g * ocg - r0, 0)
+                    hi = min((g + 1) * ocg - r0, MR)
+                    a_off = (r0 // PANEL) * k * PANEL + r0 % PANEL
+                    src0 = b_off + im * b_img + g * b_grp + p0
+                    c0 = c_off + im * c_img + r0 * ldc + p0
+                    r_at = r_off + im * r_img + r0 * r_f + p0 if r_off >= 0 else -1
+                    if koff.shape[0]:
+                        micro_kernel_rows(wp, a_off, b, src0, koff, 0, c, c0, ldc, k, cnt, lo, hi, bias,
+                                          r0 if has_bias else -1, res, r_at, r_f, clamp, flags)
+                    else:
+                        micro_kernel(wp, a_off, b, src0, ldb, c, c0, ldc, k, cnt, lo, hi, bias,
+                                     r0 if has_bias else -1, res, r_at, r_f, clamp, flags)
+                elif g != packed_g:
                     src0 = b_off + im * b_img + g * b_grp + p0
                     for r in range(kc):
                         dst = bp[r * NR:r * NR + cnt]
@@ -108,13 +128,14 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                         for j in range(cnt):
                             dst[j] = src[j]
                     packed_g = g
-                lo = max(g * ocg - r0, 0)
-                hi = min((g + 1) * ocg - r0, MR)
-                a_off = (r0 // PANEL) * k * PANEL + k0 * PANEL + r0 % PANEL
-                micro_kernel(wp, a_off, bp, 0, NR, c, c_off + im * c_img + r0 * ldc + p0, ldc, kc, cnt, lo, hi,
-                             bias, r0 if has_bias and last else -1, res,
-                             r_off + im * r_img + r0 * r_f + p0 if r_off >= 0 and last else -1, r_f, clamp,
-                             (flags if last else 0) | (4 if k0 > 0 else 0))
+                if not nopack:
+                    lo = max(g * ocg - r0, 0)
+                    hi = min((g + 1) * ocg - r0, MR)
+                    a_off = (r0 // PANEL) * k * PANEL + k0 * PANEL + r0 % PANEL
+                    micro_kernel(wp, a_off, bp, 0, NR, c, c_off + im * c_img + r0 * ldc + p0, ldc, kc, cnt, lo, hi,
+                                 bias, r0 if has_bias and last else -1, res,
+                                 r_off + im * r_img + r0 * r_f + p0 if r_off >= 0 and last else -1, r_f, clamp,
+                                 (flags if last else 0) | (4 if k0 > 0 else 0))
                 if codes.shape[0] and last:
                     for i in range(lo, hi):
                         o = r0 + i
@@ -297,7 +318,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, npg, splits, y,
                            0, npg,
                            bias, has_bias, EMPTY, -1, 0, bounds, flags, codes, fa, fb, EMPTY, 0, 0, 0,
-                           cnt, n_xpad, n_y, 0, 0)
+                           cnt, n_xpad, n_y, 0, 0, NOPACK_TILES)
                     for i in range(cnt):
                         launch_out(grid_to_output, y[i * n_y:(i + 1) * n_y], npg, wpad, out, out_rows, n0 + i, oc,
                                    oh, ow)
@@ -314,10 +335,11 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, out,
                            int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, res, r_off, r_f,
                            bounds, flags, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]), int(m[4]),
-                           cnt, b_img, int(out_rows[1]), r_img, int(m[1]))
+                           cnt, b_img, int(out_rows[1]), r_img, int(m[1]), NOPACK_TILES)
                 else:
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, y, 0, npix,
-                           EMPTY, 0, EMPTY, -1, 0, bounds, 0, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, b_img, n_y, 0, 0)
+                           EMPTY, 0, EMPTY, -1, 0, bounds, 0, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, b_img, n_y, 0, 0,
+                           NOPACK_TILES)
                     for i in range(cnt):
                         _store(y[i * n_y:(i + 1) * n_y].reshape(oc, npix), out, bias, everything, ops_i, ops_f, geo,
                                od, rd, n0 + i)
