@@ -3,7 +3,7 @@
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/cpu_kernels.py [--runs 5] [--shapes NAME ...] [--all]
 
 Per unique shape (count = how many of the 53 convolutions have it), kernels are called directly on physical
-buffers (no Program), with bias and a fused relu, each kernel's runs in one block after a 0.1 s pause and three warm-up
+buffers (no Program), with bias and a fused relu, each kernel's runs in one block after a 0.5 s pause and three warm-up
 calls (run round-robin, a numba kernel right after a BLAS call found OpenBLAS's threads still spinning on the
 cores, and measured half its speed):
 - ``fsv16``: ``convolution_cpu_fsv16`` on b_fs_yx_fsv16 data whose padding holds the zero halo (what
@@ -31,6 +31,9 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+# the pause before each kernel's block: OpenBLAS's threads spin about 0.1 s after a call (THREAD_TIMEOUT, 2^28
+# cycles) and a numba kernel sharing the two cores with them measured 3-5x slow after a 0.1 s pause
+PAUSE_S = 0.5
 sys.path.insert(0, str(ROOT))
 
 from cldnn_py.cpu_engine import aligned_bytes  # noqa: E402
@@ -156,7 +159,7 @@ def main() -> None:
             assert err < 1e-4, f"{name} {key}: relative error {err}"
         times = {key: [] for key in cols}
         for key in cols:  # each kernel's runs in a block after a pause: OpenBLAS's threads spin for a while after
-            time.sleep(0.1)  # a BLAS call and take the cores from numba's pool if the next call is a numba kernel
+            time.sleep(PAUSE_S)  # a BLAS call and take the cores from numba's pool if the next call is a numba kernel
             for _ in range(3):
                 runs[key][0]()
             for _ in range(args.runs):
