@@ -190,3 +190,23 @@ def test_packed_and_in_place_b_agree(rng, monkeypatch, nopack, k, stride, pad):
     got, _ = run_direct(KERNEL, x, w, b, stride, (1, 1), pad, pad, 2, xfmt=Format.bfyx, wfmt=OSV16,
                         ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
     assert_close(got, np.maximum(conv_ref(x, w, b, stride, (1, 1), pad, pad, 2), 0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("k_in,oc", [(576, 144), (37, 21), (3, 16)], ids=["se-squeeze", "odd", "k3"])
+def test_one_pixel_gemv(rng, k_in, oc):
+    """A 1x1 convolution of 1x1 images (batch 3): the GEMV path, with bias, relu, a residual sum and a second
+    clamp fused, then a per-channel product and hard_sigmoid in the chain (the SE gate's shape), vs float64."""
+    x = f32(rng.standard_normal((3, k_in, 1, 1)))
+    w = f32(rng.standard_normal((oc, k_in, 1, 1)) / np.sqrt(k_in))
+    b = f32(rng.standard_normal(oc))
+    res = f32(rng.standard_normal((3, oc, 1, 1)))
+    fused = [("activation", {"func": "relu"}), ("eltwise", {"mode": "sum"}),
+             ("activation", {"func": "clamp", "a": -0.5, "b": 2.0})]
+    got, _ = run_direct(KERNEL, x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=fused, residual=res)
+    ref = np.clip(np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1), 0) + res, -0.5, 2.0)
+    assert_close(got, ref, rtol=1e-4, atol=1e-4)
+    got, _ = run_direct(KERNEL, x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=[("activation", {"func": "hard_sigmoid", "a": 0.2, "b": 0.5})])
+    ref = np.clip(0.2 * conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1) + 0.5, 0, 1)
+    assert_close(got, ref, rtol=1e-4, atol=1e-4)

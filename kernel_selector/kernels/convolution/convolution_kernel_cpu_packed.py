@@ -9,7 +9,8 @@ stride-1 convolution (no copy); a stride-1 k×k one with a bfyx output and no fu
 zero-bordered copies of its input planes at fixed offsets (:mod:`.cpu_conv_grid`, implicit im2col); others the
 patch matrix of :mod:`.cpu_im2col` (parallel, any format).
 
-The images of a batch share one parallel region (each with its own slot of im2col / grid / output scratch, up to
+A dense 1×1 convolution of a 1×1 image is a GEMV per image instead (:mod:`.cpu_conv_gemv`). The images of a batch
+share one parallel region (each with its own slot of im2col / grid / output scratch, up to
 SCRATCH_BYTES in all; beyond it, groups of images in turn). A task is one column panel of NR pixels of one image
 (and a range of row tiles when there are few panels): it packs the
 panel's K × NR B values into a contiguous buffer (BLIS's packed B) and runs every row tile over it while it is in
@@ -54,6 +55,7 @@ from .cpu_conv_common import (
     thin_grouped,
     validate_common,
 )
+from .cpu_conv_gemv import gemv_panels
 from .cpu_conv_grid import grid_geometry, grid_to_output, pad_planes
 from .cpu_im2col import im2col
 
@@ -265,6 +267,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
             and (not elt_rest or _flat_operand(m, oh, ow))
         out_rows = row_map(out_lay)
         rm = operand_map(ops[res_at].extra_inputs[0], out_lay) if res_at >= 0 else None
+        # a dense 1x1 convolution of a 1x1 image (squeeze-and-excitation, classifiers): a GEMV per image
+        one_pixel = direct and direct_out and npix == 1 and g == 1
         # stride 1, k×k, a plain output, no residual: the padded grid instead of an im2col copy
         # (a rest of activations only runs on the grid's rows: the operand-free part of the epilogue; YOLO's SiLU)
         # (strided: stride phases; a strided 1x1 keeps im2col, whose patch matrix is smaller than the phases)
@@ -332,6 +336,12 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                 if direct_out:
                     r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \
                         else (-1, 0, 0)
+                    if one_pixel:
+                        launch(gemv_panels, wp, k, oc, b, b_off, ldb, out, int(out_rows[0] + n0 * out_rows[1]),
+                               int(out_rows[2]), bias, has_bias, res, r_off, r_f, bounds, flags, codes, fa, fb,
+                               rest_buf, int(m[0] + n0 * m[1]), int(m[2]), cnt, b_img, int(out_rows[1]), r_img,
+                               int(m[1]))
+                        continue
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, out,
                            int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, res, r_off, r_f,
                            bounds, flags, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]), int(m[4]),
