@@ -23,6 +23,10 @@ CASES = [  # (N, C, H, W), (KH, KW), stride, dilation, pad, pad_end
     ((1, 6, 7, 7), (3, 3), (1, 1), (1, 1), (0, 0), (0, 0)),
     ((1, 3, 11, 9), (3, 3), (2, 3), (2, 1), (1, 0), (2, 1)),  # stride phases with dilation
     ((1, 2, 17, 16), (3, 3), (5, 6), (1, 1), (1, 1), (1, 1)),  # strides above 4: the clipped row taps
+    # 16 or more channels on small planes, channel counts off 16
+    ((2, 21, 7, 7), (5, 5), (1, 1), (1, 1), (2, 2), (2, 2)),
+    ((1, 37, 14, 13), (3, 3), (2, 2), (1, 1), (1, 1), (1, 1)),
+    ((1, 16, 9, 8), (3, 3), (2, 3), (2, 1), (1, 0), (2, 1)),
 ]
 
 
@@ -42,14 +46,16 @@ def test_depthwise_matches_reference(rng, case, padded):
     assert_close(got, conv_ref(x, w, b, stride, dil, pad, pad_end, c), rtol=1e-5, atol=1e-5)
 
 
-def test_depthwise_fused_residual_and_activation(rng):
-    x = f32(rng.standard_normal((2, 6, 8, 9)))
-    w = f32(rng.standard_normal((6, 1, 3, 3)))
-    res = f32(rng.standard_normal((2, 6, 8, 9)))
+@pytest.mark.parametrize("c", [6, 20])
+@pytest.mark.parametrize("opad", [Padding(), Padding((0, 0, 1, 0), (0, 0, 0, 2))], ids=["dense", "padded-out"])
+def test_depthwise_fused_residual_and_activation(rng, c, opad):
+    x = f32(rng.standard_normal((2, c, 8, 9)))
+    w = f32(rng.standard_normal((c, 1, 3, 3)))
+    res = f32(rng.standard_normal((2, c, 8, 9)))
     fused = [("eltwise", {"mode": "sum"}), ("activation", {"func": "hard_swish"})]
-    got, _ = run_direct(KERNEL, x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 6, xfmt=Format.bfyx, wfmt=Format.oiyx,
-                        ofmt=Format.bfyx, fused=fused, residual=res)
-    v = conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 6) + res
+    got, _ = run_direct(KERNEL, x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), c, xfmt=Format.bfyx, wfmt=Format.oiyx,
+                        ofmt=Format.bfyx, fused=fused, residual=res, opad=opad)
+    v = conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), c) + res
     assert_close(got, v * np.clip(v + 3, 0, 6) / 6, rtol=1e-5, atol=1e-5)
 
 
