@@ -108,10 +108,10 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
             for t in range(t_lo, t_hi):
                 g = rtab[t, 0]
                 r0 = rtab[t, 1]
+                lo = max(g * ocg - r0, 0)  # the tile's rows inside group g
+                hi = min((g + 1) * ocg - r0, MR)
+                a_off = (r0 // PANEL) * k * PANEL + k0 * PANEL + r0 % PANEL  # (k0 = 0 when nothing is packed)
                 if nopack:
-                    lo = max(g * ocg - r0, 0)
-                    hi = min((g + 1) * ocg - r0, MR)
-                    a_off = (r0 // PANEL) * k * PANEL + r0 % PANEL
                     src0 = b_off + im * b_img + g * b_grp + p0
                     c0 = c_off + im * c_img + r0 * ldc + p0
                     r_at = r_off + im * r_img + r0 * r_f + p0 if r_off >= 0 else -1
@@ -131,9 +131,6 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                             dst[j] = src[j]
                     packed_g = g
                 if not nopack:
-                    lo = max(g * ocg - r0, 0)
-                    hi = min((g + 1) * ocg - r0, MR)
-                    a_off = (r0 // PANEL) * k * PANEL + k0 * PANEL + r0 % PANEL
                     micro_kernel(wp, a_off, bp, 0, NR, c, c_off + im * c_img + r0 * ldc + p0, ldc, kc, cnt, lo, hi,
                                  bias, r0 if has_bias and last else -1, res,
                                  r_off + im * r_img + r0 * r_f + p0 if r_off >= 0 and last else -1, r_f, clamp,
