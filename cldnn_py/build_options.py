@@ -31,6 +31,8 @@ class BuildOptions:
     emulate_subgroups: on a device without sub-groups, let the sub-group kernels (``*_sg``) run with their
         collectives emulated in ``__local`` memory (for testing them on PoCL or Oclgrind; slower than the work-group
         kernels, so only for tests); None: ``CLDNN_PY_EMULATE_SUBGROUPS`` (``1``) or False.
+    max_specializations: for a dynamic topology, how many input signatures keep a built Network (least recently
+        used dropped first; each holds its own activations and constants). Raises ValueError below 1.
     """
 
     outputs: list[str] | None = None
@@ -41,6 +43,7 @@ class BuildOptions:
     tuning_cache: str | Path | None = None
     kernel_tier: str | None = None
     emulate_subgroups: bool | None = None
+    max_specializations: int = 8
 
     def __post_init__(self) -> None:
         from kernel_selector.tuning_cache import TUNING_MODES
@@ -49,6 +52,8 @@ class BuildOptions:
 
         if self.tuning not in TUNING_MODES:
             raise ValueError(f"BuildOptions.tuning must be one of {', '.join(TUNING_MODES)}; got {self.tuning!r}")
+        if int(self.max_specializations) < 1:
+            raise ValueError(f"BuildOptions.max_specializations must be at least 1; got {self.max_specializations!r}")
         if self.emulate_subgroups is None:
             self.emulate_subgroups = env.emulate_subgroups()
         if self.kernel_tier is None:

@@ -107,6 +107,7 @@ def _build(path: str, device: str | None, shapes: dict[str, tuple[int, ...]], qu
 
     engine = engine or Engine(device)
     topo = load_onnx(path, shapes or None)
+    _require_static(topo)
     bar = None
     if sys.stderr.isatty() and not quiet:
         from tqdm import tqdm
@@ -125,6 +126,22 @@ def _build(path: str, device: str | None, shapes: dict[str, tuple[int, ...]], qu
         if bar is not None:
             bar.close()
     return engine, topo, program
+
+
+def _require_static(topo: Any) -> None:
+    """Raise ShapeError naming the first dynamic dimension (give it with --shape) or the value inputs (inputs whose
+    values determine shapes: give them with --input, or fix them in the model)."""
+    from .errors import ShapeError
+
+    if not topo.is_dynamic:
+        return
+    for name, sig in topo.input_signature.items():
+        for i, d in enumerate(sig.dims):
+            if not isinstance(d, int):
+                raise ShapeError(f"input '{name}': dimension {i} is dynamic ({d or '?'}); give it with "
+                                 f"--shape {name}=...")
+    raise ShapeError(f"inputs {topo.value_inputs} determine shapes by their values; give them with --input "
+                     f"NAME=FILE.npy (cldnn-py run) or make them initializers of the model")
 
 
 def _feeds(net: Any, given: dict[str, np.ndarray], seed: int = 0) -> tuple[dict[str, np.ndarray], list[str]]:
@@ -146,6 +163,7 @@ def _feeds(net: Any, given: dict[str, np.ndarray], seed: int = 0) -> tuple[dict[
 # ----- run --------------------------------------------------------------------------------------------------------
 def _run(args: argparse.Namespace) -> int:
     from . import Network
+    from .errors import ShapeError
 
     given = {}
     for item in args.input or []:
@@ -156,8 +174,19 @@ def _run(args: argparse.Namespace) -> int:
     shapes = _shapes(args.shape)
     for name, arr in given.items():
         shapes.setdefault(name, tuple(arr.shape))
-    _, _, program = _build(args.model, args.device, shapes)
-    net = Network(program)
+    try:
+        _, _, program = _build(args.model, args.device, shapes)
+        net = Network(program)
+    except ShapeError:
+        from . import Engine
+        from .dynamic_network import DynamicNetwork, DynamicTopology
+        from .frontend import load_onnx
+
+        topo = load_onnx(args.model, shapes or None)
+        if not isinstance(topo, DynamicTopology) or not topo.value_inputs or not set(topo.value_inputs) <= set(given):
+            raise
+        net = DynamicNetwork(Engine(args.device), topo)  # value inputs given: specialized to them
+        net.reshape({k: v.shape for k, v in given.items()}, {k: given[k] for k in topo.value_inputs})
     feeds, filled = _feeds(net, given)
     for name in filled:
         print(f"input '{name}': not given, filled with seeded random data {feeds[name].shape} {feeds[name].dtype}")

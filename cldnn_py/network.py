@@ -17,6 +17,7 @@ import numpy as np
 
 from .engine import Engine
 from .errors import CldnnError, DeviceError, DTypeError, ShapeError, TopologyError
+from .io_signature import TensorSignature, check_dims, from_engine, to_engine
 from .memory import Memory
 from .program import BuildOptions, Program
 from .program_node import ProgramNode
@@ -43,17 +44,25 @@ class NetworkOutput:
     """One output of ``execute()``: its ``event`` (complete when the data is ready) and ``numpy()``."""
 
     id: str
-    memory: Memory
+    memory: Memory | None
     event: Any
+    signature: TensorSignature | None = None
+    value: np.ndarray | None = None
+    """The output's value when it is known without a kernel (an empty output; ``memory`` is then None)."""
 
     @property
     def layout(self) -> Any:
-        """The output Layout."""
-        return self.memory.layout
+        """The output Layout (None for an empty output)."""
+        return self.memory.layout if self.memory is not None else None
 
     def numpy(self) -> np.ndarray:
-        """Wait for the event and return the logical array (shape ``layout.shape``)."""
-        return self.memory.read(wait_for=[self.event] if self.event is not None else None)
+        """Wait for the event and return the logical array: shape ``layout.shape``, or, for an output with a
+        declared ``signature`` (ONNX), the declared dtype and rank (int64, bool, rank 0)."""
+        if self.memory is None:
+            a = np.array(self.value)
+        else:
+            a = self.memory.read(wait_for=[self.event] if self.event is not None else None)
+        return a if self.signature is None else from_engine(self.signature, a)
 
 
 @dataclass(frozen=True)
@@ -87,7 +96,19 @@ class Network:
 
     One Network used from several threads is serialized by a lock (each call runs whole). Raises the Program's
     errors when built from a topology; ``set_input_data`` raises TopologyError / ShapeError / DTypeError.
+
+    A dynamic topology (``topology.is_dynamic``: an ONNX model with dynamic dimensions or inputs that determine
+    shapes) makes a :class:`cldnn_py.dynamic_network.DynamicNetwork`, which builds one static Network per input
+    signature on first use.
     """
+
+    def __new__(cls, program_or_engine: Program | Engine, topology: Topology | None = None,
+                options: BuildOptions | None = None) -> Network:
+        if cls is Network and topology is not None and topology.is_dynamic:
+            from .dynamic_network import DynamicNetwork
+
+            return super().__new__(DynamicNetwork)
+        return super().__new__(cls)
 
     def __init__(self, program_or_engine: Program | Engine, topology: Topology | None = None,
                  options: BuildOptions | None = None) -> None:
@@ -131,6 +152,10 @@ class Network:
             self._insts[node.id] = PrimitiveInst(node, mem, kernels, [])
         self.input_ids = [n.id for n in program.order if n.kind == "input_layout"]
         self.output_ids = list(program.outputs)
+        self.empty_outputs = dict(program.empty_outputs)
+        self.output_ids += [o for o in self.empty_outputs if o not in self.output_ids]
+        self.input_signature: dict[str, TensorSignature] = dict(program.input_signature)
+        self.output_signature: dict[str, TensorSignature] = dict(program.output_signature)
         # the enqueue plan, built once: per computed node, the instances whose events it waits for (its dependencies,
         # then the previous owners of its pool buffer and their readers) and whether its buffer is zero-filled first
         self._plan: list[tuple[PrimitiveInst, tuple[PrimitiveInst, ...], tuple[PrimitiveInst, ...], bool]] = []
@@ -156,9 +181,18 @@ class Network:
     def set_input_data(self, pid: str, array: np.ndarray) -> None:
         """Copy a logical array (the InputLayout's shape and data type) to the input's device memory.
 
-        Raises TopologyError for an unknown id (suggesting the closest input), ShapeError for a wrong shape,
-        DTypeError for a wrong dtype. On error nothing is written.
+        An input with a declared signature (ONNX) also takes the model's own dtype and rank: int64 (narrowed to
+        int32, each value checked), bool, rank-0 scalars; a declared input that no output needs is checked and
+        ignored. Raises TopologyError for an unknown id (suggesting the closest input), ShapeError for a wrong
+        shape, DTypeError for a wrong dtype or an int64 value outside int32. On error nothing is written.
         """
+        sig = self.input_signature.get(pid)
+        if sig is not None and pid not in self.input_ids:  # declared, but trimmed: nothing reads it
+            arr = np.asarray(array)
+            check_dims(sig, tuple(arr.shape))
+            if arr.dtype != sig.dtype:
+                raise DTypeError(f"input '{pid}': dtype: expected {sig.dtype}, got {arr.dtype}")
+            return
         if pid not in self.input_ids:
             close = difflib.get_close_matches(str(pid), self.input_ids, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
@@ -167,6 +201,10 @@ class Network:
         inst = self._insts[pid]
         lay = inst.memory.layout
         arr = np.asarray(array)
+        if sig is not None:
+            if tuple(arr.shape) != lay.shape:  # the engine's own form (a scalar as (1,)) is accepted as it is
+                check_dims(sig, tuple(arr.shape))
+            arr = to_engine(sig, arr, lay.dtype.numpy, lay.shape)
         if tuple(arr.shape) != lay.shape:
             raise ShapeError(f"input_layout '{pid}': shape: expected {lay.shape}, got {tuple(arr.shape)}")
         if arr.dtype != lay.dtype.numpy:
@@ -209,8 +247,11 @@ class Network:
                     if enqueued % FLUSH_EVERY == 0:  # let the device start while the rest is enqueued
                         eng.flush()
             eng.flush()
-            return {o: NetworkOutput(o, self._insts[self.program.resolve(o)].memory,
-                                     self._event(self.program.resolve(o))) for o in self.output_ids}
+            return {o: (NetworkOutput(o, None, None, self.output_signature.get(o), self.empty_outputs[o])
+                        if o in self.empty_outputs else
+                        NetworkOutput(o, self._insts[self.program.resolve(o)].memory,
+                                      self._event(self.program.resolve(o)), self.output_signature.get(o)))
+                    for o in self.output_ids}
 
     def _event(self, pid: str) -> Any:
         evs = self._insts[pid].events

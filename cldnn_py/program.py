@@ -68,6 +68,10 @@ class Program:
     def __init__(self, engine: Engine, topology: Topology, options: BuildOptions | None = None) -> None:
         t0 = time.perf_counter()
         opts = options or BuildOptions()
+        if topology.is_dynamic:
+            raise TopologyError(f"{topology!r} has dynamic input dimensions or shape-determining inputs: build it "
+                                f"with Network(engine, topology), which specializes it per input signature, or "
+                                f"call topology.specialize(shapes, values) first")
         b = ProgramGraph(engine, topology, opts)
         pm = PassManager()
         from .passes import pipeline  # lazy: the passes import kernel_selector, which imports cldnn_py.layout
@@ -97,6 +101,9 @@ class Program:
         self.memory_deps = b.memory_deps
         self.memory_zero = b.memory_zero
         self.pass_timings_ms = pm.timings_ms
+        self.input_signature = dict(topology.input_signature)
+        self.output_signature = dict(topology.output_signature)
+        self.empty_outputs = dict(topology.empty_outputs)
         self.build_time_ms = (time.perf_counter() - t0) * 1e3
         log.info("program built in %.0f ms: %d nodes, %d kernels in %d cl programs", self.build_time_ms,
                  len(self.nodes), self.kernels_built, len(self.cl_programs))

@@ -87,6 +87,6 @@ class ProgramGraph:
             if o not in self.nodes:
                 raise TopologyError(f"output '{o}' (BuildOptions.outputs or Topology.outputs) is not in the topology")
         out = sinks + [o for o in named if o not in sinks]
-        if not out:
+        if not out and not topology.empty_outputs:  # every output empty: nothing to compute, the Network returns them
             raise TopologyError("the topology has no output: every primitive is Data or an input")
         return out

@@ -9,16 +9,22 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
+import numpy as np
+
 from .errors import TopologyError
+from .io_signature import TensorSignature
 from .primitives.base import Primitive
 
 
 class Topology:
-    """An ordered set of primitives with unique ids.
+    """An ordered set of primitives with unique ids. ``is_dynamic`` is True only for a topology that a Network
+    specializes per input signature (see ``cldnn_py.dynamic_network``).
 
     Raises TopologyError from ``add`` for a duplicate id or a non-primitive (the Topology is then unchanged:
     ``add(a, b, c)`` adds all or none), and from ``validate`` for missing inputs or cycles.
     """
+
+    is_dynamic = False
 
     def __init__(self, *primitives: Primitive) -> None:
         self._prims: dict[str, Primitive] = {}
@@ -26,6 +32,15 @@ class Topology:
         """Declared outputs (the ONNX importer sets the graph outputs). When set, the network outputs are exactly
         these (plus ``BuildOptions.outputs``) and everything else no output needs is trimmed; when None, the
         outputs are the primitives nobody consumes."""
+        self.input_signature: dict[str, TensorSignature] = {}
+        """{graph input: its declared type} (the ONNX importer sets it): a Network accepts feeds of these dtypes and
+        ranks (int64, bool, rank 0) and converts them to what the engine stores; a declared input that no output
+        needs is accepted and ignored. Empty for a hand-built Topology: feeds must match the InputLayout."""
+        self.output_signature: dict[str, TensorSignature] = {}
+        """{graph output: its declared type}: ``Network.run`` returns these dtypes and ranks."""
+        self.empty_outputs: dict[str, np.ndarray] = {}
+        """{graph output: its value} for outputs that are empty (a dimension of 0): the engine has no zero-size
+        buffers, so the Network returns these arrays as they are, after the computed outputs."""
         if primitives:
             self.add(*primitives)
 

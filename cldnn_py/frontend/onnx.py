@@ -20,13 +20,16 @@ from typing import Any
 import numpy as np
 
 from ..errors import CldnnError, OnnxImportError, ShapeError, UnsupportedError
+from ..io_signature import TensorSignature
 from ..topology import Topology
-from .onnx_context import ImportContext
+from .onnx_context import ImportContext, NotConstantError
 from .onnx_ops import CONVERTERS
 
 log = logging.getLogger("cldnn_py.frontend.onnx")
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
+SHAPE_ONLY = ("Shape", "Size")
+"""Operators that read only their input's shape: they fold once that shape is known."""
 
 
 def _load(model: Any) -> tuple[Any, str]:
@@ -55,20 +58,29 @@ def _load(model: Any) -> tuple[Any, str]:
 def load_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None) -> Topology:
     """Convert an ONNX model (path, bytes or ``onnx.ModelProto``) to a Topology.
 
+    A model whose input dimensions are all static (or fixed by ``input_shapes``) and whose shapes do not depend on
+    input values gives a static Topology. Otherwise (a dynamic dimension such as ``batch``, or an input whose value
+    determines a shape: Reshape ``shape``, Resize ``sizes``, Slice ``starts``, Reduce ``axes`` ... fed as a graph
+    input) it gives an :class:`~cldnn_py.frontend.onnx_dynamic.OnnxDynamicTopology`: ``Network(engine, topology)``
+    then specializes it per input signature (``cldnn_py/dynamic_network.py``). Either way the Topology's
+    ``input_signature`` / ``output_signature`` hold the model's declared dtypes and ranks (int64, bool, rank 0),
+    which the Network accepts and returns.
+
     Args:
         model: the model.
-        input_shapes: {input name: shape} to fix dynamic or different input dimensions (e.g. a batch of 8).
+        input_shapes: {input name: shape} to fix dynamic or different input dimensions once (e.g. a batch of 8).
     Returns:
         A Topology whose ``outputs`` are the graph outputs, with InputLayouts named as the graph inputs.
     Raises:
         OnnxImportError: not ONNX, truncated, or fails the checker (names the file).
         UnsupportedError: lists every unsupported node at once (op type, opset, node name) and the supported list.
-        ShapeError: an input dimension is dynamic and not given in ``input_shapes``.
+        ShapeError: ``input_shapes`` names an unknown input or has the wrong rank.
     """
     import onnx
 
+    from .onnx_dynamic import OnnxDynamicTopology, check_supported_dynamic, signatures, value_inputs_of
+
     m, name = _load(model)
-    opset = next((o.version for o in m.opset_import if o.domain in DEFAULT_DOMAINS), 1)
     try:
         onnx.checker.check_model(m)
     except onnx.checker.ValidationError as e:
@@ -76,23 +88,63 @@ def load_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None
             raise OnnxImportError(f"'{name}' fails the ONNX checker: {str(e).splitlines()[0]}") from None
     except Exception as e:  # noqa: BLE001 - a corrupt protobuf can make the checker raise anything (UnicodeError ...)
         raise OnnxImportError(f"'{name}' cannot be checked (corrupt model?): {type(e).__name__}: {e}") from None
-    ctx = ImportContext(m, opset, input_shapes or {})
+    shapes = dict(input_shapes or {})
+    ins, outs = signatures(m, shapes)
+    if not all(sig.is_static for sig in ins.values()):
+        check_supported_dynamic(m, name, _opset(m))
+        return OnnxDynamicTopology(m, name, shapes, [], ins, outs)
+    try:
+        return import_static(m, name, {n: s.dims for n, s in ins.items()}, ins, outs)  # type: ignore[misc]
+    except NotConstantError as e:
+        values = value_inputs_of(m, e.tensor)
+        if not values:
+            raise
+        return OnnxDynamicTopology(m, name, shapes, values, ins, outs)
+
+
+def _opset(m: Any) -> int:
+    return next((o.version for o in m.opset_import if o.domain in DEFAULT_DOMAINS), 1)
+
+
+def import_static(m: Any, name: str, input_shapes: dict[str, tuple[int, ...]], ins: dict[str, TensorSignature],
+                  outs: dict[str, TensorSignature]) -> Topology:
+    """Import a checked model whose every input shape is known (``input_shapes`` and static dims).
+
+    Raises UnsupportedError (NotConstantError when a converter needs a run-time value as a constant), ShapeError.
+    """
+    ctx = ImportContext(m, _opset(m), input_shapes)
     _check_supported(ctx, name)
     for i, node in enumerate(m.graph.node):
         _convert(ctx, i, node)
+    topo = ctx.topology
     for out in m.graph.output:
-        if out.name not in ctx.topology:
+        if ctx.is_empty(out.name):  # no zero-size buffers: the Network returns the empty array itself
+            topo.empty_outputs[out.name] = ctx.consts[out.name]
+        elif out.name not in ctx.topology:
             ctx.materialize(out.name)
-    ctx.topology.outputs = [o.name for o in m.graph.output]
-    return ctx.topology
+    topo.outputs = [o.name for o in m.graph.output if o.name not in topo.empty_outputs]
+    init = {i.name for i in m.graph.initializer}
+    topo.input_signature = {n: s for n, s in ins.items() if n not in init}
+    topo.output_signature = {}
+    for n, s in outs.items():  # a dynamic or undeclared output shape: the one the import computed
+        shape = ctx.inferred.get(n) if not s.is_static else None
+        topo.output_signature[n] = TensorSignature(n, s.dtype, shape) if shape is not None else s
+    return topo
 
 
 def _convert(ctx: ImportContext, index: int, node: Any) -> None:
-    """Convert node number ``index`` with its registered converter (folded nodes are skipped); a CldnnError gets a
-    note naming the ONNX node and its op type."""
+    """Fold or convert node number ``index`` (folding and conversion in one walk: a node whose inputs became
+    constants, or a Shape/Size of a converted tensor, folds here); a CldnnError gets a note naming the ONNX node
+    and its op type."""
     if ctx.is_folded(index):
         return
     try:
+        if ctx.foldable(node):
+            ctx.mark_folded(index, node)
+            return
+        if node.op_type not in CONVERTERS:  # deferred by _check_supported as foldable later; it was not
+            raise UnsupportedError(f"{node.op_type} '{node.name}': its inputs are computed at run time (a "
+                                   f"{node.op_type} is only supported when it folds at import)")
         CONVERTERS[node.op_type].fn(ctx, node)
     except CldnnError as e:
         if hasattr(e, "add_note"):
@@ -101,26 +153,46 @@ def _convert(ctx: ImportContext, index: int, node: Any) -> None:
 
 
 def _check_supported(ctx: ImportContext, name: str) -> None:
-    """One pass over the graph: every node that will not be folded needs a converter for its opset version."""
-    import onnx.defs
+    """One pass over the graph: every node that will not be folded needs a converter for its opset version.
 
+    Nodes foldable now are folded; a Shape/Size of a tensor whose shape is known only once it is converted, and
+    nodes fed only by such values and constants, are deferred to the conversion walk (which folds them).
+    """
     bad = []
+    later: set[str] = set()
     for i, node in enumerate(ctx.model.graph.node):
         if ctx.foldable(node):
             ctx.mark_folded(i, node)
             continue
-        domain = node.domain or ""
-        conv = CONVERTERS.get(node.op_type) if domain in DEFAULT_DOMAINS else None
-        if conv is None:
-            bad.append(f"{node.op_type} (domain '{domain}', opset {ctx.opset}, node '{node.name}')")
+        if node.op_type in SHAPE_ONLY or all((not t) or t in later or ctx.is_const(t) for t in node.input):
+            later |= {o for o in node.output if o}  # folded (or, with a converter, converted) by the walk
             continue
-        try:
-            since = onnx.defs.get_schema(node.op_type, ctx.opset).since_version
-        except Exception:  # noqa: BLE001 - unknown schema
-            since = -1
-        if since not in conv.versions:
-            bad.append(f"{node.op_type} version {since} (opset {ctx.opset}, node '{node.name}'): "
-                       f"semantics of versions {sorted(conv.versions)} are supported")
+        reason = unsupported_reason(node, ctx.opset)
+        if reason:
+            bad.append(reason)
+    raise_unsupported(bad, name)
+
+
+def unsupported_reason(node: Any, opset: int) -> str | None:
+    """Why a node (not folded) cannot be converted: no converter, or not for its operator version; None if it can."""
+    import onnx.defs
+
+    domain = node.domain or ""
+    conv = CONVERTERS.get(node.op_type) if domain in DEFAULT_DOMAINS else None
+    if conv is None:
+        return f"{node.op_type} (domain '{domain}', opset {opset}, node '{node.name}')"
+    try:
+        since = onnx.defs.get_schema(node.op_type, opset).since_version
+    except Exception:  # noqa: BLE001 - unknown schema
+        since = -1
+    if since not in conv.versions:
+        return (f"{node.op_type} version {since} (opset {opset}, node '{node.name}'): "
+                f"semantics of versions {sorted(conv.versions)} are supported")
+    return None
+
+
+def raise_unsupported(bad: list[str], name: str) -> None:
+    """Raise one UnsupportedError listing every unsupported node and the supported operators (if any)."""
     if bad:
         supported = ", ".join(sorted(CONVERTERS))
         raise UnsupportedError(f"'{name}': {len(bad)} unsupported node(s):\n  " + "\n  ".join(bad)

@@ -24,6 +24,16 @@ _INT_TYPES = {np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.int16), np.dty
               np.dtype(np.uint32), np.dtype(np.uint64)}
 
 
+class NotConstantError(UnsupportedError):
+    """A converter needs tensor ``tensor`` as a constant (Reshape's ``shape``, Resize's ``sizes`` ...) and its value
+    is only known at run time. ``load_onnx`` turns the graph inputs it depends on into value inputs of a dynamic
+    topology (``frontend/onnx_dynamic.py``)."""
+
+    def __init__(self, tensor: str) -> None:
+        super().__init__(f"tensor '{tensor}' must be a constant (an initializer or computable at import)")
+        self.tensor = tensor
+
+
 def to_device_array(a: np.ndarray) -> np.ndarray:
     """A constant as the engine stores it: floats as f32, wide integers as i32, bool as u8."""
     a = np.asarray(a)
@@ -76,11 +86,15 @@ class ImportContext:
             if inp.name in self.consts:
                 continue
             shape = self._input_shape(inp, input_shapes.get(inp.name))
+            np_dtype = onnx_dtype_to_numpy(inp.type.tensor_type.elem_type)
+            if 0 in shape:  # an empty input's value is known: a zero-size constant
+                self.consts[inp.name] = np.zeros(shape, np_dtype)
             dims = inp.type.tensor_type.shape.dim
             del dims[:]
             for s in shape:
                 dims.add().dim_value = s
-            np_dtype = onnx_dtype_to_numpy(inp.type.tensor_type.elem_type)
+            if 0 in shape:
+                continue
             dt = DataType.from_numpy(to_device_array(np.zeros(1, np_dtype)).dtype)
             self.add(InputLayout(inp.name, Layout(dt, Format.bfyx, shape if shape else (1,))))
         try:
@@ -116,8 +130,19 @@ class ImportContext:
     def const(self, name: str) -> np.ndarray:
         """The constant value of a tensor; raises UnsupportedError when it is computed at run time."""
         if name not in self.consts:
-            raise UnsupportedError(f"tensor '{name}' must be a constant (an initializer or computable at import)")
+            raise NotConstantError(name)
         return self.consts[name]
+
+    def empty(self, name: str, shape: tuple[int, ...], like: str) -> None:
+        """Tensor ``name`` is empty (a dimension of 0): its value is known, a zero-size constant of ``like``'s
+        dtype. The engine has no zero-size buffers; consumers fold or drop it (Concat), and an empty graph output
+        is returned by the Network without a kernel (``Topology.empty_outputs``)."""
+        dtype = self.consts[like].dtype if like in self.consts else self.layout(like).dtype.numpy
+        self.consts[name] = np.zeros(shape, dtype)
+
+    def is_empty(self, name: str) -> bool:
+        """True for a zero-size constant."""
+        return name in self.consts and self.consts[name].size == 0
 
     def foldable(self, node: Any) -> bool:
         """All inputs constant, or Shape/Size of a tensor whose shape is static."""

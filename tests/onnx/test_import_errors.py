@@ -55,9 +55,12 @@ def test_not_onnx_truncated_and_checker_failures_name_the_file(tmp_path):
         cl.load_onnx(str(tmp_path / "missing.onnx"))
 
 
-def test_dynamic_dimension_needs_input_shapes_and_names_it():
-    with pytest.raises(cl.ShapeError, match=r"input 'x': dimension 0 is dynamic \(N\)"):
-        cl.load_onnx(_relu_model())
+def test_dynamic_dimension_gives_a_dynamic_topology_a_program_refuses():
+    topo = cl.load_onnx(_relu_model())
+    assert topo.is_dynamic and topo.input_signature["x"].dims[0] == "N"
+    with pytest.raises(cl.TopologyError, match="dynamic input dimensions"):
+        cl.Program(cl.Engine("cpu"), topo)
+    assert not cl.load_onnx(_relu_model(), {"x": (2, 3, 4, 4)}).is_dynamic
     with pytest.raises(cl.ShapeError, match="not inputs of the model"):
         cl.load_onnx(_relu_model(), {"nope": (1, 3, 4, 4)})
 

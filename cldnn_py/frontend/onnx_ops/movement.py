@@ -24,8 +24,11 @@ MAX_RANK = 6
 
 def reshape_to(ctx: Any, out: str, src: str, shape: tuple[int, ...], node: Any) -> None:
     """Tensor ``out`` = tensor ``src`` viewed as ``shape`` (rank 0 becomes (1,)): a Reshape, or an alias when the
-    shape is unchanged. Raises UnsupportedError for a rank above 6 or a zero-size shape."""
+    shape is unchanged; an empty constant for a zero-size shape. Raises UnsupportedError for a rank above 6."""
     shape = tuple(int(s) for s in shape) or (1,)
+    if min(shape) == 0:
+        ctx.empty(out, shape, src)
+        return
     if len(shape) > MAX_RANK or min(shape) < 1:
         raise UnsupportedError(f"{node.op_type} '{node.name}': output shape {shape} (rank > {MAX_RANK} or "
                                f"zero-size tensors are not supported)")
@@ -48,8 +51,9 @@ def axes_input(ctx: Any, node: Any, index: int, attr: str = "axes") -> list[int]
 @converter("Concat", versions=(4, 11, 13))
 def concat(ctx: Any, node: Any) -> None:
     """Concat → concatenation along ``axis`` (negative from the end). Ranks 5-6 along a dimension >= 3 (which the
-    kernel's 4-D view folds into x) concatenate a (before, axis, after) rank-3 view of each input instead."""
-    ins = [i for i in node.input if i]
+    kernel's 4-D view folds into x) concatenate a (before, axis, after) rank-3 view of each input instead. Empty
+    inputs (zero-size constants) are dropped."""
+    ins = [i for i in node.input if i and not ctx.is_empty(i)] or [node.input[0]]
     shape = ctx.shape(ins[0])
     r = len(shape)
     ax = int(ctx.attrs(node)["axis"]) % r

@@ -30,13 +30,14 @@ def _ints(ctx: Any, node: Any, index: int) -> list[int] | None:
 
 def add_slice(ctx: Any, out: str, src: str, begin: list[int], end: list[int], steps: list[int], node: Any) -> None:
     """Tensor ``out`` = ``src[begin:end:steps]`` (full rank, Python slice rules): an alias when it is everything,
-    a Crop for unit steps at rank <= 4, else a StridedSlice. Refuses an empty result."""
+    a Crop for unit steps at rank <= 4, else a StridedSlice. An empty result is a known (empty) constant: no
+    primitive."""
     shape = ctx.shape(src)
     ranges = slice_ranges(tuple(begin), tuple(end), tuple(steps), shape)
     out_shape = tuple(len(r) for r in ranges)
     if min(out_shape) < 1:
-        raise UnsupportedError(f"{node.op_type} '{node.name}': output '{out}' would be empty {out_shape} "
-                               f"(zero-size tensors are not supported)")
+        ctx.empty(out, out_shape, src)
+        return
     if all(r.step == 1 for r in ranges):
         if out_shape == shape:
             ctx.alias(out, src)
