@@ -153,13 +153,15 @@ class DynamicNetwork(Network):
         Raises TopologyError for an unknown id, ShapeError for a wrong rank or static dimension, DTypeError for a
         dtype that is neither the declared one nor the engine's storage type for it.
         """
+        self._accept(pid, np.array(array))  # a copy: the caller may change its array before execute
+
+    def _accept(self, pid: str, arr: np.ndarray) -> None:
         sig = self.input_signature.get(pid)
         if sig is None:
             close = difflib.get_close_matches(str(pid), self.input_ids, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             raise TopologyError(f"set_input_data: '{pid}' is not an input of this network "
                                 f"(inputs: {self.input_ids}){hint}")
-        arr = np.array(array)  # a copy: the caller may change its array before execute
         check_dims(sig, tuple(arr.shape))
         if arr.dtype != sig.dtype and arr.dtype != storage_dtype(sig.dtype):
             raise DTypeError(f"input '{pid}': dtype: expected {sig.dtype}, got {arr.dtype}")
@@ -188,7 +190,7 @@ class DynamicNetwork(Network):
         """Check every feed, ``execute()``, and return the outputs as {id: array} in the declared dtypes."""
         with self._lock:
             for k, v in feeds.items():
-                self.set_input_data(k, v)
+                self._accept(k, np.asarray(v))  # no copy: execute reads the arrays before run returns
             outs = self._execute(self._feeds)
             return {k: o.numpy() for k, o in outs.items()}
 
