@@ -184,6 +184,10 @@ ACTIVATION_REFS = {
     "reciprocal": lambda x, a, b: 1.0 / x,
     "erf": lambda x, a, b: _erf(x),
     "selu": lambda x, a, b: b * np.where(x > 0, x, a * (np.exp(x) - 1.0)),
+    "floor": lambda x, a, b: np.floor(x),
+    "ceil": lambda x, a, b: np.ceil(x),
+    "round": lambda x, a, b: np.round(x),                                   # numpy rounds halves to even (ONNX)
+    "sign": lambda x, a, b: np.where(x > 0, 1.0, np.where(x < 0, -1.0, x)),
 }
 
 

@@ -17,7 +17,7 @@ class ActivationFunc(str, enum.Enum):
     log; sqrt; square; softplus; hard_sigmoid (a = alpha, b = beta: max(0, min(1, a*x + b))); hard_swish
     (x * relu6(x + 3) / 6); swish (x * sigmoid(a*x), a defaults to 1); gelu (erf form); gelu_tanh (ONNX Gelu
     approximate="tanh"); linear (a*x + b); neg (-x); reciprocal (1/x); erf; selu (a = alpha, b = gamma: ONNX Selu,
-    defaults 1.67326..., 1.05070...).
+    defaults 1.67326..., 1.05070...); floor; ceil; round (halves to even); sign (0 and NaN kept).
     """
 
     relu = "relu"
@@ -42,6 +42,10 @@ class ActivationFunc(str, enum.Enum):
     reciprocal = "reciprocal"
     erf = "erf"
     selu = "selu"
+    floor = "floor"
+    ceil = "ceil"
+    round = "round"
+    sign = "sign"
 
 
 DEFAULTS: dict[str, tuple[float, float]] = ACTIVATION_DEFAULTS  # the element-wise table's

@@ -4,7 +4,7 @@ Each activation (:data:`ACTIVATIONS`) has one formula in a neutral form, one int
 parameters; each eltwise mode (:data:`ELTWISE`) likewise. The neutral form is a small C-like expression language:
 numbers (an ``f`` suffix allowed), the variables ``x``, ``A``, ``B`` (activations) or ``a``, ``b`` (eltwise: the
 left and the right operand), ``+ - * /``, unary ``-``, comparisons, ``c ? t : f`` and the calls ``exp expm1 log
-log1p sqrt tanh erf erfc fabs fmin fmax pow``. It is valid OpenCL C, so the OpenCL renderer (:func:`cl_activation`,
+log1p sqrt tanh erf erfc fabs fmin fmax pow floor ceil rint``. It is valid OpenCL C, so the OpenCL renderer (:func:`cl_activation`,
 :func:`cl_eltwise`) emits it as written; :func:`py_expr` translates it to Python source for the numpy renderer
 (``kernel_selector.common.elementwise_np``) and the numba renderer (``kernel_selector.common.elementwise_numba``),
 which use the codes here as their one numbering.
@@ -79,6 +79,12 @@ _A = [
     # values of the opset-6 defaults)
     ActivationDef("selu", 21, "((x) > 0.0f ? B * (x) : B * A * expm1(x))",
                   (1.67326319217681884765625, 1.05070102214813232421875)),
+    ActivationDef("floor", 22, "floor(x)"),
+    ActivationDef("ceil", 23, "ceil(x)"),
+    # ONNX Round: halves to even, as C's rint in the default rounding mode
+    ActivationDef("round", 24, "rint(x)"),
+    # ONNX Sign: 1, -1, or x itself for 0, -0 and NaN
+    ActivationDef("sign", 25, "((x) > 0.0f ? 1.0f : ((x) < 0.0f ? -1.0f : (x)))", vector_safe=True),
 ]
 ACTIVATIONS: dict[str, ActivationDef] = {d.name: d for d in _A}
 

@@ -19,6 +19,7 @@ from .numba_cache import configure_numba_cache
 configure_numba_cache()  # before numba is first imported
 
 import numba  # noqa: E402
+import numpy as np  # noqa: E402
 
 from cldnn_py.ops.elementwise import ACTIVATIONS, ELTWISE, parse, py_expr  # noqa: E402
 
@@ -54,7 +55,7 @@ def _sqrt(x: float) -> float:
 
 _NAMES = {"A": "a", "B": "b", "fmin": "fmin", "fmax": "fmax", "exp": "math.exp", "expm1": "math.expm1",
           "log": "_log", "log1p": "math.log1p", "sqrt": "_sqrt", "tanh": "math.tanh", "erf": "math.erf",
-          "erfc": "math.erfc", "fabs": "abs"}
+          "erfc": "math.erfc", "fabs": "abs", "floor": "np.floor", "ceil": "np.ceil", "rint": "np.rint"}
 
 
 
@@ -74,7 +75,7 @@ def _scalar(tree: Any, names: dict[str, str]) -> str:
 
 
 def _generate() -> dict[str, Any]:
-    ns: dict[str, Any] = {"math": math, "fmin": fmin, "fmax": fmax, "_log": _log, "_sqrt": _sqrt}
+    ns: dict[str, Any] = {"math": math, "np": np, "fmin": fmin, "fmax": fmax, "_log": _log, "_sqrt": _sqrt}
     act = _source("activate", "x, code, a, b", "code",
                   [(d.code, _scalar(parse(d.formula), _NAMES)) for d in ACTIVATIONS.values()], "x")
     elt = _source("binary", "a, b, mode", "mode",

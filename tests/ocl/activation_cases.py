@@ -19,6 +19,7 @@ RANGES = {
     "exp": lambda rng, s: rng.uniform(-8.0, 8.0, s),                 # exp stays well inside float32
     "pos": lambda rng, s: rng.uniform(1e-3, 20.0, s),                # log, sqrt: domain x > 0
     "tails": lambda rng, s: rng.uniform(-30.0, 30.0, s),             # softplus: both branches, tiny results
+    "halves": lambda rng, s: rng.integers(-16, 17, s) * 0.5 + rng.choice([0.0, 0.0, 0.1, -0.1], s),  # rounding ties
     "small": lambda rng, s: rng.uniform(-1.0, 1.0, s) * 10.0 ** rng.uniform(-6, 0, s),  # near 0 (elu's expm1)
 }
 
@@ -60,6 +61,10 @@ CASES = [
     (AF.erf, 0.0, 0.0, "small", (1e-5, 0.0)),                 # relative accuracy near 0
     (AF.selu, 1.6732632423543772, 1.0507009873554805, "wide", None),
     (AF.selu, 2.0, 0.5, "small", (1e-5, 0.0)),                # expm1 near 0
+    (AF.floor, 0.0, 0.0, "halves", (0.0, 0.0)),              # exact, integers and halves
+    (AF.ceil, 0.0, 0.0, "halves", (0.0, 0.0)),
+    (AF.round, 0.0, 0.0, "halves", (0.0, 0.0)),               # halves to even
+    (AF.sign, 0.0, 0.0, "halves", (0.0, 0.0)),                # zeros included
 ]
 
 

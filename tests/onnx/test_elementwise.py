@@ -299,3 +299,14 @@ def test_unsupported_messages(engine):
     m.graph.node[0].name = "g1"
     with pytest.raises(cl.UnsupportedError, match="Gelu 'g1': approximate='fast'"):
         load_onnx(m)
+
+
+@pytest.mark.parametrize("op,opset", [("Floor", 13), ("Ceil", 6), ("Round", 11), ("Sign", 13)])
+def test_rounding_and_sign(engine, rng, op, opset):
+    """Floor, Ceil, Round (halves to even), Sign (0, -0 and NaN kept) vs onnxruntime, with halves, zeros, NaN."""
+    x = randn(rng, S)
+    x.flat[:7] = [0.5, 1.5, -2.5, -0.0, 0.0, np.nan, 2.5]
+    ref = ort.InferenceSession(model(op, opset, [("x", F, S)]).SerializeToString(),
+                               providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    got = run_ours(engine, declare(model(op, opset, [("x", F, S)]), S), {"x": x})
+    np.testing.assert_array_equal(got, ref)

@@ -1,7 +1,7 @@
 """Element-wise activations and unary math → Activation (Eltwise where a tensor parameter or integers need it).
 
 Relu, LeakyRelu, PRelu, Sigmoid, Tanh, Clip, Elu, Selu, HardSigmoid, HardSwish, Softplus, Erf, Gelu, Exp, Log,
-Sqrt, Abs, Neg, Reciprocal. Attributes missing from a node take the default of the schema of the model's opset.
+Sqrt, Abs, Neg, Reciprocal, Floor, Ceil, Round, Sign. Attributes missing from a node take the default of the schema of the model's opset.
 Float32 inputs map to one Activation; int32-stored integer inputs of Relu, Abs, Neg and Clip (the integer types
 ONNX allows there) map to exact integer Eltwise max/min/sub. PRelu with a slope tensor of more than one element
 and Clip with run-time min/max map to Eltwise (prelu; max then min) with numpy broadcasting.
@@ -34,6 +34,10 @@ _SIMPLE: dict[str, tuple[str, str | None, str | None]] = {
     "Sqrt": ("sqrt", None, None),
     "Reciprocal": ("reciprocal", None, None),
     "LeakyRelu": ("relu_negative_slope", "alpha", None),
+    "Floor": ("floor", None, None),
+    "Ceil": ("ceil", None, None),
+    "Round": ("round", None, None),
+    "Sign": ("sign", None, None),
 }
 
 
@@ -47,6 +51,9 @@ def _is_int(ctx: Any, name: str) -> bool:
 @converter("Softplus", versions=(1, 22))
 @converter("HardSwish", versions=(14, 22))
 @converter("Erf", versions=(9, 13))
+@converter("Floor", "Ceil", versions=(1, 6, 13))
+@converter("Round", versions=(11, 22))
+@converter("Sign", versions=(9, 13))
 def simple(ctx: Any, node: Any) -> None:
     """A float32 activation with its attributes as a/b (Elu alpha; Selu alpha, gamma; HardSigmoid alpha, beta;
     LeakyRelu alpha)."""
