@@ -4,10 +4,10 @@ Each activation (:data:`ACTIVATIONS`) has one formula in a neutral form, one int
 parameters; each eltwise mode (:data:`ELTWISE`) likewise. The neutral form is a small C-like expression language:
 numbers (an ``f`` suffix allowed), the variables ``x``, ``A``, ``B`` (activations) or ``a``, ``b`` (eltwise: the
 left and the right operand), ``+ - * /``, unary ``-``, comparisons, ``c ? t : f`` and the calls ``exp expm1 log
-log1p sqrt tanh erf erfc fabs fmin fmax pow floor ceil rint``. It is valid OpenCL C, so the OpenCL renderer (:func:`cl_activation`,
-:func:`cl_eltwise`) emits it as written; :func:`py_expr` translates it to Python source for the numpy renderer
-(``kernel_selector.common.elementwise_np``) and the numba renderer (``kernel_selector.common.elementwise_numba``),
-which use the codes here as their one numbering.
+log1p sqrt tanh erf erfc fabs fmin fmax pow floor ceil rint``. It is valid OpenCL C, so the OpenCL renderer
+(:func:`cl_activation`, :func:`cl_eltwise`) emits it as written; :func:`py_expr` translates it to Python source
+for the numpy renderer (``kernel_selector.common.elementwise_np``) and the numba renderer
+(``kernel_selector.common.elementwise_numba``), which use the codes here as their one numbering.
 
 Formulas follow the ONNX operator definitions (Relu, LeakyRelu, Clip, Sigmoid, Tanh, Elu, Selu, Softplus,
 HardSigmoid, HardSwish, Gelu, Erf, Neg, Reciprocal) and clDNN's activation_func list. Forms are chosen to keep tiny

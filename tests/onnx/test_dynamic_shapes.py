@@ -152,7 +152,8 @@ def test_bool_output_and_empty_output_and_an_unused_input(engine, rng):
     st = numpy_helper.from_array(np.array([5], np.int64), "st")
     en = numpy_helper.from_array(np.array([9], np.int64), "en")
     ins = [helper.make_tensor_value_info("x", F, [3, 4]), helper.make_tensor_value_info("unused", F, [2])]
-    outs = [helper.make_tensor_value_info("b", TensorProto.BOOL, [3, 4]), helper.make_tensor_value_info("e", F, ["e0", 4])]
+    outs = [helper.make_tensor_value_info("b", TensorProto.BOOL, [3, 4]),
+            helper.make_tensor_value_info("e", F, ["e0", 4])]
     m = _model(nodes, ins, outs, [st, en])
     x = np.round(rng.standard_normal((3, 4))).astype(np.float32)
     feeds = {"x": x, "unused": rng.standard_normal(2).astype(np.float32)}
@@ -175,8 +176,8 @@ def test_shape_of_a_converted_tensor_folds_in_the_same_walk(engine, rng):
     inits = [numpy_helper.from_array(np.array([6, 9], np.int64), "target"),
              numpy_helper.from_array(np.array([0, 0], np.int64), "zeros"),
              numpy_helper.from_array(np.array([2, 2], np.int64), "two")]
-    m = _model(nodes, [helper.make_tensor_value_info("x", F, [4, 5])], [helper.make_tensor_value_info("y", F, ["h", "w"])],
-               inits)
+    m = _model(nodes, [helper.make_tensor_value_info("x", F, [4, 5])],
+               [helper.make_tensor_value_info("y", F, ["h", "w"])], inits)
     x = rng.standard_normal((4, 5)).astype(np.float32)
     got = cl.Network(engine, cl.load_onnx(m)).run({"x": x})["y"]
     np.testing.assert_array_equal(got, _ort(m, {"x": x})["y"])

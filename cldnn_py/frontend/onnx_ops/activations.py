@@ -1,7 +1,8 @@
 """Element-wise activations and unary math → Activation (Eltwise where a tensor parameter or integers need it).
 
 Relu, LeakyRelu, PRelu, Sigmoid, Tanh, Clip, Elu, Selu, HardSigmoid, HardSwish, Softplus, Erf, Gelu, Exp, Log,
-Sqrt, Abs, Neg, Reciprocal, Floor, Ceil, Round, Sign. Attributes missing from a node take the default of the schema of the model's opset.
+Sqrt, Abs, Neg, Reciprocal, Floor, Ceil, Round, Sign. Attributes missing from a node take the default of the schema
+of the model's opset.
 Float32 inputs map to one Activation; int32-stored integer inputs of Relu, Abs, Neg and Clip (the integer types
 ONNX allows there) map to exact integer Eltwise max/min/sub. PRelu with a slope tensor of more than one element
 and Clip with run-time min/max map to Eltwise (prelu; max then min) with numpy broadcasting.
