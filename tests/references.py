@@ -119,7 +119,13 @@ def pool_dilated_ref(x, mode, k, s, pb, pe, d, ceil_mode=False):
 _E = cl.EltwiseMode
 # mode -> binary float64 numpy op (ONNX Add, Sub, Mul, Div, Max, Min, Pow, PRelu; max/min propagate NaN)
 ELTWISE_OPS = {_E.sum: np.add, _E.sub: np.subtract, _E.prod: np.multiply, _E.div: np.divide, _E.max: np.maximum,
-               _E.min: np.minimum, _E.pow: np.power, _E.prelu: lambda v, slope: np.where(v >= 0, v, slope * v)}
+               _E.min: np.minimum, _E.pow: np.power, _E.prelu: lambda v, slope: np.where(v >= 0, v, slope * v),
+               # comparisons: 1 or 0 in the operands' type (ONNX Equal, Less ... before the cast to bool)
+               _E.equal: lambda a, b: (a == b).astype(a.dtype), _E.not_equal: lambda a, b: (a != b).astype(a.dtype),
+               _E.less: lambda a, b: (a < b).astype(a.dtype), _E.greater: lambda a, b: (a > b).astype(a.dtype),
+               _E.less_equal: lambda a, b: (a <= b).astype(a.dtype),
+               _E.greater_equal: lambda a, b: (a >= b).astype(a.dtype)}
+COMPARISONS = frozenset({_E.equal, _E.not_equal, _E.less, _E.greater, _E.less_equal, _E.greater_equal})
 
 
 def eltwise_ref(arrays, mode, coefficients=None):
@@ -134,10 +140,12 @@ def eltwise_ref(arrays, mode, coefficients=None):
 def eltwise_inputs(rng, shapes, mode):
     """float32 inputs of ``shapes`` inside the domain where eltwise_ref is well conditioned: standard normal;
     divisors kept away from zero (|v| in [0.5, 2], random sign); pow: positive bases in [0.2, 3], exponents in
-    [-2, 2]."""
+    [-2, 2]; comparisons: halves in [-2, 2], so that ties (equal operands) are common."""
     out = []
     for i, s in enumerate(shapes):
-        if mode == _E.div and i > 0:
+        if mode in COMPARISONS:
+            a = rng.integers(-4, 5, s) * 0.5
+        elif mode == _E.div and i > 0:
             a = rng.uniform(0.5, 2.0, s) * rng.choice([-1.0, 1.0], s)
         elif mode == _E.pow:
             a = rng.uniform(0.2, 3.0, s) if i == 0 else rng.uniform(-2.0, 2.0, s)

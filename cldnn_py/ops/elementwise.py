@@ -99,6 +99,14 @@ ELTWISE: dict[str, EltwiseDef] = {d.name: d for d in [
     # ONNX PRelu: b is the slope
     EltwiseDef("prelu", 7, "((a) >= 0.0f ? (a) : (b) * (a))", cl_float="eltwise_prelu_float",
                cl_int="eltwise_prelu_int", fused_cl=False, fused_cpu=False),
+    # comparisons (ONNX Equal, Less, Greater, LessOrEqual, GreaterOrEqual; not-equal for Xor): 1 or 0 in the
+    # operands' type; the ONNX converter reorders the result to bool (u8)
+    EltwiseDef("equal", 8, "((a) == (b) ? 1.0f : 0.0f)", fused_cl=False, fused_cpu=False),
+    EltwiseDef("not_equal", 9, "((a) != (b) ? 1.0f : 0.0f)", fused_cl=False, fused_cpu=False),
+    EltwiseDef("less", 10, "((a) < (b) ? 1.0f : 0.0f)", fused_cl=False, fused_cpu=False),
+    EltwiseDef("greater", 11, "((a) > (b) ? 1.0f : 0.0f)", fused_cl=False, fused_cpu=False),
+    EltwiseDef("less_equal", 12, "((a) <= (b) ? 1.0f : 0.0f)", fused_cl=False, fused_cpu=False),
+    EltwiseDef("greater_equal", 13, "((a) >= (b) ? 1.0f : 0.0f)", fused_cl=False, fused_cpu=False),
 ]}
 
 ACTIVATION_DEFAULTS: dict[str, tuple[float, float]] = {n: d.defaults for n, d in ACTIVATIONS.items()
@@ -141,6 +149,8 @@ def cl_eltwise(mode: str, a: str, b: str, integer: bool = False, helper: str | N
         fn = f"{helper}{mode}" if helper else d.cl_float
     if fn is None:
         tree = parse(d.formula)
+        if tree[0] == "cond":  # a comparison: the formula itself, operands substituted (the fixed table's names)
+            return re.sub(r"\b[ab]\b", lambda m: f"({a})" if m.group(0) == "a" else f"({b})", d.formula)
         if tree[0] != "call":
             raise ValueError(f"eltwise {mode} has no OpenCL call form")
         fn = str(tree[1])
@@ -157,8 +167,8 @@ def eltwise_infix(mode: str) -> str | None:
 
 Node = tuple  # ("num", text) ("var", name) ("call", fn, args) ("neg", e) ("bin", op, l, r) ("cond", c, t, f)
 
-_TOKEN = re.compile(r"\s*(?:(\d+\.\d*(?:[eE][-+]?\d+)?f?|\d+f?)|([A-Za-z_]\w*)|(>=|<=|[-+*/()?:,<>]))")
-_BIN_PREC = {">": 1, ">=": 1, "<": 1, "<=": 1, "+": 2, "-": 2, "*": 3, "/": 3}
+_TOKEN = re.compile(r"\s*(?:(\d+\.\d*(?:[eE][-+]?\d+)?f?|\d+f?)|([A-Za-z_]\w*)|(>=|<=|==|!=|[-+*/()?:,<>]))")
+_BIN_PREC = {"==": 1, "!=": 1, ">": 1, ">=": 1, "<": 1, "<=": 1, "+": 2, "-": 2, "*": 3, "/": 3}
 
 
 def _tokens(text: str) -> list[str]:

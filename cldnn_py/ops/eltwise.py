@@ -10,7 +10,8 @@ from .base import OpAttrs
 
 class EltwiseMode(str, enum.Enum):
     """Folded left to right: sum (optionally with per-input coefficients), sub, prod, div, max, min;
-    pow (acc ** in_i, ONNX Pow); prelu (acc >= 0 ? acc : in_i * acc, ONNX PRelu with a broadcast slope)."""
+    pow (acc ** in_i, ONNX Pow); prelu (acc >= 0 ? acc : in_i * acc, ONNX PRelu with a broadcast slope);
+    equal, not_equal, less, greater, less_equal, greater_equal (1 or 0 in the operands' type)."""
 
     sum = "sum"
     sub = "sub"
@@ -20,6 +21,12 @@ class EltwiseMode(str, enum.Enum):
     min = "min"
     pow = "pow"
     prelu = "prelu"
+    equal = "equal"
+    not_equal = "not_equal"
+    less = "less"
+    greater = "greater"
+    less_equal = "less_equal"
+    greater_equal = "greater_equal"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import pytest
 import cldnn_py as cl
 from tests.helpers import assert_close, f32, run_single
 from tests.ocl.padded import run_kernel_padded
-from tests.references import ELTWISE_OPS, eltwise_inputs, eltwise_ref
+from tests.references import COMPARISONS, ELTWISE_OPS, eltwise_inputs, eltwise_ref
 
 E = cl.EltwiseMode
 @pytest.mark.parametrize("mode", list(E), ids=lambda m: m.value)
@@ -132,6 +132,9 @@ def test_eltwise_int32(engine, rng, mode):
     elif mode == E.div:
         a = rng.integers(-10**9, 10**9, shapes[0])
         b = rng.integers(1, 1000, shapes[1]) * rng.choice([-1, 1], shapes[1])
+    elif mode in COMPARISONS:
+        a = rng.integers(-10**8, 10**8 + 4, shapes[0]) // 10**8 * 10**8 + 1  # few values: ties are common
+        b = rng.integers(-1, 2, shapes[1]) * 10**8 + 1
     else:
         a = rng.integers(-10**8, 10**8, shapes[0])   # beyond float32's exact integers
         b = (rng.integers(-20, 21, shapes[1]) if mode in (E.prod, E.prelu)

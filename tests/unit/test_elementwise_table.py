@@ -13,7 +13,7 @@ from kernel_selector.common.elementwise_np import NP_ELTWISE, activation
 from kernel_selector.common.elementwise_numba import ACT_CODES, ELT_CODES
 from kernel_selector.common.elementwise_numba import activate as nb_activate
 from kernel_selector.common.elementwise_numba import binary as nb_binary
-from tests.references import ELTWISE_OPS, activation_ref
+from tests.references import COMPARISONS, ELTWISE_OPS, activation_ref
 
 POSITIVE = {"log", "sqrt"}  # defined on x > 0 only
 
@@ -51,6 +51,9 @@ def test_eltwise_renderers_match_the_reference(rng, mode):
     b = rng.standard_normal(101) * 2
     if mode == "pow":
         a = np.abs(a) + 0.5
+    if EltwiseMode(mode) in COMPARISONS:  # ties common, and a NaN (every comparison false, not_equal true)
+        a, b = np.round(a), np.round(b)
+        a[0] = np.nan
     want = ELTWISE_OPS[EltwiseMode(mode)](a, b)
     got_np = NP_ELTWISE[mode](a.astype(np.float32), b.astype(np.float32))
     got_nb = np.array([nb_binary(float(u), float(v), ELT_CODES[mode]) for u, v in zip(a, b)])

@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 
 from ...errors import UnsupportedError
+from ...layout import DataType
 from ...primitives.arg_max import ArgMax
 from ...primitives.reduce import Reduce
+from ...primitives.reorder import Reorder
 from . import converter
 
 
@@ -40,8 +42,15 @@ def _reduce(ctx: Any, node: Any, mode: str) -> None:
     rank = len(ctx.shape(node.input[0]))
     if axes is not None and any(not -rank <= ax < rank for ax in axes):
         raise UnsupportedError(f"{node.op_type} '{node.name}': axes {axes} out of range for rank {rank}")
-    ctx.add(Reduce(node.output[0], ctx.ref(node.input[0]), mode=mode, axes=axes or (),
-                   keep_dims=bool(a.get("keepdims", 1))))
+    src = ctx.ref(node.input[0])
+    lay = ctx.layouts[src]
+    if lay.dtype == DataType.u8 and mode in ("max", "min"):  # bool (0/1): exact in float, and back to bool
+        src = ctx.add(Reorder(ctx.fresh(node.output[0] + "_f32"), src, format=lay.format, dtype=DataType.f32))
+        red = ctx.add(Reduce(ctx.fresh(node.output[0] + "_red"), src, mode=mode, axes=axes or (),
+                             keep_dims=bool(a.get("keepdims", 1))))
+        ctx.add(Reorder(node.output[0], red, format=ctx.layouts[red].format, dtype=DataType.u8, convert_mode="bool"))
+        return
+    ctx.add(Reduce(node.output[0], src, mode=mode, axes=axes or (), keep_dims=bool(a.get("keepdims", 1))))
 
 
 @converter("ReduceMean", versions=(1, 11, 13, 18))

@@ -60,6 +60,12 @@ _INT_OPS: dict[str, Op] = {
     EltwiseMode.sum: np.add, EltwiseMode.sub: np.subtract, EltwiseMode.prod: np.multiply,
     EltwiseMode.div: int_div, EltwiseMode.max: np.maximum, EltwiseMode.min: np.minimum, EltwiseMode.pow: int_pow,
     EltwiseMode.prelu: lambda v, s: np.where(v >= 0, v, s * v),
+    EltwiseMode.equal: lambda a, b: (a == b).astype(np.int32),
+    EltwiseMode.not_equal: lambda a, b: (a != b).astype(np.int32),
+    EltwiseMode.less: lambda a, b: (a < b).astype(np.int32),
+    EltwiseMode.greater: lambda a, b: (a > b).astype(np.int32),
+    EltwiseMode.less_equal: lambda a, b: (a <= b).astype(np.int32),
+    EltwiseMode.greater_equal: lambda a, b: (a >= b).astype(np.int32),
 }
 
 
@@ -68,11 +74,12 @@ class EltwiseKernelCpuRef(CpuRefKernel):
     """Reference eltwise on the CPU engine: y = in0 ∘ in1 ∘ ... ∘ in(N-1), folded left to right.
 
     Modes sum (optional coefficients: Σ c_i·in_i, float32), sub, prod, div, max/min (fmax/fmin in float: a NaN
-    operand is ignored), pow (C ``pow``), prelu (acc >= 0 ? acc : in_i * acc). Inputs broadcast numpy-style to the
-    output's logical shape; any format, padded or not. f32 and i32: all-i32 without coefficients computes in int32
-    (wrapping; div truncates toward zero and x / 0 gives 0; pow by squaring), anything else in float32; an i32
-    output of float math is rounded to nearest even and saturated (NaN -> 0), and a ``pow`` is first truncated
-    (:func:`pow_to_int`). Same key and validate() as ``eltwise_ref``; fused ops supported.
+    operand is ignored), pow (C ``pow``), prelu (acc >= 0 ? acc : in_i * acc), the comparisons (1 or 0). Inputs
+    broadcast numpy-style to the output's logical shape; any format, padded or not. f32 and i32: all-i32 without
+    coefficients computes in int32 (wrapping; div truncates toward zero and x / 0 gives 0; pow by squaring),
+    anything else in float32; an i32 output of float math is rounded to nearest even and saturated (NaN -> 0), and
+    a ``pow`` is first truncated (:func:`pow_to_int`). Same key and validate() as ``eltwise_ref``; fused ops
+    supported.
     """
 
     twin = EltwiseKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
