@@ -26,8 +26,8 @@ import numpy as np
 
 from .build_options import BuildOptions
 from .engine import Engine
-from .errors import CldnnError, DTypeError, TopologyError
-from .io_signature import TensorSignature, check_dims, storage_dtype
+from .errors import CldnnError, TopologyError
+from .io_signature import TensorSignature, check_dims, check_dtype, storage_dtype
 from .network import Network, NetworkOutput, ProfilingEntry
 from .topology import Topology
 
@@ -163,8 +163,7 @@ class DynamicNetwork(Network):
             raise TopologyError(f"set_input_data: '{pid}' is not an input of this network "
                                 f"(inputs: {self.input_ids}){hint}")
         check_dims(sig, tuple(arr.shape))
-        if arr.dtype != sig.dtype and arr.dtype != storage_dtype(sig.dtype):
-            raise DTypeError(f"input '{pid}': dtype: expected {sig.dtype}, got {arr.dtype}")
+        check_dtype(sig, arr, storage_dtype(sig.dtype))
         with self._lock:
             self._feeds[pid] = arr
 

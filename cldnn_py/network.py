@@ -17,7 +17,7 @@ import numpy as np
 
 from .engine import Engine
 from .errors import CldnnError, DeviceError, DTypeError, ShapeError, TopologyError
-from .io_signature import TensorSignature, check_dims, from_engine, to_engine
+from .io_signature import TensorSignature, check_dims, check_dtype, from_engine, storage_dtype, to_engine
 from .memory import Memory
 from .program import BuildOptions, Program
 from .program_node import ProgramNode
@@ -190,8 +190,7 @@ class Network:
         if sig is not None and pid not in self.input_ids:  # declared, but trimmed: nothing reads it
             arr = np.asarray(array)
             check_dims(sig, tuple(arr.shape))
-            if arr.dtype != sig.dtype:
-                raise DTypeError(f"input '{pid}': dtype: expected {sig.dtype}, got {arr.dtype}")
+            check_dtype(sig, arr, storage_dtype(sig.dtype))
             return
         if pid not in self.input_ids:
             close = difflib.get_close_matches(str(pid), self.input_ids, n=1)
