@@ -30,6 +30,7 @@ import pathlib
 import subprocess
 import sys
 import time
+import traceback
 from typing import Any
 
 import numpy as np
@@ -114,13 +115,10 @@ def time_torch(name: str, batch: int, shape: tuple[int, ...], runs: int) -> floa
     return float(np.median(times))
 
 
-def bench(models: list[str], batches: list[int], runs: int, tier: str, peak: float | None) -> list[dict[str, Any]]:
+def bench(models: list[str], batches: list[int], runs: int, tier: str, peak: float | None,
+          top: int = 0) -> list[dict[str, Any]]:
     """One row per (model, batch): latency, device time, GFLOP/s, roofline share, PyTorch and onnxruntime."""
-    import onnx
-    import onnxruntime as ort
-
     import cldnn_py as cl
-    from benchmarks.bench import count_flops, max_rel_error, model_path
 
     engine = cl.Engine()
     print(f"device: {engine.info.spec} {engine.info.name} [{engine.info.platform_version}] "
@@ -129,32 +127,58 @@ def bench(models: list[str], batches: list[int], runs: int, tier: str, peak: flo
     rows = []
     for name in models:
         for batch in batches:
-            path = model_path(name, batch, ROOT / ".cache" / "models")
-            model = onnx.load(str(path))
-            gflop = count_flops(model)["total"] / 1e9 / batch
-            inp = model.graph.input[0]
-            shape = tuple(d.dim_value for d in inp.type.tensor_type.shape.dim)
-            x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
-            sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-            ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, {inp.name: x})))
-            net = cl.Network(cl.Program(engine, cl.load_onnx(str(path)), cl.BuildOptions(kernel_tier=tier)))
-            err = max_rel_error(net.run({inp.name: x}), ref)
-            wall, dev_ms = time_cldnn(net, {inp.name: x}, runs)
-            t_ort = [0.0] * 3
-            for i in range(3):
-                t0 = time.perf_counter()
-                sess.run(None, {inp.name: x})
-                t_ort[i] = (time.perf_counter() - t0) * 1e3
-            med = float(np.median(wall))
-            torch_ms = time_torch(name, batch, shape, runs)
-            row = {"model": name, "batch": batch, "gflop_per_image": gflop, "latency_ms": med,
-                   "device_ms": dev_ms, "gflop_per_s": gflop * batch / (med / 1e3), "rel_err": err,
-                   "torch_ms": torch_ms, "ort_cpu_ms": float(np.median(t_ort)),
-                   "roofline": (gflop * batch / (dev_ms / 1e3)) / (peak * 1e3) if peak else None}
-            rows.append(row)
-            print(format_row(row), file=sys.stderr)
-            del net
+            try:
+                rows.append(bench_one(engine, name, batch, runs, tier, peak, top))
+            except Exception as exc:  # one failing network must not hide the others' figures
+                traceback.print_exc()
+                rows.append({"model": name, "batch": batch, "error": f"{type(exc).__name__}: {exc}"})
+                print(f"{name:<11}{batch:>3}  FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
     return rows
+
+
+def bench_one(engine: Any, name: str, batch: int, runs: int, tier: str, peak: float | None,
+              top: int) -> dict[str, Any]:
+    """One result row of ``name`` at ``batch`` (see :func:`bench`); prints the ``top`` primitives by device time."""
+    import onnx
+    import onnxruntime as ort
+
+    import cldnn_py as cl
+    from benchmarks.bench import count_flops, max_rel_error, model_path
+
+    path = model_path(name, batch, ROOT / ".cache" / "models")
+    model = onnx.load(str(path))
+    gflop = count_flops(model)["total"] / 1e9 / batch
+    inp = model.graph.input[0]
+    shape = tuple(d.dim_value for d in inp.type.tensor_type.shape.dim)
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, {inp.name: x})))
+    t0 = time.perf_counter()
+    net = cl.Network(cl.Program(engine, cl.load_onnx(str(path)), cl.BuildOptions(kernel_tier=tier)))
+    build_s = time.perf_counter() - t0
+    err = max_rel_error(net.run({inp.name: x}), ref)
+    wall, dev_ms = time_cldnn(net, {inp.name: x}, runs)
+    if top:
+        by_kernel: dict[str, list[float]] = {}
+        for e in net.get_profiling_info():
+            by_kernel.setdefault(e.kernel, []).append(e.time_us)
+        print(f"  {name} b{batch}: build {build_s:.1f} s; device time by kernel (ms, count):", file=sys.stderr)
+        for k, ts in sorted(by_kernel.items(), key=lambda kv: -sum(kv[1]))[:top]:
+            print(f"    {k:<40} {sum(ts) / 1e3:8.3f} ms  x{len(ts)}", file=sys.stderr)
+    t_ort = [0.0] * 3
+    for i in range(3):
+        t0 = time.perf_counter()
+        sess.run(None, {inp.name: x})
+        t_ort[i] = (time.perf_counter() - t0) * 1e3
+    med = float(np.median(wall))
+    torch_ms = time_torch(name, batch, shape, runs)
+    row = {"model": name, "batch": batch, "gflop_per_image": gflop, "latency_ms": med,
+           "device_ms": dev_ms, "gflop_per_s": gflop * batch / (med / 1e3), "rel_err": err,
+           "torch_ms": torch_ms, "ort_cpu_ms": float(np.median(t_ort)), "build_s": build_s,
+           "roofline": (gflop * batch / (dev_ms / 1e3)) / (peak * 1e3) if peak else None}
+    print(format_row(row), file=sys.stderr)
+    del net
+    return row
 
 
 def format_row(r: dict[str, Any]) -> str:
@@ -176,16 +200,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tier", default="auto", choices=["auto", "cpu", "gpu"])
     ap.add_argument("--peak-tflops", type=float, default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--top", type=int, default=0, help="print the N kernels with the most device time per row")
     args = ap.parse_args(argv)
     folder = setup_nvidia_icd()
     if folder:
         print(f"OCL_ICD_VENDORS={folder} (NVIDIA's OpenCL ICD)", file=sys.stderr)
-    rows = bench(args.models, args.batches, args.runs, args.tier, args.peak_tflops)
+    rows = bench(args.models, args.batches, args.runs, args.tier, args.peak_tflops, args.top)
     for r in rows:
-        print(format_row(r))
+        print(format_row(r) if "error" not in r else f"{r['model']:<11}{r['batch']:>3}  FAILED: {r['error']}")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(rows, indent=1))
-    return 0 if all(r["rel_err"] <= 1e-3 for r in rows) else 1
+    return 0 if all("error" not in r and r["rel_err"] <= 1e-3 for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The GPU-tier fully connected kernels vs float64 numpy, forced in the gpu tier: fully_connected_gpu_tiled (any
-batch) and fully_connected_gpu_gemv (batch 1 first), K and M of 1, 17, 33, 65 (tile edges), batch 1 and 3, rank 2
-and 4 inputs, with and without bias, a fused relu (network) and a fused residual sum + relu (kernel level, every
-tuning variant); and the selection for a ResNet-50-like FC (1 x 2048 -> 1000) on the described GPU_LIKE device."""
+batch) and fully_connected_gpu_gemv (first up to batch 16, 8 batch items per work-group), K and M of 1, 17, 33, 65
+(tile edges), batch 1, 3, 8, 9 and 17 (batch blocks of 8 with tails), rank 2 and 4 inputs, with and without
+bias, a fused relu (network) and a fused residual sum + relu (kernel level, every tuning variant); and the
+selection for a ResNet-50-like FC (N x 2048 -> 1000) on the described GPU_LIKE device."""
 
 from __future__ import annotations
 
@@ -57,7 +58,9 @@ CASES = [
     ((3, 65), 65, True),
     ((1, 65), 17, False),
     ((3, 4, 2, 3), 33, True),   # rank 4, K = 24
-    ((17, 33), 65, True),       # batch past one row tile of the 8 x 8 tile
+    ((17, 33), 65, True),       # batch past one row tile of the 8 x 8 tile; GEMV: batch blocks 8 + 8 + 1
+    ((8, 40), 9, True),         # GEMV: one full batch block
+    ((9, 2, 5, 3), 5, False),   # GEMV: batch blocks 8 + 1, rank 4
 ]
 
 
@@ -78,14 +81,15 @@ FUSED = [
     # input shape, M, the kernel the gpu tier picks
     ((1, 65), 33, GEMV),
     ((1, 17), 65, GEMV),
-    ((3, 33), 17, TILED),
-    ((3, 2, 3, 3), 65, TILED),
+    ((3, 33), 17, GEMV),
+    ((3, 2, 3, 3), 65, GEMV),
+    ((17, 33), 17, TILED),
 ]
 
 
 @pytest.mark.parametrize("case", FUSED, ids=lambda c: f"{c[0]}-m{c[1]}")
 def test_fc_gpu_fused_relu(engine, rng, case):
-    """The gpu tier's own choice (GEMV at batch 1, tiled above) with the relu fused into it (a residual sum fuses
+    """The gpu tier's own choice (GEMV up to batch 16, tiled above) with the relu fused into it (a residual sum fuses
     into convolutions only: :func:`test_fc_gpu_every_variant` fuses one at the kernel level)."""
     shape, m, want = case
     x = f32(rng.standard_normal(shape))
@@ -107,7 +111,7 @@ def _fc_params(shape: tuple[int, ...], m: int, bias: bool = True) -> Params:
 
 
 @pytest.mark.parametrize("kernel_cls", [FullyConnectedKernelGpuTiled, FullyConnectedKernelGpuGemv])
-@pytest.mark.parametrize("batch", [1, 3])
+@pytest.mark.parametrize("batch", [1, 3, 9])
 def test_fc_gpu_every_variant(engine, rng, kernel_cls, batch):
     """Each tuning variant through kernel_data(params, variant), run directly (K 33, M 65, bias) with a fused
     residual sum then relu in the epilogue."""
@@ -125,7 +129,10 @@ def test_fc_gpu_every_variant(engine, rng, kernel_cls, batch):
             raise AssertionError(f"variant {variant}: {err}") from None
 
 
-def test_gpu_like_selects_gemv_at_batch_1_and_tiled_above():
-    """ResNet-50's FC (1 x 2048 -> 1000) on the described GPU: the GEMV kernel; at batch 8 the tiled one."""
+def test_gpu_like_selects_gemv_up_to_batch_16_and_tiled_above():
+    """ResNet-50's FC (N x 2048 -> 1000) on the described GPU: the GEMV kernel up to batch 16 (bound by the weight
+    reads, each weight read once per 8 batch items), the tiled one above."""
     assert selector.select(_fc_params((1, 2048), 1000))[0].name == GEMV
-    assert selector.select(_fc_params((8, 2048), 1000))[0].name == TILED
+    assert selector.select(_fc_params((8, 2048), 1000))[0].name == GEMV
+    assert selector.select(_fc_params((16, 2048), 1000))[0].name == GEMV
+    assert selector.select(_fc_params((17, 2048), 1000))[0].name == TILED

@@ -78,6 +78,14 @@ def _conv(rng, fmt, wfmt):
                 conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), {"w": (w, wfmt), "b": (b, None)})
 
 
+def _conv_tails(rng):
+    """Batch 2, C 5, OC 9 on 7 x 6: tails in every GEMM dimension of convolution_gpu_igemm (M 9, N 84, K 45)."""
+    x, w, b = f32(rng.standard_normal((2, 5, 7, 6))), f32(rng.standard_normal((9, 5, 3, 3)) * 0.3), \
+        f32(rng.standard_normal(9))
+    return Case(cl.Convolution("p", "x", weights="w", bias="b", pad=(1, 1)), {"x": (x, BFYX)},
+                conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), {"w": (w, None), "b": (b, None)})
+
+
 def _conv_depthwise(rng):
     x, w, b = f32(rng.standard_normal((1, 16, 9, 7))), f32(rng.standard_normal((16, 1, 3, 3)) * 0.3), \
         f32(rng.standard_normal(16))
@@ -184,6 +192,7 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "convolution_ref": lambda r: _conv(r, BFYX, None),
     "convolution_b_fs_yx_fsv16": lambda r: _conv(r, FSV16, OSV16),
     "convolution_gpu_depthwise": _conv_depthwise,
+    "convolution_gpu_igemm": _conv_tails,
     "crop_ref": lambda r: (lambda x: _one(cl.Crop("p", "x", shape=(1, 2, 3, 4), offsets=(1, 1, 1, 2)), x, FSV16,
                                           x[1:2, 1:3, 1:4, 2:6]))(_x(r, (2, 4, 5, 6))),
     "crop_b_fs_yx_fsv16": lambda r: (lambda x: _one(cl.Crop("p", "x", shape=(1, 19, 3, 4), offsets=(1, 5, 1, 2)),

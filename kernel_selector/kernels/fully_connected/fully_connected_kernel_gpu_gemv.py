@@ -1,5 +1,5 @@
-"""fully_connected_gpu_gemv: GPU-tier GEMV inner product for batch 1 (a work-group per block of output rows, a
-``__local`` tree reduction over K)."""
+"""fully_connected_gpu_gemv: GPU-tier GEMV inner product for small batches (a work-group per block of output rows
+and of up to 8 batch items, a ``__local`` tree reduction over K)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,16 @@ VARIANTS = ({"lws": 128, "rows": 4}, {"lws": 64, "rows": 4}, {"lws": 256, "rows"
             {"lws": 64, "rows": 1})
 
 
-def _local_bytes(v: dict[str, int]) -> int:
-    return FLOAT_BYTES * v["lws"] * v["rows"]
+MAX_BATCH_BLOCK = 8
+"""Batch items a work-group computes together (each weight row is read once for all of them)."""
+SMALL_BATCH = 16
+"""Up to this batch the GEMV is preferred to fully_connected_gpu_tiled: the layer is bound by reading the weights
+(measured on an H100: AlexNet's three FC layers at batch 8 took 2.5 ms in the tiled kernel, whose M = 8 rows fill
+one eighth of a 64-row tile and whose 64 work-groups leave most of the GPU idle)."""
+
+
+def _local_bytes(v: dict[str, int], nb: int = 1) -> int:
+    return FLOAT_BYTES * v["lws"] * v["rows"] * nb
 
 
 @register
@@ -26,11 +34,13 @@ class FullyConnectedKernelGpuGemv(KernelBase):
 
     Inputs as fully_connected_gpu_tiled: INPUT0 (N, ...) rank 2-4 f32 bfyx unpadded, flattened to (N, K); INPUT1
     weights (M, K) f32 bfyx unpadded; INPUT2 bias with M elements, any shape. Output (N, M) bfyx. A work-group of
-    LWS work-items (default 128, a power of two) owns ROWS (4) output rows of one batch item: its work-items stride
-    over K with step LWS (coalesced reads of x and of the weight rows), keep ROWS partial sums, and reduce them in a
-    ``__local`` tree of ROWS x LWS floats (2 KiB by default; barriers only, no work-group collectives); work-item
-    r < ROWS adds the bias and applies ``FUSED_OPS`` to row m0 + r. gws (ceil(M / ROWS)·LWS, N), lws (LWS, 1).
-    Best at batch 1 (the weights are streamed once per batch item); the tiled kernel wins at larger batches.
+    LWS work-items (default 128, a power of two) owns ROWS (4) output rows of NB = min(N, 8) batch items: its
+    work-items stride over K with step LWS (coalesced reads of x and of the weight rows, each weight read once for
+    the NB items), keep NB x ROWS partial sums, and reduce them in a ``__local`` tree of NB x ROWS x LWS floats
+    (2 KiB at batch 1, 16 KiB at NB 8; barriers only, no work-group collectives); work-item i < NB·ROWS adds the
+    bias and applies ``FUSED_OPS`` to one (item, row). gws (ceil(M / ROWS)·LWS, ceil(N / NB)), lws (LWS, 1).
+    Preferred up to batch :data:`SMALL_BATCH`, where the layer is bound by the weight reads; the tiled kernel wins
+    at larger batches.
     Origin: the classic work-group reduction GEMV (clDNN's fully_connected_gpu_fb_io_ref family, CLBlast Xgemv).
     """
 
@@ -46,12 +56,19 @@ class FullyConnectedKernelGpuGemv(KernelBase):
 
     VARIANTS: tuple[dict[str, int], ...] = VARIANTS
 
+    def batch_block(self, params: Params) -> int:
+        """NB, the batch items of one work-group: min(N, MAX_BATCH_BLOCK)."""
+        return max(1, min(fc_dims(params)[0], MAX_BATCH_BLOCK))
+
     def variant_reason(self, params: Params, v: dict[str, int]) -> str | None:
-        """Why the tuning variant ``v`` cannot run on this device (LWS not a power of two, work-group or local
-        memory too large), or None."""
+        """Why the tuning variant ``v`` cannot run on this device (LWS not a power of two or below NB·ROWS,
+        work-group or local memory too large), or None."""
         if v["lws"] & (v["lws"] - 1):
             return f"LWS {v['lws']} is not a power of two"
-        return caps_reason(params.caps, (v["lws"], 1), _local_bytes(v))
+        nb = self.batch_block(params)
+        if v["lws"] < nb * v["rows"]:
+            return f"LWS {v['lws']} is below the {nb} x {v['rows']} (batch block x rows) sums it finishes"
+        return caps_reason(params.caps, (v["lws"], 1), _local_bytes(v, nb))
 
     def default_variant(self, params: Params) -> dict[str, int]:
         """The first of VARIANTS that fits the device (for this kernel: LWS 128, 4 rows; 64 on smaller devices)."""
@@ -65,8 +82,8 @@ class FullyConnectedKernelGpuGemv(KernelBase):
         return fc_plain_reason(params) or self.variant_reason(params, self.default_variant(params))
 
     def priority(self, params: Params) -> int:
-        """Batch 1: ahead of fully_connected_gpu_tiled (FORCE_PRIORITY_3); larger batches: behind it."""
-        return FORCE_PRIORITY_2 if fc_dims(params)[0] == 1 else FORCE_PRIORITY_5
+        """Batch up to SMALL_BATCH: ahead of fully_connected_gpu_tiled (FORCE_PRIORITY_3); larger: behind it."""
+        return FORCE_PRIORITY_2 if fc_dims(params)[0] <= SMALL_BATCH else FORCE_PRIORITY_5
 
     def tune_variants(self, params: Params) -> list[dict[str, int]]:
         """``{"lws", "rows"}``: the default first, then the others that fit."""
@@ -74,19 +91,19 @@ class FullyConnectedKernelGpuGemv(KernelBase):
         return [first] + [dict(v) for v in self.VARIANTS if v != first and self.variant_reason(params, v) is None]
 
     def jit_constants(self, params: Params, variant: dict[str, int] | None = None) -> JitConstants:
-        """Tensors, FC_N/FC_K/FC_M, BIAS_TERM/BIAS_INDEX, LWS, ROWS."""
+        """Tensors, FC_N/FC_K/FC_M, BIAS_TERM/BIAS_INDEX, LWS, ROWS, NB."""
         v = variant or self.default_variant(params)
         j = super().jit_constants(params)
         j.update(fc_plain_jit(params))
-        j.update({"LWS": v["lws"], "ROWS": v["rows"]})
+        j.update({"LWS": v["lws"], "ROWS": v["rows"], "NB": self.batch_block(params)})
         return j
 
     def dispatch(self, params: Params, variant: dict[str, int] | None = None
                  ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """gws (ceil(M / ROWS)·LWS, N), lws (LWS, 1)."""
+        """gws (ceil(M / ROWS)·LWS, ceil(N / NB)), lws (LWS, 1)."""
         v = variant or self.default_variant(params)
         n, _, m = fc_dims(params)
-        return (-(-m // v["rows"]) * v["lws"], n), (v["lws"], 1)
+        return (-(-m // v["rows"]) * v["lws"], -(-n // self.batch_block(params))), (v["lws"], 1)
 
     def kernel_data(self, params: Params, variant: dict[str, int] | None = None) -> KernelData:
         """One enqueue with the ``variant`` (default: :meth:`default_variant`) and the fused ops. Raises ValueError

@@ -36,6 +36,10 @@ class FullyConnectedKernelGpuGemvSg(FullyConnectedKernelGpuGemv):
     name = "fully_connected_gpu_gemv_sg"
     VARIANTS = SG_VARIANTS
 
+    def batch_block(self, params: Params) -> int:
+        """One batch item per work-group (the template has no batch block)."""
+        return 1
+
     @staticmethod
     def _emulated(params: Params) -> bool:
         return not params.caps.native_subgroups
