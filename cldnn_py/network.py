@@ -312,6 +312,8 @@ class Network:
                 status, kernel = "OPTIMIZED_OUT", ("in place" if n.in_place else "view" if n.buffer_of else "")
             else:
                 status, kernel = "EXECUTED", n.impl.kernel_name if n.impl else ""
+            if status == "OPTIMIZED_OUT":
+                t = 0.0  # an in-place concat's marker event spans its inputs' kernels (NVIDIA): no work of its own
             out.append(ProfilingEntry(n.id, n.kind, kernel, status, t))
             for op in n.fused_ops:
                 out.append(ProfilingEntry(op.fused_id, self.program.removed.get(op.fused_id, (op.kind, ""))[0],
