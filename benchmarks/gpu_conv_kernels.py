@@ -7,7 +7,8 @@ through ``benchmarks/gpu_device.sh``); it runs on PoCL too, slowly.
 Kernels run directly (no Program) on bfyx data and oiyx weights with a bias; time is the median OpenCL profiling
 time of ``--runs`` enqueues after one warm-up. Every output is compared with the first kernel's (the direct
 kernel, an independent algorithm): a row whose max relative difference exceeds 1e-3 is marked WRONG. The default
-tile the selector would pick is starred. GFLOP/s counts 2·N·OC·OH·OW·C/groups·KH·KW.
+tile the selector would pick is starred; ``v``/``s``: vector or scalar local reads (the ``vec`` variant key).
+GFLOP/s counts 2·N·OC·OH·OW·C/groups·KH·KW.
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
             out = engine.allocate(params.output)
             default = igemm.default_variant(params)
             runs = [("direct", direct, None)] + [(f"igemm{v['ty'] * v['wpt']}x{v['tx'] * v['wpt']}/"
-                                                  f"{v['tx']}x{v['ty']}k{v['kwg']}" + ("*" if v == default else ""),
+                                                  f"{v['tx']}x{v['ty']}k{v['kwg']}{'v' if v.get('vec') else 's'}"
+                                                  + ("*" if v == default else ""),
                                                   igemm, v) for v in igemm.tune_variants(params)]
             ref = None
             cells = []

@@ -21,24 +21,28 @@ from ...params import Params, SupportedKey
 from ...selector import register
 
 PLAIN = frozenset({Format.bfyx})
-# {"tx", "ty"} work-items, WPT x WPT outputs each, a K step of KWG; MWG = TY·WPT, NWG = TX·WPT.
-TILES = ({"tx": 16, "ty": 16, "wpt": 4, "kwg": 16},   # 64 x 64, 256 work-items, 8.3 KiB of local memory
-         {"tx": 8, "ty": 8, "wpt": 4, "kwg": 16},     # 32 x 32, 64 work-items, 4.2 KiB
-         {"tx": 8, "ty": 8, "wpt": 2, "kwg": 16},     # 16 x 16, 64 work-items, 2.1 KiB
-         {"tx": 16, "ty": 16, "wpt": 2, "kwg": 16},   # 32 x 32, 256 work-items (tuning only)
-         {"tx": 16, "ty": 16, "wpt": 8, "kwg": 8})    # 128 x 128, 256 work-items (tuning only)
+# {"tx", "ty"} work-items, WPT x WPT outputs each, a K step of KWG; MWG = TY·WPT, NWG = TX·WPT. "vec": the local
+# reads: 1 = each work-item's rows and columns contiguous, read as float4/float2 vectors; 0 = CLBlast's strided
+# layout, scalar reads. Each tile's own "vec" is its measured better form (H100); tuning tries both.
+TILES = ({"tx": 16, "ty": 16, "wpt": 4, "kwg": 16, "vec": 0},   # 64 x 64, 256 work-items, 8.3 KiB of local memory
+         {"tx": 8, "ty": 8, "wpt": 4, "kwg": 16, "vec": 1},     # 32 x 32, 64 work-items, 4.2 KiB
+         {"tx": 8, "ty": 8, "wpt": 2, "kwg": 16, "vec": 0},     # 16 x 16, 64 work-items, 2.3 KiB
+         {"tx": 16, "ty": 16, "wpt": 2, "kwg": 16, "vec": 1},   # 32 x 32, 256 work-items (tuning only)
+         {"tx": 16, "ty": 16, "wpt": 8, "kwg": 8, "vec": 0})    # 128 x 128, 256 work-items (tuning only)
 DEFAULT_TILES = 3
 """The default is one of the first DEFAULT_TILES of TILES, largest first: the first that gives every compute unit
 GROUPS_PER_CU work-groups, else the last. Measured on an H100 (132 compute units; benchmarks/gpu_conv_kernels.py,
 15 layer shapes of ResNet-50, MobileNetV2, YOLO and ShuffleNet at batch 1 and 8): this rule picks the fastest tile
 or one within 10% of it on 29 of the 30 (the miss: 13% on ShuffleNet's grouped 1x1 at batch 8); the 128 x 128
-tile was never the fastest and the 32 x 32 tile of 256 work-items never clearly."""
+tile was never the fastest by more than noise and the 32 x 32 tile of 256 work-items never clearly. Vector reads
+made the 32 x 32 tile of 64 work-items 1.2-2.7x faster and the two others 5-30% slower."""
 GROUPS_PER_CU = 1.5
 
 
 def local_bytes(v: dict[str, int]) -> int:
-    """``__local`` bytes of a tile: KWG x (MWG + 1) of A (one column of padding) plus KWG x NWG of B, f32."""
-    return FLOAT_BYTES * v["kwg"] * (v["ty"] * v["wpt"] + 1 + v["tx"] * v["wpt"])
+    """``__local`` bytes of a tile: KWG x (MWG + 4) of A (padding columns: 1 with scalar reads, 4 with vector
+    reads; 4 is counted) plus KWG x NWG of B, f32."""
+    return FLOAT_BYTES * v["kwg"] * (v["ty"] * v["wpt"] + 4 + v["tx"] * v["wpt"])
 
 
 def gemm_dims(params: Params) -> tuple[int, int, int, int]:
@@ -64,10 +68,10 @@ class ConvolutionKernelGpuIgemm(KernelBase):
     present. Output (N, OC, OH, OW) f32 ``bfyx``, padding allowed. Any KxK (1x1 included), stride, dilation,
     asymmetric pads, groups (depthwise goes to convolution_gpu_depthwise). Bias and fused ops in the epilogue.
 
-    Variant ``{"tx", "ty", "wpt", "kwg"}`` (:data:`TILES`): gws (ceil(N / NWG)·TX, ceil(M / MWG)·TY, groups), lws
-    (TX, TY, 1), :func:`local_bytes` of local memory (at most half the device's); KWG·MWG and KWG·NWG must be
-    multiples of TX·TY (each work-item loads a fixed count per K step). The default is the largest tile that gives
-    :data:`GROUPS_PER_CU` work-groups per compute unit, else the one with the most work-groups.
+    Variant ``{"tx", "ty", "wpt", "kwg", "vec"}`` (:data:`TILES`): gws (ceil(N / NWG)·TX,
+    ceil(M / MWG)·TY, groups), lws (TX, TY, 1), :func:`local_bytes` of local memory (at most half the device's);
+    KWG·MWG and KWG·NWG must be multiples of TX·TY (each work-item loads a fixed count per K step). The default
+    tile: :data:`DEFAULT_TILES`.
     """
 
     name = "convolution_gpu_igemm"
@@ -85,6 +89,8 @@ class ConvolutionKernelGpuIgemm(KernelBase):
         wg = v["tx"] * v["ty"]
         if (v["kwg"] * v["ty"] * v["wpt"]) % wg or (v["kwg"] * v["tx"] * v["wpt"]) % wg:
             return f"tile {v}: KWG·MWG and KWG·NWG must be multiples of the {wg} work-items"
+        if v.get("vec", 0) and v["wpt"] not in (2, 4, 8):
+            return f"tile {v}: vector reads need WPT 2, 4 or 8"
         return caps_reason(params.caps, (v["tx"], v["ty"]), local_bytes(v))
 
     def default_variant(self, params: Params) -> dict[str, int] | None:
@@ -126,14 +132,15 @@ class ConvolutionKernelGpuIgemm(KernelBase):
         return FORCE_PRIORITY_2
 
     def tune_variants(self, params: Params) -> list[dict[str, int]]:
-        """The default first, then every other tile of :data:`TILES` that fits."""
+        """The default first, then every other tile of :data:`TILES` that fits, in both read forms (``vec``)."""
         first = self.default_variant(params)
         if first is None:
             return [{}]
-        return [first] + [dict(v) for v in TILES if dict(v) != first and self.variant_reason(params, v) is None]
+        every = [dict(v, vec=vec) for v in TILES for vec in (v["vec"], 1 - v["vec"])]
+        return [first] + [v for v in every if v != first and self.variant_reason(params, v) is None]
 
     def jit_constants(self, params: Params, variant: dict[str, int] | None = None) -> JitConstants:
-        """Tensors, conv geometry, TX/TY/WPT/KWG/MWG/NWG."""
+        """Tensors, conv geometry, TX/TY/WPT/KWG/MWG/NWG, VEC."""
         v = variant or self.default_variant(params) or dict(TILES[-1])
         j = super().jit_constants(params)
         a = params.attrs_as(ConvolutionAttrs)
@@ -143,7 +150,7 @@ class ConvolutionKernelGpuIgemm(KernelBase):
                   "FILTER_IFM_NUM": icg, "FILTER_OFM_PER_GROUP": oc // a.groups,
                   "FILTER_SIZE_Y": kh, "FILTER_SIZE_X": kw, "BIAS_TERM": int(len(params.inputs) > 2),
                   "TX": v["tx"], "TY": v["ty"], "WPT": v["wpt"], "KWG": v["kwg"],
-                  "MWG": v["ty"] * v["wpt"], "NWG": v["tx"] * v["wpt"]})
+                  "MWG": v["ty"] * v["wpt"], "NWG": v["tx"] * v["wpt"], "VEC": int(v.get("vec", 0))})
         return j
 
     def dispatch(self, params: Params, variant: dict[str, int] | None = None
