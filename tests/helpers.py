@@ -14,6 +14,13 @@ def f32(a: np.ndarray) -> np.ndarray:
     return np.asarray(a, dtype=np.float32)
 
 
+def cpu_tier(**options) -> cl.BuildOptions:
+    """BuildOptions that ask for the CPU tier of kernels (``kernel_tier="cpu"``: the register-tiled fsv16, gemm_tiled,
+    fully_connected_gemm/gemv ... kernels), plus ``options``. For a test about a CPU-tier kernel: the default,
+    ``"auto"``, picks the GPU tier on a GPU device (docs/gpu.md), so such a test would not see its kernel there."""
+    return cl.BuildOptions(kernel_tier="cpu", **options)
+
+
 def run_topology(engine: cl.Engine, topo: cl.Topology, feeds: dict[str, np.ndarray],
                  options: cl.BuildOptions | None = None) -> dict[str, np.ndarray]:
     """Build, poison every computed buffer with NaN, run, return {output id: array}."""

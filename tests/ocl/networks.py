@@ -7,8 +7,9 @@ import numpy as np
 import cldnn_py as cl
 
 
-def fc_network(engine, x, w, b, relu=False, fmt=cl.Format.bfyx, optimize=True):
-    """Network input -> [reorder to fmt] -> fc [-> relu]; returns (network, output id)."""
+def fc_network(engine, x, w, b, relu=False, fmt=cl.Format.bfyx, optimize=True, kernel_tier="cpu"):
+    """Network input -> [reorder to fmt] -> fc [-> relu]; returns (network, output id). ``kernel_tier``: the
+    CPU tier by default, whatever the device (its users test fully_connected_gemm/gemv, CPU-tier kernels)."""
     topo = cl.Topology()
     topo.add(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)))
     src = "x"
@@ -23,7 +24,7 @@ def fc_network(engine, x, w, b, relu=False, fmt=cl.Format.bfyx, optimize=True):
     if relu:
         topo.add(cl.Activation("act", "fc", "relu"))
         out = "act"
-    return cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=optimize))), out
+    return cl.Network(cl.Program(engine, topo, cl.BuildOptions(optimize_data=optimize, kernel_tier=kernel_tier))), out
 
 
 def run_poisoned(net, out, x):
@@ -43,9 +44,10 @@ def conv_relu_topology(x_shape, w, b) -> cl.Topology:
     return t
 
 
-def run_reorder_raw(engine, x: np.ndarray, src: cl.Format, dst: cl.Format, dtype: cl.DataType | None = None):
-    """x (bfyx host) → reorder to ``src`` → reorder under test to ``dst`` (and ``dtype``); returns (logical
-    output, raw flat device buffer of the output)."""
+def run_reorder_raw(engine, x: np.ndarray, src: cl.Format, dst: cl.Format, dtype: cl.DataType | None = None,
+                    options: cl.BuildOptions | None = None):
+    """x (bfyx host) → reorder to ``src`` → reorder under test to ``dst`` (and ``dtype``), built with ``options``;
+    returns (logical output, raw flat device buffer of the output)."""
     topo = cl.Topology()
     topo.add(cl.InputLayout("x", cl.Layout(cl.DataType.from_numpy(x.dtype), cl.Format.bfyx, x.shape)))
     inp = "x"
@@ -53,7 +55,7 @@ def run_reorder_raw(engine, x: np.ndarray, src: cl.Format, dst: cl.Format, dtype
         topo.add(cl.Reorder("x_src", "x", src))
         inp = "x_src"
     topo.add(cl.Reorder("r", inp, dst, dtype))
-    net = cl.Network(cl.Program(engine, topo))
+    net = cl.Network(cl.Program(engine, topo, options))
     net.poison()
     net.set_input_data("x", x)
     res = net.execute()["r"]

@@ -14,7 +14,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector import Params, selector
-from tests.helpers import assert_close, f32, typed_attrs
+from tests.helpers import assert_close, cpu_tier, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
 
 
@@ -73,7 +73,7 @@ def test_fsv16_concatenation_in_a_network(engine, rng):
         t.add(cl.Reorder(f"x{i}", f"h{i}", cl.Format.b_fs_yx_fsv16))
     t.add(cl.Concatenation("cat", ["x0", "x1"], axis=1))
     t.add(cl.Reorder("out", "cat", cl.Format.bfyx))
-    net = cl.Network(cl.Program(engine, t))
+    net = cl.Network(cl.Program(engine, t, cpu_tier()))
     assert net.program.node("cat").impl.kernel_name == FAST
     net.poison()
     out = net.run({"h0": xs[0], "h1": xs[1]})["out"]

@@ -17,7 +17,7 @@ from cldnn_py.ops import ConvolutionAttrs
 from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, Params, selector
 from kernel_selector.common.block import choose_block
 from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import needs_checks
-from tests.helpers import assert_close, f32, typed_attrs
+from tests.helpers import assert_close, cpu_tier, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
 from tests.ocl.zero_halo import run_zero_halo
 from tests.references import activation_ref, conv_ref
@@ -71,7 +71,7 @@ def test_fsv16_convolution_matches_reference(engine, rng, case):
     w = f32(rng.standard_normal((oc, shape[1] // groups) + k))
     b = f32(rng.standard_normal(oc)) if bias else None
     topo = fsv16_topology(shape, w, b, stride=stride, dilation=dil, pad=pad, pad_end=pad_end, groups=groups)
-    net = cl.Network(cl.Program(engine, topo))
+    net = cl.Network(cl.Program(engine, topo, cpu_tier()))
     assert net.program.node("conv").impl.kernel_name == FAST
     net.poison()
     out = net.run({"x_host": x})["out"]
@@ -85,8 +85,8 @@ def test_fsv16_matches_reference_kernel_in_one_network(engine, rng):
     b = f32(rng.standard_normal(33))
     topo = fsv16_topology(x.shape, w, b, stride=(1, 1), pad=(1, 1))
     topo.add(cl.Convolution("conv_ref", "x_host", weights="w_oiyx", bias="b", pad=(1, 1)))
-    program = cl.Program(engine, topo, cl.BuildOptions(outputs=["out", "conv_ref"],
-                                                       force_implementations={"conv_ref": "convolution_ref"}))
+    program = cl.Program(engine, topo, cpu_tier(outputs=["out", "conv_ref"],
+                                             force_implementations={"conv_ref": "convolution_ref"}))
     assert program.node("conv").impl.kernel_name == FAST
     assert program.node("conv_ref").impl.kernel_name == "convolution_ref"
     net = cl.Network(program)
@@ -130,7 +130,7 @@ def test_fsv16_fused_eltwise_and_activations(engine, rng, oc, operand_fmt, acts)
     topo = fsv16_topology(x.shape, w, b, pad=(1, 1), out=False)
     for prim in prims:
         topo.add(prim)
-    net = cl.Network(cl.Program(engine, topo))
+    net = cl.Network(cl.Program(engine, topo, cpu_tier()))
     node = net.program.node("conv")
     assert node.impl.kernel_name == FAST and len(node.fused_ops) == len(acts) + (operand_fmt is not None)
     net.poison()

@@ -13,7 +13,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.device_probe import DEFAULT_CAPS, device_caps, probe_load_form, time_load_forms
 from kernel_selector.tuning_cache import TuningCache, device_key
-from tests.helpers import assert_close, f32
+from tests.helpers import assert_close, cpu_tier, f32
 from tests.ocl.networks import conv_relu_topology
 from tests.references import conv_ref
 
@@ -51,12 +51,12 @@ def test_convolution_built_with_the_vload_form_is_exact(engine, tmp_path, rng):
     x = f32(rng.standard_normal((1, 20, 6, 13)))
     w = f32(rng.standard_normal((24, 20, 3, 3)))
     b = f32(rng.standard_normal(24))
-    program = cl.Program(engine, conv_relu_topology(x.shape, w, b), cl.BuildOptions(tuning_cache=path))
+    program = cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning_cache=path))
     src = program.node("conv").impl.kernels[0].source
     assert re.search(r"#define LOAD_FORM 1\b", src)
     net = cl.Network(program)
     net.poison()
     expect = np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), 0)
     assert_close(net.run({"x": x})["relu"], expect, rtol=1e-4, atol=1e-4)
-    default = cl.Program(engine, conv_relu_topology(x.shape, w, b), cl.BuildOptions(tuning="off"))
+    default = cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning="off"))
     assert re.search(r"#define LOAD_FORM 0\b", default.node("conv").impl.kernels[0].source)

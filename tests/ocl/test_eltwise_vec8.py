@@ -15,7 +15,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector import Params, selector
-from tests.helpers import assert_close, f32, typed_attrs
+from tests.helpers import assert_close, cpu_tier, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
 from tests.references import eltwise_inputs, eltwise_ref
 
@@ -96,7 +96,7 @@ def test_fsv16_fused_activation_in_a_network(engine, rng):
     t.add(cl.Eltwise("sum", ["x0", "x1"], mode="sum"))
     t.add(cl.Activation("relu", "sum", func="relu"))
     t.add(cl.Reorder("out", "relu", cl.Format.bfyx))
-    net = cl.Network(cl.Program(engine, t))
+    net = cl.Network(cl.Program(engine, t, cpu_tier()))
     node = net.program.node("sum")
     assert node.impl.kernel_name == FAST and net.program.node("relu") is node
     net.poison()

@@ -10,7 +10,7 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
-from tests.helpers import assert_close, f32
+from tests.helpers import assert_close, cpu_tier, f32
 from tests.ocl.networks import fc_network, run_poisoned
 from tests.ocl.padded import run_bound_kernel
 from tests.references import fc_ref
@@ -66,7 +66,7 @@ def test_gemm_fc_blocked_input_bias2d_relu(engine, rng):
     topo.add(cl.Data("b", b))
     topo.add(cl.FullyConnected("fc", "xr", weights="w", bias="b"))
     topo.add(cl.Activation("act", "fc", "relu"))
-    net = cl.Network(cl.Program(engine, topo))
+    net = cl.Network(cl.Program(engine, topo, cpu_tier()))
     node = net.program.node("fc")
     assert node.impl.kernel_name == FAST and packed_weights(net)
     assert [op.kind for op in node.fused_ops] == ["activation"]

@@ -10,7 +10,7 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.primitives.gemm import Gemm
-from tests.helpers import assert_close, f32, typed_attrs
+from tests.helpers import assert_close, cpu_tier, f32, typed_attrs
 from tests.references import gemm_ref
 
 
@@ -24,13 +24,14 @@ FAST = "gemm_tiled"
 
 
 def run_gemm(engine, a, b, c=None, ta=False, tb=False, alpha=1.0, beta=1.0):
-    """Build A, B [, C] inputs -> gemm 'y'; returns (output, selected kernel name)."""
+    """Build A, B [, C] inputs -> gemm 'y' (CPU tier: gemm_tiled is one of its kernels); returns (output, selected
+    kernel name)."""
     topo = cl.Topology()
     feeds = {"a": a, "b": b} | ({"c": c} if c is not None else {})
     for name, arr in feeds.items():
         topo.add(cl.InputLayout(name, cl.Layout(cl.DataType.f32, cl.Format.bfyx, arr.shape)))
     topo.add(Gemm("y", inputs=list(feeds), transpose_a=ta, transpose_b=tb, alpha=alpha, beta=beta))
-    net = cl.Network(cl.Program(engine, topo))
+    net = cl.Network(cl.Program(engine, topo, cpu_tier()))
     net.poison()
     return net.run(feeds)["y"], net.program.node("y").impl.kernel_name
 

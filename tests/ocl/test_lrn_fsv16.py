@@ -13,7 +13,7 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector import Params, selector
-from tests.helpers import assert_close, f32, typed_attrs
+from tests.helpers import assert_close, cpu_tier, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
 from tests.references import lrn_ref
 
@@ -60,7 +60,7 @@ def test_fsv16_lrn_in_a_network(engine, rng):
     t.add(cl.Reorder("x", "x_host", cl.Format.b_fs_yx_fsv16))
     t.add(cl.LRN("lrn", "x", size=5, alpha=0.6, beta=0.75, k=1.0))
     t.add(cl.Reorder("out", "lrn", cl.Format.bfyx))
-    net = cl.Network(cl.Program(engine, t))
+    net = cl.Network(cl.Program(engine, t, cpu_tier()))
     assert net.program.node("lrn").impl.kernel_name == FAST
     net.poison()
     assert_close(net.run({"x_host": x})["out"], lrn_ref(x, 5, 0.6, 0.75, 1.0), rtol=1e-4, atol=1e-5)

@@ -16,7 +16,7 @@ import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector import Params, selector
 from kernel_selector.kernels.pooling.pooling_kernel_b_fs_yx_fsv16 import pool_block
-from tests.helpers import assert_close, f32
+from tests.helpers import assert_close, cpu_tier, f32
 from tests.ocl.padded import run_kernel_padded
 from tests.references import pool_dilated_ref
 
@@ -98,7 +98,7 @@ def test_fsv16_pooling_fused_activations_in_a_network(engine, rng):
     t.add(cl.Activation("act0", "pool", func="relu_negative_slope", a=0.1))
     t.add(cl.Activation("act1", "act0", func="hard_sigmoid", a=0.2, b=0.5))
     t.add(cl.Reorder("out", "act1", cl.Format.bfyx))
-    net = cl.Network(cl.Program(engine, t))
+    net = cl.Network(cl.Program(engine, t, cpu_tier()))
     node = net.program.node("pool")
     assert node.impl.kernel_name == FAST
     assert net.program.node("act1") is node and len(node.fused_ops) == 2

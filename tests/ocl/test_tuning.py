@@ -18,7 +18,7 @@ import cldnn_py as cl
 from kernel_selector import Params
 from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16
 from kernel_selector.tuning_cache import TuningCache, TuningCacheError, device_key, params_key
-from tests.helpers import assert_close, f32
+from tests.helpers import assert_close, cpu_tier, f32
 from tests.ocl.networks import conv_relu_topology
 from tests.references import conv_ref
 
@@ -59,7 +59,7 @@ def case(rng):
 def test_tune_stores_a_variant_and_cache_mode_uses_it(engine, tmp_path, case):
     x, w, b, expect = case
     path = tmp_path / "tuning.json"
-    tuned = cl.Program(engine, conv_relu_topology(x.shape, w, b), cl.BuildOptions(tuning="tune", tuning_cache=path))
+    tuned = cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning="tune", tuning_cache=path))
     data = json.loads(path.read_text())
     entries = data["devices"][device_key(engine.info)]
     params = params_of(tuned)
@@ -72,27 +72,27 @@ def test_tune_stores_a_variant_and_cache_mode_uses_it(engine, tmp_path, case):
     forged = next(v for v in reversed(ConvolutionKernelBFsYxFsv16().tune_variants(params)) if v != entry["variant"])
     entry["variant"] = forged
     path.write_text(json.dumps(data))
-    cached = cl.Program(engine, conv_relu_topology(x.shape, w, b), cl.BuildOptions(tuning="cache", tuning_cache=path))
+    cached = cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning="cache", tuning_cache=path))
     assert (jit_value(cached, "OUT_BLOCK"), jit_value(cached, "LOOP_ORDER")) == (forged["block"],
                                                                                   forged["loop_order"])
     net = cl.Network(cached)
     net.poison()
     assert_close(net.run({"x": x})["relu"], expect, rtol=1e-4, atol=1e-4)
 
-    off = cl.Program(engine, conv_relu_topology(x.shape, w, b), cl.BuildOptions(tuning="off", tuning_cache=path))
+    off = cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning="off", tuning_cache=path))
     assert jit_value(off, "OUT_BLOCK") == ConvolutionKernelBFsYxFsv16().block(params)
 
 
 def test_invalid_stored_winner_falls_back_to_priority_rules(engine, tmp_path, case):
     x, w, b, _ = case
     path = tmp_path / "tuning.json"
-    program = cl.Program(engine, conv_relu_topology(x.shape, w, b), cl.BuildOptions(tuning="off"))
+    program = cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning="off"))
     params = params_of(program)
     for bad in ({"kernel": "convolution_ref", "variant": {}},            # does not validate on fsv16 / packed
                 {"kernel": FAST, "variant": {"block": 99, "loop_order": 0}},  # not one of its variants
                 {"kernel": "no_such_kernel", "variant": {}}):
         path.write_text(json.dumps({"version": 1, "devices": {device_key(engine.info): {params_key(params): bad}}}))
-        p = cl.Program(engine, conv_relu_topology(x.shape, w, b), cl.BuildOptions(tuning_cache=path))
+        p = cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning_cache=path))
         assert p.node("conv").impl.kernel_name == FAST
         assert jit_value(p, "OUT_BLOCK") == ConvolutionKernelBFsYxFsv16().block(params)
 
