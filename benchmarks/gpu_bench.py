@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:
 
 PEAK_TFLOPS = {"H100 PCIe": 51.2, "H100": 66.9, "H200": 66.9, "A100": 19.5, "L40S": 91.6, "L4": 30.3}
 TORCHVISION = {"resnet50": "resnet50", "alexnet": "alexnet", "googlenet": "googlenet",
-               "squeezenet": "squeezenet1_0"}
+               "squeezenet": "squeezenet1_0", "vgg19": "vgg19", "densenet121": "densenet121"}
 
 
 def setup_nvidia_icd() -> str | None:
@@ -86,7 +86,10 @@ def time_cldnn(net: Any, feeds: dict[str, np.ndarray], runs: int) -> tuple[list[
 
 
 def time_torch(name: str, batch: int, shape: tuple[int, ...], runs: int) -> float | None:
-    """Median ms of torchvision's ``name`` at ``batch`` on CUDA in fp32 with TF32 off, or None without torch/CUDA."""
+    """Median ms of torchvision's ``name`` at ``batch`` on CUDA in fp32 with TF32 off, or None without torch/CUDA
+    or when torchvision has no such network (ShuffleNet v1, Inception-v2, ZFNet, the real-shape models)."""
+    if name not in TORCHVISION:
+        return None
     try:
         import torch
         import torchvision
@@ -194,7 +197,8 @@ def format_row(r: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """CLI entry; see the module docstring."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--models", nargs="+", default=["resnet50", "alexnet", "googlenet", "squeezenet"])
+    ap.add_argument("--models", nargs="+", default=["resnet50", "alexnet", "googlenet", "squeezenet"],
+                    help="zoo or real-shape model names (benchmarks/bench.py), or 'all'")
     ap.add_argument("--batches", nargs="+", type=int, default=[1, 8])
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--tier", default="auto", choices=["auto", "cpu", "gpu"])
@@ -205,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     folder = setup_nvidia_icd()
     if folder:
         print(f"OCL_ICD_VENDORS={folder} (NVIDIA's OpenCL ICD)", file=sys.stderr)
-    rows = bench(args.models, args.batches, args.runs, args.tier, args.peak_tflops, args.top)
+    from benchmarks.bench import parse_models
+
+    rows = bench(parse_models(args.models), args.batches, args.runs, args.tier, args.peak_tflops, args.top)
     for r in rows:
         print(format_row(r) if "error" not in r else f"{r['model']:<11}{r['batch']:>3}  FAILED: {r['error']}")
     if args.json:
