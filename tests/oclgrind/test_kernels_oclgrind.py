@@ -233,6 +233,9 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "shuffle_channels_ref": lambda r: (lambda x: _one(cl.ShuffleChannels("p", "x", group=3), x, FSV16,
                                                       x.reshape(2, 3, 6, 3, 2).transpose(0, 2, 1, 3, 4)
                                                       .reshape(2, 18, 3, 2)))(_x(r, (2, 18, 3, 2))),
+    "shuffle_channels_b_fs_yx_fsv16": lambda r: (lambda x: _one(cl.ShuffleChannels("p", "x", group=3), x, FSV16,
+                                                                x.reshape(2, 3, 6, 3, 9).transpose(0, 2, 1, 3, 4)
+                                                                .reshape(2, 18, 3, 9)))(_x(r, (2, 18, 3, 9))),
     "softmax_ref": lambda r: (lambda x: _one(cl.Softmax("p", "x", axis=1), x, BFYX,
                                              softmax_ref(x, 1)))(_x(r, (2, 5, 3, 4))),
     "strided_slice_ref": lambda r: (lambda x: _one(StridedSlice("p", "x", begin=(1, 0, 4), end=(3, 6, 0),
