@@ -60,12 +60,13 @@ def _devices(args: argparse.Namespace) -> int:
 
 
 def _probe(cache_path: str | None, specs: list[str]) -> None:
-    """Run the load-form probe on every device, print it, store it in the tuning cache."""
+    """Run the load-form and register probes on every device, print them, store them in the tuning cache."""
     from kernel_selector.tuning_cache import TuningCache
 
     from .device_probe import _source, binary_calls, probe_load_form
     from .kernel_cache import default_tuning_cache_path
     from .ocl_engine import OclEngine
+    from .register_probe import probe_registers, registers_by_rule
 
     cache = TuningCache(cache_path or default_tuning_cache_path())
     for spec in specs:
@@ -76,6 +77,11 @@ def _probe(cache_path: str | None, specs: list[str]) -> None:
                                                       else "") for f, g in r["gflops"].items())
         print(f"{spec} load-form probe: {rates} -> {r['load_form']}")
         cache.store_device(engine.info, "load_form", r)
+        regs = probe_registers(engine)
+        blocks = ", ".join(f"P={p} {g:.0f} GFLOP/s" for p, g in regs["gflops"].items()) or "not measured"
+        print(f"{spec} register probe (fsv16 convolution): {blocks} -> {regs['registers']} "
+              f"(by rule: {registers_by_rule(engine.info)})")
+        cache.store_device(engine.info, "registers", regs)
     print(f"stored in {cache.save()}")
 
 
@@ -346,7 +352,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     dv = sub.add_parser("devices", help="list OpenCL devices")
     dv.add_argument("--probe", action="store_true", help="measure which vector load form each device compiles "
-                    "well (cldnn_py.device_probe) and store it in the tuning cache")
+                    "well (cldnn_py.device_probe) and whether its vector registers are narrow "
+                    "(cldnn_py.register_probe); store both in the tuning cache")
     dv.add_argument("--cache", metavar="FILE.json", help="tuning cache to write (default: the user's)")
     dv.set_defaults(func=_devices)
     sub.add_parser("version", help="print versions").set_defaults(func=_version)

@@ -132,20 +132,40 @@ def probe_load_form(engine: OclEngine) -> dict[str, Any]:
 
 
 def device_caps(engine: Engine, cache: TuningCache | None, mode: str) -> dict[str, str]:
-    """The caps kernels compile against: the stored probe result for this device; in tuning mode "tune" the probe
-    runs (and is stored) when nothing is stored; otherwise (or with no cache) :data:`DEFAULT_CAPS`. ``{}`` for the
-    CPU engine."""
+    """The caps kernels compile against: ``load_form``, the stored probe result for this device (in tuning mode
+    "tune" the probe runs, and is stored, when nothing is stored; otherwise, or with no cache, :data:`DEFAULT_CAPS`'s)
+    and ``registers`` ("wide" | "narrow": the stored register probe, run likewise in "tune" mode, else
+    :func:`cldnn_py.register_probe.registers_by_rule`). ``{}`` for the CPU engine."""
     if not isinstance(engine, OclEngine):
         return {}
+    from .register_probe import REGISTERS, probe_registers, registers_by_rule
+
+    regs = cache.lookup_device(engine.info, "registers") if cache is not None else None
+    if regs is None and mode == "tune" and cache is not None:
+        regs = probe_registers(engine)
+        cache.store_device(engine.info, "registers", regs)
+    registers = str(regs["registers"]) if regs and regs.get("registers") in REGISTERS \
+        else _rule(engine.info, registers_by_rule)
     if cache is None:
-        return dict(DEFAULT_CAPS)
+        return dict(DEFAULT_CAPS, registers=registers)
     stored = cache.lookup_device(engine.info, "load_form")
     if stored is None and mode == "tune":
         stored = probe_load_form(engine)
         cache.store_device(engine.info, "load_form", stored)
     if stored is None or stored.get("load_form") not in LOAD_FORMS:
-        return dict(DEFAULT_CAPS)
-    return {"load_form": str(stored["load_form"])}
+        return dict(DEFAULT_CAPS, registers=registers)
+    return {"load_form": str(stored["load_form"]), "registers": registers}
+
+
+_RULES: dict[str, str] = {}
+
+
+def _rule(info: Any, rule: Any) -> str:
+    """``rule(info)`` memoized per device spec and platform (it reads /proc/cpuinfo)."""
+    key = f"{info.spec}|{info.name}|{info.platform_version}"
+    if key not in _RULES:
+        _RULES[key] = rule(info)
+    return _RULES[key]
 
 
 def binary_calls(entry: str) -> int | None:

@@ -12,6 +12,7 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.device_probe import DEFAULT_CAPS, device_caps, probe_load_form, time_load_forms
+from cldnn_py.register_probe import registers_by_rule
 from kernel_selector.tuning_cache import TuningCache, device_key
 from tests.helpers import assert_close, cpu_tier, f32
 from tests.ocl.networks import conv_relu_topology
@@ -34,13 +35,15 @@ def test_probe_times_both_forms_and_picks_one(engine):
 def test_tune_mode_stores_the_probe_and_cache_mode_reads_it(engine, tmp_path):
     path = tmp_path / "t.json"
     cache = TuningCache(path, shipped=False)
-    assert device_caps(engine, cache, "cache") == DEFAULT_CAPS  # nothing stored, nothing measured
+    by_rule = dict(DEFAULT_CAPS, registers=registers_by_rule(engine.info))
+    assert device_caps(engine, cache, "cache") == by_rule  # nothing stored, nothing measured
     caps = device_caps(engine, cache, "tune")
     cache.save()
-    stored = json.loads(path.read_text())["devices"][device_key(engine.info)]["device:load_form"]
-    assert caps == {"load_form": stored["load_form"]}
+    stored = json.loads(path.read_text())["devices"][device_key(engine.info)]
+    assert caps == {"load_form": stored["device:load_form"]["load_form"],
+                    "registers": stored["device:registers"]["registers"]}
     assert device_caps(engine, TuningCache(path, shipped=False), "cache") == caps
-    assert device_caps(engine, None, "off") == DEFAULT_CAPS
+    assert device_caps(engine, None, "off") == by_rule
 
 
 def test_convolution_built_with_the_vload_form_is_exact(engine, tmp_path, rng):

@@ -41,6 +41,19 @@ def needs_checks(params: Params) -> tuple[bool, bool]:
     return (pad.lower[2] < by or pad.upper[2] < ay), (pad.lower[3] < bx or pad.upper[3] < ax)
 
 
+NARROW_BLOCK_LIMIT = 4
+"""P with float16 accumulators where the compiler emits 256-bit code (``device_caps["registers"] == "narrow"``, see
+cldnn_py/register_probe.py): each float16 takes two of 16 ymm registers, so P = 4 (8 + 2 + 1 live registers) is
+the widest without spills. Measured on the pip PoCL on a Zen 4 (``benchmarks/conv_kernels.py --blocks 4 6 14``):
+ResNet-50's 3x3 64 @ 56: 155-159 GFLOP/s at P = 4, 137-141 at 6, 96-99 at 14 (891 ymm spill stores in its hot loop);
+1x1 1024 -> 256 @ 14: 153-156 at 4, 90-103 at the wide default."""
+
+
+def narrow(params: Params) -> bool:
+    """True when the device's compiler keeps only 16 vector registers of 256 bits (``device_caps["registers"]``)."""
+    return params.device_caps.get("registers") == "narrow"
+
+
 def vec16(params: Params) -> bool:
     """True when the device's native float vector is 16 wide (AVX-512 PoCL): one float16 accumulator per pixel.
     Measured on Zen 5 (PoCL 3.1, skylake-avx512): 1.5-1.7x the GFLOP/s of two float8 in the inner loop."""
@@ -52,7 +65,7 @@ def oc_block_choices(params: Params) -> tuple[int, ...]:
     groups 1, no block-diagonal weights and output channels a multiple of 16 * OC_BLOCKS."""
     a = params.attrs_as(ConvolutionAttrs)
     oc = params.inputs[1].shape[0]
-    if not vec16(params) or a.groups != 1 or a.block_diagonal > 1:
+    if not vec16(params) or narrow(params) or a.groups != 1 or a.block_diagonal > 1:
         return (1,)
     return (1,) + tuple(n for n in (2, 4) if oc % (16 * n) == 0)
 
@@ -153,7 +166,8 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         """P, the output pixels per work-item: :func:`choose_block` of the output width (up to
         VEC16_BLOCK_LIMIT[oc_blocks] with float16 accumulators: 32 zmm registers hold OC_BLOCKS * P accumulators,
         the weights and a broadcast)."""
-        limit = VEC16_BLOCK_LIMIT[oc_blocks] if vec16(params) else MAX_BLOCK
+        limit = (NARROW_BLOCK_LIMIT if narrow(params) else VEC16_BLOCK_LIMIT[oc_blocks]) if vec16(params) \
+            else MAX_BLOCK
         return choose_block(params.output.dims4[3], limit)
 
     def loop_order(self, params: Params) -> int:
