@@ -409,3 +409,26 @@ def test_conv_vec16_form_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, h
     assert_close(out, conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
     assert_close(out4, conv_ref(x4, w4, b4, (1, 1), (1, 1), (0, 0), (0, 0), 1), rtol=1e-4, atol=1e-4)
     assert_close(out_p, conv_ref(xp, wp, b[:16], (2, 2), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("vec", [0, 1], ids=["scalar", "vector"])
+def test_conv_igemm_read_forms_are_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, vec):
+    """convolution_gpu_igemm's two local-read forms (the generic case runs one tile's default form only) on the
+    smallest tile of each form's default (32 x 32 of 8 x 8 work-items: float4 reads; 16 x 16: float2), with tails in
+    M (9), N (2 x 42 pixels) and K (45) and a padded input: clean log, float64 reference."""
+    import dataclasses
+
+    from cldnn_py.layout import DataType, Layout, Padding
+    from cldnn_py.ops import ConvolutionAttrs
+    from tests.ocl.padded import run_kernel_padded
+
+    x, w, b = _x(rng, (2, 5, 7, 6)), _x(rng, (9, 5, 3, 3)), _x(rng, (9,))
+    lays = [Layout(DataType.f32, BFYX, x.shape, Padding((0, 0, 1, 0), (0, 0, 0, 2))),
+            Layout(DataType.f32, BFYX, w.shape), Layout(DataType.f32, BFYX, (9,))]
+    attrs = ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1))
+    for tile in ({"tx": 8, "ty": 8, "wpt": 4, "kwg": 16}, {"tx": 8, "ty": 8, "wpt": 2, "kwg": 16}):
+        out = run_kernel_padded(oclgrind_engine, "convolution", lays, Layout(DataType.f32, BFYX, (2, 9, 7, 6)),
+                                dataclasses.asdict(attrs), [x, w, b], kernel="convolution_gpu_igemm",
+                                variant=dict(tile, vec=vec), kernel_tier="gpu")
+        assert_close(out, conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
+    oclgrind_log.assert_clean()
