@@ -12,13 +12,30 @@ from cldnn_py.ops.elementwise import ACTIVATIONS, ELTWISE, cl_activation, cl_elt
 from ..jitter import JitConstants, tensor_jit
 from ..params import FusedOp, Params
 
-# relu without fmax (a call on the pip PoCL; x > 0 ? x : 0 gives the same values, NaN -> 0 included); logistic and
-# swish (SiLU) through CLDNN_EXP8, a call-free float8 exp (the pip PoCL's exp is a library call that spills every
-# register around it: a YOLO-style 3 -> 16 channel first layer with a fused SiLU ran at 10 GFLOP/s); the other
-# call-free float8 forms are the table's formulas marked ``vector_safe``
-VECTOR_ACTIVATIONS = {"relu": "((x) > 0.0f ? (x) : (float8)(0.0f))",
-                      "logistic": "((float8)(1.0f) / ((float8)(1.0f) + CLDNN_EXP8(-(x))))",
-                      "swish": "((x) / ((float8)(1.0f) + CLDNN_EXP8(-A * (x))))"}
+# Call-free float8 forms (%A% and %B% stand for the parameters). relu without fmax (a call on the pip PoCL; x > 0 ?
+# x : 0 gives the same values, NaN -> 0 included); clamp, hard_sigmoid and hard_swish with selects in place of
+# fmin/fmax (calls on the pip PoCL: MobileNetV3's 1x1 layers with a fused hard_swish ran at 23-70 GFLOP/s). Their
+# selects let NaN through, as onnxruntime's Clip/HardSigmoid/HardSwish and numpy's clip do; the table's scalar
+# formulas (fmin/fmax) turn NaN into a bound instead. logistic and swish (SiLU) through CLDNN_EXP8, a call-free float8
+# exp (the pip PoCL's exp is a library call that spills every register around it: a YOLO-style 3 -> 16 channel first
+# layer with a fused SiLU ran at 10 GFLOP/s). The other call-free float8 forms are the table's formulas marked
+# ``vector_safe``.
+_F8 = "(float8)"
+
+
+def _clip8(t: str, lo: str, hi: str) -> str:
+    """``t`` clipped to [lo, hi] with selects, NaN kept (``t`` is evaluated up to three times: keep it simple)."""
+    return f"({t} < {lo} ? {_F8}({lo}) : ({t} > {hi} ? {_F8}({hi}) : {t}))"
+
+
+VECTOR_ACTIVATIONS = {
+    "relu": "((x) > 0.0f ? (x) : (float8)(0.0f))",
+    "clamp": _clip8("(x)", "%A%", "%B%"),
+    "hard_sigmoid": _clip8("(%A% * (x) + %B%)", "0.0f", "1.0f"),
+    "hard_swish": f"((x) * {_clip8('((x) + 3.0f)', '0.0f', '6.0f')} / 6.0f)",
+    "logistic": "((float8)(1.0f) / ((float8)(1.0f) + CLDNN_EXP8(-(x))))",
+    "swish": "((x) / ((float8)(1.0f) + CLDNN_EXP8(-%A% * (x))))",
+}
 
 # CLDNN_EXP8(x): e^x for a float8 without calls: Cephes' expf (S. Moshier), as cldnn_py's numba exp_f32 does. The
 # argument is clamped to [-87.3, 88.3] (2^n stays a normal float; below, e^x is under 1.2e-38 and the activations
@@ -73,12 +90,11 @@ def fused_ops8_jit(fused_ops: list[FusedOp], out_features: int) -> JitConstants:
         if op.kind == "activation":
             func, a, b = op.act().func, op.act().a, op.act().b
             if func in VECTOR_ACTIVATIONS:
-                form = VECTOR_ACTIVATIONS[func]
+                form = VECTOR_ACTIVATIONS[func].replace("%A%", float_literal(a)).replace("%B%", float_literal(b))
                 if "CLDNN_EXP8" in form:
                     for name, body in EXP8_MACROS.items():
                         if name not in j:
                             j.add(name, body)
-                    form = form.replace("A *", float_literal(a) + " *")
                 j.add(f"FUSED8_ACT{k}(x)", form)
                 stmts.append(f"val = FUSED8_ACT{k}(val);")
             elif ACTIVATIONS[func].vector_safe:

@@ -54,3 +54,24 @@ def test_call_free_exp_form_is_accurate(ocl_engine, func, a):
     assert np.isnan(out[np.isnan(x64)]).all()
     if func == "logistic":
         assert (out[x64 == np.inf] == 1.0).all() and (out[x64 == -np.inf] < 1e-37).all()
+
+
+@pytest.mark.parametrize("func, a, b", [("clamp", 0.0, 6.0), ("clamp", -1.5, 0.25), ("hard_sigmoid", 0.2, 0.5),
+                                        ("hard_sigmoid", 1.0 / 6.0, 0.5), ("hard_swish", None, None)])
+def test_call_free_select_forms_match_the_reference(ocl_engine, func, a, b):
+    """clamp, hard_sigmoid and hard_swish in FUSED_OPS8 use selects instead of fmin/fmax (calls on the pip PoCL);
+    every value of [-10, 10] in steps of 1/64, the clip edges themselves, +-0, +-inf and NaN give what the float64
+    reference (numpy's minimum/maximum/clip: NaN stays NaN, as in onnxruntime) gives."""
+    x = np.concatenate([np.arange(-640, 641) / 64, [-3.0, 3.0, 0.0, -0.0, -1.5, 0.25, 6.0, -2.5, 2.5,
+                                                    np.inf, -np.inf, np.nan]]).astype(np.float32)
+    x = np.concatenate([x, np.full((-len(x)) % 64, 0.5, np.float32)]).reshape(1, -1, 4, 4)
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)),
+                       cl.Reorder("xr", "x", format=cl.Format.b_fs_yx_fsv16),
+                       cl.Activation("a", "xr", func=func, a=a, b=b), cl.Reorder("out", "a", format=cl.Format.bfyx))
+    net = cl.Network(cl.Program(ocl_engine, topo, cl.BuildOptions(kernel_tier="cpu")))
+    assert net.program.node("a").impl.kernel_name == "activation_vec8"
+    assert "fmin" not in net.program.node("a").impl.kernels[0].source.split("FUSED8_ACT0(x)")[1].split("\n")[0]
+    net.poison()
+    out = net.run({"x": x})["out"].astype(np.float64)
+    # atol: A x + B cancels near 0 in float32 (0.2f is not 0.2)
+    np.testing.assert_allclose(out, activation_ref(x, func, a, b), rtol=1e-6, atol=2e-8, equal_nan=True)
