@@ -23,16 +23,22 @@ from ..params import FusedOp, Params
 _F8 = "(float8)"
 
 
-def _clip8(t: str, lo: str, hi: str) -> str:
-    """``t`` clipped to [lo, hi] with selects, NaN kept (``t`` is evaluated up to three times: keep it simple)."""
-    return f"({t} < {lo} ? {_F8}({lo}) : ({t} > {hi} ? {_F8}({hi}) : {t}))"
+def _max8(t: str, lo: str) -> str:
+    """fmax(t, lo) with a select that keeps NaN (``t`` is evaluated twice: keep it simple)."""
+    return f"({t} < {lo} ? {_F8}({lo}) : {t})"
 
 
+def _min8(t: str, hi: str) -> str:
+    """fmin(t, hi) with a select that keeps NaN."""
+    return f"({t} > {hi} ? {_F8}({hi}) : {t})"
+
+
+# in the table's order (fmin(fmax(x, A), B) gives B when A > B, as ONNX Clip does)
 VECTOR_ACTIVATIONS = {
     "relu": "((x) > 0.0f ? (x) : (float8)(0.0f))",
-    "clamp": _clip8("(x)", "%A%", "%B%"),
-    "hard_sigmoid": _clip8("(%A% * (x) + %B%)", "0.0f", "1.0f"),
-    "hard_swish": f"((x) * {_clip8('((x) + 3.0f)', '0.0f', '6.0f')} / 6.0f)",
+    "clamp": _min8(_max8("(x)", "%A%"), "%B%"),
+    "hard_sigmoid": _max8(_min8("(%A% * (x) + %B%)", "1.0f"), "0.0f"),
+    "hard_swish": f"((x) * {_min8(_max8('((x) + 3.0f)', '0.0f'), '6.0f')} / 6.0f)",
     "logistic": "((float8)(1.0f) / ((float8)(1.0f) + CLDNN_EXP8(-(x))))",
     "swish": "((x) / ((float8)(1.0f) + CLDNN_EXP8(-%A% * (x))))",
 }

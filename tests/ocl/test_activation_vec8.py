@@ -75,3 +75,16 @@ def test_call_free_select_forms_match_the_reference(ocl_engine, func, a, b):
     out = net.run({"x": x})["out"].astype(np.float64)
     # atol: A x + B cancels near 0 in float32 (0.2f is not 0.2)
     np.testing.assert_allclose(out, activation_ref(x, func, a, b), rtol=1e-6, atol=2e-8, equal_nan=True)
+
+
+def test_clamp_with_min_above_max_gives_max(ocl_engine, rng):
+    """ONNX Clip with min > max: every output is max (min(max(x, lo), hi)), in the select form too."""
+    x = f32(rng.standard_normal((1, 16, 4, 4)) * 4)
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)),
+                       cl.Reorder("xr", "x", format=cl.Format.b_fs_yx_fsv16),
+                       cl.Activation("a", "xr", func="clamp", a=2.0, b=1.0),
+                       cl.Reorder("out", "a", format=cl.Format.bfyx))
+    net = cl.Network(cl.Program(ocl_engine, topo, cl.BuildOptions(kernel_tier="cpu")))
+    assert net.program.node("a").impl.kernel_name == "activation_vec8"
+    net.poison()
+    np.testing.assert_array_equal(net.run({"x": x})["out"], np.full(x.shape, 1.0, np.float32))

@@ -35,6 +35,24 @@ def _geometry(params: Params) -> tuple[int, int, int, int, int, int, int]:
     return icg, oc // a.groups, kh, kw, a.stride[0], a.stride[1], a.groups
 
 
+def dense_plain_reason(params: Params) -> str | None:
+    """Why a convolution is not one the GPU tier's dense bfyx kernels take (rank 4; weights plain unpadded
+    oiyx/bfyx; bias OC plain unpadded values; not depthwise, which convolution_gpu_depthwise runs), or None."""
+    x, w = params.inputs[0], params.inputs[1]
+    if x.rank != 4:
+        return f"input rank {x.rank} is not 4"
+    if w.format not in (Format.bfyx, Format.oiyx) or not w.padding.is_zero:
+        return f"weights format {w.format.value} (padded={not w.padding.is_zero}) is not plain oiyx"
+    if len(params.inputs) > 2:
+        bias = params.inputs[2]
+        if bias.format.is_blocked or not bias.padding.is_zero or bias.count() != w.shape[0]:
+            return f"bias must be {w.shape[0]} plain unpadded values, got {bias}"
+    g = params.attrs_as(ConvolutionAttrs).groups
+    if g > 1 and g == x.dims4[1] == w.shape[0]:
+        return "depthwise (groups == C == OC): convolution_gpu_depthwise runs it"
+    return None
+
+
 def local_bytes(params: Params, tx: int, ty: int, ocb: int, ics: int) -> int:
     """Local memory of one work-group in bytes: the input patch ICS x TH x TW plus the weights OCB x ICS x KH x KW
     (f32), with TH = (TY - 1) * SY + (KH - 1) * DY + 1 and TW likewise."""
@@ -72,18 +90,9 @@ class ConvolutionKernelGpuDirect(KernelBase):
 
     def validate(self, params: Params) -> str | None:
         """Rank 4; plain unpadded weights and bias; not depthwise; the default tile fits the device."""
-        x, w = params.inputs[0], params.inputs[1]
-        if x.rank != 4:
-            return f"input rank {x.rank} is not 4"
-        if w.format not in (Format.bfyx, Format.oiyx) or not w.padding.is_zero:
-            return f"weights format {w.format.value} (padded={not w.padding.is_zero}) is not plain oiyx"
-        if len(params.inputs) > 2:
-            bias = params.inputs[2]
-            if bias.format.is_blocked or not bias.padding.is_zero or bias.count() != w.shape[0]:
-                return f"bias must be {w.shape[0]} plain unpadded values, got {bias}"
-        g = params.attrs_as(ConvolutionAttrs).groups
-        if g > 1 and g == x.dims4[1] == w.shape[0]:
-            return "depthwise (groups == C == OC): convolution_gpu_depthwise runs it"
+        reason = dense_plain_reason(params)
+        if reason is not None:
+            return reason
         v = self.default_variant(params)
         if v is None:
             return (f"no tile fits: local memory {params.caps.local_mem_bytes} bytes, work-group "

@@ -19,6 +19,7 @@ from ...jitter import JitConstants, fused_ops_jit
 from ...kernel_base import FORCE_PRIORITY_2, Arg, ClKernelData, KernelBase, KernelData
 from ...params import Params, SupportedKey
 from ...selector import register
+from .convolution_kernel_gpu_direct import dense_plain_reason
 
 PLAIN = frozenset({Format.bfyx})
 # {"tx", "ty"} work-items, WPT x WPT outputs each, a K step of KWG; MWG = TY·WPT, NWG = TX·WPT. "vec": the local
@@ -108,18 +109,9 @@ class ConvolutionKernelGpuIgemm(KernelBase):
 
     def validate(self, params: Params) -> str | None:
         """Rank 4; plain unpadded weights and bias; not depthwise; a tile fits the device."""
-        x, w = params.inputs[0], params.inputs[1]
-        if x.rank != 4:
-            return f"input rank {x.rank} is not 4"
-        if w.format not in (Format.bfyx, Format.oiyx) or not w.padding.is_zero:
-            return f"weights format {w.format.value} (padded={not w.padding.is_zero}) is not plain oiyx"
-        if len(params.inputs) > 2:
-            bias = params.inputs[2]
-            if bias.format.is_blocked or not bias.padding.is_zero or bias.count() != w.shape[0]:
-                return f"bias must be {w.shape[0]} plain unpadded values, got {bias}"
-        g = params.attrs_as(ConvolutionAttrs).groups
-        if g > 1 and g == x.dims4[1] == w.shape[0]:
-            return "depthwise (groups == C == OC): convolution_gpu_depthwise runs it"
+        reason = dense_plain_reason(params)
+        if reason is not None:
+            return reason
         if self.default_variant(params) is None:
             return (f"no tile fits: local memory {params.caps.local_mem_bytes} bytes, work-group "
                     f"{params.caps.max_work_group_size}, work-item sizes {params.caps.max_work_item_sizes}")
