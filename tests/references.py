@@ -124,8 +124,14 @@ ELTWISE_OPS = {_E.sum: np.add, _E.sub: np.subtract, _E.prod: np.multiply, _E.div
                _E.equal: lambda a, b: (a == b).astype(a.dtype), _E.not_equal: lambda a, b: (a != b).astype(a.dtype),
                _E.less: lambda a, b: (a < b).astype(a.dtype), _E.greater: lambda a, b: (a > b).astype(a.dtype),
                _E.less_equal: lambda a, b: (a <= b).astype(a.dtype),
-               _E.greater_equal: lambda a, b: (a >= b).astype(a.dtype)}
+               _E.greater_equal: lambda a, b: (a >= b).astype(a.dtype),
+               # selects (ONNX Where's halves) and remainders (ONNX Mod: fmod=1 C fmod, fmod=0 Python %)
+               _E.mask: lambda v, c: np.where(c != 0, v, 0).astype(v.dtype),
+               _E.mask_not: lambda v, c: np.where(c != 0, 0, v).astype(v.dtype),
+               _E.fmod: np.fmod, _E.mod: np.mod}
 COMPARISONS = frozenset({_E.equal, _E.not_equal, _E.less, _E.greater, _E.less_equal, _E.greater_equal})
+SELECTS = frozenset({_E.mask, _E.mask_not})
+REMAINDERS = frozenset({_E.fmod, _E.mod})
 
 
 def eltwise_ref(arrays, mode, coefficients=None):
@@ -140,12 +146,15 @@ def eltwise_ref(arrays, mode, coefficients=None):
 def eltwise_inputs(rng, shapes, mode):
     """float32 inputs of ``shapes`` inside the domain where eltwise_ref is well conditioned: standard normal;
     divisors kept away from zero (|v| in [0.5, 2], random sign); pow: positive bases in [0.2, 3], exponents in
-    [-2, 2]; comparisons: halves in [-2, 2], so that ties (equal operands) are common."""
+    [-2, 2]; comparisons: halves in [-2, 2], so that ties (equal operands) are common; selects: conditions in
+    {-1, 0, 1}; remainders: divisors as for div."""
     out = []
     for i, s in enumerate(shapes):
         if mode in COMPARISONS:
             a = rng.integers(-4, 5, s) * 0.5
-        elif mode == _E.div and i > 0:
+        elif mode in SELECTS and i > 0:
+            a = rng.integers(-1, 2, s)
+        elif mode in (_E.div, *REMAINDERS) and i > 0:
             a = rng.uniform(0.5, 2.0, s) * rng.choice([-1.0, 1.0], s)
         elif mode == _E.pow:
             a = rng.uniform(0.2, 3.0, s) if i == 0 else rng.uniform(-2.0, 2.0, s)

@@ -4,7 +4,7 @@ Each activation (:data:`ACTIVATIONS`) has one formula in a neutral form, one int
 parameters; each eltwise mode (:data:`ELTWISE`) likewise. The neutral form is a small C-like expression language:
 numbers (an ``f`` suffix allowed), the variables ``x``, ``A``, ``B`` (activations) or ``a``, ``b`` (eltwise: the
 left and the right operand), ``+ - * /``, unary ``-``, comparisons, ``c ? t : f`` and the calls ``exp expm1 log
-log1p sqrt tanh erf erfc fabs fmin fmax pow floor ceil rint``. It is valid OpenCL C, so the OpenCL renderer
+log1p sqrt tanh erf erfc fabs fmin fmax pow floor ceil rint fmod``. It is valid OpenCL C, so the OpenCL renderer
 (:func:`cl_activation`, :func:`cl_eltwise`) emits it as written; :func:`py_expr` translates it to Python source
 for the numpy renderer (``kernel_selector.common.elementwise_np``) and the numba renderer
 (``kernel_selector.common.elementwise_numba``), which use the codes here as their one numbering.
@@ -107,6 +107,18 @@ ELTWISE: dict[str, EltwiseDef] = {d.name: d for d in [
     EltwiseDef("greater", 11, "((a) > (b) ? 1.0f : 0.0f)", fused_cl=False, fused_cpu=False),
     EltwiseDef("less_equal", 12, "((a) <= (b) ? 1.0f : 0.0f)", fused_cl=False, fused_cpu=False),
     EltwiseDef("greater_equal", 13, "((a) >= (b) ? 1.0f : 0.0f)", fused_cl=False, fused_cpu=False),
+    # selects (ONNX Where = mask(x, c) + mask_not(y, c)): a where b is non-zero, else 0 / the other way round;
+    # the unselected operand never enters the arithmetic (an Inf or NaN there does not leak)
+    EltwiseDef("mask", 14, "((b) != 0.0f ? (a) : 0.0f)", cl_int="eltwise_imask", fused_cl=False, fused_cpu=False),
+    EltwiseDef("mask_not", 15, "((b) != 0.0f ? 0.0f : (a))", cl_int="eltwise_imask_not", fused_cl=False,
+               fused_cpu=False),
+    # remainders (ONNX Mod): fmod has the dividend's sign (C fmod, ONNX fmod=1); mod the divisor's (ONNX fmod=0,
+    # Python's float % and its special cases: fmod corrected by b when the signs differ, a zero with b's sign); an
+    # integer x mod 0 gives 0 (a hardware divide would trap)
+    EltwiseDef("fmod", 16, "fmod(a, b)", cl_int="eltwise_ifmod", fused_cl=False, fused_cpu=False),
+    EltwiseDef("mod", 17, "(fmod(a, b) != 0.0f ? ((fmod(a, b) < 0.0f) != ((b) < 0.0f) ? fmod(a, b) + (b) : "
+               "fmod(a, b)) : ((b) < 0.0f ? -0.0f : 0.0f))", cl_int="eltwise_imod", fused_cl=False,
+               fused_cpu=False),
 ]}
 
 ACTIVATION_DEFAULTS: dict[str, tuple[float, float]] = {n: d.defaults for n, d in ACTIVATIONS.items()
@@ -149,10 +161,8 @@ def cl_eltwise(mode: str, a: str, b: str, integer: bool = False, helper: str | N
         fn = f"{helper}{mode}" if helper else d.cl_float
     if fn is None:
         tree = parse(d.formula)
-        if tree[0] == "cond":  # a comparison: the formula itself, operands substituted (the fixed table's names)
+        if tree[0] != "call":  # a comparison, a select, mod: the formula itself, operands substituted
             return re.sub(r"\b[ab]\b", lambda m: f"({a})" if m.group(0) == "a" else f"({b})", d.formula)
-        if tree[0] != "call":
-            raise ValueError(f"eltwise {mode} has no OpenCL call form")
         fn = str(tree[1])
     return f"{fn}({a}, {b})"
 
@@ -160,7 +170,7 @@ def cl_eltwise(mode: str, a: str, b: str, integer: bool = False, helper: str | N
 def eltwise_infix(mode: str) -> str | None:
     """The C operator of an infix mode (sum ``+``, sub ``-``, prod ``*``, div ``/``), else None."""
     tree = parse(ELTWISE[mode].formula)
-    return str(tree[1]) if tree[0] == "bin" else None
+    return str(tree[1]) if tree[0] == "bin" and tree[2:] == (("var", "a"), ("var", "b")) else None
 
 
 # ---- the neutral form: parser and Python renderer -----------------------------------------------------------

@@ -11,7 +11,9 @@ from .base import OpAttrs
 class EltwiseMode(str, enum.Enum):
     """Folded left to right: sum (optionally with per-input coefficients), sub, prod, div, max, min;
     pow (acc ** in_i, ONNX Pow); prelu (acc >= 0 ? acc : in_i * acc, ONNX PRelu with a broadcast slope);
-    equal, not_equal, less, greater, less_equal, greater_equal (1 or 0 in the operands' type)."""
+    equal, not_equal, less, greater, less_equal, greater_equal (1 or 0 in the operands' type); mask (acc where in_i
+    is non-zero, else 0), mask_not (0 where in_i is non-zero, else acc): ONNX Where as their sum; fmod (C fmod, the
+    dividend's sign) and mod (the divisor's sign, Python %): ONNX Mod."""
 
     sum = "sum"
     sub = "sub"
@@ -27,6 +29,10 @@ class EltwiseMode(str, enum.Enum):
     greater = "greater"
     less_equal = "less_equal"
     greater_equal = "greater_equal"
+    mask = "mask"
+    mask_not = "mask_not"
+    fmod = "fmod"
+    mod = "mod"
 
 
 @dataclass(frozen=True)

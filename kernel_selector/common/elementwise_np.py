@@ -19,7 +19,7 @@ Op = Callable[[np.ndarray, np.ndarray], np.ndarray]
 _NS: dict[str, Any] = {
     "where": np.where, "fmin": np.fmin, "fmax": np.fmax, "exp": np.exp, "expm1": np.expm1, "log": np.log,
     "log1p": np.log1p, "sqrt": np.sqrt, "tanh": np.tanh, "fabs": np.abs, "erf": special.erf, "erfc": special.erfc,
-    "pow": np.power, "floor": np.floor, "ceil": np.ceil, "rint": np.rint,
+    "pow": np.power, "floor": np.floor, "ceil": np.ceil, "rint": np.rint, "fmod": np.fmod,
 }
 # infix modes as ufuncs (``out=`` works); the others from their formula
 _UFUNCS: dict[str, Op] = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
@@ -37,7 +37,7 @@ NP_ACTIVATIONS: dict[str, Fn] = {
 
 def _eltwise(formula: str) -> Op:
     tree = parse(formula)
-    if tree[0] == "bin":
+    if tree[0] == "bin" and tree[2:] == (("var", "a"), ("var", "b")):
         return _UFUNCS[tree[1]]
     if tree[0] == "call" and tree[1] in _NS:
         return _NS[tree[1]]

@@ -53,7 +53,13 @@ def _sqrt(x: float) -> float:
     return math.sqrt(x) if x >= 0.0 else math.nan
 
 
-_NAMES = {"A": "a", "B": "b", "fmin": "fmin", "fmax": "fmax", "exp": "math.exp", "expm1": "math.expm1",
+@numba.njit(**NJIT)
+def _fmod(a: float, b: float) -> float:
+    """C ``fmod``: the remainder with the dividend's sign (NaN for b = 0)."""
+    return np.fmod(a, b)
+
+
+_NAMES = {"fmod": "_fmod", "A": "a", "B": "b", "fmin": "fmin", "fmax": "fmax", "exp": "math.exp", "expm1": "math.expm1",
           "log": "_log", "log1p": "math.log1p", "sqrt": "_sqrt", "tanh": "math.tanh", "erf": "math.erf",
           "erfc": "math.erfc", "fabs": "abs", "floor": "np.floor", "ceil": "np.ceil", "rint": "np.rint"}
 
@@ -75,7 +81,8 @@ def _scalar(tree: Any, names: dict[str, str]) -> str:
 
 
 def _generate() -> dict[str, Any]:
-    ns: dict[str, Any] = {"math": math, "np": np, "fmin": fmin, "fmax": fmax, "_log": _log, "_sqrt": _sqrt}
+    ns: dict[str, Any] = {"math": math, "np": np, "fmin": fmin, "fmax": fmax, "_log": _log, "_sqrt": _sqrt,
+                          "_fmod": _fmod}
     act = _source("activate", "x, code, a, b", "code",
                   [(d.code, _scalar(parse(d.formula), _NAMES)) for d in ACTIVATIONS.values()], "x")
     elt = _source("binary", "a, b, mode", "mode",

@@ -115,6 +115,8 @@ def int_ref(arrays, mode):
         if mode == E.div:
             q = np.abs(acc) // np.abs(v)
             return np.where((acc < 0) != (v < 0), -q, q)
+        if mode == E.fmod:
+            return np.fmod(acc, v)
         if mode == E.pow:
             return np.vectorize(lambda p, q: p ** q if q >= 0 else int(1 / p ** -q) if p else 0)(acc, v)
         return ELTWISE_OPS[mode](acc, v)
@@ -129,12 +131,15 @@ def test_eltwise_int32(engine, rng, mode):
     if mode == E.pow:
         a = rng.integers(-6, 7, shapes[0])
         b = rng.integers(-2, 9, shapes[1])
-    elif mode == E.div:
+    elif mode in (E.div, E.fmod, E.mod):
         a = rng.integers(-10**9, 10**9, shapes[0])
         b = rng.integers(1, 1000, shapes[1]) * rng.choice([-1, 1], shapes[1])
     elif mode in COMPARISONS:
         a = rng.integers(-10**8, 10**8 + 4, shapes[0]) // 10**8 * 10**8 + 1  # few values: ties are common
         b = rng.integers(-1, 2, shapes[1]) * 10**8 + 1
+    elif mode in (E.mask, E.mask_not):
+        a = rng.integers(-10**9, 10**9, shapes[0])   # beyond float32's exact integers
+        b = rng.integers(-1, 2, shapes[1])
     else:
         a = rng.integers(-10**8, 10**8, shapes[0])   # beyond float32's exact integers
         b = (rng.integers(-20, 21, shapes[1]) if mode in (E.prod, E.prelu)

@@ -13,7 +13,7 @@ from kernel_selector.common.elementwise_np import NP_ELTWISE, activation
 from kernel_selector.common.elementwise_numba import ACT_CODES, ELT_CODES
 from kernel_selector.common.elementwise_numba import activate as nb_activate
 from kernel_selector.common.elementwise_numba import binary as nb_binary
-from tests.references import COMPARISONS, ELTWISE_OPS, activation_ref
+from tests.references import COMPARISONS, ELTWISE_OPS, SELECTS, activation_ref
 
 POSITIVE = {"log", "sqrt"}  # defined on x > 0 only
 
@@ -54,6 +54,9 @@ def test_eltwise_renderers_match_the_reference(rng, mode):
     if EltwiseMode(mode) in COMPARISONS:  # ties common, and a NaN (every comparison false, not_equal true)
         a, b = np.round(a), np.round(b)
         a[0] = np.nan
+    if EltwiseMode(mode) in SELECTS:  # zero and non-zero conditions; an Inf in the operand stays unselected or not
+        b = rng.integers(-1, 2, 101).astype(np.float64)
+        a[:2], b[:2] = np.inf, [0.0, 1.0]
     want = ELTWISE_OPS[EltwiseMode(mode)](a, b)
     got_np = NP_ELTWISE[mode](a.astype(np.float32), b.astype(np.float32))
     got_nb = np.array([nb_binary(float(u), float(v), ELT_CODES[mode]) for u, v in zip(a, b)])

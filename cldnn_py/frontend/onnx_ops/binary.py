@@ -1,11 +1,12 @@
-"""Element-wise binary and variadic operators → Eltwise: Add, Sub, Mul, Div, Pow, Max, Min, Sum, Mean.
+"""Element-wise binary and variadic operators → Eltwise: Add, Sub, Mul, Div, Pow, Mod, Max, Min, Sum, Mean.
 
 Opset 7+ broadcasting is numpy's (multidirectional), which Eltwise implements directly. Versions 1 and 6 of
 Add/Sub/Mul/Div and version 1 of Pow have the legacy ``broadcast``/``axis`` attributes: B's shape is a contiguous
 run of A's shape starting at ``axis`` (suffix matching without it), handled by reshaping B so numpy rules apply.
 Max/Min/Sum/Mean before version 8 need equal shapes, a special case of the later numpy broadcasting. Float32 and
 int32-stored integer tensors are supported (integer math is exact, Div truncates); Pow takes an exponent of any
-supported type (ONNX T1) and keeps the base's type.
+supported type (ONNX T1) and keeps the base's type. Mod: ``fmod=1`` is C's fmod (the dividend's sign; floats and
+integers), ``fmod=0`` the remainder with the divisor's sign (Python's %; floats from Mod-28 on).
 """
 
 from __future__ import annotations
@@ -93,3 +94,12 @@ def mean(ctx: Any, node: Any) -> None:
     """Mean of 1..N inputs → Eltwise sum with every coefficient 1/N (one input: the input itself)."""
     n = len([i for i in node.input if i])
     _variadic(ctx, node, EltwiseMode.sum, [1.0 / n] * n)
+
+
+@converter("Mod", versions=(10, 13, 28))
+def mod(ctx: Any, node: Any) -> None:
+    """Mod → Eltwise fmod (``fmod=1``: the dividend's sign) or mod (``fmod=0``: the divisor's sign, with Mod-28's
+    float special cases, Python's float %), numpy broadcasting."""
+    a, b = ctx.ref(node.input[0]), ctx.ref(node.input[1])
+    fmod = bool(ctx.attrs(node).get("fmod", 0))
+    ctx.add(Eltwise(node.output[0], [a, b], mode=EltwiseMode.fmod if fmod else EltwiseMode.mod))

@@ -49,6 +49,19 @@ def int_pow(base: np.ndarray, exp: np.ndarray) -> np.ndarray:
     return np.where(exp < 0, neg, r).astype(np.int32)
 
 
+def int_fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """int32 remainder with the dividend's sign (C ``%``); x mod 0 and x mod -1 give 0 (``eltwise_ifmod``)."""
+    a, b = np.broadcast_arrays(a, b)
+    safe = np.where((b == 0) | (b == -1), 1, b)
+    return np.where((b == 0) | (b == -1), 0, np.fmod(a.astype(np.int64), safe)).astype(np.int32)
+
+
+def int_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """int32 remainder with the divisor's sign (Python ``%``); x mod 0 gives 0 (``eltwise_imod``)."""
+    r = int_fmod(a, b)
+    return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r).astype(np.int32)
+
+
 def pow_to_int(v: np.ndarray) -> np.ndarray:
     """A float power about to be cast to an integer: truncation toward zero, except that a value within 1e-6
     (relative) of an integer is that integer (``eltwise_pow_to_int``)."""
@@ -66,6 +79,9 @@ _INT_OPS: dict[str, Op] = {
     EltwiseMode.greater: lambda a, b: (a > b).astype(np.int32),
     EltwiseMode.less_equal: lambda a, b: (a <= b).astype(np.int32),
     EltwiseMode.greater_equal: lambda a, b: (a >= b).astype(np.int32),
+    EltwiseMode.mask: lambda v, c: np.where(c != 0, v, 0).astype(np.int32),
+    EltwiseMode.mask_not: lambda v, c: np.where(c != 0, 0, v).astype(np.int32),
+    EltwiseMode.fmod: int_fmod, EltwiseMode.mod: int_mod,
 }
 
 
