@@ -52,6 +52,7 @@ from .primitives import (
     Softmax,
     StridedSlice,
     Tile,
+    TopK,
 )
 from .program import BuildOptions, Program, set_constant_evaluator
 from .topology import Topology
@@ -68,7 +69,7 @@ set_constant_evaluator(_run_constant_subgraph)
 configure_debug_logging()  # CLDNN_PY_DEBUG=1: the cldnn_py loggers' debug records to stderr
 
 __all__ = [
-    "ArgMax", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
+    "ArgMax", "TopK", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",
     "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",

@@ -1,4 +1,5 @@
-"""Typed attributes of reduce and arg_max, the reduce mode enum and the axes rule (ONNX Reduce*, ArgMax/ArgMin)."""
+"""Typed attributes of reduce, arg_max and top_k, the reduce mode enum and the axes rule (ONNX Reduce*,
+ArgMax/ArgMin, TopK)."""
 
 from __future__ import annotations
 
@@ -51,3 +52,14 @@ class ArgMaxAttrs(OpAttrs):
     keep_dims: bool = True
     select_last_index: bool = False
     mode: str = "max"
+
+
+@dataclass(frozen=True)
+class TopKAttrs(OpAttrs):
+    """The ``k`` largest (``largest``) or smallest elements along ``axis``, in order (ties: lower index first; NaN
+    after every number); ``output`` says which result the primitive gives: ``"values"`` or ``"indices"``."""
+
+    axis: int = -1
+    k: int = 1
+    largest: bool = True
+    output: str = "values"

@@ -30,9 +30,10 @@ from .shuffle_channels import ShuffleChannels
 from .softmax import Softmax
 from .strided_slice import StridedSlice
 from .tile import Tile
+from .top_k import TopK
 
 __all__ = [
-    "ArgMax", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
+    "ArgMax", "TopK", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "Activation", "ActivationFunc", "BatchNorm", "Concatenation", "Convolution", "Crop", "Data", "Eltwise",
     "EltwiseMode", "FullyConnected", "InputLayout", "LRN", "Permute", "Pooling", "PoolingMode", "Primitive",

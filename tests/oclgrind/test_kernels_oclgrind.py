@@ -32,6 +32,7 @@ from cldnn_py.primitives.reduce import Reduce
 from cldnn_py.primitives.resize import Resize
 from cldnn_py.primitives.strided_slice import StridedSlice
 from cldnn_py.primitives.tile import Tile
+from cldnn_py.primitives.top_k import TopK
 from tests.helpers import assert_close, f32
 from tests.references import (
     activation_ref,
@@ -183,6 +184,8 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
                                                  activation_ref(x, "logistic")))(_x(r, (2, 21, 3, 5))),
     "arg_max_ref": lambda r: (lambda x: _one(ArgMax("p", "x", axis=1, keep_dims=True), x, BYXF,
                                              np.argmax(x, axis=1)[:, None]))(_x(r, (2, 7, 3, 4))),
+    "top_k_ref": lambda r: (lambda x: _one(TopK("p", "x", axis=1, k=3), x, BYXF,
+                                           -np.sort(-x, axis=1, kind="stable")[:, :3]))(_x(r, (2, 7, 3, 4))),
     "batch_norm_ref": _batch_norm,
     "batch_norm_b_fs_yx_fsv16": _batch_norm,
     "broadcast_ref": lambda r: (lambda x: _one(Broadcast("p", "x", shape=(2, 3, 5, 4)), x, BFYX,
