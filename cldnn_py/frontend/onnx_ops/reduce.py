@@ -1,4 +1,4 @@
-"""Reductions: ReduceMean, ReduceSum, ReduceMax, ReduceMin → Reduce; ArgMax → ArgMax (i32 indices).
+"""Reductions: ReduceMean, ReduceSum, ReduceMax, ReduceMin → Reduce; ArgMax, ArgMin → ArgMax (i32 indices).
 
 Axes come from the ``axes`` attribute (ReduceX before opset 18, ReduceSum before 13) or from the optional second
 input (ReduceSum 13+, the others 18+), which must be a constant here (the backend binds integer graph inputs as
@@ -90,4 +90,13 @@ def arg_max(ctx: Any, node: Any) -> None:
     """ArgMax (axis, keepdims, select_last_index) → ArgMax; the int64 result is stored as i32."""
     a = ctx.attrs(node)
     ctx.add(ArgMax(node.output[0], ctx.ref(node.input[0]), axis=int(a.get("axis", 0)),
+                   keep_dims=bool(a.get("keepdims", 1)), select_last_index=bool(a.get("select_last_index", 0))))
+
+
+@converter("ArgMin", versions=(1, 11, 12, 13))
+def arg_min(ctx: Any, node: Any) -> None:
+    """ArgMin (axis, keepdims, select_last_index) → ArgMax in ``min`` mode (ties: first index, or the last with
+    select_last_index, as ONNX); the int64 result is stored as i32."""
+    a = ctx.attrs(node)
+    ctx.add(ArgMax(node.output[0], ctx.ref(node.input[0]), axis=int(a.get("axis", 0)), mode="min",
                    keep_dims=bool(a.get("keepdims", 1)), select_last_index=bool(a.get("select_last_index", 0))))
