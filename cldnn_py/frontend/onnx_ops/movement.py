@@ -133,20 +133,28 @@ def transpose(ctx: Any, node: Any) -> None:
     usually rank <= 4 (any format); irreducible rank 5-6 permutations (DepthToSpace chains) run on bfyx."""
     shape = ctx.shape(node.input[0])
     perm = tuple(int(p) for p in ctx.attrs(node).get("perm", range(len(shape) - 1, -1, -1)))
+    permute_to(ctx, node.output[0], node.input[0], perm, node)
+
+
+def permute_to(ctx: Any, out: str, src: str, perm: tuple[int, ...], node: Any) -> None:
+    """Tensor ``out`` = numpy.transpose(tensor ``src``, ``perm``), as :func:`transpose` converts it (shared by the
+    converters composed of transposes: DepthToSpace, CumSum, Einsum ...). ``src`` may be a tensor name or the id of
+    a primitive a converter added."""
+    shape = ctx.shape(src)
     out_shape = tuple(shape[p] for p in perm)
     merged, new_perm = canonical_permute(shape, perm)
     if list(new_perm) == sorted(new_perm):
-        reshape_to(ctx, node.output[0], node.input[0], out_shape, node)
+        reshape_to(ctx, out, src, out_shape, node)
         return
-    src = ctx.ref(node.input[0])
+    pid = ctx.ref(src)
     if merged != shape:
-        src = ctx.add(Reshape(ctx.fresh(node.output[0] + "_view"), src, shape=merged))
+        pid = ctx.add(Reshape(ctx.fresh(out + "_view"), pid, shape=merged))
     merged_out = tuple(merged[p] for p in new_perm)
     if merged_out == out_shape:
-        ctx.add(Permute(node.output[0], src, order=new_perm))
+        ctx.add(Permute(out, pid, order=new_perm))
     else:
-        p = ctx.add(Permute(ctx.fresh(node.output[0] + "_perm"), src, order=new_perm))
-        ctx.add(Reshape(node.output[0], p, shape=out_shape))
+        p = ctx.add(Permute(ctx.fresh(out + "_perm"), pid, order=new_perm))
+        ctx.add(Reshape(out, p, shape=out_shape))
 
 
 @converter("Squeeze", versions=(1, 11, 13, 21, 23, 24, 25))
