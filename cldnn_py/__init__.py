@@ -48,6 +48,7 @@ from .primitives import (
     Reshape,
     Resize,
     Scale,
+    Scatter,
     ShuffleChannels,
     Softmax,
     StridedSlice,
@@ -69,7 +70,7 @@ set_constant_evaluator(_run_constant_subgraph)
 configure_debug_logging()  # CLDNN_PY_DEBUG=1: the cldnn_py loggers' debug records to stderr
 
 __all__ = [
-    "ArgMax", "TopK", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
+    "ArgMax", "TopK", "Scatter", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",
     "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",

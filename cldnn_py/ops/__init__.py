@@ -26,6 +26,7 @@ from .shape import (
                             PadAttrs,
                             PermuteAttrs,
                             ReshapeAttrs,
+                            ScatterAttrs,
                             ShuffleChannelsAttrs,
                             StridedSliceAttrs,
                             TileAttrs,
@@ -35,7 +36,7 @@ from .window import conv_halo, conv_out_size, deconv_out_size, pool_out_size
 
 __all__ = [
     "ACTIVATION_DEFAULTS", "ActivationAttrs", "ActivationFunc", "ArgMaxAttrs", "BatchNormAttrs", "BroadcastAttrs",
-    "TopKAttrs",
+    "TopKAttrs", "ScatterAttrs",
     "ConcatenationAttrs", "ConvolutionAttrs", "CropAttrs", "DeconvolutionAttrs", "EltwiseAttrs", "EltwiseMode",
     "FusedActivationAttrs", "FusedEltwiseAttrs", "GatherAttrs", "GemmAttrs", "LRNAttrs", "MVNAttrs", "MVNResult",
     "NoAttrs", "OpAttrs", "PadAttrs", "PermuteAttrs", "PoolingAttrs", "PoolingMode", "ReduceAttrs", "ReduceMode",

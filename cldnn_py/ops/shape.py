@@ -1,5 +1,5 @@
 """Typed attributes of the data-movement primitives (broadcast, concatenation, crop, gather, pad, permute, reshape,
-strided_slice, tile) and the slice rule."""
+scatter, strided_slice, tile) and the slice rule."""
 
 from __future__ import annotations
 
@@ -36,6 +36,14 @@ class GatherAttrs(OpAttrs):
 
     axis: int = 0
     scalar_index: bool = False
+
+
+@dataclass(frozen=True)
+class ScatterAttrs(OpAttrs):
+    """Scatter updates to flat (row-major) element offsets of the data; ``reduction`` none, add, mul, max or min
+    (ONNX ScatterElements / ScatterND ``reduction``)."""
+
+    reduction: str = "none"
 
 
 @dataclass(frozen=True)

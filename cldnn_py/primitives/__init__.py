@@ -26,6 +26,7 @@ from .reorder import Reorder
 from .reshape import Reshape
 from .resize import Resize
 from .scale import Scale
+from .scatter import Scatter
 from .shuffle_channels import ShuffleChannels
 from .softmax import Softmax
 from .strided_slice import StridedSlice
@@ -33,7 +34,7 @@ from .tile import Tile
 from .top_k import TopK
 
 __all__ = [
-    "ArgMax", "TopK", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
+    "ArgMax", "TopK", "Scatter", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "Activation", "ActivationFunc", "BatchNorm", "Concatenation", "Convolution", "Crop", "Data", "Eltwise",
     "EltwiseMode", "FullyConnected", "InputLayout", "LRN", "Permute", "Pooling", "PoolingMode", "Primitive",

@@ -30,6 +30,7 @@ from cldnn_py.primitives.mvn import MVN
 from cldnn_py.primitives.pad import Pad
 from cldnn_py.primitives.reduce import Reduce
 from cldnn_py.primitives.resize import Resize
+from cldnn_py.primitives.scatter import Scatter
 from cldnn_py.primitives.strided_slice import StridedSlice
 from cldnn_py.primitives.tile import Tile
 from cldnn_py.primitives.top_k import TopK
@@ -176,6 +177,16 @@ def _scale(rng):
                 {"s": (s, None), "b": (b, None)})
 
 
+def _scatter(rng):
+    x = _x(rng, (2, 3, 4))
+    flat = rng.integers(0, x.size, (5,)).astype(np.int32)
+    u = _x(rng, (5,))
+    ref = x.reshape(-1).copy()
+    np.add.at(ref, flat, u)
+    return Case(Scatter("p", "x", "i", "u", reduction="add"), {"x": (x, BFYX)}, ref.reshape(x.shape),
+                {"i": (flat, None), "u": (u, None)})
+
+
 # One small case per OpenCL kernel name; each builds its data from the test's rng.
 CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "activation_ref": lambda r: (lambda x: _one(cl.Activation("p", "x", func="elu", a=0.5), x, FSV16,
@@ -186,6 +197,7 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
                                              np.argmax(x, axis=1)[:, None]))(_x(r, (2, 7, 3, 4))),
     "top_k_ref": lambda r: (lambda x: _one(TopK("p", "x", axis=1, k=3), x, BYXF,
                                            -np.sort(-x, axis=1, kind="stable")[:, :3]))(_x(r, (2, 7, 3, 4))),
+    "scatter_ref": _scatter,
     "batch_norm_ref": _batch_norm,
     "batch_norm_b_fs_yx_fsv16": _batch_norm,
     "broadcast_ref": lambda r: (lambda x: _one(Broadcast("p", "x", shape=(2, 3, 5, 4)), x, BFYX,
