@@ -46,7 +46,7 @@ def parse_activations(node: Any, attrs: dict[str, Any], defaults: list[str], num
     first) with ``activation_alpha`` / ``activation_beta`` given out in order to the functions that take them,
     as onnxruntime does. Raises UnsupportedError naming the node and any function the engine lacks
     (ThresholdedRelu)."""
-    names = [str(n) for n in attrs.get("activations", [])] or defaults * num_directions
+    names = [n.decode() if isinstance(n, bytes) else str(n) for n in attrs.get("activations", [])] or defaults
     if len(names) == len(defaults) and num_directions == 2:
         names = names * 2
     if len(names) != len(defaults) * num_directions:
