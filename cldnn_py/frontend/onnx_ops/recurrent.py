@@ -107,21 +107,24 @@ def _direction(ctx: Any, node: Any, st: Steps, x2d: str, d: int, reverse: bool, 
         order = const_data(ctx, f"{st.base}_rev", _reversal(lens, seq, batch))
         xw = ctx.add(Gather(ctx.fresh(f"{st.base}_xw_rev"), xw, order, axis=0))
     h = _state(ctx, st, node, 5, d, p["layout"], batch)
-    c = _state(ctx, st, node, 6, d, p["layout"], batch) if op == "LSTM" else None
+    c: str | None = _state(ctx, st, node, 6, d, p["layout"], batch) if op == "LSTM" else None
     acts = p["acts"][d]
     ys = []
     for t in range(seq):
         s = seq - 1 - t if reverse and order is None else t
         xw_t = st.rows(xw, s * batch, batch)
-        if op == "LSTM":
+        c_new: str | None = None
+        if c is not None:
             h_new, c_new = st.lstm(xw_t, h, c, r, None if p["P"] is None else p["P"][d], acts, p["input_forget"])
         elif op == "GRU":
-            h_new, c_new = st.gru(xw_t, h, r, rb[2 * n:], acts, p["lbr"]), None
+            h_new = st.gru(xw_t, h, r, rb[2 * n:], acts, p["lbr"])
         else:
-            h_new, c_new = st.rnn(xw_t, h, r, acts), None
+            h_new = st.rnn(xw_t, h, r, acts)
         if lens is not None and t >= lens.min():  # steps past a sequence's end keep the state, give Y = 0
             mask = const_data(ctx, f"{st.base}_mask", (t < lens).astype(np.float32).reshape(batch, 1))
-            h, c = st.masked(h_new, h, mask), (None if c is None else st.masked(c_new, c, mask))
+            h = st.masked(h_new, h, mask)
+            if c is not None and c_new is not None:
+                c = st.masked(c_new, c, mask)
             ys.append(st.elt(EltwiseMode.prod, mask, h_new) if p["want_y"] else "")
         else:
             h, c = h_new, c_new
