@@ -140,14 +140,17 @@ class Steps:
                 x = self.elt(EltwiseMode.sum, x, self.elt(EltwiseMode.prod, state, peep[pk]))
             return x
 
-        i = self.activate(gate(0, c_prev, 0), f)
-        if input_forget:
-            ft = self._act(i, "linear", -1.0, 1.0)
+        if peep is None:  # i, o, f are contiguous and share f: one activation for the three
+            sig = self.activate(self.crop(pre, 0, (2 if input_forget else 3) * n), f)
+            i, o = self.crop(sig, 0, n), self.crop(sig, n, n)
+            ft = self._act(i, "linear", -1.0, 1.0) if input_forget else self.crop(sig, 2 * n, n)
         else:
-            ft = self.activate(gate(2, c_prev, 2), f)
+            i = self.activate(gate(0, c_prev, 0), f)
+            ft = self._act(i, "linear", -1.0, 1.0) if input_forget else self.activate(gate(2, c_prev, 2), f)
         c_hat = self.activate(gate(3, None, 0), g)
         c = self.elt(EltwiseMode.sum, self.elt(EltwiseMode.prod, ft, c_prev), self.elt(EltwiseMode.prod, i, c_hat))
-        o = self.activate(gate(1, c, 1), f)
+        if peep is not None:  # the output gate sees the new cell state
+            o = self.activate(gate(1, c, 1), f)
         return self.elt(EltwiseMode.prod, o, self.activate(c, h, clip=False)), c
 
     def gru(self, xw: str, h_prev: str, r: np.ndarray, rbh: np.ndarray | None, acts: list[Act],
@@ -159,14 +162,12 @@ class Steps:
         if linear_before_reset:  # one FC for all three gates: h = g(xw_h + r ⊙ (H·Rhᵀ + Rbh))
             bias = np.concatenate([np.zeros(2 * n, np.float32), rbh if rbh is not None else np.zeros(n, np.float32)])
             hr = self.fc(h_prev, r, bias)
-            zr = self.elt(EltwiseMode.sum, self.crop(xw, 0, 2 * n), self.crop(hr, 0, 2 * n))
-            z = self.activate(self.crop(zr, 0, n), f)
-            rt = self.activate(self.crop(zr, n, n), f)
+            zr = self.activate(self.elt(EltwiseMode.sum, self.crop(xw, 0, 2 * n), self.crop(hr, 0, 2 * n)), f)
+            z, rt = self.crop(zr, 0, n), self.crop(zr, n, n)
             hh = self.elt(EltwiseMode.prod, rt, self.crop(hr, 2 * n, n))
         else:  # h = g(xw_h + (r ⊙ H)·Rhᵀ)
-            zr = self.gates(self.crop(xw, 0, 2 * n), h_prev, r[:2 * n])
-            z = self.activate(self.crop(zr, 0, n), f)
-            rt = self.activate(self.crop(zr, n, n), f)
+            zr = self.activate(self.gates(self.crop(xw, 0, 2 * n), h_prev, r[:2 * n]), f)
+            z, rt = self.crop(zr, 0, n), self.crop(zr, n, n)
             hh = self.fc(self.elt(EltwiseMode.prod, rt, h_prev), r[2 * n:])
         ht = self.activate(self.elt(EltwiseMode.sum, self.crop(xw, 2 * n, n), hh), g)
         # H = (1 - z) ⊙ h + z ⊙ H_{t-1} = h + z ⊙ (H_{t-1} - h)
