@@ -22,7 +22,8 @@ SEQ, BATCH, INP, HID = 4, 2, 5, 6
 def _model(rng, op, direction="forward", layout=0, bias=True, init=None, peep=False, lens=None,
            outputs=None, seq=SEQ, batch=BATCH, inp=INP, hid=HID, scale=0.5, opset=14, **attrs):
     """One recurrent node with seeded random weights as initializers. ``init``: None (no initial state),
-    "const" (initializers) or "feed" (graph inputs); ``lens``: sequence_lens as an int32 initializer.
+    "const" (initializers), "feed" (graph inputs) or "feed_h" (initial_h only); ``lens``: sequence_lens as an int32
+    initializer.
     Returns (model, feeds)."""
     nd = 2 if direction == "bidirectional" else 1
     g = GATES[op]
@@ -39,8 +40,8 @@ def _model(rng, op, direction="forward", layout=0, bias=True, init=None, peep=Fa
         inits["L"] = np.asarray(lens, np.int32)
         names[4] = "L"
     for k, st in ((5, "H0"), (6, "C0")):
-        if init and (st == "H0" or op == "LSTM"):
-            (feeds if init == "feed" else inits)[st] = rng.standard_normal(s_shape).astype(np.float32)
+        if init and (st == "H0" or (op == "LSTM" and init != "feed_h")):
+            (inits if init == "const" else feeds)[st] = rng.standard_normal(s_shape).astype(np.float32)
             names[k] = st
     if peep:
         inits["P"] = (rng.standard_normal((nd, 3 * hid)) * scale).astype(np.float32)
@@ -136,6 +137,13 @@ def test_sequence_lens(engine, rng, op, direction):
     """Sequences shorter than seq: Y is 0 past each one's length, Y_h / Y_c the state at its end, and the reverse
     direction reverses each sequence within its own length."""
     compare(engine, *_model(rng, op, direction, init="feed", lens=[2, SEQ, 1], batch=3), atol=1e-5)
+
+
+@pytest.mark.parametrize("direction", ["reverse", "bidirectional"])
+def test_lstm_everything_at_once(engine, rng, direction):
+    """Peepholes, clip, sequence_lens, initial_h without initial_c, all three outputs."""
+    compare(engine, *_model(rng, "LSTM", direction, init="feed_h", peep=True, lens=[3, 1, SEQ], batch=3,
+                            scale=1.2, clip=0.9), atol=1e-5)
 
 
 def test_sequence_lens_layout1(engine, rng):
