@@ -18,15 +18,19 @@ import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 
-def crnn(rng: np.random.Generator, height: int = 32, classes: int = 37):
-    """Conv-BN-ReLU ×3 with poolings down to height 1, a (batch, width/4, 64) sequence, two MatMul layers and a
-    softmax over ``classes``: the shape of a CRNN recognizer without its LSTM. Inputs x: (batch, 1, 32, width)."""
+def crnn(rng: np.random.Generator, height: int = 32, classes: int = 37, hidden: int = 32):
+    """Conv-ReLU ×3 with poolings down to height 1, a (width/4, batch, 64) sequence, a bidirectional LSTM of
+    ``hidden`` units (unrolled at import to width/4 steps), a MatMul classifier over its (batch, width/4,
+    2·hidden) output and a softmax over ``classes``: the shape of a CRNN recognizer. Inputs x: (batch, 1, 32,
+    width)."""
     def t(name, shape, scale=0.2):
         return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
 
     inits = [t("w1", (32, 1, 3, 3)), t("b1", (32,)), t("w2", (64, 32, 3, 3), 0.06), t("b2", (64,)),
-             t("w3", (64, 64, 3, 3), 0.04), t("b3", (64,)), t("fc1", (64, 128), 0.1), t("fc2", (128, classes), 0.1),
-             numpy_helper.from_array(np.array([2], np.int64), "ax")]
+             t("w3", (64, 64, 3, 3), 0.04), t("b3", (64,)), t("lw", (2, 4 * hidden, 64), 0.1),
+             t("lr", (2, 4 * hidden, hidden), 0.1), t("lb", (2, 8 * hidden), 0.1), t("fc", (2 * hidden, classes), 0.1),
+             numpy_helper.from_array(np.array([2], np.int64), "ax"),
+             numpy_helper.from_array(np.array([0, 0, 2 * hidden], np.int64), "feat")]
     n = helper.make_node
     nodes = [n("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]), n("Relu", ["c1"], ["r1"]),
              n("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
@@ -34,9 +38,10 @@ def crnn(rng: np.random.Generator, height: int = 32, classes: int = 37):
              n("MaxPool", ["r2"], ["p2"], kernel_shape=[2, 2], strides=[2, 2]),
              n("Conv", ["p2", "w3", "b3"], ["c3"], pads=[1, 1, 1, 1]), n("Relu", ["c3"], ["r3"]),
              n("MaxPool", ["r3"], ["p3"], kernel_shape=[height // 4, 1], strides=[height // 4, 1]),
-             n("Squeeze", ["p3", "ax"], ["s"]), n("Transpose", ["s"], ["seq"], perm=[0, 2, 1]),
-             n("MatMul", ["seq", "fc1"], ["h"]), n("Relu", ["h"], ["hr"]), n("MatMul", ["hr", "fc2"], ["logits"]),
-             n("Softmax", ["logits"], ["y"], axis=-1)]
+             n("Squeeze", ["p3", "ax"], ["s"]), n("Transpose", ["s"], ["seq"], perm=[2, 0, 1]),   # (W/4, b, 64)
+             n("LSTM", ["seq", "lw", "lr", "lb"], ["ly"], hidden_size=hidden, direction="bidirectional"),
+             n("Transpose", ["ly"], ["lt"], perm=[2, 0, 1, 3]), n("Reshape", ["lt", "feat"], ["h"]),  # (b, W/4, 2h)
+             n("MatMul", ["h", "fc"], ["logits"]), n("Softmax", ["logits"], ["y"], axis=-1)]
     g = helper.make_graph(nodes, "crnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
                                                                          ["batch", 1, height, "width"])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", classes])], inits)

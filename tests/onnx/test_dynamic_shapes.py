@@ -42,6 +42,46 @@ def crnn_like(rng):
                   [helper.make_tensor_value_info("y", F, ["batch", "seq", 5])], [w, b, fc, ax2])
 
 
+def crnn_lstm(rng, hidden=6):
+    """``crnn_like`` with its recurrent layer: conv features → (W/2, b, 8) sequence → bidirectional LSTM → (b, W/2,
+    2·hidden) → MatMul classifier → softmax. The LSTM's unrolled length is W/2, known only at run."""
+    def t(name, shape, scale=0.3):
+        return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+    inits = [t("w", (8, 1, 3, 3)), t("b", (8,), 1.0), t("lw", (2, 4 * hidden, 8)), t("lr", (2, 4 * hidden, hidden)),
+             t("lb", (2, 8 * hidden)), t("fc", (2 * hidden, 5)),
+             numpy_helper.from_array(np.array([2], np.int64), "ax2"),
+             numpy_helper.from_array(np.array([0, 0, 2 * hidden], np.int64), "bts")]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[8, 2], strides=[8, 2]),   # (b, 8, 1, W/2)
+             helper.make_node("Squeeze", ["p", "ax2"], ["s"]),                                 # (b, 8, W/2)
+             helper.make_node("Transpose", ["s"], ["t"], perm=[2, 0, 1]),                      # (W/2, b, 8)
+             helper.make_node("LSTM", ["t", "lw", "lr", "lb"], ["ly"], hidden_size=hidden,
+                              direction="bidirectional"),                                      # (W/2, 2, b, h)
+             helper.make_node("Transpose", ["ly"], ["lt"], perm=[2, 0, 1, 3]),                 # (b, W/2, 2, h)
+             helper.make_node("Reshape", ["lt", "bts"], ["feat"]),                             # (b, W/2, 2h)
+             helper.make_node("MatMul", ["feat", "fc"], ["logits"]),
+             helper.make_node("Softmax", ["logits"], ["y"], axis=-1)]
+    return _model(nodes, [helper.make_tensor_value_info("x", F, ["batch", 1, 8, "width"])],
+                  [helper.make_tensor_value_info("y", F, ["batch", "seq", 5])], inits)
+
+
+def test_crnn_with_bidirectional_lstm_at_three_widths_and_two_batches(engine, rng):
+    """One Network of a CRNN-style recognizer with a bidirectional LSTM, dynamic batch and width: each new
+    (batch, width) is a specialization whose LSTM is unrolled to W/2 steps; every run matches onnxruntime."""
+    m = crnn_lstm(rng)
+    net = cl.Network(engine, cl.load_onnx(m))
+    assert isinstance(net, DynamicNetwork)
+    shapes = [(1, 1, 8, 8), (2, 1, 8, 12), (1, 1, 8, 6), (2, 1, 8, 8), (1, 1, 8, 8)]
+    for shape in shapes:
+        x = rng.standard_normal(shape).astype(np.float32)
+        got = net.run({"x": x})["y"]
+        ref = _ort(m, {"x": x})["y"]
+        assert got.shape == ref.shape == (shape[0], shape[3] // 2, 5)
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+    assert net.builds == 4 and len(net.specializations) == 4  # the last shape was seen: no build
+
 def test_dynamic_batch_and_width_in_one_network(engine, rng):
     m = crnn_like(rng)
     topo = cl.load_onnx(m)
