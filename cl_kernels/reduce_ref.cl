@@ -19,6 +19,8 @@ KERNEL(reduce_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* outp
     float acc = -INFINITY;
 #elif defined(REDUCE_MODE_MIN)
     float acc = INFINITY;
+#elif defined(REDUCE_MODE_PROD)
+    float acc = 1.0f;
 #else
     float acc = 0.0f;
 #endif
@@ -34,6 +36,8 @@ KERNEL(reduce_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* outp
         acc = (isnan(v) || v > acc) ? v : acc;
 #elif defined(REDUCE_MODE_MIN)
         acc = (isnan(v) || v < acc) ? v : acc;
+#elif defined(REDUCE_MODE_PROD)
+        acc *= v;
 #else
         acc += v;
 #endif

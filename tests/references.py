@@ -368,7 +368,7 @@ def pad_ref(x: np.ndarray, begin, end, mode: str, value: float = 0.0) -> np.ndar
 
 # ---- moved from tests/ocl/test_reduce.py (also used by tests/oclgrind) ----
 
-_NP = {"mean": np.mean, "sum": np.sum, "max": np.max, "min": np.min}
+_NP = {"mean": np.mean, "sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}
 
 
 def reduce_ref(x, mode, axes, keep_dims):

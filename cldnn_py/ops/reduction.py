@@ -10,12 +10,13 @@ from .base import OpAttrs
 
 
 class ReduceMode(str, enum.Enum):
-    """How the reduced elements are combined: arithmetic mean, sum, maximum or minimum (NaN propagates)."""
+    """How the reduced elements are combined: arithmetic mean, sum, maximum or minimum (NaN propagates), product."""
 
     mean = "mean"
     sum = "sum"
     max = "max"
     min = "min"
+    prod = "prod"
 
 
 def normalize_axes(axes: tuple[int, ...], rank: int) -> tuple[int, ...]:

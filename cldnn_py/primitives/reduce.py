@@ -1,4 +1,4 @@
-"""Reduce: mean, sum, max or min over a set of axes (clDNN ``reduce``; ONNX ReduceMean/Sum/Max/Min)."""
+"""Reduce: mean, sum, max, min or product over a set of axes (clDNN ``reduce``; ONNX ReduceMean/Sum/Max/Min/Prod)."""
 
 from __future__ import annotations
 

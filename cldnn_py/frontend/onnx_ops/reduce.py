@@ -1,4 +1,4 @@
-"""Reductions: ReduceMean, ReduceSum, ReduceMax, ReduceMin → Reduce; ArgMax, ArgMin → ArgMax (i32 indices).
+"""Reductions: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd → Reduce; ArgMax, ArgMin → ArgMax (i32 indices).
 
 Axes come from the ``axes`` attribute (ReduceX before opset 18, ReduceSum before 13) or from the optional second
 input (ReduceSum 13+, the others 18+), which must be a constant here (the backend binds integer graph inputs as
@@ -71,6 +71,12 @@ def reduce_mean(ctx: Any, node: Any) -> None:
 def reduce_sum(ctx: Any, node: Any) -> None:
     """ReduceSum → Reduce sum."""
     _reduce(ctx, node, "sum")
+
+
+@converter("ReduceProd", versions=(1, 11, 13, 18))
+def reduce_prod(ctx: Any, node: Any) -> None:
+    """ReduceProd → Reduce prod (float32 products, as every Reduce mode)."""
+    _reduce(ctx, node, "prod")
 
 
 @converter("ReduceMax", versions=(1, 11, 12, 13, 18, 20))

@@ -1,4 +1,4 @@
-"""reduce_cpu_ref: the CPU engine's reference reduce (mean, sum, max, min over any axes), on logical arrays."""
+"""reduce_cpu_ref: the CPU engine's reference reduce (mean, sum, max, min, prod over any axes), on logical arrays."""
 
 from __future__ import annotations
 
@@ -32,6 +32,9 @@ class ReduceKernelCpuRef(CpuRefKernel):
             return np.max(x, axis=axes, keepdims=True)
         if mode == ReduceMode.min:
             return np.min(x, axis=axes, keepdims=True)
+        if mode == ReduceMode.prod:
+            with np.errstate(all="ignore"):
+                return np.asarray(np.prod(x, axis=axes, keepdims=True, dtype=np.float64), dtype=np.float32)
         with np.errstate(all="ignore"):
             s = np.sum(x, axis=axes, keepdims=True, dtype=np.float64)
             if mode == ReduceMode.mean:

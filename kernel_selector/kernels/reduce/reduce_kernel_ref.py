@@ -23,7 +23,7 @@ def split_sizes(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[list[int
 
 @register
 class ReduceKernelRef(KernelBase):
-    """Reference reduce (clDNN ``reduce_gpu_ref``): mean, sum, max, min over any set of axes.
+    """Reference reduce (clDNN ``reduce_gpu_ref``): mean, sum, max, min, prod over any set of axes.
 
     INPUT0 of logical rank 1-6 in any format (rank 5-6: unpadded bfyx), possibly padded; OUTPUT of any format.
     The output's logical row-major order is the order of the kept input dimensions (removing size-1 axes does
