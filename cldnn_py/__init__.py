@@ -36,6 +36,7 @@ from .primitives import (
     Gather,
     Gemm,
     InputLayout,
+    LstmSequence,
     MVNResult,
     Pad,
     Permute,
@@ -70,7 +71,7 @@ set_constant_evaluator(_run_constant_subgraph)
 configure_debug_logging()  # CLDNN_PY_DEBUG=1: the cldnn_py loggers' debug records to stderr
 
 __all__ = [
-    "ArgMax", "TopK", "Scatter", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
+    "ArgMax", "TopK", "Scatter", "LstmSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",
     "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",

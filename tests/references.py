@@ -471,3 +471,30 @@ def softmax_ref(x, axis):
     x = x.astype(np.float64)
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
+
+
+# ----- recurrent ----------------------------------------------------------------------------------------------------
+
+def lstm_ref(xw, h, c, r, p, reverse, clip):
+    """ONNX LSTM (gates i, o, f, c; σ, tanh, tanh) in float64 over precomputed xw rows; (seq, batch, 2n)."""
+    batch, n = h.shape
+    seq = xw.shape[0] // batch
+    xw, h, c, r = (a.astype(np.float64) for a in (xw, h, c, r))
+    p = np.zeros((3, n)) if p is None else p.astype(np.float64).reshape(3, n)
+
+    def sig(v):
+        return 0.5 * (1.0 + np.tanh(0.5 * v))
+
+    def cl_(v):
+        return np.clip(v, -clip, clip) if clip else v
+
+    out = np.zeros((seq, batch, 2 * n))
+    for t in (range(seq - 1, -1, -1) if reverse else range(seq)):
+        z = xw[t * batch:(t + 1) * batch] + h @ r.T
+        i = sig(cl_(z[:, :n] + p[0] * c))
+        f = sig(cl_(z[:, 2 * n:3 * n] + p[2] * c))
+        c = f * c + i * np.tanh(cl_(z[:, 3 * n:]))
+        o = sig(cl_(z[:, n:2 * n] + p[1] * c))
+        h = o * np.tanh(c)
+        out[t] = np.concatenate([h, c], axis=1)
+    return out

@@ -15,6 +15,7 @@ from .eltwise import EltwiseAttrs, EltwiseMode, FusedEltwiseAttrs
 from .gemm import GemmAttrs, gemm_shapes
 from .normalization import BatchNormAttrs, LRNAttrs, MVNAttrs, MVNResult, ScaleAttrs, SoftmaxAttrs, mvn_scale_offset
 from .pooling import PoolingAttrs, PoolingMode
+from .recurrent import LstmSequenceAttrs
 from .reduction import ArgMaxAttrs, ReduceAttrs, ReduceMode, TopKAttrs, normalize_axes
 from .reorder import ReorderAttrs
 from .resize import ResizeAttrs
@@ -36,7 +37,7 @@ from .window import conv_halo, conv_out_size, deconv_out_size, pool_out_size
 
 __all__ = [
     "ACTIVATION_DEFAULTS", "ActivationAttrs", "ActivationFunc", "ArgMaxAttrs", "BatchNormAttrs", "BroadcastAttrs",
-    "TopKAttrs", "ScatterAttrs",
+    "TopKAttrs", "ScatterAttrs", "LstmSequenceAttrs",
     "ConcatenationAttrs", "ConvolutionAttrs", "CropAttrs", "DeconvolutionAttrs", "EltwiseAttrs", "EltwiseMode",
     "FusedActivationAttrs", "FusedEltwiseAttrs", "GatherAttrs", "GemmAttrs", "LRNAttrs", "MVNAttrs", "MVNResult",
     "NoAttrs", "OpAttrs", "PadAttrs", "PermuteAttrs", "PoolingAttrs", "PoolingMode", "ReduceAttrs", "ReduceMode",

@@ -17,6 +17,7 @@ from .gather import Gather
 from .gemm import Gemm
 from .input_layout import InputLayout
 from .lrn import LRN
+from .lstm_sequence import LstmSequence
 from .mvn import MVN, MVNResult
 from .pad import Pad
 from .permute import Permute
@@ -34,7 +35,7 @@ from .tile import Tile
 from .top_k import TopK
 
 __all__ = [
-    "ArgMax", "TopK", "Scatter", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
+    "ArgMax", "TopK", "Scatter", "LstmSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "Activation", "ActivationFunc", "BatchNorm", "Concatenation", "Convolution", "Crop", "Data", "Eltwise",
     "EltwiseMode", "FullyConnected", "InputLayout", "LRN", "Permute", "Pooling", "PoolingMode", "Primitive",

@@ -44,6 +44,7 @@ from tests.references import (
     fc_ref,
     gemm_ref,
     lrn_ref,
+    lstm_ref,
     mvn_ref,
     pad_ref,
     permute_ref,
@@ -177,6 +178,13 @@ def _scale(rng):
                 {"s": (s, None), "b": (b, None)})
 
 
+def _lstm(rng):
+    xw, h, c = _x(rng, (6, 16)), _x(rng, (2, 4)), _x(rng, (2, 4))
+    r, p = _x(rng, (16, 4)), _x(rng, (12,))
+    return Case(cl.LstmSequence("p", "xw", "h", "c", "r", "pp", clip=2.0), {"xw": (xw, BFYX), "h": (h, BFYX),
+                "c": (c, BFYX)}, lstm_ref(xw, h, c, r, p, False, 2.0), {"r": (r, None), "pp": (p, None)})
+
+
 def _scatter(rng):
     x = _x(rng, (2, 3, 4))
     flat = rng.integers(0, x.size, (5,)).astype(np.int32)
@@ -198,6 +206,7 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "top_k_ref": lambda r: (lambda x: _one(TopK("p", "x", axis=1, k=3), x, BYXF,
                                            -np.sort(-x, axis=1, kind="stable")[:, :3]))(_x(r, (2, 7, 3, 4))),
     "scatter_ref": _scatter,
+    "lstm_sequence_ref": _lstm,
     "batch_norm_ref": _batch_norm,
     "batch_norm_b_fs_yx_fsv16": _batch_norm,
     "broadcast_ref": lambda r: (lambda x: _one(Broadcast("p", "x", shape=(2, 3, 5, 4)), x, BFYX,

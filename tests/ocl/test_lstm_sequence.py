@@ -1,0 +1,54 @@
+"""lstm_sequence vs a float64 loop written from the ONNX LSTM equations: forward and reverse, peepholes, clip,
+batches, a hidden size above the work-group cap (several units per work-item), byxf inputs, layout and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+from tests.helpers import run_single
+from tests.references import lstm_ref
+
+
+@pytest.mark.parametrize("case", [
+    # seq, batch, hidden, reverse, peepholes, clip
+    (5, 1, 7, False, False, 0.0),
+    (4, 3, 8, True, True, 0.0),
+    (3, 2, 6, False, True, 0.7),
+    (3, 2, 300, True, False, 0.0),      # 300 > the 256 cap: two units per work-item
+], ids=str)
+def test_lstm_sequence_matches_reference(engine, rng, case):
+    seq, batch, n, reverse, peep, clip = case
+    xw = (rng.standard_normal((seq * batch, 4 * n)) * 0.8).astype(np.float32)
+    h0 = rng.standard_normal((batch, n)).astype(np.float32)
+    c0 = rng.standard_normal((batch, n)).astype(np.float32)
+    r = (rng.standard_normal((4 * n, n)) / np.sqrt(n)).astype(np.float32)
+    p = rng.standard_normal(3 * n).astype(np.float32) if peep else None
+    prim = cl.LstmSequence("l", "xw", "h0", "c0", "r", "p" if peep else "", reverse=reverse, clip=clip)
+    data = {"r": r} | ({"p": p} if peep else {})
+    out = run_single(engine, prim, {"xw": xw, "h0": h0, "c0": c0}, data=data)
+    np.testing.assert_allclose(out, lstm_ref(xw, h0, c0, r, p, reverse, clip), rtol=2e-5, atol=2e-5)
+
+
+def test_lstm_sequence_blocked_inputs(engine, rng):
+    seq, batch, n = 3, 2, 5
+    arrs = {"xw": rng.standard_normal((seq * batch, 4 * n)), "h0": rng.standard_normal((batch, n)),
+            "c0": rng.standard_normal((batch, n)), "r": rng.standard_normal((4 * n, n)) * 0.4}
+    arrs = {k: v.astype(np.float32) for k, v in arrs.items()}
+    out = run_single(engine, cl.LstmSequence("l", "xw", "h0", "c0", "r"), arrs, fmt=cl.Format.byxf)
+    np.testing.assert_allclose(out, lstm_ref(arrs["xw"], arrs["h0"], arrs["c0"], arrs["r"], None, False, 0.0),
+                               rtol=2e-5, atol=2e-5)
+
+
+def test_lstm_sequence_layout_and_errors():
+    f = cl.DataType.f32
+    lays = [cl.Layout(f, cl.Format.bfyx, s) for s in [(6, 16), (2, 4), (2, 4), (16, 4)]]
+    out = cl.LstmSequence("l", "xw", "h0", "c0", "r").calc_output_layout(lays)
+    assert out.shape == (3, 2, 8) and out.dtype == f
+    with pytest.raises(cl.ShapeError, match="r shape"):
+        cl.LstmSequence("l", "xw", "h0", "c0", "r").calc_output_layout(lays[:3] + [cl.Layout(f, cl.Format.bfyx,
+                                                                                               (16, 5))])
+    with pytest.raises(cl.ShapeError, match="xw shape"):
+        cl.LstmSequence("l", "xw", "h0", "c0", "r").calc_output_layout([cl.Layout(f, cl.Format.bfyx, (5, 16))]
+                                                                      + lays[1:])
