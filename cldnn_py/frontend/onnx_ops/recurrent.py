@@ -48,22 +48,25 @@ def _const(ctx: Any, node: Any, index: int, what: str) -> np.ndarray | None:
     return np.asarray(ctx.const(name), dtype=np.float32)
 
 
-def _state(ctx: Any, st: Steps, node: Any, index: int, d: int, layout: int, batch: int) -> str:
-    """Initial state of direction ``d`` as (batch, hidden): ONNX (num_directions, batch, hidden), or (batch,
-    num_directions, hidden) for layout 1; zeros when the input is omitted."""
-    name, n = optional_input(node, index), st.hidden
+def _state(ctx: Any, base: str, node: Any, index: int, dirs: list[int], layout: int, batch: int, n: int) -> str:
+    """Initial state of directions ``dirs`` side by side as (batch, len(dirs)·hidden): ONNX (num_directions, batch,
+    hidden), or (batch, num_directions, hidden) for layout 1; zeros when the input is omitted."""
+    name = optional_input(node, index)
     if name is None:
-        return const_data(ctx, f"{st.base}_zero", np.zeros((batch, n), np.float32))
+        return const_data(ctx, f"{base}_zero", np.zeros((batch, n * len(dirs)), np.float32))
     if ctx.is_const(name):
         v = np.asarray(ctx.const(name), np.float32)
-        return const_data(ctx, f"{st.base}_h0", v[:, d] if layout else v[d])
-    nd = ctx.shape(name)[1 if layout else 0]
-    if nd == 1:
-        return ctx.add(Reshape(ctx.fresh(f"{st.base}_h0"), ctx.ref(name), shape=(batch, n)))
+        return const_data(ctx, f"{base}_h0", np.concatenate([v[:, d] if layout else v[d] for d in dirs], axis=1))
+    if len(dirs) > 1:
+        parts = [_state(ctx, base, node, index, [d], layout, batch, n) for d in dirs]
+        return ctx.add(Concatenation(ctx.fresh(f"{base}_h0"), parts, axis=1))
+    d = dirs[0]
+    if ctx.shape(name)[1 if layout else 0] == 1:
+        return ctx.add(Reshape(ctx.fresh(f"{base}_h0"), ctx.ref(name), shape=(batch, n)))
     box = (batch, 1, n) if layout else (1, batch, n)
     offs = (0, d, 0) if layout else (d, 0, 0)
-    c = ctx.add(Crop(ctx.fresh(f"{st.base}_h0"), ctx.ref(name), shape=box, offsets=offs))
-    return ctx.add(Reshape(ctx.fresh(f"{st.base}_h0"), c, shape=(batch, n)))
+    c = ctx.add(Crop(ctx.fresh(f"{base}_h0"), ctx.ref(name), shape=box, offsets=offs))
+    return ctx.add(Reshape(ctx.fresh(f"{base}_h0"), c, shape=(batch, n)))
 
 
 def _sequence_lens(ctx: Any, node: Any, seq: int, batch: int) -> np.ndarray | None:
@@ -91,37 +94,33 @@ def _reversal(lens: np.ndarray, seq: int, batch: int) -> np.ndarray:
     return idx.reshape(-1).astype(np.int32)
 
 
-def _direction(ctx: Any, node: Any, st: Steps, x2d: str, d: int, reverse: bool, p: dict[str, Any]) -> tuple:
-    """Unroll one direction. Returns (Y rows (seq·batch, hidden) in time order or None, H_T, C_T or None)."""
-    op, seq, batch, n, g = node.op_type, p["seq"], p["batch"], st.hidden, p["gates"]
-    w, r, bias = p["W"][d], p["R"][d], p["B"][d]
-    wb, rb = bias[:g * n], bias[g * n:]
+def _fold(node: Any, p: dict[str, Any], d: int) -> tuple[np.ndarray, np.ndarray]:
+    """(bias folded into X·Wᵀ: Wb + Rb, GRU's Rbh with linear_before_reset: kept out), Rbh) of direction d."""
+    g, n = p["gates"], p["hidden"]
+    wb, rb = p["B"][d][:g * n], p["B"][d][g * n:]
     fold = wb + rb
-    if op == "GRU" and p["lbr"]:
+    if node.op_type == "GRU" and p["lbr"]:
         fold[2 * n:] = wb[2 * n:]  # Rbh stays inside the reset product
-    xw = ctx.add(FullyConnected(ctx.fresh(f"{st.base}_xw"), x2d, weights=const_data(ctx, f"{st.base}_W", w),
-                                bias=const_data(ctx, f"{st.base}_B", fold)))
-    lens = p["lens"]
-    order = None
-    if reverse and lens is not None:
-        order = const_data(ctx, f"{st.base}_rev", _reversal(lens, seq, batch))
-        xw = ctx.add(Gather(ctx.fresh(f"{st.base}_xw_rev"), xw, order, axis=0))
-    h = _state(ctx, st, node, 5, d, p["layout"], batch)
-    c: str | None = _state(ctx, st, node, 6, d, p["layout"], batch) if op == "LSTM" else None
-    acts = p["acts"][d]
+    return fold, rb[(g - 1) * n:]
+
+
+def _loop(node: Any, st: Steps, xw: str, h: str, c: str | None, r: np.ndarray, rbh: np.ndarray,
+          peep: np.ndarray | None, acts: list, p: dict[str, Any], step_row: Any) -> tuple[list[str], str, str | None]:
+    """The unrolled time loop: ([Y_t in processing order], H_T, C_T). Step t reads rows step_row(t)·batch... of
+    ``xw``; past a sequence's end (sequence_lens) the state is carried and Y_t is 0 (constant 0/1 masks)."""
+    seq, batch, lens = p["seq"], p["batch"], p["lens"]
     ys = []
     for t in range(seq):
-        s = seq - 1 - t if reverse and order is None else t
-        xw_t = st.rows(xw, s * batch, batch)
+        xw_t = st.rows(xw, step_row(t) * batch, batch)
         c_new: str | None = None
         if c is not None:
-            h_new, c_new = st.lstm(xw_t, h, c, r, None if p["P"] is None else p["P"][d], acts, p["input_forget"])
-        elif op == "GRU":
-            h_new = st.gru(xw_t, h, r, rb[2 * n:], acts, p["lbr"])
+            h_new, c_new = st.lstm(xw_t, h, c, r, peep, acts, p["input_forget"])
+        elif node.op_type == "GRU":
+            h_new = st.gru(xw_t, h, r, rbh, acts, p["lbr"])
         else:
             h_new = st.rnn(xw_t, h, r, acts)
-        if lens is not None and t >= lens.min():  # steps past a sequence's end keep the state, give Y = 0
-            mask = const_data(ctx, f"{st.base}_mask", (t < lens).astype(np.float32).reshape(batch, 1))
+        if lens is not None and t >= lens.min():
+            mask = const_data(st.ctx, f"{st.base}_mask", (t < lens).astype(np.float32).reshape(batch, 1))
             h = st.masked(h_new, h, mask)
             if c is not None and c_new is not None:
                 c = st.masked(c_new, c, mask)
@@ -129,14 +128,71 @@ def _direction(ctx: Any, node: Any, st: Steps, x2d: str, d: int, reverse: bool, 
         else:
             h, c = h_new, c_new
             ys.append(h)
+    return ys, h, c
+
+
+def _direction(ctx: Any, node: Any, st: Steps, x2d: str, d: int, reverse: bool, p: dict[str, Any]) -> tuple:
+    """Unroll one direction. Returns (Y rows (seq·batch, hidden) in time order or None, H_T, C_T or None)."""
+    seq, batch, n = p["seq"], p["batch"], p["hidden"]
+    fold, rbh = _fold(node, p, d)
+    xw = ctx.add(FullyConnected(ctx.fresh(f"{st.base}_xw"), x2d, weights=const_data(ctx, f"{st.base}_W", p["W"][d]),
+                                bias=const_data(ctx, f"{st.base}_B", fold)))
+    order = None
+    if reverse and p["lens"] is not None:
+        order = const_data(ctx, f"{st.base}_rev", _reversal(p["lens"], seq, batch))
+        xw = ctx.add(Gather(ctx.fresh(f"{st.base}_xw_rev"), xw, order, axis=0))
+    h = _state(ctx, st.base, node, 5, [d], p["layout"], batch, n)
+    c = _state(ctx, st.base, node, 6, [d], p["layout"], batch, n) if node.op_type == "LSTM" else None
+    flip = reverse and order is None
+    ys, h, c = _loop(node, st, xw, h, c, p["R"][d], rbh, None if p["P"] is None else p["P"][d], p["acts"][d], p,
+                     (lambda t: seq - 1 - t) if flip else (lambda t: t))
     y = None
     if p["want_y"]:
-        if reverse and order is None:
+        if flip:
             ys.reverse()
         y = ys[0] if seq == 1 else ctx.add(Concatenation(ctx.fresh(f"{st.base}_y"), ys, axis=0))
         if order is not None:
             y = ctx.add(Gather(ctx.fresh(f"{st.base}_y_rev"), y, order, axis=0))
     return y, h, c
+
+
+def _pair(a_f: np.ndarray, a_b: np.ndarray, groups: int) -> np.ndarray:
+    """Rows of two directions interleaved per gate: (groups·n, ...) twice → (groups·2n, ...), gate k's block
+    holding direction 0's n rows then direction 1's."""
+    k = a_f.shape[0] // groups
+    both = np.stack([a_f.reshape(groups, k, -1), a_b.reshape(groups, k, -1)], axis=1)
+    return np.ascontiguousarray(both.reshape((groups * 2 * k,) + a_f.shape[1:]), dtype=np.float32)
+
+
+def _merged(ctx: Any, node: Any, st: Steps, x2d: str, p: dict[str, Any]) -> list[tuple]:
+    """Both directions in one unrolled loop (bidirectional, same activations): state (batch, 2·hidden) = [forward |
+    backward], every gate a (batch, 2·hidden) block, R block-diagonal, so each step's kernels serve both directions
+    (half the launches). The backward direction reads X reversed (within each sequence's length) by a Gather of
+    rows. Returns the per-direction results of :func:`_direction`."""
+    seq, batch, n, g = p["seq"], p["batch"], p["hidden"], p["gates"]
+    (fold_f, rbh_f), (fold_b, rbh_b) = _fold(node, p, 0), _fold(node, p, 1)
+    w, r, zb = p["W"], p["R"], np.zeros_like(fold_f)
+    lens = p["lens"] if p["lens"] is not None else np.full(batch, seq)
+    order = const_data(ctx, f"{st.base}_rev", _reversal(lens, seq, batch))
+    x_rev = ctx.add(Gather(ctx.fresh(f"{st.base}_x_rev"), x2d, order, axis=0))
+    xws = [ctx.add(FullyConnected(ctx.fresh(f"{st.base}_xw"), x, weights=const_data(ctx, f"{st.base}_W", wm),
+                                  bias=const_data(ctx, f"{st.base}_B", bm)))
+           for x, wm, bm in ((x2d, _pair(w[0], np.zeros_like(w[1]), g), _pair(fold_f, zb, g)),
+                             (x_rev, _pair(np.zeros_like(w[0]), w[1], g), _pair(zb, fold_b, g)))]
+    xw = st.elt(EltwiseMode.sum, *xws)
+    zr = np.zeros_like(r[0])
+    r2 = _pair(np.hstack([r[0], zr]), np.hstack([zr, r[1]]), g)
+    peep = None if p["P"] is None else _pair(p["P"][0], p["P"][1], 3)
+    h = _state(ctx, st.base, node, 5, [0, 1], p["layout"], batch, n)
+    c = _state(ctx, st.base, node, 6, [0, 1], p["layout"], batch, n) if node.op_type == "LSTM" else None
+    ys, h, c = _loop(node, st, xw, h, c, r2, np.concatenate([rbh_f, rbh_b]), peep, p["acts"][0], p, lambda t: t)
+    y_f = y_b = None
+    if p["want_y"]:
+        y = ys[0] if seq == 1 else ctx.add(Concatenation(ctx.fresh(f"{st.base}_y"), ys, axis=0))
+        y_f = st.crop(y, 0, n)
+        y_b = st.crop(ctx.add(Gather(ctx.fresh(f"{st.base}_y_rev"), y, order, axis=0)), n, n)
+    return [(y_f, st.crop(h, 0, n), None if c is None else st.crop(c, 0, n)),
+            (y_b, st.crop(h, n, n), None if c is None else st.crop(c, n, n))]
 
 
 def _outputs(ctx: Any, node: Any, results: list[tuple], p: dict[str, Any]) -> None:
@@ -206,10 +262,12 @@ def recurrent(ctx: Any, node: Any) -> None:
     if layout:  # (batch, seq, input) -> (seq, batch, input)
         x = ctx.add(Permute(ctx.fresh(f"{base}_x"), x, order=(1, 0, 2)))
     x2d = ctx.add(Reshape(ctx.fresh(f"{base}_x2d"), x, shape=(seq * batch, inp)))
-    results = []
-    for d in range(nd):
-        st = Steps(ctx, f"{base}_d{d}", n, None if clip is None else float(clip))
-        results.append(_direction(ctx, node, st, x2d, d, direction == "reverse" or d == 1, p))
+    clip_value = None if clip is None else float(clip)
+    if nd == 2 and p["acts"][0] == p["acts"][1]:
+        results = _merged(ctx, node, Steps(ctx, f"{base}_bi", 2 * n, clip_value), x2d, p)
+    else:
+        results = [_direction(ctx, node, Steps(ctx, f"{base}_d{d}", n, clip_value), x2d, d,
+                              direction == "reverse" or d == 1, p) for d in range(nd)]
     _outputs(ctx, node, results, p)
 
 
