@@ -96,7 +96,8 @@ def _reversal(lens: np.ndarray, seq: int, batch: int) -> np.ndarray:
 
 
 def _fold(node: Any, p: dict[str, Any], d: int) -> tuple[np.ndarray, np.ndarray]:
-    """(bias folded into X·Wᵀ: Wb + Rb, GRU's Rbh with linear_before_reset: kept out), Rbh) of direction d."""
+    """(the bias folded into X·Wᵀ, Rbh) of direction d: Wb + Rb, except GRU's Rbh with linear_before_reset,
+    which stays out (it is applied inside the reset product)."""
     g, n = p["gates"], p["hidden"]
     wb, rb = p["B"][d][:g * n], p["B"][d][g * n:]
     fold = wb + rb
@@ -107,8 +108,9 @@ def _fold(node: Any, p: dict[str, Any], d: int) -> tuple[np.ndarray, np.ndarray]
 
 def _loop(node: Any, st: Steps, xw: str, h: str, c: str | None, r: np.ndarray, rbh: np.ndarray,
           peep: np.ndarray | None, acts: list, p: dict[str, Any], step_row: Any) -> tuple[list[str], str, str | None]:
-    """The unrolled time loop: ([Y_t in processing order], H_T, C_T). Step t reads rows step_row(t)·batch... of
-    ``xw``; past a sequence's end (sequence_lens) the state is carried and Y_t is 0 (constant 0/1 masks)."""
+    """The unrolled time loop: ([Y_t in processing order], H_T, C_T). Step t reads the ``batch`` rows of ``xw``
+    starting at step_row(t)·batch; past a sequence's end (sequence_lens) the state is carried and Y_t is 0
+    (constant 0/1 masks). ``xw`` (seq·batch, gates·hidden), states (batch, hidden), Y_t (batch, hidden)."""
     seq, batch, lens = p["seq"], p["batch"], p["lens"]
     ys = []
     for t in range(seq):
