@@ -97,10 +97,13 @@ def _emit_gemv(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], w
         p.add_incoming(q, rem_blk)
     builder.cbranch(builder.icmp_signed("<", kr1, k_len), rem, done)
     builder.position_at_end(done)
-    for v in range(nvec):
+    outs = []
+    for v in range(nvec):  # every phi first: LLVM wants them grouped at the top of the block (nvec > 1 on AVX2)
         p = builder.phi(vt)
         p.add_incoming(total[v], rem_entry)
         p.add_incoming(tn[v], rem_blk)
+        outs.append(p)
+    for v, p in enumerate(outs):
         builder.store(p, builder.bitcast(builder.gep(y, [ir.Constant(i64, v * w)]), vt.as_pointer()), align=4)
     return context.get_dummy_value()
 
