@@ -2,7 +2,10 @@
 // j = l + u * LSTM_LWS (u < LSTM_PER_ITEM) of sequence b: their c in registers, the whole h in local memory. Per
 // step: the four gate rows (ONNX order i, o, f, c) as xw + R·h, peepholes, clip, then c and h; a barrier before h is
 // overwritten and one after.
+#ifndef LSTM_SEQUENCE_HELPERS_CL  // several lstm_sequence kernels may share one batched cl.Program
+#define LSTM_SEQUENCE_HELPERS_CL
 inline float lstm_sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
+#endif
 #if LSTM_HAS_CLIP
 #define LSTM_CLAMP(v) clamp((v), -LSTM_CLIP, LSTM_CLIP)
 #else
