@@ -82,4 +82,4 @@ def test_reduce_output_layout_and_errors():
     with pytest.raises(cl.errors.ShapeError, match="twice"):
         Reduce("r", "x", axes=(1, -3)).calc_output_layout([lay])
     with pytest.raises(cl.errors.TopologyError, match="mode"):
-        Reduce("r", "x", mode="prod")
+        Reduce("r", "x", mode="median")
