@@ -67,13 +67,8 @@ def crnn_lstm(rng, hidden=6):
                   [helper.make_tensor_value_info("y", F, ["batch", "seq", 5])], inits)
 
 
-def test_crnn_with_bidirectional_lstm_at_three_widths_and_two_batches(engine, rng):
-    """One Network of a CRNN-style recognizer with a bidirectional LSTM, dynamic batch and width: each new
-    (batch, width) is a specialization whose LSTM is unrolled to W/2 steps; every run matches onnxruntime."""
-    m = crnn_lstm(rng)
-    net = cl.Network(engine, cl.load_onnx(m))
-    assert isinstance(net, DynamicNetwork)
-    shapes = [(1, 1, 8, 8), (2, 1, 8, 12), (1, 1, 8, 6), (2, 1, 8, 8), (1, 1, 8, 8)]
+def _run_shapes(net, m, shapes, rng):
+    """Run ``net`` at each shape against onnxruntime; the five shapes hold four distinct signatures."""
     for shape in shapes:
         x = rng.standard_normal(shape).astype(np.float32)
         got = net.run({"x": x})["y"]
@@ -82,6 +77,16 @@ def test_crnn_with_bidirectional_lstm_at_three_widths_and_two_batches(engine, rn
         np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
     assert net.builds == 4 and len(net.specializations) == 4  # the last shape was seen: no build
 
+
+def test_crnn_with_bidirectional_lstm_at_three_widths_and_two_batches(engine, rng):
+    """One Network of a CRNN-style recognizer with a bidirectional LSTM, dynamic batch and width: each new
+    (batch, width) is a specialization whose LSTM runs W/2 steps (lstm_sequence); every run matches onnxruntime."""
+    m = crnn_lstm(rng)
+    net = cl.Network(engine, cl.load_onnx(m))
+    assert isinstance(net, DynamicNetwork)
+    shapes = [(1, 1, 8, 8), (2, 1, 8, 12), (1, 1, 8, 6), (2, 1, 8, 8), (1, 1, 8, 8)]
+    _run_shapes(net, m, shapes, rng)
+
 def test_dynamic_batch_and_width_in_one_network(engine, rng):
     m = crnn_like(rng)
     topo = cl.load_onnx(m)
@@ -89,13 +94,7 @@ def test_dynamic_batch_and_width_in_one_network(engine, rng):
     net = cl.Network(engine, topo)
     assert isinstance(net, DynamicNetwork) and net.input_ids == ["x"] and net.output_ids == ["y"]
     shapes = [(1, 1, 8, 32), (2, 1, 8, 48), (1, 1, 8, 20), (2, 1, 8, 32), (1, 1, 8, 32)]
-    for shape in shapes:
-        x = rng.standard_normal(shape).astype(np.float32)
-        got = net.run({"x": x})["y"]
-        ref = _ort(m, {"x": x})["y"]
-        assert got.shape == ref.shape == (shape[0], shape[3] // 2, 5)
-        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
-    assert net.builds == 4 and len(net.specializations) == 4  # the last shape was seen: no build
+    _run_shapes(net, m, shapes, rng)
     prof = net.get_profiling_info()
     assert any(e.status == "EXECUTED" for e in prof)
     assert net.memory_info()["specializations"] == 4
