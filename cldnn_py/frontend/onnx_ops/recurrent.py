@@ -37,8 +37,9 @@ from .recurrent_fused import fusable, fused_direction
 _CELLS = {"LSTM": (4, ["Sigmoid", "Tanh", "Tanh"]), "GRU": (3, ["Sigmoid", "Tanh"]), "RNN": (1, ["Tanh"])}
 
 
-def _const(ctx: Any, node: Any, index: int, what: str) -> np.ndarray | None:
-    """Input ``index`` as a float32 constant, None when omitted. Raises NotConstantError naming the node."""
+def _raw_const(ctx: Any, node: Any, index: int, what: str) -> np.ndarray | None:
+    """Input ``index`` as a constant in its own type, None when omitted. Raises NotConstantError naming the node
+    (a graph input is then bound per value by the dynamic import)."""
     name = optional_input(node, index)
     if name is None:
         return None
@@ -46,7 +47,13 @@ def _const(ctx: Any, node: Any, index: int, what: str) -> np.ndarray | None:
         e = NotConstantError(name)
         e.args = (f"{where(node)}: {what} '{name}' must be a constant (an initializer or computable at import)",)
         raise e
-    return np.asarray(ctx.const(name), dtype=np.float32)
+    return np.asarray(ctx.const(name))
+
+
+def _const(ctx: Any, node: Any, index: int, what: str) -> np.ndarray | None:
+    """Input ``index`` as a float32 constant, None when omitted (see :func:`_raw_const`)."""
+    v = _raw_const(ctx, node, index, what)
+    return None if v is None else v.astype(np.float32)
 
 
 def _state(ctx: Any, base: str, node: Any, index: int, dirs: list[int], layout: int, batch: int, n: int) -> str:
@@ -72,14 +79,10 @@ def _state(ctx: Any, base: str, node: Any, index: int, dirs: list[int], layout: 
 
 def _sequence_lens(ctx: Any, node: Any, seq: int, batch: int) -> np.ndarray | None:
     """The constant sequence_lens (batch,) as ints, None when omitted or all equal to ``seq``."""
-    name = optional_input(node, 4)
-    if name is None:
+    raw = _raw_const(ctx, node, 4, "sequence_lens")
+    if raw is None:
         return None
-    if not ctx.is_const(name):
-        e = NotConstantError(name)
-        e.args = (f"{where(node)}: sequence_lens '{name}' must be a constant (or a graph input, bound per value)",)
-        raise e
-    lens = np.asarray(ctx.const(name)).astype(np.int64).reshape(-1)
+    lens = raw.astype(np.int64).reshape(-1)
     if lens.shape != (batch,) or (lens < 0).any() or (lens > seq).any():
         raise UnsupportedError(f"{where(node)}: sequence_lens {lens.tolist()} must hold {batch} values in [0, {seq}]")
     return None if (lens == seq).all() else lens
