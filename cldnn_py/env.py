@@ -21,6 +21,9 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
   ``workqueue`` (MobileNetV3 on the CPU engine 16 -> 5.7 ms).
 - ``GOMP_SPINCOUNT``: GNU OpenMP's own; when unset, 20000 (idle threads spin ~0.3 ms between kernels, then sleep,
   instead of libgomp's default of milliseconds that holds the cores against OpenBLAS and other processes).
+- ``CLDNN_PY_CL_OPTIONS``: extra OpenCL C build options appended to every build (``-cl-opt-disable`` builds about
+  2x faster on PoCL with slower kernels: the test suite's kernel tests use it; ``-cl-fast-relaxed-math`` ...). They
+  are part of the kernel cache key.
 - ``CLDNN_PY_FORCE_IMPL``: ``prim_id:kernel_name[,prim_id:kernel_name...]`` forces the kernel of a primitive.
 - ``CLDNN_PY_KERNEL_TIER``: ``auto`` (default: the device's type decides), ``cpu`` or ``gpu``: the default of
   ``BuildOptions(kernel_tier=...)`` (``gpu`` runs the GPU tier on any device, e.g. PoCL or Oclgrind, for tests).
@@ -90,6 +93,18 @@ def debug() -> bool:
 def dump_graphs_dir() -> str | None:
     """The ``CLDNN_PY_DUMP_GRAPHS`` directory, or None."""
     return os.environ.get("CLDNN_PY_DUMP_GRAPHS") or None
+
+
+def cl_options() -> list[str]:
+    """``CLDNN_PY_CL_OPTIONS`` split on whitespace (OpenCL C build options such as ``-cl-opt-disable``); [] when unset.
+    Only options of the ``-cl-`` family and ``-D``/``-w`` are accepted: anything else (an ``-I`` path that would
+    pull headers from elsewhere, a typo) raises ValueError naming the option."""
+    opts = os.environ.get("CLDNN_PY_CL_OPTIONS", "").split()
+    for o in opts:
+        if not (o.startswith(("-cl-", "-D")) or o == "-w"):
+            raise ValueError(f"CLDNN_PY_CL_OPTIONS: '{o}' is not an OpenCL C build option this engine passes on "
+                             f"(expected -cl-..., -D... or -w)")
+    return opts
 
 
 def forced_impls() -> dict[str, str]:

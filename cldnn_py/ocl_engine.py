@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import env
 from .device import DeviceInfo, describe, is_simulator, select_device
 from .engine import Engine, clamp_lws
 from .errors import DeviceError, KernelBuildError
@@ -75,10 +76,12 @@ class OclEngine(Engine):
     def default_build_options(self) -> list[str]:
         """Options added to every build: ``-cl-opt-disable`` on a simulator whose uninitialized-value checker is on
         (``OCLGRIND_UNINITIALIZED=1``), because Oclgrind 21.10's checker stops with "Unsupported instruction: freeze"
-        on the ``freeze`` instructions that clang's optimizer emits; none otherwise."""
+        on the ``freeze`` instructions that clang's optimizer emits; then ``CLDNN_PY_CL_OPTIONS`` (read at every
+        build, so a test can change it between builds; ValueError for an option outside -cl-*/-D*/-w)."""
+        opts: list[str] = []
         if is_simulator(self.device) and os.environ.get("OCLGRIND_UNINITIALIZED", "") not in ("", "0"):
-            return ["-cl-opt-disable"]
-        return []
+            opts.append("-cl-opt-disable")
+        return opts + [o for o in env.cl_options() if o not in opts]
 
     def __reduce__(self) -> Any:
         raise TypeError("a cldnn_py Engine holds live OpenCL objects and cannot be pickled; "

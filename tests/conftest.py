@@ -8,7 +8,14 @@ Random data: the ``rng`` fixture seeds each test's generator from the test's nod
 ``tests/ocl/test_pooling.py::test_pooling_matches_reference[case0-max]``), so re-running a failing test id replays
 the same data, whatever else runs and on whichever xdist worker. The seed is printed (shown on failure).
 ``CLDNN_PY_TEST_SEED=<int>`` is mixed into every seed, to vary all of them at once (e.g. a nightly run with a
-fresh value); a failure under it is replayed by running the test id with the same ``CLDNN_PY_TEST_SEED``."""
+fresh value); a failure under it is replayed by running the test id with the same ``CLDNN_PY_TEST_SEED``.
+
+Build options: most of the suite's time on PoCL is PoCL compiling kernels (each test's shapes are jit constants, so
+nearly every test builds new programs). Tests not marked ``network`` build with ``-cl-opt-disable``
+(``CLDNN_PY_CL_OPTIONS``; about 2x faster builds, slower kernels on their small shapes); the ``network`` tests (the
+zoo, ResNet-50, AlexNet, the real-model shapes, soak, fuzz) build optimized, as users do, so every kernel they
+select is also checked as compiled with the optimizer. ``CLDNN_PY_TEST_CL_OPT=1`` builds the whole suite optimized
+(a nightly run); a ``CLDNN_PY_CL_OPTIONS`` of the user's own is kept as it is."""
 
 from __future__ import annotations
 
@@ -68,6 +75,18 @@ def seed_for(nodeid: str) -> int:
     """The ``rng`` seed of a test: crc32 of its node id, xor'd with ``CLDNN_PY_TEST_SEED`` (an int, default 0)."""
     extra = int(os.environ.get("CLDNN_PY_TEST_SEED", "0") or 0)
     return (zlib.crc32(nodeid.encode()) ^ extra) & 0xFFFFFFFF
+
+
+_USER_CL_OPTIONS = os.environ.get("CLDNN_PY_CL_OPTIONS")
+
+
+@pytest.fixture(autouse=True)
+def _cl_build_options(request, monkeypatch):
+    """``-cl-opt-disable`` for the builds of tests not marked ``network`` (see the module docstring)."""
+    optimized = request.node.get_closest_marker("network") is not None or \
+        os.environ.get("CLDNN_PY_TEST_CL_OPT", "0") not in ("", "0")
+    if _USER_CL_OPTIONS is None and not optimized:
+        monkeypatch.setenv("CLDNN_PY_CL_OPTIONS", "-cl-opt-disable")
 
 
 @pytest.fixture
