@@ -12,6 +12,7 @@ names it must agree) or None (dynamic, unnamed).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -100,7 +101,7 @@ def to_engine(sig: TensorSignature, arr: np.ndarray, engine_dtype: np.dtype,
                 raise DTypeError(f"input '{sig.name}': value {bad} does not fit in int32, which the engine stores "
                                  f"{sig.dtype} as (range {_I32.min}..{_I32.max})")
         arr = arr.astype(engine_dtype)
-    if tuple(arr.shape) != tuple(engine_shape) and arr.size == int(np.prod(engine_shape, dtype=np.int64)):
+    if tuple(arr.shape) != tuple(engine_shape) and arr.size == math.prod(engine_shape):
         arr = arr.reshape(engine_shape)  # rank-0 scalar -> (1,)
     return arr
 
@@ -110,7 +111,7 @@ def from_engine(sig: TensorSignature, arr: np.ndarray) -> np.ndarray:
     if arr.dtype != sig.dtype:
         arr = arr.astype(sig.dtype)
     static = tuple(d for d in sig.dims if isinstance(d, int))
-    if len(static) == len(sig.dims) and tuple(arr.shape) != static and arr.size == int(np.prod(static)):
+    if len(static) == len(sig.dims) and tuple(arr.shape) != static and arr.size == math.prod(static):
         arr = arr.reshape(static)
     elif not sig.dims and arr.shape == (1,):
         arr = arr.reshape(())
