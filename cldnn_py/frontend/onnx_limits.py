@@ -71,3 +71,22 @@ def check_fold(node: Any, consts: dict[str, np.ndarray]) -> None:
     shape = predicted_shape(node, consts)
     if shape is not None:
         check_bytes(f"{node.op_type} '{node.name}' (constant folding, output '{node.output[0]}')", shape, 8)
+
+
+def check_graph_folds(graph: Any, consts: dict[str, np.ndarray]) -> None:
+    """Before ONNX shape inference (whose data propagation computes Range's values, and allocates them): apply
+    :func:`check_fold` to every size-multiplying node fed by initializers (``consts``) or Constant nodes."""
+    from onnx import numpy_helper
+
+    known = dict(consts)
+    for node in graph.node:
+        value = [a for a in node.attribute if a.name == "value"] if node.op_type == "Constant" else []
+        if value and node.output:
+            t = value[0].t
+            if math.prod(int(d) for d in t.dims) <= 64:  # only small values can be shape arguments worth reading
+                try:
+                    known[node.output[0]] = numpy_helper.to_array(t)
+                except Exception:  # noqa: BLE001 - a corrupt tensor: the import names it later
+                    pass
+        elif node.op_type in ("ConstantOfShape", "Tile", "Expand", "Range"):
+            check_fold(node, known)
