@@ -220,6 +220,15 @@ def graph_inputs(model: Any) -> dict[str, list[int | None]]:
             for i in m.graph.input if i.name not in init}
 
 
+def input_signatures(model: Any) -> dict[str, TensorSignature]:
+    """{input name: declared dtype and dims} of an ONNX model's graph inputs that are not initializers (a dynamic
+    dimension is its symbolic name or None). Raises OnnxImportError for a file that is not ONNX."""
+    from .onnx_dynamic import signatures
+
+    m, _ = _load(model)
+    return signatures(m, {})[0]
+
+
 def input_arrays_info(topology: Topology) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
     """{input id: (shape, numpy dtype)} of a Topology's InputLayouts (helper for tools and the CLI)."""
     out = {}
@@ -230,4 +239,4 @@ def input_arrays_info(topology: Topology) -> dict[str, tuple[tuple[int, ...], np
     return out
 
 
-__all__ = ["OnnxImportError", "ShapeError", "graph_inputs", "input_arrays_info", "load_onnx"]
+__all__ = ["OnnxImportError", "ShapeError", "graph_inputs", "input_arrays_info", "input_signatures", "load_onnx"]
