@@ -47,6 +47,25 @@ class TensorSignature:
         return f"{self.dtype}[{','.join('?' if d is None else str(d) for d in self.dims)}]"
 
 
+def as_feed(name: str, array: object) -> np.ndarray:
+    """A fed value as a plain ndarray with a native-byte-order dtype, before any check: subclasses (np.matrix, a
+    masked array without masked values) become their ndarray, a big-endian array is converted to native order (the
+    same values), a list or scalar goes through ``np.asarray`` (and then meets the dtype and shape checks). Raises
+    DTypeError naming input ``name`` for a masked array with masked values (their data would be used as if valid)."""
+    if isinstance(array, np.ma.MaskedArray):
+        n = int(np.ma.count_masked(array))
+        if n:
+            raise DTypeError(f"input '{name}': a masked array with {n} masked value(s); fill them first "
+                             f"(array.filled(value)) or feed array.data")
+        array = array.data
+    arr = np.asarray(array)
+    if type(arr) is not np.ndarray:
+        arr = arr.view(np.ndarray)
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return arr
+
+
 def storage_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype the engine stores a declared dtype as: floats as float32, bool as uint8, wide integers as int32."""
     dtype = np.dtype(dtype)
