@@ -1,10 +1,9 @@
 """Bad input, very deep graphs: a chain of 10,000 nodes imports, builds and runs without RecursionError and in
-seconds (the memory-pool plan was quadratic in the chain length: over a minute). Part of the bad-input catalogue
+seconds (the memory-pool plan was quadratic in the chain length: over a minute; no time is asserted here, speed
+is for benchmarks). Part of the bad-input catalogue
 (tests/*/test_bad_input_*.py)."""
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 from onnx import TensorProto, helper
@@ -20,9 +19,6 @@ def test_a_chain_of_ten_thousand_nodes_builds_and_runs(rng):
     g = helper.make_graph(nodes, "deep", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=10)
-    start = time.perf_counter()
     net = cl.Network(cl.Engine("cpu"), cl.load_onnx(model))
-    built = time.perf_counter() - start
     x = rng.standard_normal((1, 4)).astype(np.float32)
     np.testing.assert_array_equal(net.run({"x": x})["y"], np.maximum(-x, 0))  # 9,999 Neg, then Relu
-    assert built < 40, f"importing and building {N} nodes took {built:.0f} s"
