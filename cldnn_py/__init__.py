@@ -11,7 +11,16 @@ from .cpu_engine import CpuEngine
 from .debug_log import configure_debug_logging
 from .device import DeviceInfo, list_devices
 from .engine import Engine
-from .errors import CldnnError, DeviceError, DTypeError, KernelBuildError, ShapeError, TopologyError, UnsupportedError
+from .errors import (
+    CldnnError,
+    DeviceError,
+    DTypeError,
+    InputFileError,
+    KernelBuildError,
+    ShapeError,
+    TopologyError,
+    UnsupportedError,
+)
 from .frontend import OnnxImportError, load_onnx
 from .layout import DataType, Format, Layout, Padding
 from .memory import Memory
@@ -75,7 +84,8 @@ __all__ = [
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",
     "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",
-    "Engine", "Format", "FullyConnected", "InputLayout", "KernelBuildError", "Layout", "Memory", "Network",
+    "Engine", "Format", "FullyConnected", "InputFileError", "InputLayout", "KernelBuildError", "Layout", "Memory",
+    "Network",
     "NetworkOutput", "Padding", "Permute", "Pooling", "PoolingMode", "Primitive", "Program", "ProfilingEntry",
     "Reorder", "Reshape", "Scale", "ShapeError", "ShuffleChannels", "Softmax", "Topology", "TopologyError",
     "UnsupportedError",

@@ -169,14 +169,20 @@ def _feeds(net: Any, given: dict[str, np.ndarray], seed: int = 0) -> tuple[dict[
 # ----- run --------------------------------------------------------------------------------------------------------
 def _run(args: argparse.Namespace) -> int:
     from . import Network
-    from .errors import ShapeError
+    from .errors import ShapeError, TopologyError
+    from .frontend.onnx import input_signatures
+    from .input_files import check_input_array, load_array
 
     given = {}
+    declared = input_signatures(args.model) if args.input else {}
     for item in args.input or []:
         name, _, path = item.partition("=")
         if not path:
             raise SystemExit(f"--input expects NAME=FILE.npy, got {item!r}")
-        given[name] = np.load(path)
+        if name not in declared:
+            raise TopologyError(f"--input {item}: '{name}' is not an input of the model (inputs: {list(declared)})")
+        given[name] = load_array(path)  # never unpickles
+        check_input_array(declared[name], given[name], f"'{path}'")
     shapes = _shapes(args.shape)
     for name, arr in given.items():
         shapes.setdefault(name, tuple(arr.shape))

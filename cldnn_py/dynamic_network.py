@@ -27,7 +27,7 @@ import numpy as np
 from .build_options import BuildOptions
 from .engine import Engine
 from .errors import CldnnError, TopologyError
-from .io_signature import TensorSignature, check_dims, check_dtype, storage_dtype
+from .io_signature import TensorSignature, as_feed, check_dims, check_dtype, storage_dtype
 from .network import Network, NetworkOutput, ProfilingEntry
 from .topology import Topology
 
@@ -151,9 +151,11 @@ class DynamicNetwork(Network):
         """Keep an input for the next ``execute`` (checked against its declared rank, static dims and dtype).
 
         Raises TopologyError for an unknown id, ShapeError for a wrong rank or static dimension, DTypeError for a
-        dtype that is neither the declared one nor the engine's storage type for it.
+        dtype that is neither the declared one nor the engine's storage type for it, or a masked array with masked
+        values (any ndarray layout, byte order or subclass is accepted: ``io_signature.as_feed``).
         """
-        self._accept(pid, np.array(array))  # a copy: the caller may change its array before execute
+        # a copy (the caller may change its array before execute), plain and native (io_signature.as_feed)
+        self._accept(pid, np.array(as_feed(pid, array)))
 
     def _accept(self, pid: str, arr: np.ndarray) -> None:
         sig = self.input_signature.get(pid)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +49,7 @@ def clamp_lws(gws: tuple[int, ...], lws: tuple[int, ...], limit: int) -> tuple[i
     if limit < 1:
         raise ValueError(f"work-group size limit must be >= 1, got {limit}")
     out = list(lws)
-    while int(np.prod(out)) > limit:
+    while math.prod(out) > limit:
         i = max(range(len(out)), key=lambda d: out[d])
         out[i] = next(d for d in range(out[i] - 1, 0, -1) if gws[i] % d == 0)
     return tuple(out)

@@ -31,6 +31,8 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
   run on devices without sub-groups, their collectives emulated in ``__local`` memory (tests only).
 - ``CLDNN_PY_CPU_PINNING``: ``1`` (default) pins PoCL's worker threads one per core (sets ``POCL_AFFINITY=1`` unless
   the user set it; ``cpu_pinning.py`` says why), ``0`` leaves them to the OS scheduler.
+- ``CLDNN_PY_MAX_TENSOR_BYTES``: the largest tensor an ONNX model may declare or fold at import (default 16 GiB):
+  a larger initializer, external tensor, folded constant or activation is refused before anything is allocated.
 ``PYOPENCL_CTX`` is honoured the way pyopencl reads it when no device is given.
 """
 
@@ -116,3 +118,18 @@ def forced_impls() -> dict[str, str]:
             pid, name = item.rsplit(":", 1)
             out[pid.strip()] = name.strip()
     return out
+
+
+MAX_TENSOR_BYTES_DEFAULT = 16 * 2**30
+"""The default of ``CLDNN_PY_MAX_TENSOR_BYTES``: 16 GiB."""
+
+
+def max_tensor_bytes() -> int:
+    """``CLDNN_PY_MAX_TENSOR_BYTES``: the largest tensor (in bytes) a model file may declare or have folded at import
+    (initializers, external data, constant folding, declared activations); default 16 GiB. An unparsable value
+    gives the default."""
+    raw = os.environ.get("CLDNN_PY_MAX_TENSOR_BYTES", "").strip()
+    try:
+        return int(raw) if raw else MAX_TENSOR_BYTES_DEFAULT
+    except ValueError:
+        return MAX_TENSOR_BYTES_DEFAULT

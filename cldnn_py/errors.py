@@ -46,3 +46,9 @@ class DeviceError(CldnnError):
 class OnnxImportError(CldnnError):
     """The model file is not ONNX, is truncated, fails the ONNX checker, or holds an unreadable initializer; the
     message names the file (or the initializer). Raised by ``load_onnx`` / ``graph_inputs`` (frontend/onnx.py)."""
+
+
+class InputFileError(CldnnError):
+    """An array file (``.npy``/``.npz``) that cannot be read, holds pickled objects, or is not the kind expected, or a
+    result name that would be written outside its folder; the message names the file. Raised by
+    ``cldnn_py/input_files.py`` (the CLI and the examples read arrays through it)."""

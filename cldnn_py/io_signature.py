@@ -12,6 +12,7 @@ names it must agree) or None (dynamic, unnamed).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +45,25 @@ class TensorSignature:
     def describe(self) -> str:
         """``int64[batch,3,?]``-style text for messages."""
         return f"{self.dtype}[{','.join('?' if d is None else str(d) for d in self.dims)}]"
+
+
+def as_feed(name: str, array: object) -> np.ndarray:
+    """A fed value as a plain ndarray with a native-byte-order dtype, before any check: subclasses (np.matrix, a
+    masked array without masked values) become their ndarray, a big-endian array is converted to native order (the
+    same values), a list or scalar goes through ``np.asarray`` (and then meets the dtype and shape checks). Raises
+    DTypeError naming input ``name`` for a masked array with masked values (their data would be used as if valid)."""
+    if isinstance(array, np.ma.MaskedArray):
+        n = int(np.ma.count_masked(array))
+        if n:
+            raise DTypeError(f"input '{name}': a masked array with {n} masked value(s); fill them first "
+                             f"(array.filled(value)) or feed array.data")
+        array = array.data
+    arr = np.asarray(array)
+    if type(arr) is not np.ndarray:
+        arr = arr.view(np.ndarray)
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return arr
 
 
 def storage_dtype(dtype: np.dtype) -> np.dtype:
@@ -100,7 +120,7 @@ def to_engine(sig: TensorSignature, arr: np.ndarray, engine_dtype: np.dtype,
                 raise DTypeError(f"input '{sig.name}': value {bad} does not fit in int32, which the engine stores "
                                  f"{sig.dtype} as (range {_I32.min}..{_I32.max})")
         arr = arr.astype(engine_dtype)
-    if tuple(arr.shape) != tuple(engine_shape) and arr.size == int(np.prod(engine_shape, dtype=np.int64)):
+    if tuple(arr.shape) != tuple(engine_shape) and arr.size == math.prod(engine_shape):
         arr = arr.reshape(engine_shape)  # rank-0 scalar -> (1,)
     return arr
 
@@ -110,7 +130,7 @@ def from_engine(sig: TensorSignature, arr: np.ndarray) -> np.ndarray:
     if arr.dtype != sig.dtype:
         arr = arr.astype(sig.dtype)
     static = tuple(d for d in sig.dims if isinstance(d, int))
-    if len(static) == len(sig.dims) and tuple(arr.shape) != static and arr.size == int(np.prod(static)):
+    if len(static) == len(sig.dims) and tuple(arr.shape) != static and arr.size == math.prod(static):
         arr = arr.reshape(static)
     elif not sig.dims and arr.shape == (1,):
         arr = arr.reshape(())

@@ -16,6 +16,7 @@ can read a halo without bounds checks (clDNN ``padding``).
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -167,13 +168,13 @@ class Layout:
     def dims4(self) -> tuple[int, int, int, int]:
         """The logical shape as (b, f, y, x): trailing ones added; for rank 5-6, trailing dimensions folded into x."""
         if len(self.shape) > 4:
-            return (self.shape[0], self.shape[1], self.shape[2], int(np.prod(self.shape[3:])))
+            return (self.shape[0], self.shape[1], self.shape[2], math.prod(self.shape[3:]))
         s = self.shape + (1,) * (4 - len(self.shape))
         return (s[0], s[1], s[2], s[3])
 
     def count(self) -> int:
         """Number of logical elements."""
-        return int(np.prod(self.shape))
+        return math.prod(self.shape)
 
     @property
     def padded_dims(self) -> tuple[int, int, int, int]:
@@ -202,7 +203,7 @@ class Layout:
     @property
     def buffer_size(self) -> int:
         """Elements of the physical buffer (padding and block tails included)."""
-        return int(np.prod(self.padded_dims))
+        return math.prod(self.padded_dims)
 
     @property
     def bytes(self) -> int:

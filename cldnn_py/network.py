@@ -17,7 +17,7 @@ import numpy as np
 
 from .engine import Engine
 from .errors import CldnnError, DeviceError, DTypeError, ShapeError, TopologyError
-from .io_signature import TensorSignature, check_dims, check_dtype, from_engine, storage_dtype, to_engine
+from .io_signature import TensorSignature, as_feed, check_dims, check_dtype, from_engine, storage_dtype, to_engine
 from .memory import Memory
 from .program import BuildOptions, Program
 from .program_node import ProgramNode
@@ -183,12 +183,14 @@ class Network:
 
         An input with a declared signature (ONNX) also takes the model's own dtype and rank: int64 (narrowed to
         int32, each value checked), bool, rank-0 scalars; a declared input that no output needs is checked and
-        ignored. Raises TopologyError for an unknown id (suggesting the closest input), ShapeError for a wrong
-        shape, DTypeError for a wrong dtype or an int64 value outside int32. On error nothing is written.
+        ignored. Any ndarray layout is accepted (strided, Fortran-ordered, read-only, big-endian, a subclass: see
+        ``io_signature.as_feed``). Raises TopologyError for an unknown id (suggesting the closest input), ShapeError
+        for a wrong shape, DTypeError for a wrong dtype (a Python list of floats is float64), an int64 value outside
+        int32 or a masked array with masked values. On error nothing is written.
         """
+        arr = as_feed(pid, array)  # a plain native ndarray (np.matrix, big-endian, masked without masks ...)
         sig = self.input_signature.get(pid)
         if sig is not None and pid not in self.input_ids:  # declared, but trimmed: nothing reads it
-            arr = np.asarray(array)
             check_dims(sig, tuple(arr.shape))
             check_dtype(sig, arr, storage_dtype(sig.dtype))
             return
@@ -199,7 +201,6 @@ class Network:
                                 f"(inputs: {self.input_ids}){hint}")
         inst = self._insts[pid]
         lay = inst.memory.layout
-        arr = np.asarray(array)
         if sig is not None:
             if tuple(arr.shape) != lay.shape:  # the engine's own form (a scalar as (1,)) is accepted as it is
                 check_dims(sig, tuple(arr.shape))

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 import cldnn_py as cl
+from cldnn_py.input_files import load_array_dict
 
 
 def run_example(doc: str, build: Callable[..., tuple[cl.Topology, Any]], input_shape: tuple[int, ...],
@@ -24,7 +25,8 @@ def run_example(doc: str, build: Callable[..., tuple[cl.Topology, Any]], input_s
     ap.add_argument("--device", help="OpenCL device spec cl:P:D (default: CLDNN_PY_DEVICE or the first)")
     args = ap.parse_args(argv)
 
-    weights = dict(np.load(args.weights)) if args.weights else None
+    # never unpickled; a pickled or unreadable file raises InputFileError naming it
+    weights = load_array_dict(args.weights) if args.weights else None
     topo, _ = build(1, weights)
     engine = cl.Engine(args.device)
     print(f"device: {engine.info.name} ({engine.info.platform_version})")

@@ -26,6 +26,9 @@ from cldnn_py.layout import DataType
 from .jitter import JitConstants, fused_ops_jit, source_hash, tensor_jit
 from .params import Params, SupportedKey
 
+INT32_MAX = 2**31 - 1
+"""The largest element offset an OpenCL kernel's ``int`` arithmetic reaches."""
+
 FORCE_PRIORITY_1 = 1
 FORCE_PRIORITY_2 = 2
 FORCE_PRIORITY_3 = 3
@@ -119,6 +122,21 @@ class KernelBase:
     n_data_inputs: int | None = 1
     supports_fused_ops: bool = False  # True when the template ends with FUSED_OPS(...) and FUSED_OPS_ARGS
     tier: str = ""  # "cpu": shaped for CPU devices (work-groups of one); "gpu": work-groups, __local; "": both
+    offsets_64bit: bool = False  # True when an OpenCL kernel computes every offset in 64 bits (long / size_t)
+
+    def index_reason(self, params: Params) -> str | None:
+        """Why an OpenCL kernel with 32-bit offsets cannot address ``params``' tensors: one (input, fused-op input or
+        output) of more than INT32_MAX (2^31-1) elements, named with its element count; None otherwise. The numba
+        kernels of the CPU engine index in 64 bits."""
+        if self.engine != "ocl" or self.offsets_64bit:
+            return None
+        tensors = [(f"input {i}", lay) for i, lay in enumerate(params.inputs)]
+        tensors += [(f"fused op input {lay}", lay) for op in params.fused_ops for lay in op.extra_inputs]
+        for what, lay in tensors + [("output", params.output)]:
+            if lay.buffer_size > INT32_MAX:
+                return (f"{what} {lay} has {lay.buffer_size} elements, more than the {INT32_MAX} a 32-bit (int) "
+                        f"offset reaches")
+        return None
 
     def tier_reason(self, params: Params) -> str | None:
         """Why this kernel's tier is not the one the build wants (``params.kernel_tier``), or None."""

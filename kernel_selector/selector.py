@@ -77,6 +77,8 @@ class KernelSelector:
             reason = k.supported_key().mismatch(params, k.n_data_inputs) if k.engine == params.engine else \
                 f"engine kind '{k.engine}' is not '{params.engine}'"
             if reason is None:
+                reason = k.index_reason(params)
+            if reason is None:
                 reason = k.tier_reason(params)
             if reason is None and params.fused_ops and not k.supports_fused_ops:
                 reason = f"does not support fused ops ({', '.join(op.kind for op in params.fused_ops)})"

@@ -23,6 +23,7 @@ from ..errors import CldnnError, OnnxImportError, ShapeError, UnsupportedError
 from ..io_signature import TensorSignature
 from ..topology import Topology
 from .onnx_context import ImportContext, NotConstantError
+from .onnx_external import inline_external_data
 from .onnx_ops import CONVERTERS
 
 log = logging.getLogger("cldnn_py.frontend.onnx")
@@ -33,10 +34,15 @@ SHAPE_ONLY = ("Shape", "Size")
 
 
 def _load(model: Any) -> tuple[Any, str]:
+    """(ModelProto, name for messages) of a path, bytes or ModelProto, external data read in (``onnx_external``:
+    from the model file's folder only; a ModelProto or bytes with external data is refused)."""
     import onnx
 
+    base_dir: str | None = None
     if isinstance(model, onnx.ModelProto):
-        return model, f"<ModelProto {model.graph.name!r}>"
+        name = f"<ModelProto {model.graph.name!r}>"
+        inline_external_data(model, None, name)  # raises if it has external tensors: no folder to read them from
+        return model, name
     if isinstance(model, (bytes, bytearray)):
         name, data = "<bytes>", bytes(model)
     else:
@@ -46,12 +52,14 @@ def _load(model: Any) -> tuple[Any, str]:
                 data = f.read()
         except OSError as e:
             raise OnnxImportError(f"cannot read ONNX model '{name}': {e}") from None
+        base_dir = os.path.dirname(os.path.abspath(name))
     try:
         m = onnx.load_from_string(data)
     except Exception as e:  # noqa: BLE001 - protobuf raises DecodeError and others
         raise OnnxImportError(f"'{name}' is not a valid ONNX model (truncated or not ONNX): {e}") from None
     if not m.graph.node and not m.graph.output:
         raise OnnxImportError(f"'{name}' is not a valid ONNX model: it has no graph")
+    inline_external_data(m, base_dir, name)
     return m, name
 
 
@@ -212,6 +220,15 @@ def graph_inputs(model: Any) -> dict[str, list[int | None]]:
             for i in m.graph.input if i.name not in init}
 
 
+def input_signatures(model: Any) -> dict[str, TensorSignature]:
+    """{input name: declared dtype and dims} of an ONNX model's graph inputs that are not initializers (a dynamic
+    dimension is its symbolic name or None). Raises OnnxImportError for a file that is not ONNX."""
+    from .onnx_dynamic import signatures
+
+    m, _ = _load(model)
+    return signatures(m, {})[0]
+
+
 def input_arrays_info(topology: Topology) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
     """{input id: (shape, numpy dtype)} of a Topology's InputLayouts (helper for tools and the CLI)."""
     out = {}
@@ -222,4 +239,4 @@ def input_arrays_info(topology: Topology) -> dict[str, tuple[tuple[int, ...], np
     return out
 
 
-__all__ = ["OnnxImportError", "ShapeError", "graph_inputs", "input_arrays_info", "load_onnx"]
+__all__ = ["OnnxImportError", "ShapeError", "graph_inputs", "input_arrays_info", "input_signatures", "load_onnx"]

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from ..layout import DataType, Format, Layout
 from ..primitives import Data, InputLayout, Reorder
 from ..primitives.base import Primitive
 from ..topology import Topology
+from .onnx_limits import check_bytes, check_fold, check_graph_folds
 
 _INT_TYPES = {np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.int16), np.dtype(np.uint16),
               np.dtype(np.uint32), np.dtype(np.uint64)}
@@ -46,6 +48,14 @@ def to_device_array(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _itemsize(elem_type: int) -> int:
+    """Bytes per element of an ONNX element type (1 for a type numpy does not know: to_array names it later)."""
+    try:
+        return onnx_dtype_to_numpy(elem_type).itemsize
+    except Exception:  # noqa: BLE001 - an unknown or corrupt data type
+        return 1
+
+
 def onnx_dtype_to_numpy(elem_type: int) -> np.dtype:
     """numpy dtype of an ONNX TensorProto element type."""
     from onnx import helper
@@ -70,6 +80,7 @@ class ImportContext:
         self.output_names = {o.name for o in model.graph.output}
         self._n = 0
         for init in model.graph.initializer:
+            check_bytes(f"initializer '{init.name}'", init.dims, _itemsize(init.data_type))
             try:
                 self.consts[init.name] = numpy_helper.to_array(init)
             except Exception as e:  # noqa: BLE001 - onnx raises ValueError, TypeError ... on corrupt tensors
@@ -97,6 +108,7 @@ class ImportContext:
                 continue
             dt = DataType.from_numpy(to_device_array(np.zeros(1, np_dtype)).dtype)
             self.add(InputLayout(inp.name, Layout(dt, Format.bfyx, shape if shape else (1,))))
+        check_graph_folds(m.graph, self.consts)
         try:
             inferred = onnx.shape_inference.infer_shapes(m, data_prop=True)
         except Exception:  # noqa: BLE001 - inference is a help, not a requirement
@@ -151,14 +163,16 @@ class ImportContext:
         return all((not i) or i in self.consts for i in node.input)
 
     def mark_folded(self, index: int, node: Any) -> None:
-        """Evaluate a foldable node with onnx.reference and store its outputs as constants."""
+        """Evaluate a foldable node with onnx.reference and store its outputs as constants. Raises OnnxImportError
+        naming the node when its output is (or, for ConstantOfShape, Tile, Expand and Range, would be) larger than
+        CLDNN_PY_MAX_TENSOR_BYTES, before the evaluator allocates it."""
         from onnx import helper
         from onnx.reference import ReferenceEvaluator
 
         if node.op_type in ("Shape", "Size") and node.input[0] not in self.consts:
             shape = np.array(self.static_shape(node.input[0]), dtype=np.int64)
             if node.op_type == "Size":
-                self.consts[node.output[0]] = np.array(np.prod(shape), dtype=np.int64)
+                self.consts[node.output[0]] = np.array(math.prod(int(d) for d in shape), dtype=np.int64)
                 self.folded.add(index)
                 return
             a = self.attrs(node)
@@ -168,6 +182,7 @@ class ImportContext:
             self.consts[node.output[0]] = shape[max(0, start):min(r, end)]
             self.folded.add(index)
             return
+        check_fold(node, self.consts)  # ConstantOfShape / Tile / Expand / Range: the size before the allocation
         opsets = {o.domain or "": o.version for o in self.model.opset_import}
         g = helper.make_graph([node], "fold", [helper.make_tensor_value_info(i, 0, None) for i in node.input if i],
                               [helper.make_tensor_value_info(o, 0, None) for o in node.output if o])
@@ -177,7 +192,9 @@ class ImportContext:
         except Exception as e:  # noqa: BLE001
             raise CldnnError(f"{node.op_type} '{node.name}': constant folding failed: {e}") from None
         for name, val in zip([o for o in node.output if o], outs):
-            self.consts[name] = np.asarray(val)
+            val = np.asarray(val)
+            check_bytes(f"{node.op_type} '{node.name}' (constant folding, output '{name}')", val.shape, val.itemsize)
+            self.consts[name] = val
         self.folded.add(index)
 
     def static_shape(self, name: str) -> tuple[int, ...] | None:
@@ -237,9 +254,11 @@ class ImportContext:
         return self.layouts[self.ref(name)]
 
     def add(self, *prims: Primitive) -> str:
-        """Add primitives in order, computing each output layout; returns the id of the last one."""
+        """Add primitives in order, computing each output layout; returns the id of the last one. Raises
+        OnnxImportError naming the primitive when its output is larger than CLDNN_PY_MAX_TENSOR_BYTES."""
         for p in prims:
             lay = p.calc_output_layout([self.layouts[d] for d in p.dependencies()])
+            check_bytes(f"{p.type_name} '{p.id}'", lay.shape, lay.dtype.size)
             self.topology.add(p)
             self.layouts[p.id] = lay
         return prims[-1].id

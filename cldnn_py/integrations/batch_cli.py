@@ -1,8 +1,10 @@
 """``cldnn-py batch MODEL --input-dir DIR --output-dir DIR``: a folder of arrays through a Ray Data actor pool.
 
 Each input file is one row: ``NAME.npy`` for a one-input model (shape = the input's row shape, or with a leading
-1), ``NAME.npz`` with an array per model input otherwise. Each result is written as ``NAME.npy`` (one output) or
-``NAME.npz`` (an array per output, under the model's output names). Files are read by Ray tasks, run by
+1), ``NAME.npz`` with an array per model input otherwise. Files are read through ``cldnn_py/input_files.py`` (never
+unpickled) and all checked against the inputs' declared dtypes and dimensions before any worker starts. Each result
+is written as ``NAME.npy`` (one output) or ``NAME.npz`` (an array per output, under the model's output names), only
+inside the output folder (``input_files.output_path``). Files are read by Ray tasks, run by
 ``--workers`` BatchPredictor actors (cldnn_py.integrations.ray.map_batches) and written by this process, with a
 tqdm progress bar. Without ``--address`` (or ``RAY_ADDRESS``) a local Ray is started whose node declares one
 ``"opencl"`` resource, shared by the workers (each asks for 1/workers of it).
@@ -20,31 +22,47 @@ from typing import Any
 
 import numpy as np
 
+from ..input_files import check_input_array, load_array_file, output_path
+from ..io_signature import TensorSignature
+
 
 def _row(arr: np.ndarray, rank: int) -> np.ndarray:
     """A file's array as one row: a leading batch of 1 (the array has the input's full rank) is dropped."""
     return arr[0] if arr.ndim == rank and arr.shape[0] == 1 else arr
 
 
-def _reader(inputs: dict[str, int]) -> Any:
+def read_rows(path: str, inputs: dict[str, TensorSignature]) -> dict[str, np.ndarray]:
+    """{input name: one row} of an input file (``input_files.load_array_file``: never unpickled), each row checked
+    against the input's declared dtype and dimensions (the batch dimension dropped). Raises InputFileError,
+    ShapeError or DTypeError naming the file and the input."""
+    from ..errors import InputFileError
+
+    names = list(inputs)
+    got = load_array_file(path)
+    if not isinstance(got, dict):
+        if len(names) != 1:
+            raise InputFileError(f"'{path}': a .npy file holds one array, the model has inputs {names}; give .npz "
+                                 f"files with an array per input")
+        got = {names[0]: got}
+    missing = [n for n in names if n not in got]
+    if missing:
+        raise InputFileError(f"'{path}': no array for model inputs {missing} (has {sorted(got)})")
+    rows = {}
+    for n, sig in inputs.items():
+        rows[n] = _row(got[n], len(sig.dims))
+        check_input_array(TensorSignature(n, sig.dtype, sig.dims[1:]), rows[n], f"'{path}' (one row)")
+    return rows
+
+
+def _reader(inputs: dict[str, TensorSignature]) -> Any:
     """A Ray Data batch function: {"path": [...]} → {"path", one column per model input}."""
     names = list(inputs)
 
     def read(batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         cols: dict[str, list[np.ndarray]] = {n: [] for n in names}
         for path in batch["path"]:
-            if str(path).endswith(".npz"):
-                with np.load(path) as z:
-                    missing = [n for n in names if n not in z.files]
-                    if missing:
-                        raise ValueError(f"{path}: no array for model inputs {missing} (has {z.files})")
-                    for n in names:
-                        cols[n].append(_row(z[n], inputs[n]))
-            else:
-                if len(names) != 1:
-                    raise ValueError(f"{path}: a .npy file holds one array, the model has inputs {names}; "
-                                     f"give .npz files with an array per input")
-                cols[names[0]].append(_row(np.load(path), inputs[names[0]]))
+            for n, r in read_rows(str(path), inputs).items():
+                cols[n].append(r)
         out: dict[str, np.ndarray] = {"path": np.asarray(batch["path"])}
         for n, rows in cols.items():
             shapes = {r.shape for r in rows}
@@ -59,9 +77,9 @@ def _reader(inputs: dict[str, int]) -> Any:
 def _write(out_dir: pathlib.Path, path: str, outputs: dict[str, np.ndarray]) -> None:
     stem = pathlib.Path(path).stem
     if len(outputs) == 1:
-        np.save(out_dir / f"{stem}.npy", next(iter(outputs.values())))
+        np.save(output_path(out_dir, stem, ".npy"), next(iter(outputs.values())))
     else:
-        np.savez(out_dir / f"{stem}.npz", **outputs)  # type: ignore[arg-type]
+        np.savez(output_path(out_dir, stem, ".npz"), **outputs)  # type: ignore[arg-type]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,14 +99,16 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"cldnn-py batch: no .npy or .npz files in '{in_dir}'")
     if args.workers < 1 or args.batch < 1:
         raise SystemExit(f"--workers and --batch must be >= 1, got {args.workers} and {args.batch}")
-    from ..frontend.onnx import graph_inputs
+    from ..frontend.onnx import input_signatures
 
     try:
         with open(args.model, "rb") as f:
-            model = f.read()  # read once: the input ranks here, the bytes shipped to the actors below
+            model = f.read()  # read once: the input signatures here, the bytes shipped to the actors below
     except OSError as e:
         raise SystemExit(f"cldnn-py batch: cannot read '{args.model}': {e}") from None
-    inputs = {name: len(dims) for name, dims in graph_inputs(model).items()}  # rank, batch included
+    inputs = input_signatures(model)  # declared dtype and dims, batch included
+    for path in files:  # every file checked before any worker starts: a bad one stops the run with one line
+        read_rows(path, inputs)
     out_dir.mkdir(parents=True, exist_ok=True)
     started = False
     if not ray.is_initialized():

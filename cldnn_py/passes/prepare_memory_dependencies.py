@@ -18,6 +18,8 @@ their events to the wait list.
 
 from __future__ import annotations
 
+import bisect
+
 from ..layout import Layout
 from ..pass_manager import BasePass
 from ..program_graph import ProgramGraph
@@ -49,21 +51,34 @@ the mixed plan's size, more than the mixed plan."""
 def _plan(pooled: list[ProgramNode], pos: dict[str, int], last_use: dict[str, int],
           strict: bool) -> tuple[list[list[ProgramNode]], list[int]]:
     """Greedy first-fit of ``pooled`` (largest first) into buffers: (owners per buffer, bytes per buffer). ``strict``:
-    a buffer only ever holds tensors of one strict layout (:func:`_strict_key`), or only tensors without one."""
+    a buffer only ever holds tensors of one strict layout (:func:`_strict_key`), or only tensors without one.
+
+    The lifetimes in one buffer are disjoint, so each buffer keeps them sorted by start and a new lifetime [a, b]
+    fits when the one starting last at or before b ended before a: a bisection, not a scan of every owner (a chain of
+    10,000 nodes planned in O(n^2) took over a minute)."""
     slots: list[list[ProgramNode]] = []
     slot_bytes: list[int] = []
     keys: list[Layout | None] = []
+    starts: list[list[int]] = []  # per buffer: its owners' first positions, sorted
+    ends: list[list[int]] = []  # the matching last uses (sorted too: the lifetimes are disjoint)
     for node in pooled:
         a, b = pos[node.id], last_use[node.id]
         key = _strict_key(node) if strict else None
         for k, owners in enumerate(slots):
-            if keys[k] == key and all(last_use[o.id] < a or pos[o.id] > b for o in owners):
+            if keys[k] != key:
+                continue
+            i = bisect.bisect_right(starts[k], b)
+            if i == 0 or ends[k][i - 1] < a:
                 owners.append(node)
+                starts[k].insert(i, a)
+                ends[k].insert(i, b)
                 break
         else:
             slots.append([node])
             slot_bytes.append(node.layout().bytes)
             keys.append(key)
+            starts.append([a])
+            ends.append([b])
     return slots, slot_bytes
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import DTypeError, TopologyError
+from ..errors import DTypeError, ShapeError, TopologyError
 from ..layout import DataType, Format, Layout
 from .base import Primitive
 
@@ -17,7 +17,8 @@ class Data(Primitive, type_name="data"):
     (bfyx by default; passes store pre-packed weights as e.g. ``os_iyx_osv16``).
 
     The array is copied at construction, so later changes to the caller's array do not leak in.
-    Raises DTypeError for float64 and other unsupported dtypes (convert with ``.astype(np.float32)``).
+    Raises DTypeError for float64 and other unsupported dtypes (convert with ``.astype(np.float32)``), ShapeError
+    for a zero-size array (naming the primitive).
     """
 
     array: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]
@@ -33,6 +34,9 @@ class Data(Primitive, type_name="data"):
             raise DTypeError(f"data '{self.id}': {e}; convert with .astype(np.float32)") from None
         if not 1 <= self.array.ndim <= 6:
             raise TopologyError(f"data '{self.id}': rank must be 1-6, got shape {self.array.shape}")
+        if self.array.size == 0:
+            raise ShapeError(f"data '{self.id}': shape: expected every dimension >= 1 (the engine has no zero-size "
+                             f"buffers), got {self.array.shape}")
         arr = np.array(self.array, copy=True, order="C")
         arr.setflags(write=False)
         object.__setattr__(self, "array", arr)
