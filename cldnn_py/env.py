@@ -28,6 +28,9 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
   run on devices without sub-groups, their collectives emulated in ``__local`` memory (tests only).
 - ``CLDNN_PY_CPU_PINNING``: ``1`` (default) pins PoCL's worker threads one per core (sets ``POCL_AFFINITY=1`` unless
   the user set it; ``cpu_pinning.py`` says why), ``0`` leaves them to the OS scheduler.
+- ``CLDNN_PY_PARALLEL_BUILD``: ``auto`` (default) builds a network's program batches in parallel threads only on a
+  driver known to be safe (PoCL's CPU device), in one thread on any other (a parallel ``clBuildProgram`` crashes
+  Oclgrind); ``1`` always in parallel, ``0`` always in one thread (``device.parallel_build_allowed``).
 ``PYOPENCL_CTX`` is honoured the way pyopencl reads it when no device is given.
 """
 
@@ -50,6 +53,12 @@ def binary_cache_mode() -> str:
     """``CLDNN_PY_BINARY_CACHE`` lower-cased: ``1``/``0`` (or true/false, yes/no, on/off), or ``auto`` when unset or
     empty; the policy that reads it is :func:`cldnn_py.kernel_cache.binary_cache`."""
     return os.environ.get("CLDNN_PY_BINARY_CACHE", "auto").strip().lower() or "auto"
+
+
+def parallel_build() -> str:
+    """``CLDNN_PY_PARALLEL_BUILD`` lower-cased (``auto`` when unset or empty); the policy that reads it is
+    :func:`cldnn_py.device.parallel_build_allowed`."""
+    return os.environ.get("CLDNN_PY_PARALLEL_BUILD", "auto").strip().lower() or "auto"
 
 
 def cpu_pinning() -> bool:

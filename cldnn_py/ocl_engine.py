@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .device import DeviceInfo, describe, is_simulator, select_device
+from .device import DeviceInfo, describe, is_simulator, parallel_build_allowed, select_device
 from .engine import Engine, clamp_lws
 from .errors import DeviceError, KernelBuildError
 from .kernel_cache import KernelCache, configure_pocl_cache
@@ -67,9 +67,13 @@ class OclEngine(Engine):
 
     @property
     def build_threads(self) -> int:
-        """One per core (clBuildProgram releases the GIL); 1 on a simulator (Oclgrind's compiler crashes when two
-        builds run at once)."""
-        return 1 if is_simulator(self.device) else max(1, os.cpu_count() or 1)
+        """One per core (clBuildProgram releases the GIL) on a driver known to build safely in parallel (PoCL's CPU
+        device), 1 on any other (Oclgrind's compiler crashes when two builds run at once); ``CLDNN_PY_PARALLEL_BUILD``
+        overrides (:func:`cldnn_py.device.parallel_build_allowed`)."""
+        from . import env
+
+        allowed = parallel_build_allowed(self.device.platform.name, self.device.name, env.parallel_build())
+        return max(1, os.cpu_count() or 1) if allowed else 1
 
     @property
     def default_build_options(self) -> list[str]:
