@@ -3,7 +3,9 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
 ``kernel_cache.py``.
 
 - ``CLDNN_PY_DEVICE``: default device spec for ``Engine()`` (``cl:P:D``, ``cl:N``).
-- ``CLDNN_PY_CACHE_DIR``: where compiled kernel binaries are cached (default: the platformdirs user cache).
+- ``CLDNN_PY_CACHE_DIR``: where compiled kernel binaries are cached (default: the platformdirs user cache); created
+  private (0700), refused with a warning when another user owns it or its group or others can write it
+  (``safe_dirs.py``).
 - ``CLDNN_PY_NO_CACHE``: ``1`` turns the kernel binary cache off.
 - ``CLDNN_PY_BINARY_CACHE``: ``1`` stores program binaries always, ``0`` never, ``auto`` (default) only when the
   driver keeps no build cache of its own (not on PoCL).
