@@ -104,8 +104,8 @@ class KernelSelector:
     def select(self, params: Params, forced: str | None = None,
                cache: TuningCache | None = None) -> tuple[KernelBase, KernelData]:
         """The winning kernel and its KernelData: the forced one, else the tuning cache's winner for
-        ``params.device`` when it validates, else the lowest priority. Raises UnsupportedError with the
-        explanation."""
+        ``params.device`` when it is one the tuner could have chosen (:meth:`stored_winner`), else the lowest
+        priority. Raises UnsupportedError with the explanation."""
         verdicts = self.explain(params)
         by_name = {k.name: k for k in candidates(params.kind) if k.engine == params.engine}
         if forced is not None:
@@ -118,19 +118,32 @@ class KernelSelector:
         ok = [v for v in verdicts if v.reason is None]
         if not ok:
             raise UnsupportedError(self._message(params, verdicts, "no kernel supports it"))
-        if cache is not None and params.device is not None:
-            won = cache.lookup(params.device, params)
-            if won is not None:
-                reason = self._winner_problem(params, verdicts, by_name, won)
-                if reason is None:
-                    k = by_name[won.kernel]
-                    if not won.variant:
-                        return k, k.kernel_data(params)
-                    return k, k.kernel_data(params, won.variant)  # type: ignore[call-arg]
-                log.warning("%s '%s': the tuning cache's winner %s %s is ignored: %s; using the priority rules",
-                            params.kind, params.layer_id, won.kernel, won.variant, reason)
+        won = self.stored_winner(params, cache, verdicts) if cache is not None else None
+        if won is not None:
+            k = by_name[won.kernel]
+            return k, (k.kernel_data(params, won.variant) if won.variant  # type: ignore[call-arg]
+                       else k.kernel_data(params))
         k = by_name[ok[0].kernel]
         return k, k.kernel_data(params)
+
+    def stored_winner(self, params: Params, cache: TuningCache,
+                      verdicts: list[Verdict] | None = None) -> Winner | None:
+        """The tuning cache's winner for ``params`` on ``params.device`` when it is one the auto-tuner could have
+        chosen (module docstring), else None: nothing stored, or a stored winner that is ignored with a warning
+        naming the kernel, the variant and why. ``verdicts``: :meth:`explain`'s, when the caller has them."""
+        if params.device is None:
+            return None
+        won = cache.lookup(params.device, params)
+        if won is None:
+            return None
+        by_name = {k.name: k for k in candidates(params.kind) if k.engine == params.engine}
+        reason = self._winner_problem(params, verdicts if verdicts is not None else self.explain(params), by_name,
+                                      won)
+        if reason is not None:
+            log.warning("%s '%s': the tuning cache's winner %s %s is ignored: %s; using the priority rules",
+                        params.kind, params.layer_id, won.kernel, won.variant, reason)
+            return None
+        return won
 
     @staticmethod
     def _winner_problem(params: Params, verdicts: list[Verdict], by_name: dict[str, KernelBase],

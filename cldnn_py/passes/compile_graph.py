@@ -52,7 +52,7 @@ class CompileGraph(BasePass):
             self.node = node.id
             params = node_params(program, node)
             if mode == "tune" and cache is not None and node.id not in forced \
-                    and cache.lookup(params.device, params) is None:
+                    and selector.stored_winner(params, cache) is None:  # none stored, or one that is ignored
                 from ..autotuner import tune
 
                 tune(program.engine, params, cache)

@@ -140,6 +140,18 @@ def test_a_stored_variant_must_be_one_of_the_kernels_own(engine, tmp_path, case,
     assert_close(net.run({"x": x})["relu"], expect, rtol=1e-4, atol=1e-4)
 
 
+def test_tune_mode_replaces_an_ignored_winner(engine, tmp_path, case, caplog):
+    x, w, b, _ = case
+    path = tmp_path / "tuning.json"
+    params = params_of(cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning="off")))
+    forged = {"kernel": FAST, "variant": {"block": 99, "loop_order": 0}}
+    path.write_text(json.dumps({"version": 1, "devices": {device_key(engine.info): {params_key(params): forged}}}))
+    with caplog.at_level(logging.WARNING, logger="cldnn_py.tuning"):
+        cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning="tune", tuning_cache=path))
+    entry = json.loads(path.read_text())["devices"][device_key(engine.info)][params_key(params)]
+    assert "is ignored" in caplog.text and entry["variant"] in ConvolutionKernelBFsYxFsv16().tune_variants(params)
+
+
 def test_params_key_ignores_the_layer_id_and_sees_shapes(engine, tmp_path, case):
     x, w, b, _ = case
     program = cl.Program(engine, conv_relu_topology(x.shape, w, b), cl.BuildOptions(tuning="off"))
