@@ -138,15 +138,16 @@ class KernelCache:
                            __version__])
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def _folder(self) -> Path:
-        """The cache folder, made private or replaced by a private temporary one the first time (safe_dirs)."""
+    def folder(self) -> Path:
+        """The cache folder, made private (created 0700, or checked) or replaced by a private temporary one with a
+        warning, the first time (:func:`cldnn_py.safe_dirs.private_dir`); ``directory`` then names the folder used."""
         if not self._checked:
             self.directory = private_dir(self.directory, "kernel cache")
             self._checked = True
         return self.directory
 
     def _path(self, key: str) -> Path:
-        return self._folder() / key[:2] / f"{key}.bin"
+        return self.folder() / key[:2] / f"{key}.bin"
 
     @staticmethod
     def _envelope(key: str, binary: bytes) -> bytes:
@@ -208,7 +209,7 @@ class KernelCache:
         if not self.enabled or not binary:
             return
         for attempt in range(2):
-            folder = self._folder()
+            folder = self.folder()
             try:
                 sub = private_subdir(folder, key[:2])
                 if sub is None:

@@ -62,6 +62,8 @@ class OclEngine(Engine):
         self.queue = cl.CommandQueue(self.context, dev, properties=props)  # type: ignore[arg-type]
         self.lock = threading.RLock()
         self.kernel_cache: KernelCache = KernelCache.for_engine(cache_dir, self.info)
+        if self.kernel_cache.enabled:
+            self.kernel_cache.folder()  # checked now, so kernel_cache.directory names the folder in use
         log.debug("engine on %s (%s, %s), out_of_order=%s", self.info.name, self.info.platform,
                   self.info.platform_version, self.info.out_of_order)
 
