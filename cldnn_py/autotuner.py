@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, Params, selector
+from kernel_selector import Params, selector
 from kernel_selector.kernel_base import KernelData
-from kernel_selector.selector import candidates
+from kernel_selector.selector import candidates, tunable
 from kernel_selector.tuning_cache import TuningCache, Winner
 
 from .errors import KernelBuildError
@@ -40,11 +40,9 @@ KEEP_DEFAULT = 1.05  # a variant must beat the priority rules' choice by more th
 def tuning_candidates(params: Params) -> list[tuple[str, dict[str, int], KernelData]]:
     """[(kernel name, variant, KernelData)] to time for ``params``: every valid kernel's variants, reference
     kernels only when nothing else validates."""
-    ok = [v for v in selector.explain(params) if v.reason is None]
-    fast = [v for v in ok if v.priority is not None and v.priority < DONT_USE_IF_HAVE_SOMETHING_ELSE]
     by_name = {k.name: k for k in candidates(params.kind) if k.engine == params.engine}
     out = []
-    for v in fast or ok:
+    for v in tunable(selector.explain(params)):
         k = by_name[v.kernel]
         for var in k.tune_variants(params):
             kd = k.kernel_data(params, var) if var else k.kernel_data(params)  # type: ignore[call-arg]

@@ -3,7 +3,9 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
 ``kernel_cache.py``.
 
 - ``CLDNN_PY_DEVICE``: default device spec for ``Engine()`` (``cl:P:D``, ``cl:N``).
-- ``CLDNN_PY_CACHE_DIR``: where compiled kernel binaries are cached (default: the platformdirs user cache).
+- ``CLDNN_PY_CACHE_DIR``: where compiled kernel binaries are cached (default: the platformdirs user cache); created
+  private (0700), refused with a warning when another user owns it or its group or others can write it
+  (``safe_dirs.py``).
 - ``CLDNN_PY_NO_CACHE``: ``1`` turns the kernel binary cache off.
 - ``CLDNN_PY_BINARY_CACHE``: ``1`` stores program binaries always, ``0`` never, ``auto`` (default) only when the
   driver keeps no build cache of its own (not on PoCL).
@@ -33,6 +35,9 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
   the user set it; ``cpu_pinning.py`` says why), ``0`` leaves them to the OS scheduler.
 - ``CLDNN_PY_MAX_TENSOR_BYTES``: the largest tensor an ONNX model may declare or fold at import (default 16 GiB):
   a larger initializer, external tensor, folded constant or activation is refused before anything is allocated.
+- ``CLDNN_PY_PARALLEL_BUILD``: ``auto`` (default) builds a network's program batches in parallel threads only on a
+  driver known to be safe (PoCL's CPU device), in one thread on any other (a parallel ``clBuildProgram`` crashes
+  Oclgrind); ``1`` always in parallel, ``0`` always in one thread (``device.parallel_build_allowed``).
 ``PYOPENCL_CTX`` is honoured the way pyopencl reads it when no device is given.
 """
 
@@ -55,6 +60,12 @@ def binary_cache_mode() -> str:
     """``CLDNN_PY_BINARY_CACHE`` lower-cased: ``1``/``0`` (or true/false, yes/no, on/off), or ``auto`` when unset or
     empty; the policy that reads it is :func:`cldnn_py.kernel_cache.binary_cache`."""
     return os.environ.get("CLDNN_PY_BINARY_CACHE", "auto").strip().lower() or "auto"
+
+
+def parallel_build() -> str:
+    """``CLDNN_PY_PARALLEL_BUILD`` lower-cased (``auto`` when unset or empty); the policy that reads it is
+    :func:`cldnn_py.device.parallel_build_allowed`."""
+    return os.environ.get("CLDNN_PY_PARALLEL_BUILD", "auto").strip().lower() or "auto"
 
 
 def cpu_pinning() -> bool:

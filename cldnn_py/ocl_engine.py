@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import env
-from .device import DeviceInfo, describe, is_simulator, select_device
+from .device import DeviceInfo, describe, is_simulator, parallel_build_allowed, select_device
 from .engine import Engine, clamp_lws
 from .errors import DeviceError, KernelBuildError
 from .kernel_cache import KernelCache, configure_pocl_cache
@@ -63,14 +63,19 @@ class OclEngine(Engine):
         self.queue = cl.CommandQueue(self.context, dev, properties=props)  # type: ignore[arg-type]
         self.lock = threading.RLock()
         self.kernel_cache: KernelCache = KernelCache.for_engine(cache_dir, self.info)
+        if self.kernel_cache.enabled:
+            self.kernel_cache.folder()  # checked now, so kernel_cache.directory names the folder in use
         log.debug("engine on %s (%s, %s), out_of_order=%s", self.info.name, self.info.platform,
                   self.info.platform_version, self.info.out_of_order)
 
     @property
     def build_threads(self) -> int:
-        """One per core (clBuildProgram releases the GIL); 1 on a simulator (Oclgrind's compiler crashes when two
-        builds run at once)."""
-        return 1 if is_simulator(self.device) else max(1, os.cpu_count() or 1)
+        """One per core (clBuildProgram releases the GIL) on a driver known to build safely in parallel (PoCL's CPU
+        device), 1 on any other (Oclgrind's compiler crashes when two builds run at once); ``CLDNN_PY_PARALLEL_BUILD``
+        overrides (:func:`cldnn_py.device.parallel_build_allowed`)."""
+
+        allowed = parallel_build_allowed(self.device.platform.name, self.device.name, env.parallel_build())
+        return max(1, os.cpu_count() or 1) if allowed else 1
 
     @property
     def default_build_options(self) -> list[str]:

@@ -6,20 +6,26 @@ registry is complete. ``explain(params)`` lists every candidate with its verdict
 UnsupportedError carrying that explanation when nothing fits. A forced kernel name (``CLDNN_PY_FORCE_IMPL`` or
 ``BuildOptions(force_implementations=...)``) is taken if it is valid, otherwise the error says why not. Given a
 :class:`~kernel_selector.tuning_cache.TuningCache`, a stored winner (kernel and variant) for this device and params
-is taken before the priority rules when it is still valid (clDNN's tuning cache lookup).
+is taken before the priority rules (clDNN's tuning cache lookup), but only when it is one the auto-tuner could have
+chosen: its kernel validates and is among :func:`tunable` (no reference kernel when a better one validates), and
+its variant is one of that kernel's own ``tune_variants(params)`` (``{}``: the kernel's default). The file is not
+trusted: any other stored winner is ignored with a warning.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import pkgutil
 from dataclasses import dataclass
 
 from cldnn_py.errors import UnsupportedError
 
-from .kernel_base import KernelBase, KernelData
+from .kernel_base import DONT_USE_IF_HAVE_SOMETHING_ELSE, KernelBase, KernelData
 from .params import Params
-from .tuning_cache import TuningCache
+from .tuning_cache import TuningCache, Winner
+
+log = logging.getLogger("cldnn_py.tuning")
 
 _REGISTRY: dict[str, list[KernelBase]] = {}
 _LOADED = False
@@ -67,6 +73,15 @@ class Verdict:
                                      else f"rejected: {self.reason}")
 
 
+def tunable(verdicts: list[Verdict]) -> list[Verdict]:
+    """The usable verdicts auto-tuning may choose among: every usable kernel, minus the reference kernels (priority
+    DONT_USE_IF_HAVE_SOMETHING_ELSE or worse) when anything better validates (a reference convolution can take
+    seconds on a real shape)."""
+    ok = [v for v in verdicts if v.reason is None]
+    fast = [v for v in ok if v.priority is not None and v.priority < DONT_USE_IF_HAVE_SOMETHING_ELSE]
+    return fast or ok
+
+
 class KernelSelector:
     """Chooses the kernel for a Params. Stateless; one module-level instance, ``selector``."""
 
@@ -91,8 +106,8 @@ class KernelSelector:
     def select(self, params: Params, forced: str | None = None,
                cache: TuningCache | None = None) -> tuple[KernelBase, KernelData]:
         """The winning kernel and its KernelData: the forced one, else the tuning cache's winner for
-        ``params.device`` when it validates, else the lowest priority. Raises UnsupportedError with the
-        explanation."""
+        ``params.device`` when it is one the tuner could have chosen (:meth:`stored_winner`), else the lowest
+        priority. Raises UnsupportedError with the explanation."""
         verdicts = self.explain(params)
         by_name = {k.name: k for k in candidates(params.kind) if k.engine == params.engine}
         if forced is not None:
@@ -105,16 +120,45 @@ class KernelSelector:
         ok = [v for v in verdicts if v.reason is None]
         if not ok:
             raise UnsupportedError(self._message(params, verdicts, "no kernel supports it"))
-        if cache is not None and params.device is not None:
-            won = cache.lookup(params.device, params)
-            if won is not None and any(v.kernel == won.kernel for v in ok):
-                k = by_name[won.kernel]
-                if not won.variant:
-                    return k, k.kernel_data(params)
-                if won.variant in k.tune_variants(params):
-                    return k, k.kernel_data(params, won.variant)  # type: ignore[call-arg]
+        won = self.stored_winner(params, cache, verdicts) if cache is not None else None
+        if won is not None:
+            k = by_name[won.kernel]
+            return k, (k.kernel_data(params, won.variant) if won.variant  # type: ignore[call-arg]
+                       else k.kernel_data(params))
         k = by_name[ok[0].kernel]
         return k, k.kernel_data(params)
+
+    def stored_winner(self, params: Params, cache: TuningCache,
+                      verdicts: list[Verdict] | None = None) -> Winner | None:
+        """The tuning cache's winner for ``params`` on ``params.device`` when it is one the auto-tuner could have
+        chosen (module docstring), else None: nothing stored, or a stored winner that is ignored with a warning
+        naming the kernel, the variant and why. ``verdicts``: :meth:`explain`'s, when the caller has them."""
+        if params.device is None:
+            return None
+        won = cache.lookup(params.device, params)
+        if won is None:
+            return None
+        by_name = {k.name: k for k in candidates(params.kind) if k.engine == params.engine}
+        reason = self._winner_problem(params, verdicts if verdicts is not None else self.explain(params), by_name,
+                                      won)
+        if reason is not None:
+            log.warning("%s '%s': the tuning cache's winner %s %s is ignored: %s; using the priority rules",
+                        params.kind, params.layer_id, won.kernel, won.variant, reason)
+            return None
+        return won
+
+    @staticmethod
+    def _winner_problem(params: Params, verdicts: list[Verdict], by_name: dict[str, KernelBase],
+                        won: Winner) -> str | None:
+        """Why a stored winner is not one the auto-tuner could have chosen for ``params``, or None when it is."""
+        if won.kernel not in by_name:
+            return "no such kernel for this primitive and engine"
+        if not any(v.kernel == won.kernel for v in tunable(verdicts)):
+            verdict = next(v for v in verdicts if v.kernel == won.kernel)
+            return verdict.reason or "a reference kernel, while a better kernel validates"
+        if won.variant and won.variant not in by_name[won.kernel].tune_variants(params):
+            return "not one of the kernel's own variants for these params"
+        return None
 
     @staticmethod
     def _message(params: Params, verdicts: list[Verdict], what: str) -> str:

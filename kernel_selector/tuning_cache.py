@@ -35,18 +35,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from cldnn_py.errors import CldnnError
-
 from .params import Params
 
 log = logging.getLogger("cldnn_py.tuning")
 
 TUNING_MODES = ("off", "cache", "tune")
 FORMAT_VERSION = 1
-
-
-class TuningCacheError(CldnnError):
-    """A tuning cache file that cannot be read (bad JSON or an unknown format version); names the file."""
 
 
 def device_key(device: Any) -> str:
@@ -85,19 +79,68 @@ def short_desc(params: Params) -> str:
     return f"{d['kind']} {' ; '.join(d['inputs'])} -> {d['output']} [{attrs}]{' fused ' + fused if fused else ''}"
 
 
+MAX_VARIANT_VALUE = 2**31 - 1  # a variant value is a jit constant: an OpenCL int
+
+
+def _entry_problem(key: Any, entry: Any) -> str | None:
+    """Why one stored entry cannot be used, or None: a winner needs ``kernel`` (a string), ``variant`` (a dict of
+    string to int, |value| < 2**31; booleans and floats refused), ``ms`` (a number or null); a ``device:<name>`` fact
+    must be a dict (its values are checked by its reader, e.g. cldnn_py.device_probe)."""
+    if not isinstance(key, str) or not isinstance(entry, dict):
+        return f"entry {key!r} is a {type(entry).__name__}, not an object"
+    if key.startswith("device:"):
+        return None
+    if not isinstance(entry.get("kernel"), str):
+        return f"entry {key!r}: 'kernel' is {entry.get('kernel')!r}, not a kernel name"
+    variant = entry.get("variant", {})
+    if not isinstance(variant, dict):
+        return f"entry {key!r}: 'variant' is {variant!r}, not an object"
+    for name, value in variant.items():
+        if type(value) is not int or abs(value) > MAX_VARIANT_VALUE:
+            return f"entry {key!r}: variant value {name}={value!r} is not an int below 2**31"
+    ms = entry.get("ms")
+    if ms is not None and (type(ms) not in (int, float) or ms != ms):
+        return f"entry {key!r}: 'ms' is {ms!r}, not a number"
+    return None
+
+
 def _read(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """The ``devices`` of a tuning cache file, keeping only well-formed entries. Nothing in it is trusted: a file
+    that is missing gives {}; one that is not a regular file, cannot be read, is not JSON (truncated, hand-edited),
+    or is not a version-1 cache gives {} with a warning naming it; malformed entries (:func:`_entry_problem`) are
+    dropped with one warning per file. Never raises for what is on disk (a bad file must not fail every build)."""
     try:
+        if not path.is_file():
+            if path.exists():
+                log.warning("tuning cache %s is not a regular file; ignoring it", path)
+            return {}
         data = json.loads(path.read_text())
-    except FileNotFoundError:
+    except (OSError, ValueError, RecursionError) as err:
+        log.warning("tuning cache %s cannot be read (%s); ignoring it (delete it, or pass another "
+                    "BuildOptions(tuning_cache=...), to tune again)", path, err)
         return {}
-    except (OSError, ValueError) as err:
-        raise TuningCacheError(f"tuning cache {path} cannot be read ({err}); delete it or pass another "
-                               f"BuildOptions(tuning_cache=...)") from None
     if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION or not isinstance(data.get("devices"),
                                                                                               dict):
-        raise TuningCacheError(f"tuning cache {path}: expected {{'version': {FORMAT_VERSION}, 'devices': {{...}}}}, "
-                               f"got version {data.get('version') if isinstance(data, dict) else type(data).__name__}")
-    return data["devices"]
+        got = f"version {data.get('version')!r}" if isinstance(data, dict) else f"a JSON {type(data).__name__}"
+        log.warning("tuning cache %s: expected {'version': %d, 'devices': {...}}, got %s; ignoring it", path,
+                    FORMAT_VERSION, got)
+        return {}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    problems = []
+    for dev, entries in data["devices"].items():
+        if not isinstance(dev, str) or not isinstance(entries, dict):
+            problems.append(f"device {dev!r} holds a {type(entries).__name__}, not an object")
+            continue
+        kept = out.setdefault(dev, {})
+        for key, entry in entries.items():
+            problem = _entry_problem(key, entry)
+            if problem is None:
+                kept[key] = entry
+            else:
+                problems.append(problem)
+    if problems:
+        log.warning("tuning cache %s: %d malformed entries ignored (first: %s)", path, len(problems), problems[0])
+    return out
 
 
 def shipped_files() -> list[Path]:
@@ -124,8 +167,10 @@ class TuningCache:
         path: the user's file (read if present, written by ``save``; the runtime's default is
             :func:`cldnn_py.kernel_cache.default_tuning_cache_path`).
         shipped: also read the caches shipped in the package.
-    Raises:
-        TuningCacheError: a file that is not a version-1 tuning cache.
+    Nothing read is trusted: a file that cannot be read or is not a version-1 cache is ignored with a warning, a
+    malformed entry is dropped (:func:`_read`), and the selector takes a stored winner only when its kernel and
+    variant are among the kernel's own candidates for the params (``KernelSelector.select``). The shipped files
+    go through the same checks.
     """
 
     def __init__(self, path: Path | str, shipped: bool = True) -> None:
@@ -146,7 +191,7 @@ class TuningCache:
             e = self._user.get(dev, {}).get(key) or self._shipped.get(dev, {}).get(key)
         if e is None:
             return None
-        return Winner(str(e["kernel"]), {k: int(v) for k, v in dict(e.get("variant", {})).items()}, e.get("ms"))
+        return Winner(e["kernel"], dict(e.get("variant", {})), e.get("ms"))
 
     def store(self, device: Any, params: Params, winner: Winner) -> None:
         """Record a winner in the user's entries (written by ``save``)."""
@@ -183,10 +228,7 @@ class TuningCache:
             if not self._dirty:
                 return None
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                merged = _read(self.path)
-            except TuningCacheError:
-                merged = {}
+            merged = _read(self.path)
             for dev, entries in self._user.items():
                 merged.setdefault(dev, {}).update(entries)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tuning_", suffix=".json")

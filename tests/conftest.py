@@ -27,7 +27,9 @@ import zlib
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
 _root = pathlib.Path(os.environ.get("CLDNN_PY_TEST_CACHE", tempfile.gettempdir())) / "cldnn_py_test_pocl"
 os.environ["POCL_CACHE_DIR"] = str(_root / _worker)
-os.makedirs(os.environ["POCL_CACHE_DIR"], exist_ok=True)
+# private (0700), as cldnn_py makes its cache folders (cldnn_py/safe_dirs.py): the caches hold code that PoCL loads
+os.makedirs(_root, mode=0o700, exist_ok=True)
+os.makedirs(os.environ["POCL_CACHE_DIR"], mode=0o700, exist_ok=True)
 os.environ["CLDNN_PY_TUNING_CACHE"] = str(_root / f"tuning_{_worker}_{os.getpid()}.json")
 os.environ.setdefault("CLDNN_PY_CACHE_DIR", str(_root / "kernels"))  # the kernel binary cache, shared by workers
 # two test workers share the 2 cores, each with its own PoCL workers: leave them unpinned (cldnn_py/cpu_pinning.py)

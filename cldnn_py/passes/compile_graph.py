@@ -52,7 +52,7 @@ class CompileGraph(BasePass):
             self.node = node.id
             params = node_params(program, node)
             if mode == "tune" and cache is not None and node.id not in forced \
-                    and cache.lookup(params.device, params) is None:
+                    and selector.stored_winner(params, cache) is None:  # none stored, or one that is ignored
                 from ..autotuner import tune
 
                 tune(program.engine, params, cache)
@@ -67,8 +67,8 @@ class CompileGraph(BasePass):
         entries = list(sources)
         hits0 = program.engine.binary_cache_hits
         batches = [entries[i:i + KERNELS_PER_PROGRAM] for i in range(0, len(entries), KERNELS_PER_PROGRAM)]
-        # batches build in parallel threads (engine.build_threads: one per core, one on a simulator), results are
-        # collected in order so program indices stay deterministic
+        # batches build in parallel threads (engine.build_threads: one per core on a driver known to be safe, else
+        # one; CLDNN_PY_PARALLEL_BUILD), results are collected in order so program indices stay deterministic
         workers = max(1, min(len(batches), program.engine.build_threads))
         done = 0
         # one worker builds in this thread: Oclgrind's uninitialized-value checker crashes in any other thread

@@ -149,3 +149,16 @@ def test_first_engine_puts_pocl_cache_under_its_cache_dir(tmp_path):
     if "Portable Computing Language" not in platform:
         pytest.skip(f"the engine's platform is not PoCL ({platform}): no PoCL compiled anything into the folder")
     assert (tmp_path / "mine" / "pocl").is_dir()  # PoCL created and used it
+
+
+def test_engine_refuses_a_cache_folder_others_can_write(tmp_path, rng, caplog):
+    import os
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    with caplog.at_level(logging.WARNING, logger="cldnn_py.safe_dirs"):
+        engine = cl.Engine(cache_dir=str(shared))
+    assert engine.kernel_cache.directory != shared and f"{shared} has mode 0o777" in caplog.text
+    run(engine, rng)  # builds and runs all the same, with the private temporary folder
+    assert list(shared.iterdir()) == []
