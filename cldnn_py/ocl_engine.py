@@ -73,7 +73,6 @@ class OclEngine(Engine):
         """One per core (clBuildProgram releases the GIL) on a driver known to build safely in parallel (PoCL's CPU
         device), 1 on any other (Oclgrind's compiler crashes when two builds run at once); ``CLDNN_PY_PARALLEL_BUILD``
         overrides (:func:`cldnn_py.device.parallel_build_allowed`)."""
-
         allowed = parallel_build_allowed(self.device.platform.name, self.device.name, env.parallel_build())
         return max(1, os.cpu_count() or 1) if allowed else 1
 
