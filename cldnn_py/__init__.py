@@ -66,6 +66,7 @@ from .primitives import (
     TopK,
 )
 from .program import BuildOptions, Program, set_constant_evaluator
+from .session import InferenceSession, NodeArg
 from .topology import Topology
 from .version import __version__ as __version__
 
@@ -80,6 +81,7 @@ set_constant_evaluator(_run_constant_subgraph)
 configure_debug_logging()  # CLDNN_PY_DEBUG=1: the cldnn_py loggers' debug records to stderr
 
 __all__ = [
+    "InferenceSession", "NodeArg",
     "ArgMax", "TopK", "Scatter", "LstmSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",

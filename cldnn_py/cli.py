@@ -157,11 +157,18 @@ def _feeds(net: Any, given: dict[str, np.ndarray], seed: int = 0) -> tuple[dict[
     for pid in net.input_ids:
         if pid in feeds:
             continue
-        lay = net.get_output_layout(pid)
-        if lay.dtype.numpy.kind == "f":
-            feeds[pid] = rng.standard_normal(lay.shape).astype(lay.dtype.numpy)
+        sig = getattr(net, "input_signature", {}).get(pid)
+        if sig is not None and sig.is_static:  # the declared type (a partitioned network has no layout for all)
+            shape, dtype = tuple(sig.dims), np.dtype(sig.dtype)
         else:
-            feeds[pid] = rng.integers(0, 10, lay.shape).astype(lay.dtype.numpy)
+            lay = net.get_output_layout(pid)
+            shape, dtype = lay.shape, lay.dtype.numpy
+        if dtype.kind == "f":
+            feeds[pid] = rng.standard_normal(shape).astype(dtype)
+        elif dtype.kind == "b":
+            feeds[pid] = rng.integers(0, 2, shape).astype(dtype)
+        else:
+            feeds[pid] = rng.integers(0, 10, shape).astype(dtype)
         filled.append(pid)
     return feeds, filled
 
@@ -187,8 +194,14 @@ def _run(args: argparse.Namespace) -> int:
     for name, arr in given.items():
         shapes.setdefault(name, tuple(arr.shape))
     try:
-        _, _, program = _build(args.model, args.device, shapes)
-        net = Network(program)
+        if args.fallback != "none":  # partitioned when some node runs in onnxruntime
+            from . import Engine
+            from .frontend import load_onnx
+
+            net = Network(Engine(args.device), load_onnx(args.model, shapes or None, fallback=args.fallback))
+        else:
+            _, _, program = _build(args.model, args.device, shapes)
+            net = Network(program)
     except ShapeError:
         from . import Engine
         from .dynamic_network import DynamicNetwork, DynamicTopology
@@ -339,10 +352,47 @@ def _cache(args: argparse.Namespace) -> int:
 def _dump_graph(args: argparse.Namespace) -> int:
     from .pass_manager import to_dot
 
+    if args.fallback != "none":
+        from .frontend import load_onnx
+
+        topo = load_onnx(args.model, _shapes(args.shape) or None, fallback=args.fallback)
+        if topo.is_partitioned:
+            return _dump_partition(args, topo)
     _, _, program = _build(args.model, args.device, _shapes(args.shape))
     with open(args.output, "w") as f:
         f.write(to_dot(program))
     print(f"wrote {args.output}: {len(program.nodes)} nodes, {program.kernels_built} kernels")
+    return 0
+
+
+def _dump_partition(args: argparse.Namespace, topo: Any) -> int:
+    """A partitioned model: ``FILE.dot`` holds the stages (boxes: engine, grey: onnxruntime; edges: the tensors that
+    cross), ``FILE.<stage>.dot`` each static engine stage's compiled graph; the stages are printed."""
+    from . import Engine, Program
+    from .partitioned_network import EngineStage
+    from .pass_manager import to_dot
+
+    stem = args.output[:-4] if args.output.endswith(".dot") else args.output
+    lines = ["digraph partition {", "  rankdir=TB;"]
+    made: dict[str, str] = {}
+    for s in topo.stages:
+        style = "shape=box" if isinstance(s, EngineStage) else "shape=box, style=filled, fillcolor=lightgrey"
+        label = f"{s.name}\\n" + "\\n".join(op.replace('"', "'") for op in s.ops[:12])
+        lines.append(f'  "{s.name}" [{style}, label="{label}"];')
+        for t in s.inputs:
+            src = made.get(t, "inputs")
+            lines.append(f'  "{src}" -> "{s.name}" [label="{t.replace(chr(34), chr(39))}"];')
+        made.update({t: s.name for t in s.outputs})
+    lines.append("}")
+    with open(args.output, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(topo.describe())
+    engine = Engine(args.device)
+    for s in topo.stages:
+        if isinstance(s, EngineStage) and not s.topology.is_dynamic:
+            with open(f"{stem}.{s.name}.dot", "w") as f:
+                f.write(to_dot(Program(engine, s.topology)))  # type: ignore[arg-type]  # as _dump_graph
+    print(f"wrote {args.output}: {len(topo.stages)} stages, and {stem}.<stage>.dot for each static engine stage")
     return 0
 
 
@@ -370,6 +420,9 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--device", help="cl:P:D or cpu (default: see `cldnn-py devices`)")
         sp.add_argument("--shape", action="append", metavar="NAME=DIMS",
                         help="fix an input's shape, e.g. x=1,3,224,224")
+        if name in ("run", "dump-graph"):
+            sp.add_argument("--fallback", choices=["none", "onnxruntime"], default="none",
+                            help="run the nodes the engine lacks in onnxruntime (partitioning; default: refuse)")
         return sp
 
     r = model_cmd("run", "run a model once on given or random inputs")

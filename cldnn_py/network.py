@@ -99,11 +99,16 @@ class Network:
 
     A dynamic topology (``topology.is_dynamic``: an ONNX model with dynamic dimensions or inputs that determine
     shapes) makes a :class:`cldnn_py.dynamic_network.DynamicNetwork`, which builds one static Network per input
-    signature on first use.
+    signature on first use; a partitioned one (``load_onnx(..., fallback="onnxruntime")`` with unsupported nodes) a
+    :class:`cldnn_py.partitioned_network.PartitionedNetwork`.
     """
 
     def __new__(cls, program_or_engine: Program | Engine, topology: Topology | None = None,
                 options: BuildOptions | None = None) -> Network:
+        if cls is Network and topology is not None and topology.is_partitioned:
+            from .partitioned_network import PartitionedNetwork
+
+            return super().__new__(PartitionedNetwork)
         if cls is Network and topology is not None and topology.is_dynamic:
             from .dynamic_network import DynamicNetwork
 

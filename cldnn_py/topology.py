@@ -25,6 +25,7 @@ class Topology:
     """
 
     is_dynamic = False
+    is_partitioned = False  # True for partitioned_network.PartitionedTopology (stages: engine and onnxruntime)
 
     def __init__(self, *primitives: Primitive) -> None:
         self._prims: dict[str, Primitive] = {}

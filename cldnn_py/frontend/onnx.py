@@ -63,7 +63,7 @@ def _load(model: Any) -> tuple[Any, str]:
     return m, name
 
 
-def load_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None) -> Topology:
+def load_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None, fallback: str = "none") -> Topology:
     """Convert an ONNX model (path, bytes or ``onnx.ModelProto``) to a Topology.
 
     A model whose input dimensions are all static (or fixed by ``input_shapes``) and whose shapes do not depend on
@@ -74,21 +74,40 @@ def load_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None
     ``input_signature`` / ``output_signature`` hold the model's declared dtypes and ranks (int64, bool, rank 0),
     which the Network accepts and returns.
 
+    With ``fallback="onnxruntime"``, a model with nodes the engine cannot run is partitioned instead of refused
+    (``onnx_partition.py``, as an ONNX Runtime execution provider claims nodes): a
+    :class:`~cldnn_py.partitioned_network.PartitionedTopology` whose engine stages run here and whose other stages
+    run in onnxruntime sessions; a model the engine runs whole gives the same Topology as without it.
+
     Args:
         model: the model.
         input_shapes: {input name: shape} to fix dynamic or different input dimensions once (e.g. a batch of 8).
+        fallback: ``"none"`` (default: unsupported nodes are an error) or ``"onnxruntime"``.
     Returns:
         A Topology whose ``outputs`` are the graph outputs, with InputLayouts named as the graph inputs.
     Raises:
         OnnxImportError: not ONNX, truncated, or fails the checker (names the file).
-        UnsupportedError: lists every unsupported node at once (op type, opset, node name) and the supported list.
+        UnsupportedError: lists every unsupported node at once (op type, opset, node name) and the supported list;
+            with fallback, when onnxruntime is not installed.
         ShapeError: ``input_shapes`` names an unknown input or has the wrong rank.
+        ValueError: ``fallback`` is neither "none" nor "onnxruntime".
     """
+    if fallback not in ("none", "onnxruntime"):
+        raise ValueError(f"load_onnx: fallback: expected 'none' or 'onnxruntime', got {fallback!r}")
+    m, name = _load(model)
+    check(m, name)
+    if fallback == "onnxruntime":
+        from .onnx_partition import partition
+
+        return partition(m, name, dict(input_shapes or {}))
+    return import_checked(m, name, dict(input_shapes or {}))
+
+
+def check(m: Any, name: str) -> None:
+    """Run the ONNX checker on ``m``; unknown operators and deprecated versions pass (they are reported with the
+    unsupported nodes). Raises OnnxImportError naming ``name``."""
     import onnx
 
-    from .onnx_dynamic import OnnxDynamicTopology, check_supported_dynamic, signatures, value_inputs_of
-
-    m, name = _load(model)
     try:
         onnx.checker.check_model(m)
     except onnx.checker.ValidationError as e:
@@ -98,7 +117,12 @@ def load_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None
             raise OnnxImportError(f"'{name}' fails the ONNX checker: {str(e).splitlines()[0]}") from None
     except Exception as e:  # noqa: BLE001 - a corrupt protobuf can make the checker raise anything (UnicodeError ...)
         raise OnnxImportError(f"'{name}' cannot be checked (corrupt model?): {type(e).__name__}: {e}") from None
-    shapes = dict(input_shapes or {})
+
+
+def import_checked(m: Any, name: str, shapes: dict[str, tuple[int, ...]]) -> Topology:
+    """A checked model as a static Topology or an OnnxDynamicTopology (see :func:`load_onnx`); raises its errors."""
+    from .onnx_dynamic import OnnxDynamicTopology, check_supported_dynamic, signatures, value_inputs_of
+
     ins, outs = signatures(m, shapes)
     if not all(sig.is_static for sig in ins.values()):
         check_supported_dynamic(m, name, _opset(m))
@@ -157,6 +181,8 @@ def _convert(ctx: ImportContext, index: int, node: Any) -> None:
                                    f"{node.op_type} is only supported when it folds at import)")
         CONVERTERS[node.op_type].fn(ctx, node)
     except CldnnError as e:
+        if getattr(e, "onnx_node", None) is None:
+            e.onnx_node = node.name  # type: ignore[attr-defined]  # the partitioner hands this node to onnxruntime
         if hasattr(e, "add_note"):
             e.add_note(f"while converting ONNX node '{node.name}' ({node.op_type})")
         raise
