@@ -28,6 +28,11 @@ class UnsupportedError(CldnnError):
     """No kernel supports a primitive with these parameters; the message carries selector.explain()."""
 
 
+class RankError(ShapeError, UnsupportedError):
+    """A tensor of rank above 6 (or 0 where a buffer is needed): a limit of the engine's layouts, so both a shape
+    error and an unsupported case (``load_onnx(..., fallback="onnxruntime")`` hands such a node to onnxruntime)."""
+
+
 class KernelBuildError(CldnnError):
     """An OpenCL program failed to build; the message names the primitive, the kernel and the build log."""
 

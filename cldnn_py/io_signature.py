@@ -130,7 +130,8 @@ def from_engine(sig: TensorSignature, arr: np.ndarray) -> np.ndarray:
     if arr.dtype != sig.dtype:
         arr = arr.astype(sig.dtype)
     static = tuple(d for d in sig.dims if isinstance(d, int))
-    if len(static) == len(sig.dims) and tuple(arr.shape) != static and arr.size == math.prod(static):
+    # no dims: rank 0, or a rank the model leaves unknown (ONNX: no shape field); only (1,) means rank 0 then
+    if sig.dims and len(static) == len(sig.dims) and tuple(arr.shape) != static and arr.size == math.prod(static):
         arr = arr.reshape(static)
     elif not sig.dims and arr.shape == (1,):
         arr = arr.reshape(())

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import DTypeError, ShapeError
+from .errors import DTypeError, RankError, ShapeError
 
 
 class DataType(enum.Enum):
@@ -145,7 +145,9 @@ class Layout:
     def __post_init__(self) -> None:
         shape = tuple(int(s) for s in self.shape)
         object.__setattr__(self, "shape", shape)
-        if not 1 <= len(shape) <= 6 or min(shape) < 1:
+        if not 1 <= len(shape) <= 6:
+            raise RankError(f"Layout shape must have rank 1-6 with positive sizes, got {shape} (rank {len(shape)})")
+        if min(shape) < 1:
             raise ShapeError(f"Layout shape must have rank 1-6 with positive sizes, got {shape}")
         if not isinstance(self.dtype, DataType) or not isinstance(self.format, Format):
             raise DTypeError(f"Layout needs a DataType and a Format, got {self.dtype!r}, {self.format!r}")

@@ -160,8 +160,9 @@ def import_static(m: Any, name: str, input_shapes: dict[str, tuple[int, ...]], i
     init = {i.name for i in m.graph.initializer}
     topo.input_signature = {n: s for n, s in ins.items() if n not in init}
     topo.output_signature = {}
+    no_shape = {o.name for o in m.graph.output if not o.type.tensor_type.HasField("shape")}  # rank unknown too
     for n, s in outs.items():  # a dynamic or undeclared output shape: the one the import computed
-        shape = ctx.inferred.get(n) if not s.is_static else None
+        shape = ctx.inferred.get(n) if not s.is_static or n in no_shape else None
         topo.output_signature[n] = TensorSignature(n, s.dtype, shape) if shape is not None else s
     return topo
 

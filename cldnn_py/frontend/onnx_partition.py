@@ -42,8 +42,9 @@ def partition(m: Any, name: str, shapes: dict[str, tuple[int, ...]]) -> Topology
     m = _named_copy(m)
     opset = _opset(m)
     host: set[str] = set()
+    typed = _inferred_types(onnx, m, shapes)
     for _ in range(len(m.graph.node) + 1):
-        kinds = _kinds(m, opset, host)
+        kinds = _kinds(m, opset, host, typed)
         if "host" not in kinds.values():
             try:
                 return import_checked(m, name, shapes)
@@ -52,7 +53,7 @@ def partition(m: Any, name: str, shapes: dict[str, tuple[int, ...]]) -> Topology
                 continue
         _require_onnxruntime(m, kinds)
         try:
-            return _build(m, name, shapes, kinds, _inferred_types(onnx, m, shapes))
+            return _build(m, name, shapes, kinds, typed)
         except CldnnError as e:
             _move_to_host(e, host)
     raise UnsupportedError(f"'{name}': partitioning did not settle")  # unreachable: each retry moves one node
@@ -121,16 +122,24 @@ def _live(m: Any, const_nodes: set[int]) -> list[int]:
     return sorted(live)
 
 
-def _kinds(m: Any, opset: int, host: set[str]) -> dict[str, str]:
-    """{node name: "engine" | "host"} of the live non-constant nodes."""
+def _kinds(m: Any, opset: int, host: set[str], typed: dict[str, Any]) -> dict[str, str]:
+    """{node name: "engine" | "host"} of the live non-constant nodes: host when named in ``host``, when no converter
+    takes its operator version, or when it reads or writes a tensor of rank above 6 (the engine's layouts)."""
     const, const_nodes = _constants(m)
     out = {}
     for i in _live(m, const_nodes):
         n = m.graph.node[i]
         ok = n.name not in host and (n.op_type in SHAPE_ONLY and (n.domain or "") in DEFAULT_DOMAINS
                                      or unsupported_reason(n, opset) is None)
+        ok = ok and all(_rank(typed, t) <= 6 for t in list(node_inputs(n)) + list(n.output) if t not in const)
         out[n.name] = "engine" if ok else "host"
     return out
+
+
+def _rank(typed: dict[str, Any], t: str) -> int:
+    """The rank of tensor ``t`` by shape inference; 0 when unknown."""
+    tp = typed.get(t)
+    return len(tp.tensor_type.shape.dim) if tp is not None and tp.tensor_type.HasField("shape") else 0
 
 
 def _require_onnxruntime(m: Any, kinds: dict[str, str]) -> None:
@@ -217,6 +226,7 @@ def _build(m: Any, name: str, shapes: dict[str, tuple[int, ...]], kinds: dict[st
         ops = [f"{n.op_type} '{n.name}'" for n in nodes]
         label = f"stage{s}_{kind}"
         if kind == "engine":
+            _known_ranks(typed, s_in, nodes)
             sub_shapes = {t: tuple(shapes[t]) for t in s_in if t in shapes}
             stages.append(EngineStage(label, import_checked(sub, f"{name} ({label})", sub_shapes), s_in, s_out,
                                       ops))
@@ -224,6 +234,20 @@ def _build(m: Any, name: str, shapes: dict[str, tuple[int, ...]], kinds: dict[st
             stages.append(HostStage(label, sub.SerializeToString(), s_in, s_out, ops))
     init = {i.name for i in m.graph.initializer}
     return PartitionedTopology(stages, {k: v for k, v in ins.items() if k not in init}, outs, name)
+
+
+def _known_ranks(typed: dict[str, Any], inputs: list[str], nodes: list[Any]) -> None:
+    """An engine stage needs the rank of every tensor it reads (its layouts are built at import): raise an
+    UnsupportedError naming the first node that reads one whose rank shape inference left unknown (the partition
+    then moves that node to onnxruntime and tries again)."""
+    for t in inputs:
+        tp = typed.get(t)
+        if tp is None or not tp.tensor_type.HasField("shape"):
+            reader = next(n for n in nodes if t in node_inputs(n))
+            e = UnsupportedError(f"{reader.op_type} '{reader.name}': reads '{t}', whose rank is unknown before run "
+                                 f"time")
+            e.onnx_node = reader.name  # type: ignore[attr-defined]
+            raise e
 
 
 def _submodel(m: Any, gname: str, nodes: list[Any], inputs: list[str], outputs: list[str], consts: list[str],
