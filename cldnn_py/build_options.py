@@ -33,6 +33,9 @@ class BuildOptions:
         kernels, so only for tests); None: ``CLDNN_PY_EMULATE_SUBGROUPS`` (``1``) or False.
     max_specializations: for a dynamic topology, how many input signatures keep a built Network (least recently
         used dropped first; each holds its own activations and constants). Raises ValueError below 1.
+    watchdog_s: seconds ``Network.run`` waits for a run before raising DeviceError naming the primitive that has
+        not finished (``cldnn_py/watchdog.py``); None: ``CLDNN_PY_WATCHDOG_S`` or off. Raises ValueError for a
+        value that is not > 0.
     """
 
     outputs: list[str] | None = None
@@ -44,6 +47,7 @@ class BuildOptions:
     kernel_tier: str | None = None
     emulate_subgroups: bool | None = None
     max_specializations: int = 8
+    watchdog_s: float | None = None
 
     def __post_init__(self) -> None:
         from kernel_selector.tuning_cache import TUNING_MODES
@@ -54,6 +58,11 @@ class BuildOptions:
             raise ValueError(f"BuildOptions.tuning must be one of {', '.join(TUNING_MODES)}; got {self.tuning!r}")
         if int(self.max_specializations) < 1:
             raise ValueError(f"BuildOptions.max_specializations must be at least 1; got {self.max_specializations!r}")
+        if self.watchdog_s is None:
+            self.watchdog_s = env.watchdog_s()
+        if self.watchdog_s is not None and not float(self.watchdog_s) > 0:
+            raise ValueError(f"BuildOptions.watchdog_s must be a number of seconds > 0 (or None: off); got "
+                             f"{self.watchdog_s!r}")
         if self.emulate_subgroups is None:
             self.emulate_subgroups = env.emulate_subgroups()
         if self.kernel_tier is None:

@@ -26,6 +26,8 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
 - ``CLDNN_PY_CL_OPTIONS``: extra OpenCL C build options appended to every build (``-cl-opt-disable`` builds about
   2x faster on PoCL with slower kernels: the test suite's kernel tests use it; ``-cl-fast-relaxed-math`` ...). They
   are part of the kernel cache key.
+- ``CLDNN_PY_WATCHDOG_S``: seconds; the default of ``BuildOptions(watchdog_s=...)``: ``Network.run`` raises a
+  DeviceError naming the primitive that has not finished after that long (``watchdog.py``); unset: off.
 - ``CLDNN_PY_FORCE_IMPL``: ``prim_id:kernel_name[,prim_id:kernel_name...]`` forces the kernel of a primitive.
 - ``CLDNN_PY_KERNEL_TIER``: ``auto`` (default: the device's type decides), ``cpu`` or ``gpu``: the default of
   ``BuildOptions(kernel_tier=...)`` (``gpu`` runs the GPU tier on any device, e.g. PoCL or Oclgrind, for tests).
@@ -106,6 +108,21 @@ def debug() -> bool:
 def dump_graphs_dir() -> str | None:
     """The ``CLDNN_PY_DUMP_GRAPHS`` directory, or None."""
     return os.environ.get("CLDNN_PY_DUMP_GRAPHS") or None
+
+
+def watchdog_s() -> float | None:
+    """``CLDNN_PY_WATCHDOG_S`` as seconds, or None when unset or empty; ValueError for a value that is not a number
+    > 0."""
+    raw = os.environ.get("CLDNN_PY_WATCHDOG_S", "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ValueError(f"CLDNN_PY_WATCHDOG_S: expected a number of seconds > 0, got {raw!r}")
+    return value
 
 
 def cl_options() -> list[str]:

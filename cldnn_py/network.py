@@ -22,6 +22,7 @@ from .memory import Memory
 from .program import BuildOptions, Program
 from .program_node import ProgramNode
 from .topology import Topology
+from .watchdog import ThreadRun, wait_events
 
 FLUSH_EVERY = 8
 """Kernels enqueued between two clFlush calls in execute(), so the device starts on the first kernels while Python
@@ -126,6 +127,8 @@ class Network:
         self.program = program
         self.engine = program.engine
         self._lock = threading.RLock()
+        self._running: str | None = None  # the primitive being enqueued (the CPU engine runs it meanwhile)
+        self._broken = ""  # set when the watchdog gave up on a run whose kernel could not be interrupted
         self._insts: dict[str, PrimitiveInst] = {}
         self._inputs: dict[str, Any] = {}  # id -> host array kept alive while its copy runs
         check_fits(program)
@@ -247,6 +250,7 @@ class Network:
                     wait = [e for d in waits for e in d.events]
                     if zero:  # reused buffer, padded layout: zero halo first
                         wait = [eng.enqueue_zero(inst.memory.buffer, inst.memory.bytes, wait)]
+                    self._running = inst.node.id  # named by the watchdog if this primitive does not finish
                     inst.events = [eng.enqueue_kernel(k, gws, lws, wait) for k, gws, lws in inst.kernels]
                     enqueued += 1
                     if enqueued % FLUSH_EVERY == 0:  # let the device start while the rest is enqueued
@@ -265,7 +269,31 @@ class Network:
         return self.engine.enqueue_marker(evs)
 
     def run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """``set_input_data`` for each feed, ``execute()``, and the outputs as {id: array}."""
+        """``set_input_data`` for each feed, ``execute()``, and the outputs as {id: array}.
+
+        With a watchdog (``BuildOptions.watchdog_s``), a run that has not finished after that many seconds raises
+        DeviceError naming the primitive still running (``cldnn_py/watchdog.py``); on the CPU engine the network is
+        then unusable (its kernel cannot be interrupted) and later runs raise the same error at once."""
+        if self._broken:
+            raise DeviceError(self._broken)
+        timeout = self.program.options.watchdog_s
+        if timeout is None:
+            return self._run(feeds)
+        if self.engine.kind == "cpu":  # kernels run on the calling thread: run on a worker, wait with a deadline
+            try:
+                return ThreadRun(lambda: self._run(feeds), timeout, lambda: self._running).run()
+            except DeviceError as e:
+                if "watchdog" in str(e):
+                    self._broken = str(e)
+                raise
+        with self._lock:
+            for k, v in feeds.items():
+                self.set_input_data(k, v)
+            outs = self.execute()
+            wait_events([(inst.node.id, inst.events) for inst, _, _, _ in self._plan], timeout)
+            return {k: o.numpy() for k, o in outs.items()}
+
+    def _run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         with self._lock:
             for k, v in feeds.items():
                 self.set_input_data(k, v)

@@ -1,0 +1,53 @@
+"""The run watchdog (``BuildOptions.watchdog_s``, ``cldnn_py/watchdog.py``): a run longer than the deadline raises a
+DeviceError naming a primitive of the network that had not finished; a generous deadline changes nothing (results
+against the float64 reference); the CPU engine's network is unusable after its watchdog fired."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+from tests.references import conv_ref
+
+
+def _net(engine, rng, watchdog_s):
+    """A reference-kernel convolution (slow on purpose: tens of ms) and a ReLU on (1, 32, 48, 48)."""
+    x = rng.standard_normal((1, 32, 48, 48)).astype(np.float32)
+    w = (rng.standard_normal((32, 32, 3, 3)) * 0.1).astype(np.float32)
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)), cl.Data("w", w),
+                       cl.Convolution("conv", "x", weights="w", pad=(1, 1)),
+                       cl.Activation("relu", "conv", cl.ActivationFunc.relu))
+    ref = "convolution_cpu_ref" if engine.kind == "cpu" else "convolution_ref"
+    opts = cl.BuildOptions(force_implementations={"conv": ref}, watchdog_s=watchdog_s)
+    return cl.Network(engine, topo, opts), x, w
+
+
+def test_a_generous_deadline_changes_nothing(engine, rng):
+    net, x, w = _net(engine, rng, 120.0)
+    net.poison()
+    got = net.run({"x": x})["relu"]
+    ref = np.maximum(conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 1), 0)
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_a_run_past_the_deadline_names_the_primitive(engine, rng):
+    net, x, _ = _net(engine, rng, 1e-4)
+    with pytest.raises(cl.DeviceError, match=r"watchdog: primitive '(\w+)' did not finish within 0.0001 s") as e:
+        net.run({"x": x})
+    named = re.search(r"primitive '(\w+)'", str(e.value)).group(1)
+    assert named in {n.id for n in net.program.order}, named
+    if engine.kind == "cpu":
+        with pytest.raises(cl.DeviceError, match="no longer usable"):
+            net.run({"x": x})
+    engine.finish()  # let the kernel that kept running end before the next test
+
+
+def test_bad_watchdog_values_are_refused(monkeypatch):
+    with pytest.raises(ValueError, match="watchdog_s must be a number of seconds > 0"):
+        cl.BuildOptions(watchdog_s=0)
+    monkeypatch.setenv("CLDNN_PY_WATCHDOG_S", "soon")
+    with pytest.raises(ValueError, match="CLDNN_PY_WATCHDOG_S: expected a number of seconds > 0, got 'soon'"):
+        cl.BuildOptions()
