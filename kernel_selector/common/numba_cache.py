@@ -34,11 +34,12 @@ GOMP_SPIN = "20000"  # libgomp's spin before an idle thread sleeps, in pause ins
 
 
 def configure_numba_cache() -> str:
-    """Set ``NUMBA_CACHE_DIR`` to ``<platformdirs user cache>/cldnn_py/numba/<shared_code_digest()>`` unless the user
-    set it, so the CPU kernels (``numba.njit(cache=True)``) compile once per machine and code version, also from a
-    read-only install; and, unless the user chose a threading layer (``NUMBA_THREADING_LAYER`` or
-    ``NUMBA_THREADING_LAYER_PRIORITY``), numba's layer priority to OpenMP first (``omp tbb workqueue``) with
-    ``GOMP_SPINCOUNT`` at :data:`GOMP_SPIN` unless set. Returns the cache folder.
+    """Set ``NUMBA_CACHE_DIR`` to ``<platformdirs user cache>/cldnn_py/numba/<shared_code_digest()>`` (created 0700;
+    refused with a warning for a private temporary folder when another user owns it or others can write it:
+    ``cldnn_py.safe_dirs.private_dir``) unless the user set it, so the CPU kernels (``numba.njit(cache=True)``)
+    compile once per machine and code version, also from a read-only install; and, unless the user chose a threading
+    layer (``NUMBA_THREADING_LAYER`` or ``NUMBA_THREADING_LAYER_PRIORITY``), numba's layer priority to OpenMP first
+    (``omp tbb workqueue``) with ``GOMP_SPINCOUNT`` at :data:`GOMP_SPIN` unless set. Returns the cache folder.
 
     Why OpenMP: a parallel region on numba's ``workqueue`` layer costs 70-150 us to launch even on one thread
     (a queue and condition variables per launch), on GNU OpenMP 2 us while its threads spin and ~30 us once they
@@ -49,8 +50,12 @@ def configure_numba_cache() -> str:
     if not os.environ.get("NUMBA_CACHE_DIR"):
         import platformdirs
 
-        os.environ["NUMBA_CACHE_DIR"] = os.path.join(platformdirs.user_cache_dir("cldnn_py"), "numba",
-                                                     shared_code_digest())
+        from cldnn_py.safe_dirs import private_dir
+
+        # numba loads pickled index files and machine code from this folder: private (0700) and owned by the user,
+        # else a private temporary folder (docs/caches.md, "Trust")
+        wanted = os.path.join(platformdirs.user_cache_dir("cldnn_py"), "numba", shared_code_digest())
+        os.environ["NUMBA_CACHE_DIR"] = str(private_dir(wanted, "numba cache"))
     if not os.environ.get("NUMBA_THREADING_LAYER") and not os.environ.get("NUMBA_THREADING_LAYER_PRIORITY"):
         os.environ["NUMBA_THREADING_LAYER_PRIORITY"] = "omp tbb workqueue"
     os.environ.setdefault("GOMP_SPINCOUNT", GOMP_SPIN)

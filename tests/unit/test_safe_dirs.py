@@ -114,3 +114,26 @@ def test_pocl_cache_that_is_a_symbolic_link_is_refused(tmp_path, no_pocl_env, ca
         configure_pocl_cache(str(tmp_path / "kc"))
     assert os.environ["POCL_CACHE_DIR"] not in (str(tmp_path / "kc" / "pocl"), str(tmp_path / "elsewhere"))
     assert "is a symbolic link" in caplog.text
+
+
+def test_numba_cache_folder_others_can_write_is_refused(tmp_path, monkeypatch):
+    """numba loads pickled index files from its cache: a default folder others can write is not used."""
+    import os
+    import stat
+
+    from kernel_selector.common.numba_cache import configure_numba_cache, shared_code_digest
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    bad = tmp_path / "cldnn_py" / "numba" / shared_code_digest()
+    bad.mkdir(parents=True)
+    bad.chmod(0o777)
+    got = configure_numba_cache()
+    assert os.path.realpath(got) != os.path.realpath(bad)
+    assert stat.S_IMODE(os.stat(got).st_mode) == 0o700
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    good = tmp_path / "fresh"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(good))
+    got = configure_numba_cache()
+    assert got == str(good / "cldnn_py" / "numba" / shared_code_digest())
+    assert stat.S_IMODE(os.stat(got).st_mode) == 0o700
