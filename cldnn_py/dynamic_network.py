@@ -188,10 +188,16 @@ class DynamicNetwork(Network):
         return net.execute()
 
     def run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Check every feed, ``execute()``, and return the outputs as {id: array} in the declared dtypes."""
+        """Check every feed, ``execute()``, and return the outputs as {id: array} in the declared dtypes. With a
+        watchdog (``BuildOptions.watchdog_s``) the specialization's ``Network.run`` runs it under the deadline."""
         with self._lock:
             for k, v in feeds.items():
                 self._accept(k, np.asarray(v))  # no copy: execute reads the arrays before run returns
+            if self.options.watchdog_s is not None:
+                shapes = {n: tuple(a.shape) for n, a in self._feeds.items()}
+                self._check(shapes)
+                self._current = net = self._specialization(shapes, self._feeds)
+                return net.run({n: self._feeds[n] for n in net.input_signature})
             outs = self._execute(self._feeds)
             return {k: o.numpy() for k, o in outs.items()}
 

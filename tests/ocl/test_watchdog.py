@@ -51,3 +51,20 @@ def test_bad_watchdog_values_are_refused(monkeypatch):
     monkeypatch.setenv("CLDNN_PY_WATCHDOG_S", "soon")
     with pytest.raises(ValueError, match="CLDNN_PY_WATCHDOG_S: expected a number of seconds > 0, got 'soon'"):
         cl.BuildOptions()
+
+
+def test_a_dynamic_network_runs_under_the_watchdog(engine, rng):
+    """A dynamic batch: each specialization's run is watched (a generous deadline: the result is the reference)."""
+    from onnx import TensorProto, helper
+
+    from cldnn_py.dynamic_network import DynamicNetwork
+
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 3])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=10)
+    net = cl.Network(engine, cl.load_onnx(m), cl.BuildOptions(watchdog_s=120.0))
+    assert isinstance(net, DynamicNetwork)
+    for n in (2, 5):
+        x = rng.standard_normal((n, 3)).astype(np.float32)
+        np.testing.assert_array_equal(net.run({"x": x})["y"], np.maximum(x, 0))
