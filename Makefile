@@ -25,10 +25,11 @@ example: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests
 
-# Skips the heavy whole-network checks (AlexNet, ResNet-50 vs onnxruntime), the local Ray cluster tests and the
-# Oclgrind runs of every OpenCL kernel (tests/oclgrind).
+# A smoke run in minutes: skips the heavy whole-network checks (the zoo, ResNet-50 vs onnxruntime), the local Ray
+# cluster tests and the Oclgrind runs of every OpenCL kernel (tests/oclgrind), and keeps the first 2
+# parametrizations of every other test function per engine (tests/conftest.py, CLDNN_PY_TEST_FAST_CASES).
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q -m 'not network and not ray and not oclgrind' tests
+	CLDNN_PY_TEST_FAST_CASES=2 $(BIN)/python -m pytest -n 2 -q -m 'not network and not ray and not oclgrind' tests
 
 # The zoo's ResNet-50, AlexNet, GoogLeNet, SqueezeNet at batch 1 and 8 on every OpenCL device vs onnxruntime
 # (a few minutes; table on stdout, JSON in .cache/bench.json). benchmarks/latency.py: the examples/ networks.

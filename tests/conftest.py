@@ -82,6 +82,28 @@ def seed_for(nodeid: str) -> int:
 _USER_CL_OPTIONS = os.environ.get("CLDNN_PY_CL_OPTIONS")
 
 
+def pytest_collection_modifyitems(config, items):
+    """``CLDNN_PY_TEST_FAST_CASES=N`` (``make test-fast``): keep the first N parametrizations of every test function
+    per engine and deselect the rest, so every test function still runs (a smoke run in minutes); 0 or unset keeps
+    everything (``make test``)."""
+    try:
+        n = int(os.environ.get("CLDNN_PY_TEST_FAST_CASES", "0") or 0)
+    except ValueError:
+        raise pytest.UsageError("CLDNN_PY_TEST_FAST_CASES must be an integer") from None
+    if n <= 0:
+        return
+    seen: dict[tuple[str, object], int] = {}
+    keep, drop = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        key = (item.nodeid.split("[")[0], callspec.params.get("engine") if callspec else None)
+        seen[key] = seen.get(key, 0) + 1
+        (keep if seen[key] <= n else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 @pytest.fixture(autouse=True)
 def _cl_build_options(request, monkeypatch):
     """``-cl-opt-disable`` for the builds of tests not marked ``network`` (see the module docstring)."""
