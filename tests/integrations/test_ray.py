@@ -47,6 +47,9 @@ def model() -> bytes:
 @pytest.mark.parametrize("device,rows", [("cl", 64), ("cl", 60), ("cpu", 60)])
 def test_actor_pool_matches_single_process(local_ray, rng, model, tmp_path, device, rows):
     x = rng.standard_normal((rows, *SHAPE)).astype(np.float32)
+    # the single-process reference first: on the CPU engine it also leaves the numba kernels in the shared cache, so
+    # the two actors load them instead of both compiling them at once (a minute each on a cold cache)
+    want = network_rows(model, device, 8, x)["logits"]
     ds = local_ray.data.from_items([{"id": i, "image": x[i]} for i in range(rows)])
     out = cl_ray.map_batches(ds, model, workers=2, batch_size=8, device=device, cache_dir=tmp_path / "kernels",
                              opencl=0.5, worker_column="worker").take_all()
@@ -55,7 +58,6 @@ def test_actor_pool_matches_single_process(local_ray, rng, model, tmp_path, devi
     assert [r["id"] for r in out] == list(range(rows))
     got = np.stack([r["logits"] for r in out])
     probs = np.stack([r["probs"] for r in out])
-    want = network_rows(model, device, 8, x)["logits"]
     np.testing.assert_array_equal(got, want)  # same device kind, same compiled batch: bit for bit
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
     workers = {r["worker"] for r in out}
