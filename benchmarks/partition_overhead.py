@@ -4,8 +4,8 @@
 
 The zoo model (seeded weights, batch 1) with a post-processing tail the engine lacks: the classes whose
 probability is above 1/classes (Greater, then NonZero: a data-dependent output shape, onnxruntime runs it). Three
-networks in the same process, run interleaved: the engine part alone (the model up to the probabilities, the
-engine's whole-model import), the partitioned full model (``load_onnx(..., fallback="onnxruntime")``: the engine
+networks in the same process, run interleaved: the engine part alone (the model up to the Greater mask, imported
+whole), the partitioned full model (``load_onnx(..., fallback="onnxruntime")``: the engine
 stage, then an onnxruntime stage), and onnxruntime on the full model (2 threads). The printed ratio
 partitioned / engine-alone is what the fallback adds (issue 21's target: at most 1.05).
 """
@@ -21,17 +21,20 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def with_tail(model: onnx.ModelProto, prob: str, classes: int) -> onnx.ModelProto:
+def with_tail(model: onnx.ModelProto, prob: str, classes: int, nonzero: bool = True) -> onnx.ModelProto:
     """``model`` plus ``Greater(prob, 1/classes) → NonZero → 'picked'`` (int64, shape (rank of prob, n)), the only
-    output."""
+    output; without ``nonzero``, the mask (bool) is the output: the part the engine runs."""
     m = onnx.ModelProto()
     m.CopyFrom(model)
     m.graph.initializer.append(numpy_helper.from_array(np.array(1.0 / classes, np.float32), "thr"))
-    m.graph.node.extend([helper.make_node("Greater", [prob, "thr"], ["mask"]),
-                         helper.make_node("NonZero", ["mask"], ["picked"])])
+    m.graph.node.append(helper.make_node("Greater", [prob, "thr"], ["mask"]))
+    dims = [d.dim_value for d in model.graph.output[0].type.tensor_type.shape.dim]
     del m.graph.output[:]
-    rank = len(model.graph.output[0].type.tensor_type.shape.dim)
-    m.graph.output.append(helper.make_tensor_value_info("picked", TensorProto.INT64, [rank, None]))
+    if nonzero:
+        m.graph.node.append(helper.make_node("NonZero", ["mask"], ["picked"]))
+        m.graph.output.append(helper.make_tensor_value_info("picked", TensorProto.INT64, [len(dims), None]))
+    else:
+        m.graph.output.append(helper.make_tensor_value_info("mask", TensorProto.BOOL, dims))
     return m
 
 
@@ -52,7 +55,7 @@ def main() -> int:
     classes = int(np.prod([d.dim_value for d in base.graph.output[0].type.tensor_type.shape.dim[1:]]))
     full = with_tail(base, prob, classes)
     engine = cl.Engine(args.device)
-    alone = cl.Network(engine, cl.load_onnx(base))
+    alone = cl.Network(engine, cl.load_onnx(with_tail(base, prob, classes, nonzero=False)))
     topo = cl.load_onnx(full, fallback="onnxruntime")
     print(topo.describe())
     split = cl.Network(engine, topo)
