@@ -280,6 +280,7 @@ class Network:
         if timeout is None:
             return self._run(feeds)
         if self.engine.kind == "cpu":  # kernels run on the calling thread: run on a worker, wait with a deadline
+            self._running = None
             try:
                 return ThreadRun(lambda: self._run(feeds), timeout, lambda: self._running).run()
             except DeviceError as e:

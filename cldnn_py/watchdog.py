@@ -71,9 +71,10 @@ class ThreadRun:
         self.thread.start()
         self.thread.join(self.timeout_s)
         if self.thread.is_alive():
-            raise DeviceError(f"watchdog: primitive '{self.current() or '?'}' did not finish within "
-                              f"{self.timeout_s:g} s; this network is no longer usable (its kernel cannot be "
-                              f"interrupted and still runs)")
+            running = self.current()
+            what = f"primitive '{running}' did not finish" if running else "the run did not reach its first primitive"
+            raise DeviceError(f"watchdog: {what} within {self.timeout_s:g} s; this network is no longer usable (its "
+                              f"kernel cannot be interrupted and still runs)")
         if self.error is not None:
             raise self.error
         return self.result

@@ -14,9 +14,11 @@ Build options: most of the suite's time on PoCL is PoCL compiling kernels (each 
 nearly every test builds new programs). Tests not marked ``network`` build with ``-cl-opt-disable``
 (``CLDNN_PY_CL_OPTIONS``; about 2x faster builds, slower kernels on their small shapes); the ``network`` tests (the
 zoo, ResNet-50, AlexNet, the real-model shapes, soak, fuzz) build optimized, as users do, so every kernel they
-select is also checked as compiled with the optimizer, except those marked ``unoptimized_build`` (the GPU tier
-forced on PoCL: what they check is the kernels' semantics, which a GPU's own compiler builds).
-``CLDNN_PY_TEST_CL_OPT=1`` builds the whole suite optimized
+select is also checked as compiled with the optimizer, except cases marked ``unoptimized_build`` (four of the nine zoo
+networks; the GPU tier forced on PoCL but for ResNet-50: what they check is the kernels' semantics, which a GPU's
+own compiler builds). The ``ray`` tests
+build optimized too: their actors (started before any test) build as users do, and the tests compare them bit for
+bit with a Network built in the test process. ``CLDNN_PY_TEST_CL_OPT=1`` builds the whole suite optimized
 (a nightly run); a ``CLDNN_PY_CL_OPTIONS`` of the user's own is kept as it is."""
 
 from __future__ import annotations
@@ -109,9 +111,9 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(autouse=True)
 def _cl_build_options(request, monkeypatch):
     """``-cl-opt-disable`` for the builds of tests not marked ``network`` (see the module docstring)."""
-    optimized = (request.node.get_closest_marker("network") is not None
-                 and request.node.get_closest_marker("unoptimized_build") is None) or \
-        os.environ.get("CLDNN_PY_TEST_CL_OPT", "0") not in ("", "0")
+    marker = request.node.get_closest_marker
+    optimized = (marker("network") is not None and marker("unoptimized_build") is None) or \
+        marker("ray") is not None or os.environ.get("CLDNN_PY_TEST_CL_OPT", "0") not in ("", "0")
     if _USER_CL_OPTIONS is None and not optimized:
         monkeypatch.setenv("CLDNN_PY_CL_OPTIONS", "-cl-opt-disable")
 

@@ -44,12 +44,12 @@ def model() -> bytes:
     return small_cnn(seed=5)
 
 
-@pytest.mark.parametrize("device,rows", [("cl", 64), ("cl", 60), ("cpu", 60)])
+# the CPU engine in actors: the same BatchPredictor as on OpenCL (tests/integrations/test_predictor.py runs it on
+# both engines in process); here only the OpenCL device, whose actors share the "opencl" resource
+@pytest.mark.parametrize("device,rows", [("cl", 64), ("cl", 60)])
 def test_actor_pool_matches_single_process(local_ray, rng, model, tmp_path, device, rows):
     x = rng.standard_normal((rows, *SHAPE)).astype(np.float32)
-    # the single-process reference first: on the CPU engine it also leaves the numba kernels in the shared cache, so
-    # the two actors load them instead of both compiling them at once (a minute each on a cold cache)
-    want = network_rows(model, device, 8, x)["logits"]
+    want = network_rows(model, device, 8, x)["logits"]  # the single-process reference
     ds = local_ray.data.from_items([{"id": i, "image": x[i]} for i in range(rows)])
     out = cl_ray.map_batches(ds, model, workers=2, batch_size=8, device=device, cache_dir=tmp_path / "kernels",
                              opencl=0.5, worker_column="worker").take_all()
