@@ -128,10 +128,13 @@ class PartitionedNetwork(Network):
 
     def set_input_data(self, pid: str, array: np.ndarray) -> None:
         """Keep an input (a copy) for the next ``execute``; TopologyError for a name that is not a model input."""
+        self._accept(pid, np.array(as_feed(pid, array)))  # a copy: the caller may change its array before execute
+
+    def _accept(self, pid: str, arr: np.ndarray) -> None:
         if pid not in self.input_signature:
             raise TopologyError(f"set_input_data: '{pid}' is not an input of this network (inputs: {self.input_ids})")
         with self._lock:
-            self._feeds[pid] = np.array(as_feed(pid, array))
+            self._feeds[pid] = arr
 
     def execute(self) -> dict[str, NetworkOutput]:
         """Run every stage in order on the inputs set; the graph outputs as NetworkOutputs holding host arrays."""
@@ -142,8 +145,8 @@ class PartitionedNetwork(Network):
     def run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Run on ``feeds`` ({input name: array}); {output name: array} in the declared dtypes."""
         with self._lock:
-            for k, v in feeds.items():
-                self.set_input_data(k, v)
+            for k, v in feeds.items():  # no copy here: the engine stages copy what they read before run returns
+                self._accept(k, as_feed(k, v))
             values = self._run(self._feeds)
             return {k: values[k] for k in self._outputs}
 
