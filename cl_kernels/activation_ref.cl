@@ -5,6 +5,6 @@ KERNEL(activation_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* 
     const uint y = get_global_id(1);
     const uint f = get_global_id(2) % OUTPUT_FEATURE_NUM;
     const uint b = get_global_id(2) / OUTPUT_FEATURE_NUM;
-    const float v = input[INPUT0_GET_INDEX(b, f, y, x)];
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = ACTIVATION(v);
+    const float v = INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, y, x));
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x), ACTIVATION(v));
 }

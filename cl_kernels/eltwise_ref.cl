@@ -51,7 +51,7 @@ KERNEL(eltwise_ref)(ELTWISE_INPUTS_DECL, __global OUTPUT_TYPE* output FUSED_OPS_
     const int y = get_global_id(1);
     const int f = get_global_id(2) % OUTPUT_FEATURE_NUM;
     const int b = get_global_id(2) / OUTPUT_FEATURE_NUM;
-    OUTPUT_TYPE val = ELTWISE_RESULT(b, f, y, x);
+    OUTPUT_VAL_TYPE val = ELTWISE_RESULT(b, f, y, x);
     FUSED_OPS(val, b, f, y, x);  // fused activation (float outputs only)
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = val;
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x), val);
 }

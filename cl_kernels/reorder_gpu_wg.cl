@@ -3,6 +3,6 @@
 KERNEL(reorder_gpu_wg)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
 {
     WG_BFYX  // x, y, z from the global ids; past the tensor: return; f, b from z
-    const INPUT0_TYPE v = input[INPUT0_GET_INDEX(b, f, y, x)];
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = TO_OUTPUT(v);
+    const INPUT0_VAL_TYPE v = INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, y, x));
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x), TO_OUTPUT(v));
 }

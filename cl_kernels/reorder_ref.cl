@@ -5,6 +5,6 @@ KERNEL(reorder_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* out
     const uint y = get_global_id(1);
     const uint f = get_global_id(2) % OUTPUT_FEATURE_NUM;
     const uint b = get_global_id(2) / OUTPUT_FEATURE_NUM;
-    const INPUT0_TYPE v = input[INPUT0_GET_INDEX(b, f, y, x)];
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = TO_OUTPUT(v);
+    const INPUT0_VAL_TYPE v = INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, y, x));
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x), TO_OUTPUT(v));
 }

@@ -33,6 +33,12 @@ class BuildOptions:
         kernels, so only for tests); None: ``CLDNN_PY_EMULATE_SUBGROUPS`` (``1``) or False.
     max_specializations: for a dynamic topology, how many input signatures keep a built Network (least recently
         used dropped first; each holds its own activations and constants). Raises ValueError below 1.
+    inference_precision: ``"f32"`` (default) or ``"f16"``: activations and weights stored as half where a kernel takes
+        them (half storage, float arithmetic; ``passes/convert_precision.py`` says which layers stay f32: softmax,
+        normalization statistics, network outputs); None: ``CLDNN_PY_INFERENCE_PRECISION`` or ``"f32"``. Raises
+        ValueError for another value. OpenVINO's ``INFERENCE_PRECISION_HINT``.
+    keep_f32: primitive ids that stay f32 under ``inference_precision="f16"`` (a sensitive layer); an id not in the
+        topology raises TopologyError at build.
     watchdog_s: seconds ``Network.run`` waits for a run before raising DeviceError naming the primitive that has
         not finished (``cldnn_py/watchdog.py``); None: ``CLDNN_PY_WATCHDOG_S`` or off. Raises ValueError for a
         value that is not > 0.
@@ -48,6 +54,8 @@ class BuildOptions:
     emulate_subgroups: bool | None = None
     max_specializations: int = 8
     watchdog_s: float | None = None
+    inference_precision: str | None = None
+    keep_f32: tuple[str, ...] | list[str] = ()
 
     def __post_init__(self) -> None:
         from kernel_selector.tuning_cache import TUNING_MODES
@@ -63,6 +71,14 @@ class BuildOptions:
         if self.watchdog_s is not None and not float(self.watchdog_s) > 0:
             raise ValueError(f"BuildOptions.watchdog_s must be a number of seconds > 0 (or None: off); got "
                              f"{self.watchdog_s!r}")
+        if self.inference_precision is None:
+            self.inference_precision = env.inference_precision()
+        if self.inference_precision not in INFERENCE_PRECISIONS:
+            raise ValueError(f"BuildOptions.inference_precision must be one of {', '.join(INFERENCE_PRECISIONS)} "
+                             f"(or CLDNN_PY_INFERENCE_PRECISION); got {self.inference_precision!r}")
+        if isinstance(self.keep_f32, str) or not all(isinstance(k, str) for k in self.keep_f32):
+            raise ValueError(f"BuildOptions.keep_f32 must be a list of primitive ids; got {self.keep_f32!r}")
+        self.keep_f32 = tuple(self.keep_f32)
         if self.emulate_subgroups is None:
             self.emulate_subgroups = env.emulate_subgroups()
         if self.kernel_tier is None:
@@ -79,4 +95,5 @@ class BuildOptions:
 
 
 KERNEL_TIERS = ("auto", "cpu", "gpu")
+INFERENCE_PRECISIONS = ("f32", "f16")
 

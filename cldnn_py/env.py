@@ -95,6 +95,11 @@ def kernel_tier() -> str:
     return os.environ.get("CLDNN_PY_KERNEL_TIER") or "auto"
 
 
+def inference_precision() -> str:
+    """``CLDNN_PY_INFERENCE_PRECISION`` (``f32`` when unset or empty)."""
+    return os.environ.get("CLDNN_PY_INFERENCE_PRECISION") or "f32"
+
+
 def emulate_subgroups() -> bool:
     """True when ``CLDNN_PY_EMULATE_SUBGROUPS`` is set to a non-empty value other than ``0``."""
     return os.environ.get("CLDNN_PY_EMULATE_SUBGROUPS", "0") not in ("", "0")

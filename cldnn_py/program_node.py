@@ -37,6 +37,7 @@ class ProgramNode:
     is_output: bool = False
     optimized_out: bool = False
     forced_format: Any = None  # a Format chosen by reorder_inputs; None keeps the primitive's own choice
+    forced_dtype: Any = None  # a DataType chosen by convert_precision (f16 storage); None keeps the primitive's
     buffer_of: str | None = None  # prepare_buffer_fusing: this node's output lives in that node's buffer
     in_place: bool = False  # prepare_buffer_fusing: other nodes write into this node's buffer (in-place concat)
 
@@ -71,11 +72,14 @@ def remove_node(nodes: dict[str, ProgramNode], node: ProgramNode) -> None:
 
 
 def recompute_layouts(order: list[ProgramNode]) -> None:
-    """Output layouts of every node from its dependencies, honouring ``forced_format`` (keeps padding)."""
+    """Output layouts of every node from its dependencies, honouring ``forced_format`` and ``forced_dtype`` (keeps
+    padding)."""
     for node in order:
         lay = node.primitive.calc_output_layout([d.layout() for d in node.dependencies])
         if node.forced_format is not None:
             lay = lay.with_(format=node.forced_format)
+        if node.forced_dtype is not None:
+            lay = lay.with_(dtype=node.forced_dtype)
         if node.output_layout is not None and not node.output_layout.padding.is_zero:
             lay = lay.with_(padding=node.output_layout.padding)
         node.output_layout = lay

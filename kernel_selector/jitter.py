@@ -9,7 +9,14 @@ tensor NAME (INPUT0, INPUT1, OUTPUT ...) the jitter emits, in clDNN's vocabulary
 - ``NAME_{BATCH,FEATURE,Y,X}_PITCH`` (elements; for the blocked dimension, between slices), ``NAME_OFFSET``;
 - ``NAME_GET_INDEX(b, f, y, x)``: the element's offset in the buffer for any format (plain or blocked), so a
   ``_ref`` kernel handles ``bfyx``, ``byxf``, ``yxfb``, ``b_fs_yx_fsv16`` ... through one macro;
-- ``NAME_FORMAT_<format>`` set to 1.
+- ``NAME_FORMAT_<format>`` set to 1;
+- access macros that hide the storage type, so one template serves float and half storage (issue 18):
+  ``NAME_VAL_TYPE`` (the type a loaded value has: ``float`` for ``half`` storage, else ``NAME_TYPE``),
+  ``NAME_LOAD(p, i)`` / ``NAME_STORE(p, i, v)`` (element ``i`` of buffer ``p``), ``NAME_LOAD8(p, i)`` /
+  ``NAME_STORE8(p, i, v)`` (the float8 at elements ``i .. i+7``; for float storage ``i`` must be a multiple of 8).
+  Half is storage only (``vload_half`` / ``vstore_half_rte``, core OpenCL C, no ``cl_khr_fp16``): arithmetic
+  stays float, stores round to nearest even. For float storage they are plain indexing and aligned float8
+  pointers, the forms the pip PoCL compiles best (see DESIGN.md section 5).
 ``ACTIVATION(x)``-style macros come from the element-wise table (:mod:`cldnn_py.ops.elementwise`).
 """
 
@@ -17,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 
-from cldnn_py.layout import DIMS, Layout
+from cldnn_py.layout import DIMS, DataType, Layout
 from cldnn_py.ops.elementwise import cl_activation, cl_eltwise
 
 _SIZE = {"b": "BATCH_NUM", "f": "FEATURE_NUM", "y": "SIZE_Y", "x": "SIZE_X"}
@@ -88,6 +95,26 @@ def tensor_jit(name: str, layout: Layout) -> JitConstants:
     j.add(f"{name}_OFFSET", offset)
     j.add(f"{name}_GET_INDEX(B, F, Y, X)", "(" + " + ".join(terms) + ")")
     j.add(f"{name}_FORMAT_{layout.format.value.upper()}", 1)
+    return j.update(access_jit(name, layout.dtype))
+
+
+def access_jit(name: str, dtype: DataType) -> JitConstants:
+    """``NAME_VAL_TYPE``, ``NAME_LOAD``, ``NAME_STORE``, ``NAME_LOAD8``, ``NAME_STORE8`` of one tensor (module
+    docstring): half storage through ``vload_half``/``vstore_half_rte`` (float values), every other type by plain
+    indexing (``LOAD8``/``STORE8`` through aligned ``float8`` pointers)."""
+    j = JitConstants()
+    if dtype == DataType.f16:
+        j.add(f"{name}_VAL_TYPE", "float")
+        j.add(f"{name}_LOAD(p, i)", "vload_half((i), (p))")
+        j.add(f"{name}_STORE(p, i, v)", "vstore_half_rte((v), (i), (p))")
+        j.add(f"{name}_LOAD8(p, i)", "vload_half8(0, (p) + (i))")
+        j.add(f"{name}_STORE8(p, i, v)", "vstore_half8_rte((v), 0, (p) + (i))")
+    else:
+        j.add(f"{name}_VAL_TYPE", dtype.cl_type)
+        j.add(f"{name}_LOAD(p, i)", "((p)[i])")
+        j.add(f"{name}_STORE(p, i, v)", "((p)[i] = (v))")
+        j.add(f"{name}_LOAD8(p, i)", "(*(const __global float8*)((p) + (i)))")
+        j.add(f"{name}_STORE8(p, i, v)", "(*(__global float8*)((p) + (i)) = (v))")
     return j
 
 
@@ -117,7 +144,7 @@ def fused_ops_jit(fused_ops: list) -> JitConstants:
             name = f"FUSED{n_in}"
             j.update(tensor_jit(name, op.extra_inputs[0]))
             args.append(f"const __global {op.extra_inputs[0].dtype.cl_type}* fused_input{n_in}")
-            v = f"(float)fused_input{n_in}[{name}_GET_INDEX(b, f, y, x)]"
+            v = f"(float){name}_LOAD(fused_input{n_in}, {name}_GET_INDEX(b, f, y, x))"
             stmts.append("val = " + cl_eltwise(op.elt().mode, "(val)", f"({v})") + ";")
             n_in += 1
         else:

@@ -83,6 +83,10 @@ class Params:
 
 ANY = None
 
+FLOATS = frozenset({DataType.f32, DataType.f16})
+"""The float data types: f32, and f16 as storage (kernels that load and store through the jitter's ``NAME_LOAD`` /
+``NAME_STORE`` macros compute in float either way). A kernel whose templates use only those macros declares these."""
+
 
 @dataclass(frozen=True)
 class SupportedKey:

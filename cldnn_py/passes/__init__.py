@@ -17,6 +17,7 @@ from ..pass_manager import BasePass
 from ..topology import Topology
 from .add_required_reorders import AddRequiredReorders
 from .compile_graph import CompileGraph
+from .convert_precision import ConvertPrecision
 from .densify_grouped_convolutions import DensifyGroupedConvolutions
 from .fold_channel_shuffle import FoldChannelShuffle
 from .graph_initializations import GraphInitializations
@@ -42,7 +43,7 @@ def pipeline(optimize_data: bool = True, evaluate: Evaluate | None = None) -> li
     passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes()]
     if optimize_data:
         passes += [FoldChannelShuffle(), PreparePrimitiveFusing(), DensifyGroupedConvolutions(), ReorderInputs()]
-    passes += [AddRequiredReorders()]
+    passes += [ConvertPrecision(), AddRequiredReorders()]
     if optimize_data:
         passes += [RemoveRedundantReorders(), PropagateConstants(evaluate or _no_evaluate), PrepareBufferFusing(),
                    PreparePadding()]

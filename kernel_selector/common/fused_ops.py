@@ -115,11 +115,11 @@ def fused_ops8_jit(fused_ops: list[FusedOp], out_features: int) -> JitConstants:
             name, ptr = f"FUSED{n_in}", f"fused_input{n_in}"
             j.update(tensor_jit(name, e))
             args.append(f"const __global {e.dtype.cl_type}* {ptr}")
-            if e.format == Format.b_fs_yx_fsv16 and e.dtype == DataType.f32:
-                operand = f"(((const __global float8*)({ptr} + {name}_GET_INDEX(b, f, y, x)))[0])"
+            if e.format == Format.b_fs_yx_fsv16 and e.dtype in (DataType.f32, DataType.f16):
+                operand = f"({name}_LOAD8({ptr}, {name}_GET_INDEX(b, f, y, x)))"
             else:
-                lanes = [f"(float){ptr}[{name}_GET_INDEX(b, ((f) + {i} < {out_features} ? (f) + {i} : "
-                         f"{out_features - 1}), y, x)]" for i in range(8)]
+                lanes = [f"(float){name}_LOAD({ptr}, {name}_GET_INDEX(b, ((f) + {i} < {out_features} ? (f) + {i} "
+                         f": {out_features - 1}), y, x))" for i in range(8)]
                 operand = "((float8)(" + ", ".join(lanes) + "))"
             stmts.append("val = " + cl_eltwise(op.elt().mode, "val", operand) + ";")
             n_in += 1

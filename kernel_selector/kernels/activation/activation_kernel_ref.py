@@ -7,7 +7,7 @@ from cldnn_py.ops.elementwise import ACTIVATIONS
 
 from ...jitter import JitConstants, activation_jit
 from ...kernel_base import KernelBase
-from ...params import Params
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 
@@ -17,6 +17,10 @@ class ActivationKernelRef(KernelBase):
 
     name = "activation_ref"
     primitive = "activation"
+
+    def supported_key(self) -> SupportedKey:
+        """f32 or f16 (storage) in and out; any format."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """Any shape; the function must be known."""

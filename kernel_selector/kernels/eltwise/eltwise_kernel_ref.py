@@ -13,7 +13,7 @@ from ...kernel_base import KernelBase
 from ...params import Params, SupportedKey
 from ...selector import register
 
-_TYPES = frozenset({DataType.f32, DataType.i32})
+_TYPES = frozenset({DataType.f32, DataType.f16, DataType.i32})
 
 
 def _float_literal(c: float) -> str:
@@ -31,10 +31,11 @@ class EltwiseKernelRef(KernelBase):
     ``min``, ``pow`` (OpenCL ``pow``, C99 semantics: a negative base with an integral exponent is defined),
     ``prelu`` (acc >= 0 ? acc : in_i * acc). Inputs may have different logical shapes and ranks as long as they
     broadcast by numpy rules to the output shape (trailing dimensions aligned, size-1 dimensions broadcast); each
-    input and the output may be in any format, padded or not. Data types f32 and i32: all-i32 computes in int,
-    anything else in float. An i32 output from float math saturates; ``pow`` of an integer base by a float
-    exponent truncates toward zero like ONNX's cast of the power to the base type, except that a float power
-    within 1e-6 (relative) of an integer is taken as that integer (float ``pow`` of 3 by 6 may return 728.99994);
+    input and the output may be in any format, padded or not. Data types f32, f16 (storage: float math) and i32:
+    all-i32 computes in int, anything else in float. An i32 output from float math saturates; ``pow`` of an integer
+    base by a float exponent truncates toward zero like ONNX's cast of the power to the base type, except that a
+    float power within 1e-6 (relative) of an integer is taken as that integer (float ``pow`` of 3 by 6 may return
+    728.99994);
     a sum with coefficients rounds to nearest even. Since N varies, the jit generates the parameter list
     (``ELTWISE_INPUTS_DECL``), one ``INPUTi_BCAST_INDEX(b, f, y, x)`` per input and the whole folded expression
     (``ELTWISE_RESULT``).
@@ -46,7 +47,7 @@ class EltwiseKernelRef(KernelBase):
     n_data_inputs = None
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL; f32 and i32 inputs and output; any format, padded or not."""
+        """OpenCL; f32, f16 and i32 inputs and output; any format, padded or not."""
         return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def validate(self, params: Params) -> str | None:
@@ -79,7 +80,7 @@ class EltwiseKernelRef(KernelBase):
         vals = []
         for i, x in enumerate(params.inputs):
             j.add(f"INPUT{i}_BCAST_INDEX(b, f, y, x)", broadcast_get_index(f"INPUT{i}", x.shape, out_rank))
-            vals.append(f"(({acc})input{i}[INPUT{i}_BCAST_INDEX(b, f, y, x)])")
+            vals.append(f"(({acc})INPUT{i}_LOAD(input{i}, INPUT{i}_BCAST_INDEX(b, f, y, x)))")
         mode = EltwiseMode(params.attrs_as(EltwiseAttrs).mode)
         coeffs = params.attrs_as(EltwiseAttrs).coefficients
         if mode == EltwiseMode.sum and coeffs is not None:
@@ -87,7 +88,7 @@ class EltwiseKernelRef(KernelBase):
         expr = vals[0]
         for v in vals[1:]:
             expr = cl_eltwise(mode.value, expr, v, integer=acc == "int", paren=True)
-        if acc == "float" and params.output.dtype != DataType.f32:
+        if acc == "float" and params.output.dtype not in (DataType.f32, DataType.f16):
             if mode == EltwiseMode.pow:  # ONNX casts the power to the base's type: truncation
                 expr = f"eltwise_pow_to_int({expr})"
             expr = f"CONVERT_TO(OUTPUT_TYPE, {expr})"

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from cldnn_py.layout import DataType
-from cldnn_py.ops import ReorderAttrs
 
 from ...common.gpu_dispatch import wg_tensor_dispatch, wg_tensor_guard, wg_tensor_validate
+from ...common.to_output import to_output_jit
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, KernelBase
 from ...params import Params, SupportedKey
 from ...selector import register
 
-_ALL = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
+_ALL = frozenset({DataType.f32, DataType.f16, DataType.i32, DataType.i8, DataType.u8})
 
 
 @register
@@ -30,7 +30,7 @@ class ReorderKernelGpuWg(KernelBase):
     tier = "gpu"
 
     def supported_key(self) -> SupportedKey:
-        """f32, i32, i8, u8 in and out; any format, padding allowed."""
+        """f32, f16 (storage), i32, i8, u8 in and out; any format, padding allowed."""
         return SupportedKey(input_dtypes=_ALL, output_dtypes=_ALL)
 
     def validate(self, params: Params) -> str | None:
@@ -44,18 +44,7 @@ class ReorderKernelGpuWg(KernelBase):
     def jit_constants(self, params: Params) -> JitConstants:
         """Tensors, ``WG_OUT_OF_RANGE`` and ``TO_OUTPUT(v)`` (reorder_ref's conversion rules)."""
         j = super().jit_constants(params).update(wg_tensor_guard("OUTPUT"))
-        out = params.output.dtype
-        mode = params.attrs_as(ReorderAttrs).convert_mode
-        if mode == "bool":
-            conv = "((OUTPUT_TYPE)((v) != 0))"
-        elif out == DataType.f32:
-            conv = "((OUTPUT_TYPE)(v))"
-        elif mode == "truncate":
-            conv = ("CAT(convert_, CAT(OUTPUT_TYPE, _sat_rtz))(v)" if params.inputs[0].dtype == DataType.f32
-                    else "((OUTPUT_TYPE)(v))")
-        else:
-            conv = "CONVERT_TO(OUTPUT_TYPE, v)"
-        return j.add("TO_OUTPUT(v)", conv)
+        return j.add("TO_OUTPUT(v)", to_output_jit(params))
 
     def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """gws (X, Y, F * B) of the output rounded up to lws (wg_dispatch)."""
