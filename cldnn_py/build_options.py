@@ -35,8 +35,9 @@ class BuildOptions:
         used dropped first; each holds its own activations and constants). Raises ValueError below 1.
     inference_precision: ``"f32"`` (default) or ``"f16"``: activations and weights stored as half where a kernel takes
         them (half storage, float arithmetic; ``passes/convert_precision.py`` says which layers stay f32: softmax,
-        normalization statistics, network outputs); None: ``CLDNN_PY_INFERENCE_PRECISION`` or ``"f32"``. Raises
-        ValueError for another value. OpenVINO's ``INFERENCE_PRECISION_HINT``.
+        normalization statistics, network outputs); None: ``CLDNN_PY_INFERENCE_PRECISION``, else the topology's
+        ``preferred_precision`` (``"f16"`` for an ONNX model stored in float16), else ``"f32"``. Raises ValueError
+        for another value. OpenVINO's ``INFERENCE_PRECISION_HINT``.
     keep_f32: primitive ids that stay f32 under ``inference_precision="f16"`` (a sensitive layer); an id not in the
         topology raises TopologyError at build.
     watchdog_s: seconds ``Network.run`` waits for a run before raising DeviceError naming the primitive that has
@@ -73,7 +74,7 @@ class BuildOptions:
                              f"{self.watchdog_s!r}")
         if self.inference_precision is None:
             self.inference_precision = env.inference_precision()
-        if self.inference_precision not in INFERENCE_PRECISIONS:
+        if self.inference_precision is not None and self.inference_precision not in INFERENCE_PRECISIONS:
             raise ValueError(f"BuildOptions.inference_precision must be one of {', '.join(INFERENCE_PRECISIONS)} "
                              f"(or CLDNN_PY_INFERENCE_PRECISION); got {self.inference_precision!r}")
         if isinstance(self.keep_f32, str) or not all(isinstance(k, str) for k in self.keep_f32):

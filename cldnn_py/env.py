@@ -95,9 +95,9 @@ def kernel_tier() -> str:
     return os.environ.get("CLDNN_PY_KERNEL_TIER") or "auto"
 
 
-def inference_precision() -> str:
-    """``CLDNN_PY_INFERENCE_PRECISION`` (``f32`` when unset or empty)."""
-    return os.environ.get("CLDNN_PY_INFERENCE_PRECISION") or "f32"
+def inference_precision() -> str | None:
+    """``CLDNN_PY_INFERENCE_PRECISION`` (None when unset or empty: the model's own, else f32)."""
+    return os.environ.get("CLDNN_PY_INFERENCE_PRECISION") or None
 
 
 def emulate_subgroups() -> bool:

@@ -43,6 +43,7 @@ class ProgramGraph:
                 d.users.append(node)
         self.order: list[ProgramNode] = topological_order(self.nodes)
         self.outputs = self._outputs(topology, options)
+        self.precision: str = options.inference_precision or topology.preferred_precision or "f32"
         self.forced_impls = {**env.forced_impls(), **options.force_implementations}
         self.cl_programs: list[Any] = []
         self.device_caps: dict[str, str] = {}  # compile_graph: cldnn_py.device_probe.device_caps

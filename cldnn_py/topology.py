@@ -39,6 +39,10 @@ class Topology:
         needs is accepted and ignored. Empty for a hand-built Topology: feeds must match the InputLayout."""
         self.output_signature: dict[str, TensorSignature] = {}
         """{graph output: its declared type}: ``Network.run`` returns these dtypes and ranks."""
+        self.preferred_precision: str | None = None
+        """``"f16"`` for a model stored in float16 (the ONNX importer sets it): a Program built with
+        ``BuildOptions(inference_precision=None)`` (the default) and no ``CLDNN_PY_INFERENCE_PRECISION`` runs it
+        with f16 storage, as it came; ``inference_precision="f32"`` promotes it. None: f32."""
         self.empty_outputs: dict[str, np.ndarray] = {}
         """{graph output: its value} for outputs that are empty (a dimension of 0): the engine has no zero-size
         buffers, so the Network returns these arrays as they are, after the computed outputs."""

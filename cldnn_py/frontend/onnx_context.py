@@ -63,6 +63,24 @@ def onnx_dtype_to_numpy(elem_type: int) -> np.dtype:
     return np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
 
 
+def stored_precision(model: Any) -> str | None:
+    """``"f16"`` when the model stores its floats as float16: most float initializer elements are FLOAT16, or
+    (no float initializers) every float graph input is; else None. The importer computes in float32 either way
+    (``to_device_array``); the Program decides the storage (``BuildOptions.inference_precision``)."""
+    from onnx import TensorProto
+
+    floats = (TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.DOUBLE, TensorProto.BFLOAT16)
+    sizes = {t: 0 for t in floats}
+    for init in model.graph.initializer:
+        if init.data_type in sizes:
+            sizes[init.data_type] += math.prod(init.dims)
+    total = sum(sizes.values())
+    if total:
+        return "f16" if 2 * sizes[TensorProto.FLOAT16] > total else None
+    ins = [i.type.tensor_type.elem_type for i in model.graph.input if i.type.tensor_type.elem_type in floats]
+    return "f16" if ins and all(t == TensorProto.FLOAT16 for t in ins) else None
+
+
 class ImportContext:
     """State of one import. ``topology`` is the result; ``layouts`` the output Layout of every primitive added."""
 
@@ -86,6 +104,7 @@ class ImportContext:
             except Exception as e:  # noqa: BLE001 - onnx raises ValueError, TypeError ... on corrupt tensors
                 raise OnnxImportError(f"initializer '{init.name}' (dims {list(init.dims)}, data type "
                                       f"{init.data_type}) cannot be read: {type(e).__name__}: {e}") from None
+        self.topology.preferred_precision = stored_precision(model)
         unknown = set(input_shapes) - {i.name for i in model.graph.input}
         if unknown:
             raise ShapeError(f"input_shapes names {sorted(unknown)}, which are not inputs of the model "

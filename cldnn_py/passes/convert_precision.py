@@ -57,8 +57,9 @@ class ConvertPrecision(BasePass):
     name = "convert_precision"
 
     def run(self, program: ProgramGraph) -> None:
-        """No-op unless ``program.options.inference_precision`` is ``"f16"``."""
-        if program.options.inference_precision != "f16":
+        """No-op unless the build's precision (``program.precision``: the option, else the topology's
+        preferred precision) is ``"f16"``."""
+        if program.precision != "f16":
             return
         keep = set(program.options.keep_f32)
         unknown = sorted(k for k in keep if k not in program.nodes and k not in program.removed)
