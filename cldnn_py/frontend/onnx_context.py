@@ -21,6 +21,7 @@ from ..primitives import Data, InputLayout, Reorder
 from ..primitives.base import Primitive
 from ..topology import Topology
 from .onnx_limits import check_bytes, check_fold, check_graph_folds
+from .onnx_quant_fold import fold as fold_quantization
 
 _INT_TYPES = {np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.int16), np.dtype(np.uint16),
               np.dtype(np.uint32), np.dtype(np.uint64)}
@@ -202,6 +203,12 @@ class ImportContext:
             self.folded.add(index)
             return
         check_fold(node, self.consts)  # ConstantOfShape / Tile / Expand / Range: the size before the allocation
+        quant = fold_quantization(node.op_type, [self.consts[i] if i else None for i in node.input], self.attrs(node))
+        if quant is not None:  # QuantizeLinear / DequantizeLinear of any version (onnx.reference: from 19 only)
+            for name, val in zip([o for o in node.output if o], quant):
+                self.consts[name] = val
+            self.folded.add(index)
+            return
         opsets = {o.domain or "": o.version for o in self.model.opset_import}
         g = helper.make_graph([node], "fold", [helper.make_tensor_value_info(i, 0, None) for i in node.input if i],
                               [helper.make_tensor_value_info(o, 0, None) for o in node.output if o])

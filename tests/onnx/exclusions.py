@@ -16,6 +16,9 @@ EXCLUDED: dict[str, str] = {
     "test_training_dropout_mask": "Dropout training_mode=1 with ratio > 0 is random (inference only)",
     "test_training_dropout_default": "Dropout training_mode=1 with ratio > 0 is random (inference only)",
     "test_training_dropout_default_mask": "Dropout training_mode=1 with ratio > 0 is random (inference only)",
+    # linear quantization (QuantizeLinear/DequantizeLinear, QLinear*, *Integer, DynamicQuantizeLinear)
+    "test_dequantizelinear_blocked": "blocked quantization (block_size > 0) is refused",
+    "test_quantizelinear_blocked_asymmetric": "blocked quantization (block_size > 0) is refused",
     # loss ops expanded into primitives (NegativeLogLikelihoodLoss' function body: GatherElements, Where ...)
     "test_nllloss_NCd1d2d3d4d5_mean_weight_expanded": "an intermediate of rank 7 (the engine's tensors are rank 1-6)",
     "test_nllloss_NCd1d2d3d4d5_none_no_weight_expanded": "an intermediate of rank 7 (the engine's tensors are rank "
