@@ -73,8 +73,12 @@ class ConvertPrecision(BasePass):
                 node.forced_dtype = DataType.f16
         for node in list(program.order):
             want = DataType.f16 if node.id in half else DataType.f32
-            if node.constant or node.optimized_out or isinstance(node.primitive, Reorder):
+            if isinstance(node.primitive, Reorder) and not node.constant:
+                if node.id not in half and node.primitive.dtype is None and node.layout().dtype == DataType.f32:
+                    node.primitive = dataclasses.replace(node.primitive, dtype=DataType.f32)  # keeps f32 out
                 continue  # a reorder converts whatever it reads
+            if node.constant or node.optimized_out:
+                continue
             for dep in list(dict.fromkeys(node.dependencies)):
                 has = DataType.f16 if dep.id in half else dep.layout().dtype
                 if has in _FLOAT and has != want:
