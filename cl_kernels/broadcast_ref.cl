@@ -3,6 +3,6 @@
 KERNEL(broadcast_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
 {
     ND_OUTPUT_COORDS
-    output[OUTPUT_IDX6(o0, o1, o2, o3, o4, o5)] = (OUTPUT_TYPE)input[INPUT0_IDX6(
-        IN_COORD_0, IN_COORD_1, IN_COORD_2, IN_COORD_3, IN_COORD_4, IN_COORD_5)];
+    OUTPUT_STORE(output, OUTPUT_IDX6(o0, o1, o2, o3, o4, o5), (OUTPUT_VAL_TYPE)INPUT0_LOAD(input, INPUT0_IDX6(
+        IN_COORD_0, IN_COORD_1, IN_COORD_2, IN_COORD_3, IN_COORD_4, IN_COORD_5)));
 }

@@ -4,5 +4,6 @@
 KERNEL(copy_map_gpu_wg)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
 {
     WG_BFYX  // x, y, z from the global ids; past the tensor: return; f, b from z
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = (OUTPUT_TYPE)input[INPUT0_GET_INDEX(IN_B, IN_F, IN_Y, IN_X)];
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x),
+                 (OUTPUT_VAL_TYPE)INPUT0_LOAD(input, INPUT0_GET_INDEX(IN_B, IN_F, IN_Y, IN_X)));
 }

@@ -5,6 +5,6 @@ KERNEL(crop_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output
     const uint y = get_global_id(1);
     const uint f = get_global_id(2) % OUTPUT_FEATURE_NUM;
     const uint b = get_global_id(2) / OUTPUT_FEATURE_NUM;
-    output[OUTPUT_GET_INDEX(b, f, y, x)] =
-        (OUTPUT_TYPE)input[INPUT0_GET_INDEX(b + OFFSET_B, f + OFFSET_F, y + OFFSET_Y, x + OFFSET_X)];
+    const uint src = INPUT0_GET_INDEX(b + OFFSET_B, f + OFFSET_F, y + OFFSET_Y, x + OFFSET_X);
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x), (OUTPUT_VAL_TYPE)INPUT0_LOAD(input, src));
 }

@@ -13,6 +13,6 @@ KERNEL(gather_ref)(const __global INPUT0_TYPE* data, const __global INPUT1_TYPE*
     if (idx < 0)
         idx += AXIS_SIZE;
     idx = clamp(idx, 0, AXIS_SIZE - 1);
-    output[OUTPUT_IDX6(o0, o1, o2, o3, o4, o5)] = (OUTPUT_TYPE)data[INPUT0_IDX6(
-        DATA_COORD_0, DATA_COORD_1, DATA_COORD_2, DATA_COORD_3, DATA_COORD_4, DATA_COORD_5)];
+    OUTPUT_STORE(output, OUTPUT_IDX6(o0, o1, o2, o3, o4, o5), (OUTPUT_VAL_TYPE)INPUT0_LOAD(data, INPUT0_IDX6(
+        DATA_COORD_0, DATA_COORD_1, DATA_COORD_2, DATA_COORD_3, DATA_COORD_4, DATA_COORD_5)));
 }

@@ -41,9 +41,10 @@ KERNEL(pad_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
     const uint out_idx = OUTPUT_IDX6(o0, o1, o2, o3, o4, o5);
 #if PAD_MODE == 0
     if (outside) {
-        output[out_idx] = PAD_VALUE;
+        OUTPUT_STORE(output, out_idx, PAD_VALUE);
         return;
     }
 #endif
-    output[out_idx] = (OUTPUT_TYPE)input[INPUT0_IDX6(in[0], in[1], in[2], in[3], in[4], in[5])];
+    OUTPUT_STORE(output, out_idx,
+                 (OUTPUT_VAL_TYPE)INPUT0_LOAD(input, INPUT0_IDX6(in[0], in[1], in[2], in[3], in[4], in[5])));
 }

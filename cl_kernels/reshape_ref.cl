@@ -11,5 +11,6 @@ KERNEL(reshape_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* out
     const uint iy = (linear / INPUT0_SIZE_X) % INPUT0_SIZE_Y;
     const uint ifeat = (linear / (INPUT0_SIZE_X * INPUT0_SIZE_Y)) % INPUT0_FEATURE_NUM;
     const uint ib = linear / (INPUT0_SIZE_X * INPUT0_SIZE_Y * INPUT0_FEATURE_NUM);
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = (OUTPUT_TYPE)input[INPUT0_GET_INDEX(ib, ifeat, iy, ix)];
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x),
+                 (OUTPUT_VAL_TYPE)INPUT0_LOAD(input, INPUT0_GET_INDEX(ib, ifeat, iy, ix)));
 }

@@ -7,7 +7,7 @@ KERNEL(resize_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* outp
     ND_OUTPUT_COORDS
     const uint out_idx = OUTPUT_IDX6(o0, o1, o2, o3, o4, o5);
     if (EXTRAP_0(o0) || EXTRAP_1(o1) || EXTRAP_2(o2) || EXTRAP_3(o3) || EXTRAP_4(o4) || EXTRAP_5(o5)) {
-        output[out_idx] = (OUTPUT_TYPE)EXTRAPOLATION_VALUE;
+        OUTPUT_STORE(output, out_idx, EXTRAPOLATION_VALUE);
         return;
     }
     float acc = 0.0f;
@@ -28,12 +28,12 @@ KERNEL(resize_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* outp
                         const float w4 = w3 * W_4(o4, t4);
                         for (int t5 = 0; t5 < TAPS_5; ++t5) {
                             const int i5 = IDX_5(o5, t5);
-                            acc += (w4 * W_5(o5, t5)) * (float)input[INPUT0_IDX6(i0, i1, i2, i3, i4, i5)];
+                            acc += (w4 * W_5(o5, t5)) * INPUT0_LOAD(input, INPUT0_IDX6(i0, i1, i2, i3, i4, i5));
                         }
                     }
                 }
             }
         }
     }
-    output[out_idx] = (OUTPUT_TYPE)acc;
+    OUTPUT_STORE(output, out_idx, acc);
 }

@@ -6,7 +6,7 @@ KERNEL(scatter_ref)(const __global INPUT0_TYPE* data, const __global INPUT1_TYPE
     ND_OUTPUT_COORDS
     const int me = ((((o0 * OUTPUT_DIM1 + o1) * OUTPUT_DIM2 + o2) * OUTPUT_DIM3 + o3) * OUTPUT_DIM4 + o4)
                    * OUTPUT_DIM5 + o5;
-    INPUT0_TYPE acc = data[INPUT0_IDX6(o0, o1, o2, o3, o4, o5)];
+    INPUT0_VAL_TYPE acc = INPUT0_LOAD(data, INPUT0_IDX6(o0, o1, o2, o3, o4, o5));
     for (int u = 0; u < SCATTER_COUNT; ++u) {
         int r = u;
         const int u5 = r % INPUT1_DIM5; r /= INPUT1_DIM5;
@@ -22,8 +22,8 @@ KERNEL(scatter_ref)(const __global INPUT0_TYPE* data, const __global INPUT1_TYPE
         const int v3 = q % INPUT2_DIM3; q /= INPUT2_DIM3;
         const int v2 = q % INPUT2_DIM2; q /= INPUT2_DIM2;
         const int v1 = q % INPUT2_DIM1; q /= INPUT2_DIM1;
-        const INPUT2_TYPE upd = updates[INPUT2_IDX6(q, v1, v2, v3, v4, v5)];
+        const INPUT2_VAL_TYPE upd = INPUT2_LOAD(updates, INPUT2_IDX6(q, v1, v2, v3, v4, v5));
         acc = SCATTER_COMBINE(acc, upd);
     }
-    output[OUTPUT_IDX6(o0, o1, o2, o3, o4, o5)] = (OUTPUT_TYPE)acc;
+    OUTPUT_STORE(output, OUTPUT_IDX6(o0, o1, o2, o3, o4, o5), (OUTPUT_VAL_TYPE)acc);
 }

@@ -33,12 +33,14 @@ KERNEL(shuffle_channels_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, __glob
         for (int p = 0; p < n; ++p) {
             __attribute__((opencl_unroll_hint))
             for (int l = 0; l < 16; ++l)
-                dst[p * OUTPUT_X_PITCH + l] = input[srow[l] + p * INPUT0_X_PITCH];
+                OUTPUT_STORE(dst, p * OUTPUT_X_PITCH + l,
+                             (OUTPUT_VAL_TYPE)INPUT0_LOAD(input, srow[l] + p * INPUT0_X_PITCH));
         }
     } else {
         for (int p = 0; p < n; ++p)
             for (int l = 0; l < lanes; ++l)
-                dst[p * OUTPUT_X_PITCH + l] = input[srow[l] + p * INPUT0_X_PITCH];
+                OUTPUT_STORE(dst, p * OUTPUT_X_PITCH + l,
+                             (OUTPUT_VAL_TYPE)INPUT0_LOAD(input, srow[l] + p * INPUT0_X_PITCH));
     }
 }
 #undef SLICES

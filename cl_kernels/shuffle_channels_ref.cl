@@ -11,5 +11,6 @@ KERNEL(shuffle_channels_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_
     const uint f = get_global_id(2) % OUTPUT_FEATURE_NUM;
     const uint b = get_global_id(2) / OUTPUT_FEATURE_NUM;
     const uint src = (f % GROUP) * GROUP_SIZE + f / GROUP;
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = (OUTPUT_TYPE)input[INPUT0_GET_INDEX(b, src, y, x)];
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x),
+                 (OUTPUT_VAL_TYPE)INPUT0_LOAD(input, INPUT0_GET_INDEX(b, src, y, x)));
 }

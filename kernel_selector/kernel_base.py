@@ -209,13 +209,18 @@ class KernelBase:
 COPY_TYPES = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
 """The data types a data-movement kernel copies in their own type."""
 
+CL_COPY_TYPES = COPY_TYPES | {DataType.f16}
+"""The data types the OpenCL data-movement kernels copy: :data:`COPY_TYPES` and f16 storage (their templates load
+and store through the jitter's ``NAME_LOAD`` / ``NAME_STORE``: a half is read as the float it holds and written
+back unchanged, so an f16 -> f16 copy is exact)."""
+
 
 class CopyKernelBase(KernelBase):
-    """Base of the data-movement kernels (broadcast, crop, gather, pad, permute, reshape, strided_slice, tile):
-    values are copied in their own type, so any of :data:`COPY_TYPES` (the same in and out), any format, padding
-    allowed."""
+    """Base of the OpenCL data-movement kernels (broadcast, crop, gather, pad, permute, reshape, shuffle_channels,
+    strided_slice, tile): values are copied in their own type, so any of :data:`CL_COPY_TYPES` (normally the same in
+    and out; a float f32 <-> f16 pair converts, rounding to nearest even), any format, padding allowed."""
 
     def supported_key(self) -> SupportedKey:
-        """f32, i32, i8, u8 (same in and out); any format, padding allowed."""
-        return SupportedKey(input_dtypes=COPY_TYPES, output_dtypes=COPY_TYPES)
+        """f32, f16, i32, i8, u8; any format, padding allowed."""
+        return SupportedKey(input_dtypes=CL_COPY_TYPES, output_dtypes=CL_COPY_TYPES)
 

@@ -81,10 +81,10 @@ class Resize(Primitive, type_name="resize", attrs=ResizeAttrs):
         object.__setattr__(self, "antialias", bool(self.antialias))
 
     def calc_output_layout(self, inputs: list[Layout]) -> Layout:
-        """``sizes`` in the input's format (bfyx for rank 5-6); f32 only."""
+        """``sizes`` in the input's format (bfyx for rank 5-6) and type; f32 or f16 (storage) only."""
         x = one_input(self, inputs)
         if len(self.sizes) != x.rank:
             raise self.shape_error("length of sizes (input rank)", x.rank, len(self.sizes))
-        if x.dtype != DataType.f32:
-            raise self.shape_error("data type", "f32", x.dtype.value)
+        if x.dtype not in (DataType.f32, DataType.f16):
+            raise self.shape_error("data type", "f32 or f16", x.dtype.value)
         return Layout(x.dtype, x.format if x.rank <= 4 else Format.bfyx, self.sizes)

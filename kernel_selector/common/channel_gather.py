@@ -4,10 +4,11 @@ channel shuffle through it measured slower than shuffle_channels_ref on PoCL: la
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType, Format, Layout
+from cldnn_py.layout import Format, Layout
 
 from ..jitter import JitConstants
-from ..params import SupportedKey
+from ..params import FLOATS, SupportedKey
+from .fsv16_store import fsv16_store_jit
 
 TEMPLATE = "channel_gather_fsv16"
 BLOCK = 8
@@ -15,10 +16,10 @@ BLOCK = 8
 
 
 def blocked_key() -> SupportedKey:
-    """OpenCL, f32, b_fs_yx_fsv16 in and out, padding allowed (feature padding refused by :func:`layout_reason`)."""
+    """OpenCL, f32 or f16 (storage), b_fs_yx_fsv16 in and out, padding allowed (feature padding refused by
+    :func:`layout_reason`)."""
     fsv16 = frozenset({Format.b_fs_yx_fsv16})
-    f32 = frozenset({DataType.f32})
-    return SupportedKey(input_dtypes=f32, output_dtypes=f32, input_formats=fsv16, output_formats=fsv16)
+    return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=fsv16, output_formats=fsv16)
 
 
 def layout_reason(x: Layout, out: Layout) -> str | None:
@@ -32,8 +33,9 @@ def layout_reason(x: Layout, out: Layout) -> str | None:
 
 
 def gather_jit(out: Layout, src_channel: str, offsets: tuple[int, int, int, int], aligned: bool) -> JitConstants:
-    """SRC_CHANNEL(f) (a C expression of f), OFFSET_B/F/Y/X, CG_ALIGNED, CG_BLOCK."""
-    j = JitConstants().add("SRC_CHANNEL(f)", f"({src_channel})")
+    """SRC_CHANNEL(f) (a C expression of f), OFFSET_B/F/Y/X, CG_ALIGNED, CG_BLOCK, CG_STORE_PIXEL (the output's
+    pixel store, :mod:`.fsv16_store`)."""
+    j = JitConstants().add("SRC_CHANNEL(f)", f"({src_channel})").update(fsv16_store_jit("CG_STORE_PIXEL", out.dtype))
     for d, o in zip("BFYX", offsets):
         j.add(f"OFFSET_{d}", o)
     return j.update({"CG_ALIGNED": int(aligned), "CG_BLOCK": min(BLOCK, out.dims4[3])})

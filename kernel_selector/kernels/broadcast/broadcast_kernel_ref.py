@@ -16,7 +16,7 @@ class BroadcastKernelRef(CopyKernelBase):
     output's, else 0 (size 1). ``IN_COORD_k`` names that coordinate (``o<j>`` or ``0``).
 
     INPUT0 and OUTPUT in any format, possibly padded (rank <= 4; unpadded bfyx for rank 5-6). gws = (x, y, f * b)
-    of the output's dims4. The value is copied in its own type; f32, i32, i8, u8.
+    of the output's dims4. The value is copied in its own type; f32, f16, i32, i8, u8.
     """
 
     name = "broadcast_ref"

@@ -1,4 +1,4 @@
-"""crop_b_fs_yx_fsv16: crop (ONNX Slice with step 1, Split) of blocked f32 data for CPU OpenCL devices."""
+"""crop_b_fs_yx_fsv16: crop (ONNX Slice with step 1, Split) of blocked f32 or f16 data for CPU OpenCL devices."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ class CropKernelBFsYxFsv16(KernelBase):
     Slices of detection heads), through the blocked channel gather (:mod:`..common.channel_gather`): a channel
     offset that is a multiple of 16 copies whole slices as float8 pairs, any other offset gathers lane by lane.
 
-    INPUT0 (N, C, H, W) f32 b_fs_yx_fsv16, y/x/batch padding allowed; OUTPUT the box, f32 b_fs_yx_fsv16. gws
+    INPUT0 (N, C, H, W) b_fs_yx_fsv16, y/x/batch padding allowed; OUTPUT the box, b_fs_yx_fsv16; each f32 or f16
+    storage (an f16 -> f16 crop is exact). gws
     (ceil(W / 8), H, ceil(C / 16)·N), lws (1, 1, 1). The box must lie inside the input (crop_ref's check)."""
 
     name = "crop_b_fs_yx_fsv16"
@@ -32,7 +33,7 @@ class CropKernelBFsYxFsv16(KernelBase):
     tier = "cpu"  # work-groups of one work-item: shaped for CPU devices
 
     def supported_key(self) -> SupportedKey:
-        """f32 b_fs_yx_fsv16 in and out."""
+        """f32 or f16 b_fs_yx_fsv16 in and out."""
         return blocked_key()
 
     def validate(self, params: Params) -> str | None:

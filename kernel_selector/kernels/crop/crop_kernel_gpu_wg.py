@@ -17,7 +17,7 @@ class CropKernelGpuWg(CopyKernelBase):
 
     INPUT0 and OUTPUT any format, possibly padded. Shared template ``copy_map_gpu_wg`` with IN_* = coordinate +
     offset. One work-item per output element: gws (X, Y, F * B) of the output rounded up to lws (64-256 work-items,
-    x fastest), guarded by ``WG_OUT_OF_RANGE``. No local memory. f32, i32, i8, u8 copied in their own type.
+    x fastest), guarded by ``WG_OUT_OF_RANGE``. No local memory. f32, f16, i32, i8, u8 copied in their own type.
     """
 
     name = "crop_gpu_wg"

@@ -17,7 +17,7 @@ class CropKernelRef(CopyKernelBase):
 
     INPUT0 in any format, possibly padded; OUTPUT of the crop's ``shape`` in the input's format. ``offsets`` are
     per logical dimension (rank 1-4), padded with zeros to (b, f, y, x) and emitted as ``OFFSET_B`` ...
-    ``OFFSET_X``. gws = (x, y, f * b) of the output. The value is copied in its own type; f32, i32, i8, u8.
+    ``OFFSET_X``. gws = (x, y, f * b) of the output. The value is copied in its own type; f32, f16, i32, i8, u8.
     """
 
     name = "crop_ref"

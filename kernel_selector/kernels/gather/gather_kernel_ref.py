@@ -21,7 +21,7 @@ class GatherKernelRef(CopyKernelBase):
 
     INPUT0 (data) and OUTPUT in any format and padding (rank <= 4; unpadded bfyx for rank 5-6); INPUT1 (indices)
     is i32 in any format. ``scalar_index`` drops the axis (q = 0). gws = (x, y, f * b) of the output's dims4.
-    Values are copied in their own type; f32, i32, i8, u8.
+    Values are copied in their own type; f32, f16, i32, i8, u8.
     """
 
     name = "gather_ref"

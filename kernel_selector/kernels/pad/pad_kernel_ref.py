@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType
 from cldnn_py.ops import PadAttrs
 
 from ...common.nd_index import MAX_RANK, nd_check, nd_jit, nd_output_coords
 from ...jitter import JitConstants
 from ...kernel_base import CopyKernelBase
-from ...params import Params
+from ...params import FLOATS, Params
 from ...selector import register
 
 _MODES = {"constant": 0, "reflect": 1, "edge": 2, "wrap": 3}
@@ -21,7 +20,7 @@ class PadKernelRef(CopyKernelBase):
     reflect (period 2(n-1), the edge not repeated; n = 1 reads 0), edge (clamped), wrap (i mod n), all as numpy.pad.
 
     INPUT0 and OUTPUT in any format, possibly padded (rank <= 4; unpadded bfyx for rank 5-6). gws = (x, y, f * b)
-    of the output's dims4. Values are copied in their own type (the constant converted to it); f32, i32, i8, u8.
+    of the output's dims4. Values are copied in their own type (the constant converted to it); f32, f16, i32, i8, u8.
     """
 
     name = "pad_ref"
@@ -49,8 +48,8 @@ class PadKernelRef(CopyKernelBase):
             j.add(f"PAD_BEGIN_{d}", b)
         j.add("PAD_MODE", _MODES[a.mode])
         value = float(a.value)
-        if params.output.dtype == DataType.f32:
-            j.add("PAD_VALUE", f"((OUTPUT_TYPE){value!r}f)" if value == value and abs(value) != float("inf")
+        if params.output.dtype in FLOATS:  # a float (stored as half for an f16 output)
+            j.add("PAD_VALUE", f"((OUTPUT_VAL_TYPE){value!r}f)" if value == value and abs(value) != float("inf")
                   else ("NAN" if value != value else ("INFINITY" if value > 0 else "(-INFINITY)")))
         else:
             j.add("PAD_VALUE", f"((OUTPUT_TYPE){int(value)})")

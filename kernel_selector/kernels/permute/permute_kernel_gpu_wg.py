@@ -20,7 +20,7 @@ class PermuteKernelGpuWg(CopyKernelBase):
     name the output coordinate indexing each input dimension (0 past the rank). One work-item per output
     element: gws (X, Y, F * B) of the output rounded up to lws (64-256 work-items, x fastest: the writes are
     coalesced, the reads are strided when the permutation moves x), guarded by ``WG_OUT_OF_RANGE``. No local
-    memory. Rank 5-6 stay with permute_ref. Values copied in their own type (f32, i32, i8, u8).
+    memory. Rank 5-6 stay with permute_ref. Values copied in their own type (f32, f16, i32, i8, u8).
     """
 
     name = "permute_gpu_wg"

@@ -32,7 +32,7 @@ class PermuteKernelRef(CopyKernelBase):
     INPUT0 is any format, possibly padded; OUTPUT is bfyx of the permuted shape. gws = (x, y, f * b) of the
     output's dims4; ``IN_B/IN_F/IN_Y/IN_X`` name the output coordinate that indexes each input dimension (see
     :func:`input_coords`). Rank 5-6 tensors (unpadded bfyx) take the ``PERMUTE_ND`` path of the template with
-    six coordinates (:mod:`..nd_index`). The value is copied in its own type; data types f32, i32, i8, u8.
+    six coordinates (:mod:`..nd_index`). The value is copied in its own type; data types f32, f16, i32, i8, u8.
     """
 
     name = "permute_ref"

@@ -16,7 +16,7 @@ class ReshapeKernelGpuWg(CopyKernelBase):
     INPUT0 any format, possibly padded, rank 1-4; OUTPUT rank 1-4, any format/padding through OUTPUT_GET_INDEX.
     One work-item per output element: output coordinate -> row-major linear index -> input coordinate. gws
     (X, Y, F * B) of the output rounded up to lws (64-256 work-items, x fastest), guarded by ``WG_OUT_OF_RANGE``.
-    No local memory. Values copied in their own type (f32, i32, i8, u8).
+    No local memory. Values copied in their own type (f32, f16, i32, i8, u8).
     """
 
     name = "reshape_gpu_wg"

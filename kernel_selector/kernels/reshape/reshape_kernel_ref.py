@@ -15,7 +15,7 @@ class ReshapeKernelRef(CopyKernelBase):
     (row-major NCHW) index and that index back into an input coordinate with the input's logical sizes, then
     copies the element through INPUT0_GET_INDEX / OUTPUT_GET_INDEX. A rank-r shape is 4-D with trailing ones
     (``Layout.dims4``), which leaves the row-major linear index unchanged, so the 4-D arithmetic is exact for
-    every rank. The value is copied in its own type (exact for integers); data types f32, i32, i8, u8.
+    every rank. The value is copied in its own type (exact for integers); data types f32, f16, i32, i8, u8.
     """
 
     name = "reshape_ref"

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.layout import DataType
 from cldnn_py.ops import ResizeAttrs
 
 from ...common.nd_index import dims6, nd_check, nd_jit, nd_output_coords
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 from .resize_taps import axis_taps, is_identity_axis
 
@@ -59,7 +58,8 @@ class ResizeKernelRef(KernelBase):
     INPUT0 any format and padding (rank <= 4; unpadded bfyx for rank 5-6), OUTPUT the ``sizes`` shape. The index
     and weight tables of each resized axis come from :mod:`.resize_taps` (all ONNX Resize modes: nearest with
     its rounding modes, linear, cubic, antialias, exclude_outside, tf_crop_and_resize extrapolation); axes
-    copied unchanged get a single tap of weight 1. Accumulates in float; f32 only.
+    copied unchanged get a single tap of weight 1. Accumulates in float; f32 or f16 (storage) in and out (a nearest
+    or copied value passes through unchanged, so f16 -> f16 nearest is exact).
     gws = (x, y, f * b) of the output's dims4 (:mod:`..nd_index`).
     """
 
@@ -67,15 +67,15 @@ class ResizeKernelRef(KernelBase):
     primitive = "resize"
 
     def supported_key(self) -> SupportedKey:
-        """f32 in and out; any format, padding allowed."""
-        return SupportedKey()
+        """f32 or f16 in and out; any format, padding allowed."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """Rank <= 6, equal input and output rank; rank 5-6 plain bfyx."""
         if params.inputs[0].rank != params.output.rank:
             return f"input rank {params.inputs[0].rank} != output rank {params.output.rank}"
-        if params.output.dtype != DataType.f32:
-            return "f32 only"
+        if params.output.dtype not in FLOATS:
+            return "f32 or f16 output only"
         return nd_check(params.inputs, params.output)
 
     def jit_constants(self, params: Params) -> JitConstants:

@@ -11,6 +11,7 @@ from ...kernel_base import KernelBase
 from ...params import Params, SupportedKey
 from ...selector import register
 
+_TYPES = frozenset({DataType.f32, DataType.f16, DataType.i32})
 _COMBINE = {"none": "(u)", "add": "(acc + (u))", "mul": "(acc * (u))", "max": "max(acc, (u))", "min": "min(acc, (u))"}
 
 
@@ -22,17 +23,17 @@ class ScatterKernelRef(KernelBase):
     order, so the result is deterministic). O(output × U) reads of the indices: meant for the small updates real
     models scatter (cache updates, masks); a sort-based kernel would serve large ones.
 
-    INPUT0 (data) and OUTPUT f32 or i32 in any format and padding (rank <= 4; unpadded bfyx for 5-6), INPUT1
-    (indices, i32) and INPUT2 (updates) in any format. gws = (x, y, f * b) of the output's dims4.
+    INPUT0 (data) and OUTPUT f32, f16 (storage: combined in float, rounded once when stored) or i32 in any format
+    and padding (rank <= 4; unpadded bfyx for 5-6), INPUT1 (indices, i32) and INPUT2 (updates) in any format.
+    gws = (x, y, f * b) of the output's dims4.
     """
 
     name = "scatter_ref"
     primitive = "scatter"
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32 / i32 data and i32 indices, any format, padding allowed."""
-        return SupportedKey(input_dtypes=frozenset({DataType.f32, DataType.i32}),
-                            output_dtypes=frozenset({DataType.f32, DataType.i32}))
+        """OpenCL, f32 / f16 / i32 data and updates, i32 indices, any format, padding allowed."""
+        return SupportedKey(input_dtypes=_TYPES, output_dtypes=_TYPES)
 
     def validate(self, params: Params) -> str | None:
         """i32 indices, updates of the indices' count, the N-D helpers' rank rules."""

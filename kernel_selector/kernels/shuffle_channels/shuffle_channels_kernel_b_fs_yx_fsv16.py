@@ -13,8 +13,8 @@ from cldnn_py.layout import Format
 from cldnn_py.ops import ShuffleChannelsAttrs
 
 from ...jitter import JitConstants
-from ...kernel_base import COPY_TYPES, FORCE_PRIORITY_3, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...kernel_base import CL_COPY_TYPES, FORCE_PRIORITY_3, ClKernelData, KernelBase, KernelData
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 from .shuffle_channels_kernel_ref import ShuffleChannelsKernelRef
 
@@ -24,7 +24,7 @@ SHUF_BLOCK = 8  # pixels of one row per work-item
 @register
 class ShuffleChannelsKernelBFsYxFsv16(KernelBase):
     """Channel shuffle y[b, c, y, x] = x[b, (c % G)·(C / G) + c / G, y, x] of rank-4 ``b_fs_yx_fsv16`` data into
-    ``b_fs_yx_fsv16`` (values copied in their own type: f32, i32, i8, u8).
+    ``b_fs_yx_fsv16`` (values copied in their own type: f32, f16, i32, i8, u8).
 
     Input and output may be padded along batch, y and x. The output's block tail (the lanes
     past C in the last slice) is not written. gws (ceil(X / SHUF_BLOCK), Y, ceil(C / 16)·N), lws (1, 1, 1): each
@@ -39,17 +39,17 @@ class ShuffleChannelsKernelBFsYxFsv16(KernelBase):
     def supported_key(self) -> SupportedKey:
         """OpenCL, b_fs_yx_fsv16 in and out, the copy types, padding allowed."""
         fsv16 = frozenset({Format.b_fs_yx_fsv16})
-        return SupportedKey(input_formats=fsv16, output_formats=fsv16, input_dtypes=COPY_TYPES,
-                            output_dtypes=COPY_TYPES)
+        return SupportedKey(input_formats=fsv16, output_formats=fsv16, input_dtypes=CL_COPY_TYPES,
+                            output_dtypes=CL_COPY_TYPES)
 
     def validate(self, params: Params) -> str | None:
-        """The reference's rules (rank 4, C a multiple of the group) and the same type in and out (a blocked
-        layout cannot be padded along features, so every slice starts at a multiple of 16)."""
+        """The reference's rules (rank 4, C a multiple of the group) and the same type in and out, or f32 <-> f16
+        (a blocked layout cannot be padded along features, so every slice starts at a multiple of 16)."""
         reason = ShuffleChannelsKernelRef().validate(params)
         if reason is not None:
             return reason
         x, out = params.inputs[0], params.output
-        if x.dtype != out.dtype:
+        if x.dtype != out.dtype and not {x.dtype, out.dtype} <= FLOATS:
             return f"input type {x.dtype.value} differs from the output's {out.dtype.value}"
         return None
 

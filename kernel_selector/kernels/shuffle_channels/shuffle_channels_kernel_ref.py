@@ -16,7 +16,7 @@ class ShuffleChannelsKernelRef(CopyKernelBase):
 
     INPUT0 rank 4, any format (bfyx, b_fs_yx_fsv16 ...), padding allowed; OUTPUT the same shape in its own format
     (the input's, so blocked data stays blocked between a ShuffleNet unit's convolutions). gws = (x, y, f·b), lws
-    left to the driver; values copied in their own type (f32, i32, i8, u8). One read and one write per element: the
+    left to the driver; values copied in their own type (f32, f16, i32, i8, u8). One read and one write per element: the
     whole Reshape-Transpose-Reshape chain it replaces took four kernels and two format conversions.
     """
 

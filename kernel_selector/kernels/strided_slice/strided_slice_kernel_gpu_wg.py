@@ -18,7 +18,7 @@ class StridedSliceKernelGpuWg(CopyKernelBase):
 
     INPUT0 and OUTPUT any format, possibly padded. Shared template ``copy_map_gpu_wg`` with IN_* = start + o * step
     (int arithmetic). One work-item per output element: gws (X, Y, F * B) of the output rounded up to lws (64-256
-    work-items, x fastest), guarded by ``WG_OUT_OF_RANGE``. No local memory. f32, i32, i8, u8.
+    work-items, x fastest), guarded by ``WG_OUT_OF_RANGE``. No local memory. f32, f16, i32, i8, u8.
     """
 
     name = "strided_slice_gpu_wg"

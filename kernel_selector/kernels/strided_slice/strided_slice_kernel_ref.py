@@ -18,7 +18,7 @@ class StridedSliceKernelRef(CopyKernelBase):
     ``START_d``/``STEP_d`` are the normalized slice of every dimension (:func:`slice_ranges`: Python / ONNX
     semantics, clamped; steps may be negative); dimensions beyond the rank have start 0, step 1. INPUT0 and
     OUTPUT in any format, possibly padded (rank <= 4; unpadded bfyx for rank 5-6). gws = (x, y, f * b) of the
-    output's dims4. The value is copied in its own type; f32, i32, i8, u8.
+    output's dims4. The value is copied in its own type; f32, f16, i32, i8, u8.
     """
 
     name = "strided_slice_ref"

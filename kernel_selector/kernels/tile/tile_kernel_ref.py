@@ -17,7 +17,7 @@ class TileKernelRef(CopyKernelBase):
 
     INPUT0 and OUTPUT in any format, possibly padded (rank <= 4; unpadded bfyx for rank 5-6), same rank, each
     output size a multiple of the input's. gws = (x, y, f * b) of the output's dims4. The value is copied in its
-    own type; f32, i32, i8, u8.
+    own type; f32, f16, i32, i8, u8.
     """
 
     name = "tile_ref"
