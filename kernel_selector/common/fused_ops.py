@@ -41,6 +41,10 @@ VECTOR_ACTIVATIONS = {
     "hard_swish": f"((x) * {_min8(_max8('((x) + 3.0f)', '0.0f'), '6.0f')} / 6.0f)",
     "logistic": "((float8)(1.0f) / ((float8)(1.0f) + CLDNN_EXP8(-(x))))",
     "swish": "((x) / ((float8)(1.0f) + CLDNN_EXP8(-%A% * (x))))",
+    # rint without a call: adding and subtracting 1.5 * 2^23 rounds half to even in the default rounding mode
+    # (as CLDNN_EXP8_N does); |x| >= 2^22 is already an integer (and inf / NaN fail the test and stay). A negative
+    # value that rounds to zero gives +0 where rint gives -0 (equal in comparisons; fake quantization multiplies it).
+    "round": "(((x) < 4194304.0f && (x) > -4194304.0f) ? (((x) + 12582912.0f) - 12582912.0f) : (x))",
 }
 
 # CLDNN_EXP8(x): e^x for a float8 without calls: Cephes' expf (S. Moshier), as cldnn_py's numba exp_f32 does. The

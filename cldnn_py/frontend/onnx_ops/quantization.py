@@ -114,7 +114,10 @@ def _axis(ctx: Any, node: Any) -> int:
 
 @converter("DequantizeLinear", versions=(10, 13, 19, 21, 23, 24, 25, 28))
 def dequantize_linear(ctx: Any, node: Any) -> None:
-    """DequantizeLinear of a tensor computed at run time (constant ones fold at import)."""
+    """DequantizeLinear of a tensor computed at run time (constant ones fold at import; one that
+    :func:`quantize_linear` turned into a fake quantization is already there)."""
+    if node.output[0] in ctx.aliases:
+        return
     scale = _param(ctx, node, node.input[1], "x_scale")
     zp = _param(ctx, node, optional_input(node, 2), "x_zero_point")
     dequant(ctx, node, node.input[0], scale, zp, _axis(ctx, node), node.output[0])  # type: ignore[arg-type]
@@ -126,6 +129,8 @@ def quantize_linear(ctx: Any, node: Any) -> None:
     scale = _param(ctx, node, node.input[1], "y_scale")
     zp = _param(ctx, node, optional_input(node, 2), "y_zero_point")
     dtype = _zp_dtype(ctx, node, optional_input(node, 2))
+    if _fake_quantize(ctx, node, scale, zp, dtype):
+        return
     quant(ctx, node, node.input[0], scale, zp, _axis(ctx, node), node.output[0], np.dtype(dtype))  # type: ignore
 
 
@@ -140,6 +145,49 @@ def _zp_dtype(ctx: Any, node: Any, zp: str | None) -> np.dtype:
         return np.dtype(np.uint8)
     t = int(ctx.attrs(node).get("output_dtype", 0))
     return np.dtype(helper.tensor_dtype_to_np_dtype(t)) if t else np.dtype(np.uint8)
+
+
+def _qdq_readers(ctx: Any, node: Any) -> list[Any] | None:
+    """The DequantizeLinear nodes that read QuantizeLinear ``node``'s output, when they are all its readers, it is
+    no graph output, and each dequantizes with the very same (constant) scale, zero point and axis; else None."""
+    out = node.output[0]
+    if out in ctx.output_names:
+        return None
+    readers = [n for n in ctx.model.graph.node if out in n.input]
+    if not readers or any(n.op_type != "DequantizeLinear" or n.input[0] != out for n in readers):
+        return None
+    same = (node.input[1], optional_input(node, 2), ctx.attrs(node).get("axis", 1))
+    if any((n.input[1], optional_input(n, 2), ctx.attrs(n).get("axis", 1)) != same for n in readers):
+        return None
+    return readers
+
+
+def _fake_quantize(ctx: Any, node: Any, scale: np.ndarray | str, zp: np.ndarray | str | None,
+                   dtype: np.dtype) -> bool:
+    """A QuantizeLinear read only by matching DequantizeLinear nodes (a QDQ pair, as onnxruntime's tools write
+    around every activation) becomes one chain of activations on the float value, fused into the producer's kernel
+    by prepare_primitive_fusing: ``s * clamp(round(x * (1/s)), lo - zp, hi - zp)`` with a per-tensor constant scale
+    ``s`` and zero point. ``x * (1/s)`` may differ from ONNX's ``x / s`` in the last bit, which changes the rounding
+    only for a value within one float ulp of a half step. Returns False (nothing added) when it does not apply."""
+    if isinstance(scale, str) or isinstance(zp, str) or scale.size != 1 or (zp is not None and zp.size != 1):
+        return False
+    readers = _qdq_readers(ctx, node)
+    if readers is None or dtype not in _QTYPES:
+        return False
+    from ..onnx_quant_fold import QUANT_TYPES
+
+    s = float(np.float32(scale.reshape(-1)[0]))
+    z = 0.0 if zp is None else float(zp.reshape(-1)[0])
+    lo, hi = QUANT_TYPES[dtype]
+    base = node.output[0]
+    inv = float(np.float32(1.0) / np.float32(s))
+    y = ctx.add(Activation(ctx.fresh(base + "_scaled"), ctx.ref(node.input[0]), "linear", a=inv, b=0.0))
+    y = ctx.add(Activation(ctx.fresh(base + "_rounded"), y, "round"))
+    y = ctx.add(Activation(ctx.fresh(base + "_clamped"), y, "clamp", a=lo - z, b=hi - z))
+    y = ctx.add(Activation(ctx.fresh(base + "_fq"), y, "linear", a=s, b=0.0))
+    for r in readers:
+        ctx.aliases[r.output[0]] = y
+    return True
 
 
 def _float_operand(ctx: Any, node: Any, x: str, scale: str, zp: str | None, axis: int, base: str) -> str:
