@@ -82,3 +82,15 @@ def quantize(model: Any, kind: str, out_dir: str | os.PathLike[str],
                     per_channel=kind == "qdq_per_channel", activation_type=QuantType.QUInt8,
                     weight_type=QuantType.QInt8, op_types_to_quantize=ops, reduce_range=True)
     return dst
+
+
+def output_step(model: Any, out: str) -> float | None:
+    """The quantization step (scale) of graph output ``out``: the scale of the DequantizeLinear that makes it, or
+    None when the output is not dequantized from a quantized tensor."""
+    from onnx import numpy_helper
+
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    for n in model.graph.node:
+        if n.op_type == "DequantizeLinear" and n.output[0] == out and n.input[1] in inits:
+            return float(np.asarray(inits[n.input[1]]).reshape(-1)[0])
+    return None

@@ -48,15 +48,6 @@ def small_net(seed: int) -> onnx.ModelProto:
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=10)
 
 
-def output_step(model: onnx.ModelProto, out: str) -> float | None:
-    """The scale of the DequantizeLinear that makes graph output ``out`` (None when the output is not quantized)."""
-    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    for n in model.graph.node:
-        if n.op_type == "DequantizeLinear" and n.output[0] == out:
-            return float(inits[n.input[1]])
-    return None
-
-
 def compare(engine, path, feeds: list[dict[str, np.ndarray]]) -> None:
     """Our outputs vs onnxruntime's unoptimized run of the quantized model. A quantized output (the model ends
     in DequantizeLinear): every element within one quantization step, and at least 99.9% on the very same step
@@ -70,7 +61,7 @@ def compare(engine, path, feeds: list[dict[str, np.ndarray]]) -> None:
     sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
     net = cl.Network(engine, cl.load_onnx(model))
     out = model.graph.output[0].name
-    step = output_step(model, out)
+    step = quantized.output_step(model, out)
     ours = np.stack([net.run(f)[out] for f in feeds]).astype(np.float64)
     ref = np.stack([sess.run([out], f)[0] for f in feeds]).astype(np.float64)
     assert ours.shape == ref.shape and np.isfinite(ours).all()
