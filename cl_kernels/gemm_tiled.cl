@@ -35,16 +35,16 @@
     if (k0 > 0) { \
         __attribute__((opencl_unroll_hint)) \
         for (int p = 0; p < TILE_M; ++p) { \
-            acc0[p] = OUTPUT_ALOAD8(out_z, row[p] * GEMM_N + n0); \
-            if (NV == 2) acc1[p] = OUTPUT_ALOAD8(out_z, row[p] * GEMM_N + n0 + 8); \
+            acc0[p] = OUTPUT_ALOAD8(out_z + row[p] * GEMM_N + n0, 0); \
+            if (NV == 2) acc1[p] = OUTPUT_ALOAD8(out_z + row[p] * GEMM_N + n0, 8); \
         } \
     }
 #define STORE_PARTIAL(NV) \
     if (k1 < GEMM_K) { \
         __attribute__((opencl_unroll_hint)) \
         for (int p = 0; p < TILE_M; ++p) { \
-            OUTPUT_ASTORE8(out_z, row[p] * GEMM_N + n0, acc0[p]); \
-            if (NV == 2) OUTPUT_ASTORE8(out_z, row[p] * GEMM_N + n0 + 8, acc1[p]); \
+            OUTPUT_ASTORE8(out_z + row[p] * GEMM_N + n0, 0, acc0[p]); \
+            if (NV == 2) OUTPUT_ASTORE8(out_z + row[p] * GEMM_N + n0, 8, acc1[p]); \
         } \
         continue; \
     }
@@ -58,8 +58,8 @@
     for (int k0 = 0; k0 < GEMM_K; k0 += K_BLOCK) { \
         const int k1 = k0 + K_BLOCK < GEMM_K ? k0 + K_BLOCK : GEMM_K; \
         for (int k = k0; k < k1; ++k) { \
-            pnl[2 * (k - k0)] = INPUT1_ALOAD8(bp, k * GEMM_N); \
-            if (NV == 2) pnl[2 * (k - k0) + 1] = INPUT1_ALOAD8(bp, k * GEMM_N + 8); \
+            pnl[2 * (k - k0)] = INPUT1_ALOAD8(bp + k * GEMM_N, 0); \
+            if (NV == 2) pnl[2 * (k - k0) + 1] = INPUT1_ALOAD8(bp + k * GEMM_N, 8); \
         } \
         for (int g = 0; g < ROW_GROUP; ++g) { \
             const int m0 = (mg * ROW_GROUP + g) * TILE_M; \
@@ -90,11 +90,11 @@
             for (int p = 0; p < TILE_M; ++p) { \
                 float8 v0 = ALPHA * acc0[p]; \
                 ADD_C(v0, row[p], n0) \
-                OUTPUT_ASTORE8(out_z, row[p] * GEMM_N + n0, v0); \
+                OUTPUT_ASTORE8(out_z + row[p] * GEMM_N + n0, 0, v0); \
                 if (NV == 2) { \
                     float8 v1 = ALPHA * acc1[p]; \
                     ADD_C(v1, row[p], n0 + 8) \
-                    OUTPUT_ASTORE8(out_z, row[p] * GEMM_N + n0 + 8, v1); \
+                    OUTPUT_ASTORE8(out_z + row[p] * GEMM_N + n0, 8, v1); \
                 } \
             } \
         } \
