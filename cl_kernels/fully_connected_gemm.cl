@@ -47,7 +47,7 @@ KERNEL(fully_connected_gemm)(const __global INPUT0_TYPE* input, const __global I
 #if BIAS_TERM
     float bb[16];
     __attribute__((opencl_unroll_hint))
-    for (int i = 0; i < 16; ++i) bb[i] = INPUT2_LOAD(bias, BIAS_INDEX(m0 + i < FCG_M ? m0 + i : FCG_M - 1));
+    for (int i = 0; i < 16; ++i) bb[i] = INPUT2_ILOAD(bias, BIAS_INDEX(m0 + i < FCG_M ? m0 + i : FCG_M - 1));
     const float8 b0 = (float8)(bb[0], bb[1], bb[2], bb[3], bb[4], bb[5], bb[6], bb[7]);
     const float8 b1 = (float8)(bb[8], bb[9], bb[10], bb[11], bb[12], bb[13], bb[14], bb[15]);
 #else

@@ -52,7 +52,7 @@ KERNEL(fully_connected_gemv)(const __global INPUT0_TYPE* input, const __global I
         if (m < GEMV_M) {
             float acc = s[r];
 #if BIAS_TERM
-            acc += INPUT2_LOAD(bias, BIAS_INDEX(m));
+            acc += INPUT2_ILOAD(bias, BIAS_INDEX(m));
 #endif
             FUSED_OPS(acc, n, m, 0, 0);
             OUTPUT_STORE(output, OUTPUT_GET_INDEX(n, m, 0, 0), acc);

@@ -84,9 +84,9 @@ class FullyConnectedKernelGemm(KernelBase):
 
     def jit_constants(self, params: Params, tile_rows: int | None = None) -> JitConstants:
         """Tensors plus ``FCG_N/M/K``, ``TILE_ROWS``, ``BIAS_TERM``, ``BIAS_INDEX(m)`` and the call-free loads and
-        stores ``INPUT0_ILOAD`` / ``INPUT1_ALOAD8`` / ``OUTPUT_ASTORE8`` (:func:`inline_half_jit`)."""
+        stores ``INPUT0_ILOAD``, ``INPUT1_ALOAD8``, ``INPUT2_ILOAD``, ``OUTPUT_ASTORE8`` (:func:`inline_half_jit`)."""
         j = super().jit_constants(params)
-        j.update(inline_half_jit({"INPUT0": params.inputs[0], "INPUT1": params.inputs[1], "OUTPUT": params.output}))
+        j.update(inline_half_jit({f"INPUT{i}": x for i, x in enumerate(params.inputs)} | {"OUTPUT": params.output}))
         m, k = params.inputs[1].shape
         has_bias = len(params.inputs) > 2
         j.update({"FCG_N": params.inputs[0].shape[0], "FCG_M": m, "FCG_K": k,

@@ -70,10 +70,10 @@ class FullyConnectedKernelGemv(KernelBase):
         return FORCE_PRIORITY_3
 
     def jit_constants(self, params: Params) -> JitConstants:
-        """Tensors plus ``GEMV_M``, ``GEMV_K``, ``ROWS``, ``BIAS_TERM``, ``BIAS_INDEX(m)`` and the inner loop's
-        loads ``INPUT0_ALOAD8`` / ``INPUT1_ALOAD8`` (:func:`inline_half_jit`)."""
+        """Tensors plus ``GEMV_M``, ``GEMV_K``, ``ROWS``, ``BIAS_TERM``, ``BIAS_INDEX(m)`` and the call-free
+        loads ``INPUT0_ALOAD8`` / ``INPUT1_ALOAD8`` / ``INPUT2_ILOAD`` (:func:`inline_half_jit`)."""
         j = super().jit_constants(params)
-        j.update(inline_half_jit({"INPUT0": params.inputs[0], "INPUT1": params.inputs[1]}))
+        j.update(inline_half_jit({f"INPUT{i}": x for i, x in enumerate(params.inputs)} | {"OUTPUT": params.output}))
         m, k = params.inputs[1].shape
         has_bias = len(params.inputs) > 2
         j.update({"GEMV_M": m, "GEMV_K": k, "ROWS": ROWS, "BIAS_TERM": int(has_bias)})
