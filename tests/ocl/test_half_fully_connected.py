@@ -161,18 +161,20 @@ def test_fc_gpu_tier_half_every_variant(engine, rng, kernel, case, dts):
         run_fc(engine, lays, lout, [x, w, b], kernel.name, variant=variant, kernel_tier="gpu", caps=caps)
 
 
-def test_f16_network_keeps_the_gemv(engine, rng):
-    """inference_precision="f16": x -> fc1 + relu (f16, the GEMV, f16 weights) -> fc2 (a network output: f32);
-    within half rounding of the float64 network on the f16-rounded weights."""
-    x, w1, b1 = fc_arrays(rng, (2, 64), 40)
-    _, w2, b2 = fc_arrays(rng, (2, 40), 12)
+@pytest.mark.parametrize("batch, kernel", [(2, "fully_connected_gemv"), (10, "fully_connected_gemm")])
+def test_f16_network_keeps_the_fast_kernel(engine, rng, batch, kernel):
+    """inference_precision="f16": x -> fc1 + relu (f16 with f16 weights, the kernel f32 would run: the GEMV, or at
+    batch 10 the GEMM with packed os_iyx_osv16 weights) -> fc2 (a network output: f32); within half rounding of
+    the float64 network on the f16-rounded values."""
+    x, w1, b1 = fc_arrays(rng, (batch, 64), 40)
+    _, w2, b2 = fc_arrays(rng, (batch, 40), 12)
     topo = cl.Topology(cl.InputLayout("x", cl.Layout(F32, BFYX, x.shape)), cl.Data("w1", w1), cl.Data("b1", b1),
                        cl.Data("w2", w2), cl.Data("b2", b2), cl.FullyConnected("fc1", "x", weights="w1", bias="b1"),
                        cl.Activation("act", "fc1", "relu"), cl.FullyConnected("fc2", "act", weights="w2", bias="b2"))
     opts = cl.BuildOptions(inference_precision="f16", kernel_tier="cpu")
     net = cl.Network(cl.Program(engine, topo, opts))
     fc1 = net.program.node("fc1")
-    assert fc1.impl.kernel_name == "fully_connected_gemv"
+    assert fc1.impl.kernel_name == kernel
     assert fc1.layout().dtype == F16 and fc1.dependencies[1].layout().dtype == F16
     net.poison()
     out = net.run({"x": x})["fc2"]
