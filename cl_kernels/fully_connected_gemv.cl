@@ -4,7 +4,9 @@
 // chunk once and one aligned float8 of each weight row, accumulating a float8 per row (a*b+c, no builtins: the
 // pip PoCL turns vload8/fma into calls that spill every accumulator). Horizontal sums, bias and FUSED_OPS per
 // output at the end. Input bfyx unpadded (row n at n * K), weights (M, K) bfyx unpadded, K % 8 == 0, so every
-// float8 load is 32-byte aligned. Rows past M (last block) are clamped to M - 1 and not stored.
+// float8 load is 32-byte aligned (16 for half). Rows past M (last block) are clamped to M - 1 and not stored.
+// Each tensor f32 or f16 storage (each its own): the chunks read through INPUT0/1_ALOAD8 (for half the inlined
+// F16C conversion, kernel_selector/common/inline_half.py: half weights halve the bytes streamed), sums in float.
 #define K_CHUNKS (GEMV_K / 8)
 
 #ifndef FULLY_CONNECTED_GEMV_HELPERS_CL  // several instances share one batched program: define helpers once

@@ -1,7 +1,7 @@
 // Register-tiled gemm for CPU OpenCL (PoCL): y = ALPHA * op(A) . B (+ BETA * C[broadcast]).
-// A (.., M, K) or transposed (.., K, M), B (.., K, N) not transposed, both plain unpadded bfyx, f32, N % 8 == 0;
-// output (.., M, N) plain unpadded bfyx. Batch dimensions broadcast (numpy matmul): GEMM_BATCH_COORDS(z) sets the
-// output batch coordinates, A_INDEX / B_INDEX / OUT_INDEX / C_INDEX map them (gemm_kernel_ref's macros).
+// A (.., M, K) or transposed (.., K, M), B (.., K, N) not transposed, both plain unpadded bfyx (f32 or f16),
+// N % 8 == 0; output (.., M, N) plain unpadded bfyx. Batch dimensions broadcast (numpy matmul): GEMM_BATCH_COORDS(z)
+// sets the output batch coordinates, A_INDEX / B_INDEX / OUT_INDEX / C_INDEX map them (gemm_kernel_ref's macros).
 // gws = (row groups, column panels of 16, batch), lws (1, 1, 1). One work-item owns the 16-column panel n0..n0+15
 // of ROW_GROUP row blocks of TILE_M rows. For each K block of K_BLOCK (outer) and each of its row blocks (inner):
 // TILE_M x 16 accumulators in registers (two float8 per row); per k two aligned float8 loads of B's row k (32-byte
@@ -23,7 +23,7 @@
 #define ADD_C(v, row, col) { \
         union { float8 v; float s[8]; } t_; \
         __attribute__((opencl_unroll_hint)) \
-        for (int i_ = 0; i_ < 8; ++i_) t_.s[i_] = INPUT2_LOAD(c, C_INDEX(row, (col) + i_)); \
+        for (int i_ = 0; i_ < 8; ++i_) t_.s[i_] = INPUT2_ILOAD(c, C_INDEX(row, (col) + i_)); \
         v = BETA * t_.v + v; \
     }
 #else

@@ -134,9 +134,9 @@ class GemmKernelTiled(KernelBase):
 
     def jit_constants(self, params: Params, variant: dict[str, int] | None = None) -> JitConstants:
         """Tensors, gemm index macros (gemm_ref's), A's pitches, TILE_M, K_BLOCK, ROW_GROUP, ALPHA, BETA, HAS_C and
-        the call-free loads and stores of A, B and the output (:func:`inline_half_jit`)."""
+        the call-free loads and stores of A, B, C and the output (:func:`inline_half_jit`)."""
         j = super().jit_constants(params)
-        j.update(inline_half_jit({"INPUT0": params.inputs[0], "INPUT1": params.inputs[1], "OUTPUT": params.output}))
+        j.update(inline_half_jit({f"INPUT{i}": x for i, x in enumerate(params.inputs)} | {"OUTPUT": params.output}))
         for i, x in enumerate(params.inputs):
             j.update(nd_jit(f"INPUT{i}", x))
         j.update(nd_jit("OUTPUT", params.output))
