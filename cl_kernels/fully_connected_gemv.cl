@@ -4,7 +4,9 @@
 // chunk once and one aligned float8 of each weight row, accumulating a float8 per row (a*b+c, no builtins: the
 // pip PoCL turns vload8/fma into calls that spill every accumulator). Horizontal sums, bias and FUSED_OPS per
 // output at the end. Input bfyx unpadded (row n at n * K), weights (M, K) bfyx unpadded, K % 8 == 0, so every
-// float8 load is 32-byte aligned. Rows past M (last block) are clamped to M - 1 and not stored.
+// float8 load is 32-byte aligned (16 for half). Rows past M (last block) are clamped to M - 1 and not stored.
+// Each tensor f32 or f16 storage (each its own): the chunks read through INPUT0/1_ALOAD8 (for half the inlined
+// F16C conversion, kernel_selector/common/inline_half.py: half weights halve the bytes streamed), sums in float.
 #define K_CHUNKS (GEMV_K / 8)
 
 #ifndef FULLY_CONNECTED_GEMV_HELPERS_CL  // several instances share one batched program: define helpers once
@@ -26,23 +28,23 @@ KERNEL(fully_connected_gemv)(const __global INPUT0_TYPE* input, const __global I
 {
     const int m0 = get_global_id(1) * ROWS;
     const int n = get_global_id(0);
-    const __global float8* x8 = (const __global float8*)(input + (size_t)n * GEMV_K);
-#define ROW_PTR(r) const __global float8* w##r = (const __global float8*)(weights + \
-        (size_t)(m0 + (r) < GEMV_M ? m0 + (r) : GEMV_M - 1) * GEMV_K)
+    const __global INPUT0_TYPE* xp = input + (size_t)n * GEMV_K;
+#define ROW_PTR(r) const __global INPUT1_TYPE* w##r = weights + \
+        (size_t)(m0 + (r) < GEMV_M ? m0 + (r) : GEMV_M - 1) * GEMV_K
     ROW_PTR(0); ROW_PTR(1); ROW_PTR(2); ROW_PTR(3); ROW_PTR(4); ROW_PTR(5); ROW_PTR(6); ROW_PTR(7);
 #undef ROW_PTR
     float8 a0 = (float8)(0.0f), a1 = (float8)(0.0f), a2 = (float8)(0.0f), a3 = (float8)(0.0f);
     float8 a4 = (float8)(0.0f), a5 = (float8)(0.0f), a6 = (float8)(0.0f), a7 = (float8)(0.0f);
     for (int c = 0; c < K_CHUNKS; ++c) {
-        const float8 xv = x8[c];
-        a0 = w0[c] * xv + a0;
-        a1 = w1[c] * xv + a1;
-        a2 = w2[c] * xv + a2;
-        a3 = w3[c] * xv + a3;
-        a4 = w4[c] * xv + a4;
-        a5 = w5[c] * xv + a5;
-        a6 = w6[c] * xv + a6;
-        a7 = w7[c] * xv + a7;
+        const float8 xv = INPUT0_ALOAD8(xp, c * 8);
+        a0 = INPUT1_ALOAD8(w0, c * 8) * xv + a0;
+        a1 = INPUT1_ALOAD8(w1, c * 8) * xv + a1;
+        a2 = INPUT1_ALOAD8(w2, c * 8) * xv + a2;
+        a3 = INPUT1_ALOAD8(w3, c * 8) * xv + a3;
+        a4 = INPUT1_ALOAD8(w4, c * 8) * xv + a4;
+        a5 = INPUT1_ALOAD8(w5, c * 8) * xv + a5;
+        a6 = INPUT1_ALOAD8(w6, c * 8) * xv + a6;
+        a7 = INPUT1_ALOAD8(w7, c * 8) * xv + a7;
     }
     float s[ROWS];
     s[0] = hsum8(a0); s[1] = hsum8(a1); s[2] = hsum8(a2); s[3] = hsum8(a3);
@@ -52,10 +54,10 @@ KERNEL(fully_connected_gemv)(const __global INPUT0_TYPE* input, const __global I
         if (m < GEMV_M) {
             float acc = s[r];
 #if BIAS_TERM
-            acc += bias[BIAS_INDEX(m)];
+            acc += INPUT2_ILOAD(bias, BIAS_INDEX(m));
 #endif
             FUSED_OPS(acc, n, m, 0, 0);
-            output[OUTPUT_GET_INDEX(n, m, 0, 0)] = acc;
+            OUTPUT_STORE(output, OUTPUT_GET_INDEX(n, m, 0, 0), acc);
         }
     }
 }

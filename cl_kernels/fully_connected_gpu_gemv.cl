@@ -3,7 +3,7 @@
 // over K (consecutive work-items read consecutive k of x and of each weight row: coalesced; each weight is read
 // once for the NB items), keeping NB x ROWS partial sums, then reduce them in a __local tree (NB * ROWS x LWS
 // floats, LWS a power of two >= NB * ROWS); work-item i < NB * ROWS finishes item n0 + i / ROWS, row m0 + i % ROWS
-// with the bias and the fused ops.
+// with the bias and the fused ops. Each tensor f32 or f16 storage, through its LOAD / STORE macros; sums in float.
 KERNEL(fully_connected_gpu_gemv)(const __global INPUT0_TYPE* input, const __global INPUT1_TYPE* weights,
 #if BIAS_TERM
                                  const __global INPUT2_TYPE* bias,
@@ -21,9 +21,9 @@ KERNEL(fully_connected_gpu_gemv)(const __global INPUT0_TYPE* input, const __glob
     for (int k = lid; k < FC_K; k += LWS) {
         float wv[ROWS];
         for (int r = 0; r < ROWS; ++r)
-            wv[r] = m0 + r < FC_M ? (float)weights[(m0 + r) * FC_K + k] : 0.0f;
+            wv[r] = m0 + r < FC_M ? INPUT1_LOAD(weights, (m0 + r) * FC_K + k) : 0.0f;
         for (int q = 0; q < NB; ++q) {
-            const float xv = n0 + q < FC_N ? (float)input[(n0 + q) * FC_K + k] : 0.0f;
+            const float xv = n0 + q < FC_N ? INPUT0_LOAD(input, (n0 + q) * FC_K + k) : 0.0f;
             for (int r = 0; r < ROWS; ++r)
                 acc[q][r] += xv * wv[r];
         }
@@ -45,10 +45,10 @@ KERNEL(fully_connected_gpu_gemv)(const __global INPUT0_TYPE* input, const __glob
         if (n < FC_N && m < FC_M) {
             float val = red[lid][0];
 #if BIAS_TERM
-            val += bias[BIAS_INDEX(m)];
+            val += INPUT2_LOAD(bias, BIAS_INDEX(m));
 #endif
             FUSED_OPS(val, n, m, 0, 0);
-            output[OUTPUT_GET_INDEX(n, m, 0, 0)] = val;
+            OUTPUT_STORE(output, OUTPUT_GET_INDEX(n, m, 0, 0), val);
         }
     }
 }

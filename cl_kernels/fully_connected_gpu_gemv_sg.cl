@@ -5,7 +5,8 @@
 // __local memory and no barrier on a device with sub-groups (SG_NATIVE 1: cl_khr_subgroups or cl_intel_subgroups,
 // any width the compiler picks). SG_NATIVE 0 emulates the sub-groups with SG_WIDTH consecutive work-items and a
 // __local sum (cldnn_sg_sum_emulated), so the same code runs, and is tested, on devices without them; there ROWS is
-// a multiple of LWS / SG_WIDTH so every work-item reaches the same barriers.
+// a multiple of LWS / SG_WIDTH so every work-item reaches the same barriers. Each tensor f32 or f16 storage, through
+// its LOAD / STORE macros; sums in float.
 #if SG_NATIVE
 #define SG_LANE get_sub_group_local_id()
 #define SG_ID get_sub_group_id()
@@ -38,15 +39,15 @@ KERNEL(fully_connected_gpu_gemv_sg)(const __global INPUT0_TYPE* input, const __g
         if (m < FC_M) {
             const __global INPUT1_TYPE* wrow = weights + m * FC_K;
             for (uint k = lane; k < FC_K; k += width)
-                acc += (float)xrow[k] * (float)wrow[k];
+                acc += INPUT0_LOAD(xrow, k) * INPUT1_LOAD(wrow, k);
         }
         float val = SG_SUM(acc);
         if (lane == 0 && m < FC_M) {
 #if BIAS_TERM
-            val += bias[BIAS_INDEX(m)];
+            val += INPUT2_LOAD(bias, BIAS_INDEX(m));
 #endif
             FUSED_OPS(val, n, m, 0, 0);
-            output[OUTPUT_GET_INDEX(n, m, 0, 0)] = val;
+            OUTPUT_STORE(output, OUTPUT_GET_INDEX(n, m, 0, 0), val);
         }
     }
 }

@@ -2,7 +2,8 @@
 // W[m, k] + bias[m]: gws (ceil(FC_M / NWG) * TX, ceil(FC_N / MWG) * TY), lws (TX, TY). A work-group computes MWG batch
 // rows x NWG output channels; per K step of KWG it loads KWG x MWG of x and KWG x NWG of W (both k-contiguous:
 // consecutive work-items read consecutive k) into __local memory, zeros outside; each work-item accumulates a
-// WPT x WPT block (rows ty + TY * i, channels tx + TX * j), then bias and the fused ops per element.
+// WPT x WPT block (rows ty + TY * i, channels tx + TX * j), then bias and the fused ops per element. Each tensor f32
+// or f16 storage, through its LOAD / STORE macros; the __local tiles and the sums float.
 KERNEL(fully_connected_gpu_tiled)(const __global INPUT0_TYPE* input, const __global INPUT1_TYPE* weights,
 #if BIAS_TERM
                                   const __global INPUT2_TYPE* bias,
@@ -24,12 +25,12 @@ KERNEL(fully_connected_gpu_tiled)(const __global INPUT0_TYPE* input, const __glo
         for (int e = tid; e < KWG * MWG; e += TX * TY) {
             const int kk = e % KWG, nn = e / KWG;
             const int n = n0 + nn, k = k0 + kk;
-            xls[kk][nn] = (n < FC_N && k < FC_K) ? (float)input[n * FC_K + k] : 0.0f;
+            xls[kk][nn] = (n < FC_N && k < FC_K) ? INPUT0_LOAD(input, n * FC_K + k) : 0.0f;
         }
         for (int e = tid; e < KWG * NWG; e += TX * TY) {
             const int kk = e % KWG, mm = e / KWG;
             const int m = m0 + mm, k = k0 + kk;
-            wls[kk][mm] = (m < FC_M && k < FC_K) ? (float)weights[m * FC_K + k] : 0.0f;
+            wls[kk][mm] = (m < FC_M && k < FC_K) ? INPUT1_LOAD(weights, m * FC_K + k) : 0.0f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int kk = 0; kk < KWG; ++kk) {
@@ -51,10 +52,10 @@ KERNEL(fully_connected_gpu_tiled)(const __global INPUT0_TYPE* input, const __glo
             if (n < FC_N && m < FC_M) {
                 float val = acc[i][j];
 #if BIAS_TERM
-                val += bias[BIAS_INDEX(m)];
+                val += INPUT2_LOAD(bias, BIAS_INDEX(m));
 #endif
                 FUSED_OPS(val, n, m, 0, 0);
-                output[OUTPUT_GET_INDEX(n, m, 0, 0)] = val;
+                OUTPUT_STORE(output, OUTPUT_GET_INDEX(n, m, 0, 0), val);
             }
         }
     }

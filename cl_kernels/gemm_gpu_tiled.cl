@@ -3,6 +3,7 @@
 // of op(A) and KWG x NWG of op(B) into __local memory (consecutive work-items read consecutive addresses, zeros
 // outside M, N, K), then each accumulates a WPT x WPT block, rows ty + TY * i and columns tx + TX * j.
 // y = ALPHA * acc (+ BETA * C[broadcast]); GEMM_BATCH_COORDS / A_INDEX / B_INDEX / C_INDEX broadcast the batch.
+// Each tensor f32 or f16 storage, through its LOAD / STORE macros; the __local tiles and the sums float.
 KERNEL(gemm_gpu_tiled)(const __global INPUT0_TYPE* a, const __global INPUT1_TYPE* b,
 #if HAS_C
                        const __global INPUT2_TYPE* c,
@@ -31,7 +32,7 @@ KERNEL(gemm_gpu_tiled)(const __global INPUT0_TYPE* a, const __global INPUT1_TYPE
             const int kk = e % KWG, mm = e / KWG;   // A stored (M, K): k contiguous
 #endif
             const int m = m0 + mm, k = k0 + kk;
-            als[kk][mm] = (m < GEMM_M && k < GEMM_K) ? (float)a[A_INDEX(m, k)] : 0.0f;
+            als[kk][mm] = (m < GEMM_M && k < GEMM_K) ? INPUT0_LOAD(a, A_INDEX(m, k)) : 0.0f;
         }
         for (int e = tid; e < KWG * NWG; e += TX * TY) {
 #if TRANS_B
@@ -40,7 +41,7 @@ KERNEL(gemm_gpu_tiled)(const __global INPUT0_TYPE* a, const __global INPUT1_TYPE
             const int nn = e % NWG, kk = e / NWG;   // B stored (K, N): n contiguous
 #endif
             const int n = n0 + nn, k = k0 + kk;
-            bls[kk][nn] = (n < GEMM_N && k < GEMM_K) ? (float)b[B_INDEX(k, n)] : 0.0f;
+            bls[kk][nn] = (n < GEMM_N && k < GEMM_K) ? INPUT1_LOAD(b, B_INDEX(k, n)) : 0.0f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int kk = 0; kk < KWG; ++kk) {
@@ -62,9 +63,9 @@ KERNEL(gemm_gpu_tiled)(const __global INPUT0_TYPE* a, const __global INPUT1_TYPE
             if (m < GEMM_M && n < GEMM_N) {
                 float r = ALPHA * acc[i][j];
 #if HAS_C
-                r += BETA * (float)c[C_INDEX(m, n)];
+                r += BETA * INPUT2_LOAD(c, C_INDEX(m, n));
 #endif
-                output[OUT_INDEX(m, n)] = r;
+                OUTPUT_STORE(output, OUT_INDEX(m, n), r);
             }
         }
     }

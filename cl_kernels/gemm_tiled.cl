@@ -1,7 +1,7 @@
 // Register-tiled gemm for CPU OpenCL (PoCL): y = ALPHA * op(A) . B (+ BETA * C[broadcast]).
-// A (.., M, K) or transposed (.., K, M), B (.., K, N) not transposed, both plain unpadded bfyx, f32, N % 8 == 0;
-// output (.., M, N) plain unpadded bfyx. Batch dimensions broadcast (numpy matmul): GEMM_BATCH_COORDS(z) sets the
-// output batch coordinates, A_INDEX / B_INDEX / OUT_INDEX / C_INDEX map them (gemm_kernel_ref's macros).
+// A (.., M, K) or transposed (.., K, M), B (.., K, N) not transposed, both plain unpadded bfyx (f32 or f16),
+// N % 8 == 0; output (.., M, N) plain unpadded bfyx. Batch dimensions broadcast (numpy matmul): GEMM_BATCH_COORDS(z)
+// sets the output batch coordinates, A_INDEX / B_INDEX / OUT_INDEX / C_INDEX map them (gemm_kernel_ref's macros).
 // gws = (row groups, column panels of 16, batch), lws (1, 1, 1). One work-item owns the 16-column panel n0..n0+15
 // of ROW_GROUP row blocks of TILE_M rows. For each K block of K_BLOCK (outer) and each of its row blocks (inner):
 // TILE_M x 16 accumulators in registers (two float8 per row); per k two aligned float8 loads of B's row k (32-byte
@@ -15,13 +15,15 @@
 // K block applies alpha, beta * C and stores.
 // Edges: rows past M are clamped to M - 1 (those rows compute and store the same values as row M - 1, so the
 // partial sums stay exact); with N % 16 == 8 the last panel runs the same loop on one float8 (NV = 1).
-#define LD8(p, i) (((const __global float8*)(p))[i])
-#define ST8(p, i) (((__global float8*)(p))[i])
+// Each tensor f32 or f16 storage (each its own), read and written through its LOAD / ILOAD / ALOAD8 / ASTORE8 macros
+// (call-free, kernel_selector/common/inline_half.py); the accumulators and the panel float. The partial sums between
+// K blocks live in the output: with an f16 output there is one K block (K <= 1.25 * 512, validate()), so the sums
+// are rounded to half once, at the end.
 #if HAS_C
 #define ADD_C(v, row, col) { \
         union { float8 v; float s[8]; } t_; \
         __attribute__((opencl_unroll_hint)) \
-        for (int i_ = 0; i_ < 8; ++i_) t_.s[i_] = c[C_INDEX(row, (col) + i_)]; \
+        for (int i_ = 0; i_ < 8; ++i_) t_.s[i_] = INPUT2_ILOAD(c, C_INDEX(row, (col) + i_)); \
         v = BETA * t_.v + v; \
     }
 #else
@@ -33,16 +35,16 @@
     if (k0 > 0) { \
         __attribute__((opencl_unroll_hint)) \
         for (int p = 0; p < TILE_M; ++p) { \
-            acc0[p] = LD8(out_z + row[p] * GEMM_N + n0, 0); \
-            if (NV == 2) acc1[p] = LD8(out_z + row[p] * GEMM_N + n0, 1); \
+            acc0[p] = OUTPUT_ALOAD8(out_z + row[p] * GEMM_N + n0, 0); \
+            if (NV == 2) acc1[p] = OUTPUT_ALOAD8(out_z + row[p] * GEMM_N + n0, 8); \
         } \
     }
 #define STORE_PARTIAL(NV) \
     if (k1 < GEMM_K) { \
         __attribute__((opencl_unroll_hint)) \
         for (int p = 0; p < TILE_M; ++p) { \
-            ST8(out_z + row[p] * GEMM_N + n0, 0) = acc0[p]; \
-            if (NV == 2) ST8(out_z + row[p] * GEMM_N + n0, 1) = acc1[p]; \
+            OUTPUT_ASTORE8(out_z + row[p] * GEMM_N + n0, 0, acc0[p]); \
+            if (NV == 2) OUTPUT_ASTORE8(out_z + row[p] * GEMM_N + n0, 8, acc1[p]); \
         } \
         continue; \
     }
@@ -56,14 +58,14 @@
     for (int k0 = 0; k0 < GEMM_K; k0 += K_BLOCK) { \
         const int k1 = k0 + K_BLOCK < GEMM_K ? k0 + K_BLOCK : GEMM_K; \
         for (int k = k0; k < k1; ++k) { \
-            pnl[2 * (k - k0)] = LD8(bp + k * GEMM_N, 0); \
-            if (NV == 2) pnl[2 * (k - k0) + 1] = LD8(bp + k * GEMM_N, 1); \
+            pnl[2 * (k - k0)] = INPUT1_ALOAD8(bp + k * GEMM_N, 0); \
+            if (NV == 2) pnl[2 * (k - k0) + 1] = INPUT1_ALOAD8(bp + k * GEMM_N, 8); \
         } \
         for (int g = 0; g < ROW_GROUP; ++g) { \
             const int m0 = (mg * ROW_GROUP + g) * TILE_M; \
             if (m0 >= GEMM_M) break; \
             int row[TILE_M]; \
-            const __global float* ap[TILE_M]; \
+            const __global INPUT0_TYPE* ap[TILE_M]; \
             float8 acc0[TILE_M], acc1[TILE_M]; \
             __attribute__((opencl_unroll_hint)) \
             for (int p = 0; p < TILE_M; ++p) { \
@@ -78,7 +80,7 @@
                 const float8 b1 = NV == 2 ? pnl[2 * (k - k0) + 1] : (float8)(0.0f); \
                 __attribute__((opencl_unroll_hint)) \
                 for (int p = 0; p < TILE_M; ++p) { \
-                    const float x = ap[p][k * A_K_PITCH]; \
+                    const float x = INPUT0_ILOAD(ap[p], k * A_K_PITCH); \
                     acc0[p] = x * b0 + acc0[p]; \
                     if (NV == 2) acc1[p] = x * b1 + acc1[p]; \
                 } \
@@ -88,31 +90,31 @@
             for (int p = 0; p < TILE_M; ++p) { \
                 float8 v0 = ALPHA * acc0[p]; \
                 ADD_C(v0, row[p], n0) \
-                ST8(out_z + row[p] * GEMM_N + n0, 0) = v0; \
+                OUTPUT_ASTORE8(out_z + row[p] * GEMM_N + n0, 0, v0); \
                 if (NV == 2) { \
                     float8 v1 = ALPHA * acc1[p]; \
                     ADD_C(v1, row[p], n0 + 8) \
-                    ST8(out_z + row[p] * GEMM_N + n0, 1) = v1; \
+                    OUTPUT_ASTORE8(out_z + row[p] * GEMM_N + n0, 8, v1); \
                 } \
             } \
         } \
     }
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
-KERNEL(gemm_tiled)(const __global float* a, const __global float* b,
+KERNEL(gemm_tiled)(const __global INPUT0_TYPE* a, const __global INPUT1_TYPE* b,
 #if HAS_C
-                   const __global float* c,
+                   const __global INPUT2_TYPE* c,
 #endif
-                   __global float* output)
+                   __global OUTPUT_TYPE* output)
 {
     const int mg = get_global_id(0);
     const int n0 = get_global_id(1) * 16;
     const int z = get_global_id(2);
     int bc0 = 0, bc1 = 0, bc2 = 0, bc3 = 0;
     GEMM_BATCH_COORDS(z)
-    const __global float* a_z = a + A_INDEX(0, 0);
-    const __global float* bp = b + B_INDEX(0, n0);
-    __global float* out_z = output + OUT_INDEX(0, 0);
+    const __global INPUT0_TYPE* a_z = a + A_INDEX(0, 0);
+    const __global INPUT1_TYPE* bp = b + B_INDEX(0, n0);
+    __global OUTPUT_TYPE* out_z = output + OUT_INDEX(0, 0);
     float8 pnl[2 * K_BLOCK];  // the packed K_BLOCK x 16 sub-panel of B (K_BLOCK * 64 bytes of stack)
 #if GEMM_N % 16
     if (n0 + 16 > GEMM_N) {
@@ -123,8 +125,6 @@ KERNEL(gemm_tiled)(const __global float* a, const __global float* b,
     PANEL(2)
 }
 
-#undef LD8
-#undef ST8
 #undef ADD_C
 #undef LOAD_PARTIAL
 #undef STORE_PARTIAL

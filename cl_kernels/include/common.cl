@@ -48,4 +48,31 @@ inline float cldnn_sg_sum_emulated(float v, __local float* scratch, uint width) 
     barrier(CLK_LOCAL_MEM_FENCE);
     return s;
 }
+// Half access for inner loops and register-tile epilogues: cldnn_load_half (element i of p),
+// cldnn_load_half8_aligned (the 8 halves at p) as float, cldnn_store_half8_aligned (v rounded to nearest even into
+// the 8 halves at p); p 16-byte aligned for the half8 forms. On the pip PoCL vload_half(8) / vstore_half8_rte are
+// library calls (not inlined) that spill every vector register around them, so a loop of them loses what half
+// storage saves; where the compiler targets F16C (x86) these are the conversion instructions themselves, inlined.
+// Elsewhere (GPUs, Oclgrind) the vload_half / vstore_half builtins, native there.
+#if defined(__F16C__) && defined(__AVX__)
+inline float cldnn_load_half(const __global half* p, int i) {
+    return as_float4(__builtin_ia32_vcvtph2ps((short8)(((const __global short*)p)[i], 0, 0, 0, 0, 0, 0, 0))).s0;
+}
+inline float8 cldnn_load_half8_aligned(const __global half* p) {
+    return __builtin_ia32_vcvtph2ps256(*(const __global short8*)p);
+}
+inline void cldnn_store_half8_aligned(__global half* p, float8 v) {
+    *(__global short8*)p = __builtin_ia32_vcvtps2ph256(v, 0);  // imm 0: round to nearest even
+}
+#else
+inline float cldnn_load_half(const __global half* p, int i) {
+    return vload_half(i, p);
+}
+inline float8 cldnn_load_half8_aligned(const __global half* p) {
+    return vload_half8(0, p);
+}
+inline void cldnn_store_half8_aligned(__global half* p, float8 v) {
+    vstore_half8_rte(v, 0, p);
+}
+#endif
 #endif

@@ -1,13 +1,17 @@
 """Checks and jit shared by the GPU-tier fully connected kernels that read plain operands
 (``fully_connected_gpu_tiled``, ``fully_connected_gpu_gemv``): input (N, ...) plain unpadded bfyx flattened to
-(N, K) by its own buffer order, weights (M, K) plain unpadded bfyx, bias of any shape with M elements."""
+(N, K) by its own buffer order, weights (M, K) plain unpadded bfyx, bias of any shape with M elements; every
+tensor f32 or f16 storage (read through its own ``NAME_LOAD`` macro). :func:`float_reason` is the weights / bias
+dtype check of every OpenCL fully connected kernel (the supported key checks the data input only)."""
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType, Format
+from collections.abc import Iterable
+
+from cldnn_py.layout import Format, Layout
 
 from ..jitter import JitConstants
-from ..params import Params
+from ..params import FLOATS, Params
 
 
 def fc_dims(params: Params) -> tuple[int, int, int]:
@@ -16,24 +20,33 @@ def fc_dims(params: Params) -> tuple[int, int, int]:
     return x.shape[0], x.count() // x.shape[0], w.shape[0]
 
 
+def float_reason(tensors: Iterable[Layout]) -> str | None:
+    """Why one of ``tensors`` (weights, bias) is not f32 or f16 (the float storages the LOAD macros read), or
+    None."""
+    for lay in tensors:
+        if lay.dtype not in FLOATS:
+            return f"weights and bias must be f32 or f16, got {lay}"
+    return None
+
+
 def fc_plain_reason(params: Params) -> str | None:
-    """Why the operands are not plain enough: input of rank 2-4 f32 bfyx unpadded, weights (M, K) f32 bfyx
-    unpadded with K matching, bias with M elements; or None."""
+    """Why the operands are not plain enough: input of rank 2-4 f32/f16 bfyx unpadded, weights (M, K) f32/f16
+    bfyx unpadded with K matching, bias with M f32/f16 elements; or None."""
     x, w = params.inputs[0], params.inputs[1]
     if x.rank < 2 or x.rank > 4:
         return f"input rank {x.rank} is not 2-4"
-    if x.format != Format.bfyx or not x.padding.is_zero or x.dtype != DataType.f32:
-        return f"input must be f32 bfyx without padding, got {x}"
+    if x.format != Format.bfyx or not x.padding.is_zero or x.dtype not in FLOATS:
+        return f"input must be f32 or f16 bfyx without padding, got {x}"
     if w.rank != 2:
         return f"weights rank {w.rank} is not 2"
-    if w.format != Format.bfyx or not w.padding.is_zero or w.dtype != DataType.f32:
-        return f"weights must be f32 bfyx without padding, got {w}"
+    if w.format != Format.bfyx or not w.padding.is_zero or w.dtype not in FLOATS:
+        return f"weights must be f32 or f16 bfyx without padding, got {w}"
     _, k, m = fc_dims(params)
     if w.shape[1] != k:
         return f"weights have {w.shape[1]} columns, input has K = {k}"
     if len(params.inputs) > 2 and params.inputs[2].count() != m:
         return f"bias has {params.inputs[2].count()} elements, expected {m}"
-    return None
+    return float_reason(params.inputs[2:])
 
 
 def fc_plain_jit(params: Params) -> JitConstants:

@@ -11,6 +11,7 @@ Shapes stay small: Oclgrind runs about 0.5 M multiply-adds per second.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -348,6 +349,57 @@ def test_kernel_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, prim, kern
         return
     pytest.fail(f"no generic {prim} case validates for {kernel}; add an Oclgrind case for {kernel}:\n"
                 + "\n".join(refusals))
+
+
+def _half_tol(case: Case) -> Case:
+    """``case`` with the tolerance of an f16 output: one rounding to half, relative to the largest magnitude."""
+    scale = float(np.abs(case.expected).max())
+    return dataclasses.replace(case, rtol=2e-3, atol=2e-3 * scale)
+
+
+def _fc_half(rng, n, k, m, wfmt):
+    """:func:`_fc` with x, W and bias stored as f16 (rounded first: the reference sees what the kernel reads)."""
+    x, w, b = (rng.standard_normal(s).astype(np.float16) for s in ((n, k), (m, k), (m,)))
+    return _half_tol(Case(cl.FullyConnected("p", "x", weights="w", bias="b"), {"x": (x, BFYX)}, fc_ref(x, w, b),
+                          {"w": (w, wfmt), "b": (b, None)}))
+
+
+def _gemm_half(rng, sa, sb):
+    """:func:`_gemm` with A and B stored as f16."""
+    a, b = rng.standard_normal(sa).astype(np.float16), rng.standard_normal(sb).astype(np.float16)
+    return _half_tol(Case(Gemm("p", inputs=["a", "b"]), {"a": (a, BFYX), "b": (b, BFYX)}, gemm_ref(a, b)))
+
+
+# f16 storage (issue 18): the kernels whose templates read and write through the jitter's LOAD / STORE macros, one
+# small case each with half inputs, Data and output (in Oclgrind the macros' vload_half / vstore_half_rte forms).
+HALF_CASES: dict[str, Callable[[np.random.Generator], Case]] = {
+    "fully_connected_ref": lambda r: _fc_half(r, 2, 12, 5, None),
+    "fully_connected_gemm": lambda r: _fc_half(r, 10, 24, 20, OSV16),
+    "fully_connected_gemv": lambda r: _fc_half(r, 2, 16, 5, None),
+    "fully_connected_gpu_gemv": lambda r: _fc_half(r, 3, 33, 9, None),
+    "fully_connected_gpu_gemv_sg": lambda r: _fc_half(r, 3, 33, 9, None),
+    "fully_connected_gpu_tiled": lambda r: _fc_half(r, 3, 33, 9, None),
+    "gemm_ref": lambda r: _gemm_half(r, (3, 5), (5, 4)),
+    "gemm_tiled": lambda r: _gemm_half(r, (5, 24), (24, 16)),
+    "gemm_gpu_tiled": lambda r: _gemm_half(r, (3, 17), (17, 5)),
+}
+HALF_KERNELS = [(p, k, t) for p, k, t in KERNELS if k in HALF_CASES]
+
+
+@pytest.mark.parametrize("prim, kernel, tier", HALF_KERNELS, ids=[k for _, k, _ in HALF_KERNELS])
+def test_half_kernel_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, prim, kernel, tier):
+    """The kernel forced on its f16 case: clean log, an f16 output within half rounding of the float64 reference."""
+    case = HALF_CASES[kernel](rng)
+    out, ran = run_case(oclgrind_engine, case, kernel, tier)
+    assert ran == kernel, f"{ran} ran instead of the forced {kernel}"
+    oclgrind_log.assert_clean()
+    assert out.dtype == np.float16
+    assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
+
+
+def test_every_half_case_names_a_kernel():
+    """A HALF_CASES key that is no registered OpenCL kernel (a typo, a rename) would silently test nothing."""
+    assert set(HALF_CASES) <= {k for _, k, _ in KERNELS}
 
 
 def test_oclgrind_log_catches_an_out_of_bounds_write(oclgrind_engine, oclgrind_log):

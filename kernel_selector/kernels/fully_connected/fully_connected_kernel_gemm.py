@@ -11,13 +11,15 @@ epilogue.
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import Format
 
 from ...common.block import choose_block
+from ...common.fc_plain import float_reason
 from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
+from ...common.inline_half import inline_half_jit
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 TILE_ROWS = 6  # max batch rows per work-item: 2 * TILE_ROWS accumulators + 2 weight vectors + 1 broadcast <= 16 ymm
@@ -30,13 +32,15 @@ PLAIN = frozenset({Format.bfyx})
 class FullyConnectedKernelGemm(KernelBase):
     """GEMM fully connected: y[n, m] = Σ_k x[n, k] · W[m, k] + bias[m], then the fused ops, for N > 8.
 
-    Inputs: INPUT0 data (N, ...) of any rank, f32 bfyx without padding (K = product of the non-batch dims, the
-    flattening is the buffer's own order); INPUT1 weights (M, K) f32 ``os_iyx_osv16`` unpadded (the packed panel
-    of output slice s is [K][16] at s * 16 * K); INPUT2 bias with M elements, any layout (``BIAS_INDEX``), when
-    present. Output (N, M) bfyx unpadded. Fused ops: activations and eltwise with an operand of the output's shape
-    (:func:`fused_ops8_jit`). N >= 9: smaller batches are rejected (``fully_connected_gemv`` runs them, and
-    reorder_inputs then keeps their weights plain). Tile: 3-6 rows (:meth:`rows`) x 16 outputs; the
-    last row block is shifted back onto its neighbour, the last slice stores only the outputs < M.
+    Inputs: INPUT0 data (N, ...) of any rank, bfyx without padding (K = product of the non-batch dims, the
+    flattening is the buffer's own order); INPUT1 weights (M, K) ``os_iyx_osv16`` unpadded (the packed panel of
+    output slice s is [K][16] at s * 16 * K); INPUT2 bias with M elements, any layout (``BIAS_INDEX``), when
+    present. Output (N, M) bfyx unpadded. Each tensor f32 or f16 (half storage through the LOAD / STORE macros,
+    call-free in the inner loop and the stores: :mod:`kernel_selector.common.inline_half`; sums in float). Fused
+    ops: activations and eltwise with an operand of the output's shape (:func:`fused_ops8_jit`). N >= 9: smaller
+    batches are rejected (``fully_connected_gemv`` runs them, and reorder_inputs then keeps their weights plain).
+    Tile: 3-6 rows (:meth:`rows`) x 16 outputs; the last row block is shifted back onto its neighbour, the last
+    slice stores only the outputs < M.
     gws (ceil(N / TILE_ROWS), ceil(M / 16)), lws (1, 1). validate() gives the reason for anything else.
     """
 
@@ -46,27 +50,27 @@ class FullyConnectedKernelGemm(KernelBase):
     supports_fused_ops = True  # through FUSED_OPS8 (fused_ops8_jit), not the jitter's scalar FUSED_OPS
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, input and output bfyx without padding."""
-        return SupportedKey(input_formats=PLAIN, output_formats=PLAIN, padded_inputs=False, padded_output=False)
+        """OpenCL, f32 or f16, input and output bfyx without padding."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=PLAIN, output_formats=PLAIN,
+                            padded_inputs=False, padded_output=False)
 
     def validate(self, params: Params) -> str | None:
-        """N > 8; weights (M, K) os_iyx_osv16 f32 unpadded matching the input's K; bias with M elements;
-        fused activations with a formula, eltwise with an operand of the output's shape."""
+        """N > 8; weights (M, K) os_iyx_osv16 unpadded matching the input's K; bias with M elements; weights and
+        bias f32 or f16; fused activations with a formula, eltwise with an operand of the output's shape."""
         x, w = params.inputs[0], params.inputs[1]
         if x.shape[0] < MIN_BATCH:
             return f"batch {x.shape[0]} < {MIN_BATCH}: fully_connected_gemv's domain"
         if w.rank != 2:
             return f"weights rank {w.rank} is not 2"
-        if w.format != Format.os_iyx_osv16 or not w.padding.is_zero or w.dtype != DataType.f32:
-            return (f"weights must be f32 os_iyx_osv16 without padding, got {w.dtype.value} {w.format.value}"
+        if w.format != Format.os_iyx_osv16 or not w.padding.is_zero:
+            return (f"weights must be os_iyx_osv16 without padding, got {w.format.value}"
                     f"{'' if w.padding.is_zero else ' padded'}")
         k = x.count() // x.shape[0]
         if w.shape[1] != k:
             return f"weights have {w.shape[1]} columns, input has K = {k}"
-        if len(params.inputs) > 2 and (params.inputs[2].count() != w.shape[0]
-                                       or params.inputs[2].dtype != DataType.f32):
-            return f"bias must have {w.shape[0]} f32 elements, got {params.inputs[2]}"
-        return fused_ops8_reason(params)
+        if len(params.inputs) > 2 and params.inputs[2].count() != w.shape[0]:
+            return f"bias must have {w.shape[0]} elements, got {params.inputs[2]}"
+        return float_reason(params.inputs[1:]) or fused_ops8_reason(params)
 
     def priority(self, params: Params) -> int:
         """Well below the reference: it wins whenever it validates."""
@@ -79,8 +83,10 @@ class FullyConnectedKernelGemm(KernelBase):
         return min(tile_rows, n) if tile_rows else choose_block(n, TILE_ROWS)
 
     def jit_constants(self, params: Params, tile_rows: int | None = None) -> JitConstants:
-        """Tensors plus ``FCG_N/M/K``, ``TILE_ROWS``, ``BIAS_TERM`` and ``BIAS_INDEX(m)``."""
+        """Tensors plus ``FCG_N/M/K``, ``TILE_ROWS``, ``BIAS_TERM``, ``BIAS_INDEX(m)`` and the call-free loads and
+        stores ``INPUT0_ILOAD``, ``INPUT1_ALOAD8``, ``INPUT2_ILOAD``, ``OUTPUT_ASTORE8`` (:func:`inline_half_jit`)."""
         j = super().jit_constants(params)
+        j.update(inline_half_jit({f"INPUT{i}": x for i, x in enumerate(params.inputs)} | {"OUTPUT": params.output}))
         m, k = params.inputs[1].shape
         has_bias = len(params.inputs) > 2
         j.update({"FCG_N": params.inputs[0].shape[0], "FCG_M": m, "FCG_K": k,

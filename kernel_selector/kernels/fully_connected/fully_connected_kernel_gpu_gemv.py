@@ -9,7 +9,7 @@ from ...common.fc_plain import fc_dims, fc_plain_jit, fc_plain_reason
 from ...common.gpu_tile import FLOAT_BYTES, caps_reason
 from ...jitter import JitConstants, fused_ops_jit
 from ...kernel_base import FORCE_PRIORITY_2, FORCE_PRIORITY_5, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 VARIANTS = ({"lws": 128, "rows": 4}, {"lws": 64, "rows": 4}, {"lws": 256, "rows": 4}, {"lws": 128, "rows": 8},
@@ -32,8 +32,9 @@ def _local_bytes(v: dict[str, int], nb: int = 1) -> int:
 class FullyConnectedKernelGpuGemv(KernelBase):
     """GEMV fully connected for GPUs: y[n, m] = Σ_k x[n, k] · W[m, k] + bias[m], then the fused ops.
 
-    Inputs as fully_connected_gpu_tiled: INPUT0 (N, ...) rank 2-4 f32 bfyx unpadded, flattened to (N, K); INPUT1
-    weights (M, K) f32 bfyx unpadded; INPUT2 bias with M elements, any shape. Output (N, M) bfyx. A work-group of
+    Inputs as fully_connected_gpu_tiled: INPUT0 (N, ...) rank 2-4 bfyx unpadded, flattened to (N, K); INPUT1
+    weights (M, K) bfyx unpadded; INPUT2 bias with M elements, any shape. Output (N, M) bfyx. Each tensor f32 or
+    f16 (half storage through the LOAD / STORE macros; sums and the ``__local`` tree in float). A work-group of
     LWS work-items (default 128, a power of two) owns ROWS (4) output rows of NB = min(N, 8) batch items: its
     work-items stride over K with step LWS (coalesced reads of x and of the weight rows, each weight read once for
     the NB items), keep NB x ROWS partial sums, and reduce them in a ``__local`` tree of NB x ROWS x LWS floats
@@ -50,9 +51,10 @@ class FullyConnectedKernelGpuGemv(KernelBase):
     supports_fused_ops = True
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, input bfyx unpadded, output bfyx."""
+        """OpenCL, f32 or f16, input bfyx unpadded, output bfyx."""
         plain = frozenset({Format.bfyx})
-        return SupportedKey(input_formats=plain, output_formats=plain, padded_inputs=False)
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=plain, output_formats=plain,
+                            padded_inputs=False)
 
     VARIANTS: tuple[dict[str, int], ...] = VARIANTS
 

@@ -9,7 +9,7 @@ from ...common.fc_plain import fc_dims, fc_plain_jit, fc_plain_reason
 from ...common.gpu_tile import default_tile, tile_dispatch, tile_fits, tile_jit, tile_local_bytes, tile_variants
 from ...jitter import JitConstants, fused_ops_jit
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 
@@ -17,9 +17,10 @@ from ...selector import register
 class FullyConnectedKernelGpuTiled(KernelBase):
     """Tiled fully connected for GPUs: y[n, m] = Σ_k x[n, k] · W[m, k] + bias[m], then the fused ops.
 
-    Inputs: INPUT0 data (N, ...) of rank 2-4, f32 bfyx unpadded, flattened to (N, K) in its buffer (= logical)
-    order; INPUT1 weights (M, K) f32 bfyx unpadded; INPUT2 bias with M elements of any shape (``BIAS_INDEX``).
-    Output (N, M) bfyx (padding allowed, written through ``OUTPUT_GET_INDEX``). The gemm_gpu_tiled scheme with x as
+    Inputs: INPUT0 data (N, ...) of rank 2-4, bfyx unpadded, flattened to (N, K) in its buffer (= logical) order;
+    INPUT1 weights (M, K) bfyx unpadded; INPUT2 bias with M elements of any shape (``BIAS_INDEX``). Output (N, M)
+    bfyx (padding allowed, written through ``OUTPUT_GET_INDEX``). Each tensor f32 or f16 (half storage through the
+    LOAD / STORE macros; the ``__local`` tiles and the sums float). The gemm_gpu_tiled scheme with x as
     A and Wᵀ as B: a work-group of TX x TY work-items (default 16 x 16, 8 x 8 when local memory < 32 KiB) owns
     TY·WPT batch rows x TX·WPT output channels, WPT = 4; ``__local`` tiles KWG x (MWG + NWG) floats (8 KiB for
     16 x 16 x 4, KWG 16), both loaded k-contiguous (coalesced); bias and ``FUSED_OPS`` per element in the epilogue.
@@ -32,9 +33,10 @@ class FullyConnectedKernelGpuTiled(KernelBase):
     supports_fused_ops = True
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, input bfyx unpadded, output bfyx."""
+        """OpenCL, f32 or f16, input bfyx unpadded, output bfyx."""
         plain = frozenset({Format.bfyx})
-        return SupportedKey(input_formats=plain, output_formats=plain, padded_inputs=False)
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=plain, output_formats=plain,
+                            padded_inputs=False)
 
     def validate(self, params: Params) -> str | None:
         """Plain operands (:func:`fc_plain_reason`); the default tile fits the device."""

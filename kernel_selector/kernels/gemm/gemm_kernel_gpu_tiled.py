@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType, Format, Layout
+from cldnn_py.layout import Format, Layout
 from cldnn_py.ops import GemmAttrs, gemm_shapes
 from cldnn_py.ops.elementwise import float_literal
 
@@ -11,12 +11,12 @@ from ...common.gpu_tile import default_tile, tile_dispatch, tile_fits, tile_jit,
 from ...common.nd_index import nd_check, nd_jit
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 
 def _plain(x: Layout) -> bool:
-    return x.format == Format.bfyx and x.padding.is_zero and x.dtype == DataType.f32
+    return x.format == Format.bfyx and x.padding.is_zero and x.dtype in FLOATS
 
 
 @register
@@ -24,12 +24,13 @@ class GemmKernelGpuTiled(KernelBase):
     """Tiled gemm for GPUs: y[.., m, n] = alpha · Σ_k op(A)[.., m, k] · op(B)[.., k, n] + beta · C[broadcast].
 
     Inputs: INPUT0 A, INPUT1 B, INPUT2 C (optional), numpy-matmul semantics as ``gemm_ref`` (ranks 1-6, batch
-    dimensions broadcast, transpose_a / transpose_b, 1-D operands); all operands and the output f32 plain
-    unpadded bfyx. A work-group of TX x TY work-items (default 16 x 16, or 8 x 8 when local memory < 32 KiB)
-    computes an MWG x NWG = TY·WPT x TX·WPT tile of C (WPT = 4: a 4 x 4 register block per work-item) with
-    ``__local`` tiles of KWG (16) x MWG of A and KWG x NWG of B, 4·KWG·(MWG + NWG) bytes (8 KiB for 16 x 16 x 4),
-    loaded cooperatively and coalesced per K step; edges of M, N, K zero-filled. gws (ceil(N / NWG)·TX,
-    ceil(M / MWG)·TY, batch), lws (TX, TY, 1). Origin: CLBlast's Xgemm kernel (C. Nugteren), rewritten.
+    dimensions broadcast, transpose_a / transpose_b, 1-D operands); all operands and the output plain unpadded
+    bfyx, each f32 or f16 (half storage through the LOAD / STORE macros; the ``__local`` tiles and sums float).
+    A work-group of TX x TY work-items (default 16 x 16, or 8 x 8 when local memory < 32 KiB) computes an
+    MWG x NWG = TY·WPT x TX·WPT tile of C (WPT = 4: a 4 x 4 register block per work-item) with ``__local`` tiles
+    of KWG (16) x MWG of A and KWG x NWG of B, 4·KWG·(MWG + NWG) bytes (8 KiB for 16 x 16 x 4), loaded
+    cooperatively and coalesced per K step; edges of M, N, K zero-filled. gws (ceil(N / NWG)·TX, ceil(M / MWG)·TY,
+    batch), lws (TX, TY, 1). Origin: CLBlast's Xgemm kernel (C. Nugteren), rewritten.
     """
 
     name = "gemm_gpu_tiled"
@@ -38,19 +39,20 @@ class GemmKernelGpuTiled(KernelBase):
     n_data_inputs = None
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, every operand and the output plain bfyx, no padding."""
+        """OpenCL, f32 or f16, every operand and the output plain bfyx, no padding."""
         plain = frozenset({Format.bfyx})
-        return SupportedKey(input_formats=plain, output_formats=plain, padded_inputs=False, padded_output=False)
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=plain, output_formats=plain,
+                            padded_inputs=False, padded_output=False)
 
     def validate(self, params: Params) -> str | None:
-        """Two or three plain unpadded f32 bfyx operands of rank <= 6 whose inner dimensions match; the default
-        tile fits the device (work-group size, half the local memory)."""
+        """Two or three plain unpadded f32 / f16 bfyx operands of rank <= 6 whose inner dimensions match; the
+        default tile fits the device (work-group size, half the local memory)."""
         if len(params.inputs) not in (2, 3):
             return f"expected 2 or 3 inputs, got {len(params.inputs)}"
         for i, x in enumerate([*params.inputs, params.output]):
             if not _plain(x):
                 what = "output" if i == len(params.inputs) else f"input {i}"
-                return f"{what} must be plain unpadded f32 bfyx, got {x}"
+                return f"{what} must be plain unpadded f32 or f16 bfyx, got {x}"
         bad = nd_check(params.inputs, params.output)
         if bad:
             return bad

@@ -10,7 +10,7 @@ from ...common.gemm_index import gemm_index_jit, prod
 from ...common.nd_index import nd_check, nd_jit
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
-from ...params import Params
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 
@@ -22,12 +22,17 @@ class GemmKernelRef(KernelBase):
     Inputs: INPUT0 A, INPUT1 B, INPUT2 C (optional); each of rank 1-6 in any format up to rank 4 (plain unpadded
     bfyx for rank 5-6), read through its ``IDX6`` macro with the batch coordinates broadcast (numpy ``matmul``
     rules, see :func:`cldnn_py.primitives.gemm.gemm_shapes`). gws = (N, M, batch); each work-item accumulates its
-    K products in float with two partial sums (even and odd k).
+    K products in float with two partial sums (even and odd k). Each operand and the output f32 or f16 (half
+    storage through the LOAD / STORE macros).
     """
 
     name = "gemm_ref"
     primitive = "gemm"
     n_data_inputs = None
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL, f32 or f16 operands and output (each its own), any format, padding allowed."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """Two or three inputs, ranks <= 6 (5-6 plain bfyx), inner dimensions that match."""
