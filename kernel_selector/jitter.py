@@ -14,8 +14,10 @@ tensor NAME (INPUT0, INPUT1, OUTPUT ...) the jitter emits, in clDNN's vocabulary
   ``NAME_VAL_TYPE`` (the type a loaded value has: ``float`` for ``half`` storage, else ``NAME_TYPE``),
   ``NAME_LOAD(p, i)`` / ``NAME_STORE(p, i, v)`` (element ``i`` of buffer ``p``), ``NAME_LOAD8(p, i)`` /
   ``NAME_STORE8(p, i, v)`` (the float8 at elements ``i .. i+7``; for float storage ``i`` must be a multiple of 8).
-  Half is storage only (``vload_half`` / ``vstore_half_rte``, core OpenCL C, no ``cl_khr_fp16``): arithmetic
-  stays float, stores round to nearest even. For float storage they are plain indexing and aligned float8
+  Half is storage only (no ``cl_khr_fp16``): ``cldnn_load_half`` / ``cldnn_store_half`` / ``..._half8``
+  (cl_kernels/include/common.cl: the F16C conversion instructions inlined where PoCL targets x86, whose
+  ``vload_half`` builtins are calls that spill every register; ``vload_half`` / ``vstore_half_rte`` elsewhere);
+  arithmetic stays float, stores round to nearest even. For float storage they are plain indexing and aligned float8
   pointers, the forms the pip PoCL compiles best (see DESIGN.md section 5).
 ``ACTIVATION(x)``-style macros come from the element-wise table (:mod:`cldnn_py.ops.elementwise`).
 """
@@ -100,15 +102,15 @@ def tensor_jit(name: str, layout: Layout) -> JitConstants:
 
 def access_jit(name: str, dtype: DataType) -> JitConstants:
     """``NAME_VAL_TYPE``, ``NAME_LOAD``, ``NAME_STORE``, ``NAME_LOAD8``, ``NAME_STORE8`` of one tensor (module
-    docstring): half storage through ``vload_half``/``vstore_half_rte`` (float values), every other type by plain
-    indexing (``LOAD8``/``STORE8`` through aligned ``float8`` pointers)."""
+    docstring): half storage through common.cl's ``cldnn_load_half`` family (float values), every other type by
+    plain indexing (``LOAD8``/``STORE8`` through aligned ``float8`` pointers)."""
     j = JitConstants()
     if dtype == DataType.f16:
         j.add(f"{name}_VAL_TYPE", "float")
-        j.add(f"{name}_LOAD(p, i)", "vload_half((i), (p))")
-        j.add(f"{name}_STORE(p, i, v)", "vstore_half_rte((v), (i), (p))")
-        j.add(f"{name}_LOAD8(p, i)", "vload_half8(0, (p) + (i))")
-        j.add(f"{name}_STORE8(p, i, v)", "vstore_half8_rte((v), 0, (p) + (i))")
+        j.add(f"{name}_LOAD(p, i)", "cldnn_load_half((p), (i))")
+        j.add(f"{name}_STORE(p, i, v)", "cldnn_store_half((p), (i), (v))")
+        j.add(f"{name}_LOAD8(p, i)", "cldnn_load_half8((p) + (i))")
+        j.add(f"{name}_STORE8(p, i, v)", "cldnn_store_half8((p) + (i), (v))")
     else:
         j.add(f"{name}_VAL_TYPE", dtype.cl_type)
         j.add(f"{name}_LOAD(p, i)", "((p)[i])")

@@ -64,6 +64,19 @@ inline float8 cldnn_load_half8_aligned(const __global half* p) {
 inline void cldnn_store_half8_aligned(__global half* p, float8 v) {
     *(__global short8*)p = __builtin_ia32_vcvtps2ph256(v, 0);  // imm 0: round to nearest even
 }
+// Any alignment (the jitter's NAME_LOAD8 / NAME_STORE8 / NAME_STORE for half; measured on PoCL, 16 K work-items
+// of 64 half8 loads each: 1.5 ms against 7.4 ms with vload_half8, scalar 0.95 against 3.3 ms).
+typedef short cldnn_short8_u __attribute__((ext_vector_type(8), aligned(2)));
+inline float8 cldnn_load_half8(const __global half* p) {
+    return __builtin_ia32_vcvtph2ps256(*(const __global cldnn_short8_u*)p);
+}
+inline void cldnn_store_half8(__global half* p, float8 v) {
+    *(__global cldnn_short8_u*)p = __builtin_ia32_vcvtps2ph256(v, 0);
+}
+inline void cldnn_store_half(__global half* p, int i, float v) {
+    const short8 t = as_short8(__builtin_ia32_vcvtps2ph((float4)(v, 0.0f, 0.0f, 0.0f), 0));
+    ((__global short*)p)[i] = t.s0;
+}
 #else
 inline float cldnn_load_half(const __global half* p, int i) {
     return vload_half(i, p);
@@ -73,6 +86,15 @@ inline float8 cldnn_load_half8_aligned(const __global half* p) {
 }
 inline void cldnn_store_half8_aligned(__global half* p, float8 v) {
     vstore_half8_rte(v, 0, p);
+}
+inline float8 cldnn_load_half8(const __global half* p) {
+    return vload_half8(0, p);
+}
+inline void cldnn_store_half8(__global half* p, float8 v) {
+    vstore_half8_rte(v, 0, p);
+}
+inline void cldnn_store_half(__global half* p, int i, float v) {
+    vstore_half_rte(v, i, p);
 }
 #endif
 #endif
