@@ -1,9 +1,12 @@
-// Vectorized eltwise for CPU OpenCL (PoCL): N f32 inputs of the output's shape, no broadcasting, float8 accesses.
+// Vectorized eltwise for CPU OpenCL (PoCL): N inputs of the output's shape, no broadcasting, float8 accesses.
 // ELTWISE_VEC8_RESULT(i) (generated) folds float8 number i of every input (EV_LD8) left to right with
 // call-free operators (max / min written with comparisons that give fmax / fmin's NaN rules).
-// Storage: each input and the output f32 or f16, each its own: EV_LD8(T, p, i) / EV_ST8 go through the tensor's
-// LOAD8 / STORE8 (aligned float8 pointers for f32, vload_half8 / vstore_half8_rte for f16), single elements through
-// its LOAD / STORE; the arithmetic is float8 either way.
+// Storage: each input and the output f32 or f16 (half storage), each its own; the arithmetic is float8 either way.
+// EV_LD8(T, p, i) / EV_ST8(p, i, v): float8 number i of tensor T / of the output. With a half tensor anywhere
+// (EV_ALL_F32 0) every tensor goes through its own access macros (NAME_LOAD8 / OUTPUT_STORE8: vload_half8 /
+// vstore_half8_rte for half, aligned float8 pointers for f32), single elements through NAME_LOAD / OUTPUT_STORE.
+// All f32 (EV_ALL_F32 1): float8-indexed pointers, the code the f32 kernel always had (NAME_LOAD8's element offset
+// makes PoCL 3.0 unroll the flat variant's work-item loop differently: 2-3x the machine code).
 // EV_FLAT 1: every tensor has the same unpadded layout, which holds no block tail: the buffers are one flat
 // array of EV_COUNT floats. gws = (ceil(EV_COUNT / 8 / EV_BLOCK)), lws = (1); work-item g handles float8 numbers
 // [g * EV_BLOCK, g * EV_BLOCK + EV_BLOCK); the EV_COUNT % 8 last floats go through a float8 staged in private
@@ -21,8 +24,13 @@ inline float8 eltwise_vec8_min(float8 a, float8 b) { return ((a <= b) | (b != b)
 inline float8 eltwise_vec8_prelu(float8 a, float8 slope) { return (a >= (float8)(0.0f)) ? a : slope * a; }
 #endif
 
-#define EV_LD8(T, p, i) CAT(T, _LOAD8)(p, (i) * 8)
-#define EV_ST8(p, i, v) OUTPUT_STORE8(p, (i) * 8, v)
+#if EV_ALL_F32
+#define EV_LD8(T, p, i) (((const __global float8*)(p))[i])
+#define EV_ST8(p, i, v) (((__global float8*)(p))[i] = (v))
+#else
+#define EV_LD8(T, p, i) CAT(T, _LOAD8)(p, (long)(i) * 8)
+#define EV_ST8(p, i, v) OUTPUT_STORE8(p, (long)(i) * 8, v)
+#endif
 
 #if EV_FLAT
 __attribute__((reqd_work_group_size(1, 1, 1)))

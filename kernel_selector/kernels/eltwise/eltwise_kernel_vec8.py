@@ -10,7 +10,7 @@ where they are not (a sum of two poolings, an eltwise after a non-convolution, a
 
 from __future__ import annotations
 
-from cldnn_py.layout import Format, Layout
+from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 from cldnn_py.ops.elementwise import cl_eltwise
 
@@ -103,8 +103,9 @@ class EltwiseKernelVec8(KernelBase):
         return FORCE_PRIORITY_3
 
     def jit_constants(self, params: Params) -> JitConstants:
-        """Tensors, EV_FLAT, EV_BLOCK, EV_COUNT, ELTWISE_INPUTS_DECL, ELTWISE_INPUT_NUM and the generated fold
-        (ELTWISE_VEC8_RESULT, ELTWISE_VEC8_ROWS or ELTWISE_VEC8_STAGE / ELTWISE_VEC8_STAGED_RESULT)."""
+        """Tensors, EV_FLAT, EV_ALL_F32 (no tensor stored as half), EV_BLOCK, EV_COUNT, ELTWISE_INPUTS_DECL,
+        ELTWISE_INPUT_NUM and the generated fold (ELTWISE_VEC8_RESULT, ELTWISE_VEC8_ROWS or ELTWISE_VEC8_STAGE /
+        ELTWISE_VEC8_STAGED_RESULT)."""
         j = super().jit_constants(params)
         n = len(params.inputs)
         flat = variant(params) == "flat"
@@ -119,7 +120,9 @@ class EltwiseKernelVec8(KernelBase):
                 expr = cl_eltwise(mode.value, expr, v, helper="eltwise_vec8_", paren=True)
             return f"({expr})"
 
-        j.update({"EV_FLAT": int(flat), "EV_BLOCK": FLAT_BLOCK if flat else self.fsv16_block(params),
+        all_f32 = all(x.dtype == DataType.f32 for x in [*params.inputs, params.output])
+        j.update({"EV_FLAT": int(flat), "EV_ALL_F32": int(all_f32),
+                  "EV_BLOCK": FLAT_BLOCK if flat else self.fsv16_block(params),
                   "EV_COUNT": params.output.count(), "ELTWISE_INPUT_NUM": n,
                   "ELTWISE_INPUTS_DECL": ", ".join(f"const __global INPUT{i}_TYPE* input{i}" for i in range(n))})
         if flat:
