@@ -19,9 +19,9 @@
 // max / min: fmax / fmin's NaN rule (a NaN operand loses); prelu: a where a >= 0, slope * a elsewhere.
 #ifndef ELTWISE_VEC8_HELPERS
 #define ELTWISE_VEC8_HELPERS
-inline float8 eltwise_vec8_max(float8 a, float8 b) { return ((a >= b) | (b != b)) ? a : b; }
-inline float8 eltwise_vec8_min(float8 a, float8 b) { return ((a <= b) | (b != b)) ? a : b; }
-inline float8 eltwise_vec8_prelu(float8 a, float8 slope) { return (a >= (float8)(0.0f)) ? a : slope * a; }
+static inline float8 eltwise_vec8_max(float8 a, float8 b) { return ((a >= b) | (b != b)) ? a : b; }
+static inline float8 eltwise_vec8_min(float8 a, float8 b) { return ((a <= b) | (b != b)) ? a : b; }
+static inline float8 eltwise_vec8_prelu(float8 a, float8 slope) { return (a >= (float8)(0.0f)) ? a : slope * a; }
 #endif
 
 #if EV_ALL_F32
