@@ -10,6 +10,6 @@ KERNEL(activation_gpu_wg)(const __global INPUT0_TYPE* input, __global OUTPUT_TYP
     const int fb = t / OUTPUT_SIZE_Y;
     const int f = fb % OUTPUT_FEATURE_NUM;
     const int b = fb / OUTPUT_FEATURE_NUM;
-    const float v = input[INPUT0_GET_INDEX(b, f, y, x)];
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = ACTIVATION(v);
+    const float v = INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, y, x));
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x), ACTIVATION(v));
 }

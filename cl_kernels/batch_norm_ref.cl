@@ -30,16 +30,16 @@ KERNEL(batch_norm_ref)(const __global INPUT0_TYPE* input, const __global INPUT1_
     const int y = get_global_id(1);
     const int f = get_global_id(2) % OUTPUT_FEATURE_NUM;
     const int b = get_global_id(2) / OUTPUT_FEATURE_NUM;
-    const float m = mean[STAT_INDEX(INPUT1, f)];
-    const float v = variance[STAT_INDEX(INPUT2, f)];
-    float r = ((float)input[INPUT0_GET_INDEX(b, f, y, x)] - m) / sqrt(v + EPSILON);
+    const float m = INPUT1_LOAD(mean, STAT_INDEX(INPUT1, f));
+    const float v = INPUT2_LOAD(variance, STAT_INDEX(INPUT2, f));
+    float r = ((float)INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, y, x)) - m) / sqrt(v + EPSILON);
 #if HAS_SCALE
-    r *= (float)scale[SCALE_INDEX(f)];
+    r *= (float)SCALE_LOAD(scale, SCALE_INDEX(f));
 #endif
 #if HAS_SHIFT
-    r += (float)shift[SHIFT_INDEX(f)];
+    r += (float)SHIFT_LOAD(shift, SHIFT_INDEX(f));
 #endif
     FUSED_OPS(r, b, f, y, x);
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = r;
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x), r);
 }
 #undef STAT_INDEX

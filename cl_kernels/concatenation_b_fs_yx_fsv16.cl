@@ -5,36 +5,39 @@
 // CAT_SOURCE (generated): sets `src` to the row of the input slice feeding output slice `fs` (an if-chain over
 // the inputs' first slices). The last slice of a channel count that is not a multiple of 16 writes only the real
 // channels (the block tail stays as it is). Inputs and output may be padded along y, x and batch.
+// Every input has the output's data type (f32 or f16 storage): loads through INPUT0's access macros, stores
+// through OUTPUT's (f32: aligned float8 pointers; f16: vload_half8 / vstore_half8_rte, an exact round trip).
 
 #define CAT_SLICES ((OUTPUT_FEATURE_NUM + 15) / 16)
-#define CAT_LD8(p, i) (((const __global float8*)(p))[i])
-#define CAT_ST8(p, i) (((__global float8*)(p))[i])
+#define CAT_LD8(p, i) INPUT0_LOAD8(p, (i) * 8)
+#define CAT_ST8(p, i, v) OUTPUT_STORE8(p, (i) * 8, v)
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
-KERNEL(concatenation_b_fs_yx_fsv16)(CAT_INPUTS_DECL, __global float* output)
+KERNEL(concatenation_b_fs_yx_fsv16)(CAT_INPUTS_DECL, __global OUTPUT_TYPE* output)
 {
     const int x0 = (int)get_global_id(0) * CAT_BLOCK;
     const int y = get_global_id(1);
     const int fs = get_global_id(2) % CAT_SLICES;
     const int b = get_global_id(2) / CAT_SLICES;
-    const __global float* src;
+    const __global INPUT0_TYPE* src;
     CAT_SOURCE
     src += x0 * 16;
-    __global float* dst = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + fs * OUTPUT_FEATURE_PITCH
-                          + y * OUTPUT_Y_PITCH + x0 * 16;
+    __global OUTPUT_TYPE* dst = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + fs * OUTPUT_FEATURE_PITCH
+                                + y * OUTPUT_Y_PITCH + x0 * 16;
     const int n = OUTPUT_SIZE_X - x0 < CAT_BLOCK ? OUTPUT_SIZE_X - x0 : CAT_BLOCK;
 #if OUTPUT_FEATURE_NUM % 16 != 0
     if (fs == CAT_SLICES - 1) {
         for (int p = 0; p < n; ++p) {
             __attribute__((opencl_unroll_hint))
-            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) dst[p * 16 + i] = src[p * 16 + i];
+            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i)
+                OUTPUT_STORE(dst, p * 16 + i, INPUT0_LOAD(src, p * 16 + i));
         }
         return;
     }
 #endif
     for (int p = 0; p < n; ++p) {
-        CAT_ST8(dst + p * 16, 0) = CAT_LD8(src + p * 16, 0);
-        CAT_ST8(dst + p * 16, 1) = CAT_LD8(src + p * 16, 1);
+        CAT_ST8(dst + p * 16, 0, CAT_LD8(src + p * 16, 0));
+        CAT_ST8(dst + p * 16, 1, CAT_LD8(src + p * 16, 1));
     }
 }
 

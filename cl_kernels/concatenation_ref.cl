@@ -6,6 +6,7 @@ KERNEL(concatenation_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYP
     const int y = get_global_id(1);
     const int f = get_global_id(2) % INPUT0_FEATURE_NUM;
     const int b = get_global_id(2) / INPUT0_FEATURE_NUM;
-    output[OUTPUT_GET_INDEX(b + CONCAT_OFFSET_B, f + CONCAT_OFFSET_F, y + CONCAT_OFFSET_Y, x + CONCAT_OFFSET_X)] =
-        input[INPUT0_GET_INDEX(b, f, y, x)];
+    const INPUT0_VAL_TYPE v = INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, y, x));
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b + CONCAT_OFFSET_B, f + CONCAT_OFFSET_F, y + CONCAT_OFFSET_Y,
+                                          x + CONCAT_OFFSET_X), v);
 }

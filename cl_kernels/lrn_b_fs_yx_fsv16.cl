@@ -7,11 +7,12 @@
 // Channels past the last (the block tail of the last slice, whatever it holds) count as zero, as the window is
 // clipped to [0, C) in lrn_ref; the tail is never written.
 // y = x * exp(-LRN_BETA * log(LRN_K + LRN_ALPHA_DIV_SIZE * sum)) on float8 (as lrn_ref, vector builtins: one call
-// per 8 channels instead of one per element). Loads and stores are aligned float8 pointer accesses.
+// per 8 channels instead of one per element). Loads and stores are aligned float8 pointer accesses (INPUT0_LOAD8 /
+// OUTPUT_STORE8: vload_half8 / vstore_half8_rte for half storage; the arithmetic is float either way).
 
 #define LR_FS ((INPUT0_FEATURE_NUM + 15) / 16)
-#define LR_LD8(p, i) (((const __global float8*)(p))[i])
-#define LR_ST8(p, i) (((__global float8*)(p))[i])
+#define LR_LD8(p, i) INPUT0_LOAD8(p, (i) * 8)
+#define LR_ST8(p, i, v) OUTPUT_STORE8(p, (i) * 8, v)
 #define LR_E (LRN_PRE + 16 + LRN_POST)
 #define LR_V8(a, o) ((float8)(a[(o)], a[(o) + 1], a[(o) + 2], a[(o) + 3], a[(o) + 4], a[(o) + 5], a[(o) + 6], \
                               a[(o) + 7]))
@@ -42,7 +43,7 @@ typedef union { float8 v[2]; float s[16]; } lrn_fsv16_slice;
     }
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
-KERNEL(lrn_b_fs_yx_fsv16)(const __global float* input, __global float* output)
+KERNEL(lrn_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
 {
     const int x_start = (int)get_global_id(0) * OUT_BLOCK;
     const int y = get_global_id(1);
@@ -52,8 +53,8 @@ KERNEL(lrn_b_fs_yx_fsv16)(const __global float* input, __global float* output)
         const int x = x_start + p;
         if (x >= OUTPUT_SIZE_X)
             break;
-        const __global float* ip = input + INPUT0_OFFSET + b * INPUT0_BATCH_PITCH + y * INPUT0_Y_PITCH + x * 16;
-        __global float* op = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + y * OUTPUT_Y_PITCH + x * 16;
+        const __global INPUT0_TYPE* ip = input + INPUT0_OFFSET + b * INPUT0_BATCH_PITCH + y * INPUT0_Y_PITCH + x * 16;
+        __global OUTPUT_TYPE* op = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + y * OUTPUT_Y_PITCH + x * 16;
         float e[LR_E];
         __attribute__((opencl_unroll_hint))
         for (int i = 0; i < LRN_PRE; ++i) e[i] = 0.0f;  // before channel 0
@@ -78,19 +79,19 @@ KERNEL(lrn_b_fs_yx_fsv16)(const __global float* input, __global float* output)
                 s0 += LR_V8(e, j);
                 s1 += LR_V8(e, j + 8);
             }
-            const __global float* is = ip + s * INPUT0_FEATURE_PITCH;
+            const __global INPUT0_TYPE* is = ip + s * INPUT0_FEATURE_PITCH;
             const float8 v0 = LR_LD8(is, 0) * LR_SCALE(LRN_K + LRN_ALPHA_DIV_SIZE * s0);
             const float8 v1 = LR_LD8(is, 1) * LR_SCALE(LRN_K + LRN_ALPHA_DIV_SIZE * s1);
-            __global float* os = op + s * OUTPUT_FEATURE_PITCH;
+            __global OUTPUT_TYPE* os = op + s * OUTPUT_FEATURE_PITCH;
             if (INPUT0_FEATURE_NUM % 16 != 0 && s == LR_FS - 1) {  // the block tail stays as it is
                 lrn_fsv16_slice t;
                 t.v[0] = v0;
                 t.v[1] = v1;
                 __attribute__((opencl_unroll_hint))
-                for (int i = 0; i < INPUT0_FEATURE_NUM % 16; ++i) os[i] = t.s[i];
+                for (int i = 0; i < INPUT0_FEATURE_NUM % 16; ++i) OUTPUT_STORE(os, i, t.s[i]);
             } else {
-                LR_ST8(os, 0) = v0;
-                LR_ST8(os, 1) = v1;
+                LR_ST8(os, 0, v0);
+                LR_ST8(os, 1, v1);
             }
             __attribute__((opencl_unroll_hint))
             for (int i = 0; i < LRN_PRE; ++i) e[i] = cur.s[16 - LRN_PRE + i];

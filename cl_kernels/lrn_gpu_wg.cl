@@ -12,10 +12,10 @@ KERNEL(lrn_gpu_wg)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* outp
     const int c1 = f + LRN_POST < INPUT0_FEATURE_NUM - 1 ? f + LRN_POST : INPUT0_FEATURE_NUM - 1;
     float sum = 0.0f;
     for (int c = c0; c <= c1; ++c) {
-        const float v = input[INPUT0_GET_INDEX(b, c, y, x)];
+        const float v = INPUT0_LOAD(input, INPUT0_GET_INDEX(b, c, y, x));
         sum += v * v;
     }
-    const float v = input[INPUT0_GET_INDEX(b, f, y, x)];
+    const float v = INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, y, x));
     // the base is positive (k > 0): base^-beta = exp(-beta * log(base))
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = v * exp(-LRN_BETA * log(LRN_K + LRN_ALPHA_DIV_SIZE * sum));
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x), v * exp(-LRN_BETA * log(LRN_K + LRN_ALPHA_DIV_SIZE * sum)));
 }

@@ -5,15 +5,16 @@
 // POOL_MODE 0: max over the taps inside the input (the halo never wins, whatever the padding holds);
 // 1: sum / (taps inside [-PAD, SIZE + PAD_END)); 2: sum / (taps inside the input).
 // Max is written `v > m ? v : m` (fmax() is a call on the pip PoCL, and a call spills every register); loads are
-// aligned float8 pointer accesses. The last block of a row is shifted left onto its neighbour (it recomputes and
+// aligned float8 pointer accesses (INPUT0_LOAD8 / OUTPUT_STORE8: for half storage vload_half8 / vstore_half8_rte,
+// the accumulators stay float8). The last block of a row is shifted left onto its neighbour (it recomputes and
 // rewrites the same values), so every work-item runs the same unrolled loops.
 // CHECK_X 0: no tap of any output pixel leaves [0, INPUT0_SIZE_X) (no pad, windows inside), so no x checks at all;
 // otherwise work-items whose taps all lie inside run the unchecked loops and the border ones check every tap.
 // Rows outside the input are skipped (one uniform test per row).
 
 #define PL_OCS ((OUTPUT_FEATURE_NUM + 15) / 16)
-#define PL_LD8(p, i) (((const __global float8*)(p))[i])
-#define PL_ST8(p, i) (((__global float8*)(p))[i])
+#define PL_LD8(p, i) INPUT0_LOAD8(p, (i) * 8)
+#define PL_ST8(p, i, v) OUTPUT_STORE8(p, (i) * 8, v)
 #define PL_KX_UNROLL __attribute__((opencl_unroll_hint(POOL_SIZE_X <= 8 ? POOL_SIZE_X : 1)))
 #if POOL_MODE == 0
 #define PL_ACC(a, v) a = (v) > (a) ? (v) : (a)
@@ -31,7 +32,7 @@
         for (int p = 0; p < OUT_BLOCK; ++p) { \
             const int ix = (ox0 + p) * STRIDE_X - PAD_X + kx * DILATION_X; \
             if (!(CHECKED) || (ix >= 0 && ix < INPUT0_SIZE_X)) { \
-                const __global float* ip = in_row + ix * 16; \
+                const __global INPUT0_TYPE* ip = in_row + ix * 16; \
                 PL_ACC(a0[p], PL_LD8(ip, 0)); \
                 PL_ACC(a1[p], PL_LD8(ip, 1)); \
             } \
@@ -42,12 +43,12 @@
     for (int ky = 0; ky < POOL_SIZE_Y; ++ky) { \
         const int iy = y0 + ky * DILATION_Y; \
         if (iy < 0 || iy >= INPUT0_SIZE_Y) continue; \
-        const __global float* in_row = in_b + iy * INPUT0_Y_PITCH; \
+        const __global INPUT0_TYPE* in_row = in_b + iy * INPUT0_Y_PITCH; \
         PL_ROW(CHECKED) \
     }
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
-KERNEL(pooling_b_fs_yx_fsv16)(const __global float* input, __global float* output FUSED_OPS_ARGS)
+KERNEL(pooling_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
     const int ox_start = (int)get_global_id(0) * OUT_BLOCK;
     const int oy = get_global_id(1);
@@ -62,7 +63,7 @@ KERNEL(pooling_b_fs_yx_fsv16)(const __global float* input, __global float* outpu
         a0[p] = PL_INIT;
         a1[p] = PL_INIT;
     }
-    const __global float* in_b = input + INPUT0_OFFSET + b * INPUT0_BATCH_PITCH + fs * INPUT0_FEATURE_PITCH;
+    const __global INPUT0_TYPE* in_b = input + INPUT0_OFFSET + b * INPUT0_BATCH_PITCH + fs * INPUT0_FEATURE_PITCH;
 
 #if CHECK_X
     if (ox0 * STRIDE_X - PAD_X >= 0
@@ -88,8 +89,8 @@ KERNEL(pooling_b_fs_yx_fsv16)(const __global float* input, __global float* outpu
 #endif
 
     const int f0 = fs * 16;
-    __global float* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + fs * OUTPUT_FEATURE_PITCH
-                          + oy * OUTPUT_Y_PITCH + ox0 * 16;
+    __global OUTPUT_TYPE* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + fs * OUTPUT_FEATURE_PITCH
+                                + oy * OUTPUT_Y_PITCH + ox0 * 16;
     __attribute__((opencl_unroll_hint))
     for (int p = 0; p < OUT_BLOCK; ++p) {
         float8 v0 = a0[p];
@@ -116,12 +117,12 @@ KERNEL(pooling_b_fs_yx_fsv16)(const __global float* input, __global float* outpu
             t.v[0] = v0;
             t.v[1] = v1;
             __attribute__((opencl_unroll_hint))
-            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) out[p * 16 + i] = t.s[i];
+            for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i) OUTPUT_STORE(out, p * 16 + i, t.s[i]);
             continue;
         }
 #endif
-        PL_ST8(out + p * 16, 0) = v0;
-        PL_ST8(out + p * 16, 1) = v1;
+        PL_ST8(out + p * 16, 0, v0);
+        PL_ST8(out + p * 16, 1, v1);
     }
 }
 

@@ -16,7 +16,7 @@ KERNEL(pooling_gpu_wg)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* 
     float acc = 0.0f;
 #endif
     for (int i = lid; i < INPUT0_SIZE_Y * INPUT0_SIZE_X; i += POOL_LWS) {
-        const float v = input[INPUT0_GET_INDEX(b, f, i / INPUT0_SIZE_X, i % INPUT0_SIZE_X)];
+        const float v = INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, i / INPUT0_SIZE_X, i % INPUT0_SIZE_X));
 #if POOL_MODE == 0
         acc = fmax(acc, v);
 #else
@@ -41,7 +41,7 @@ KERNEL(pooling_gpu_wg)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* 
         val /= (float)(INPUT0_SIZE_Y * INPUT0_SIZE_X);
 #endif
         FUSED_OPS(val, b, f, 0, 0);
-        output[OUTPUT_GET_INDEX(b, f, 0, 0)] = val;
+        OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, 0, 0), val);
     }
 }
 #else
@@ -72,7 +72,7 @@ KERNEL(pooling_gpu_wg)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* 
             const int x = x0 + kx * DILATION_X;
             if (x < 0 || x >= INPUT0_SIZE_X)
                 continue;
-            const float v = input[INPUT0_GET_INDEX(b, f, y, x)];
+            const float v = INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, y, x));
 #if POOL_MODE == 0
             acc = fmax(acc, v);
 #else
@@ -95,6 +95,6 @@ KERNEL(pooling_gpu_wg)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* 
     acc /= (float)(ny * nx);
 #endif
     FUSED_OPS(acc, b, f, oy, ox);
-    output[OUTPUT_GET_INDEX(b, f, oy, ox)] = acc;
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, oy, ox), acc);
 }
 #endif

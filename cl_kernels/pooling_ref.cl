@@ -26,7 +26,7 @@ KERNEL(pooling_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* out
         for (int kx = 0; kx < POOL_SIZE_X; ++kx) {
             const int x = x0 + kx * DILATION_X;
             if (x < 0 || x >= INPUT0_SIZE_X) continue;
-            const float v = input[INPUT0_GET_INDEX(b, f, y, x)];
+            const float v = INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, y, x));
 #if POOL_MODE == 0
             acc = fmax(acc, v);
 #else
@@ -49,5 +49,5 @@ KERNEL(pooling_ref)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* out
     acc /= (float)(vy * vx);
 #endif
     FUSED_OPS(acc, b, f, oy, ox);
-    output[OUTPUT_GET_INDEX(b, f, oy, ox)] = acc;
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, oy, ox), acc);
 }

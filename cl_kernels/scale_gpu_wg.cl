@@ -7,10 +7,11 @@ KERNEL(scale_gpu_wg)(const __global INPUT0_TYPE* input, const __global INPUT1_TY
                      __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
     WG_BFYX  // x, y, z from the global ids; past the tensor: return; f, b from z
-    float v = (float)input[INPUT0_GET_INDEX(b, f, y, x)] * (float)scale[SCALE_INDEX(b, f, y, x)];
+    float v = (float)INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, y, x))
+              * (float)INPUT1_LOAD(scale, SCALE_INDEX(b, f, y, x));
 #if BIAS_TERM
-    v += (float)bias[BIAS_INDEX(b, f, y, x)];
+    v += (float)INPUT2_LOAD(bias, BIAS_INDEX(b, f, y, x));
 #endif
     FUSED_OPS(v, b, f, y, x);
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = v;
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x), v);
 }

@@ -9,9 +9,10 @@ KERNEL(scale_ref)(const __global INPUT0_TYPE* input, const __global INPUT1_TYPE*
     const int y = get_global_id(1);
     const int f = get_global_id(2) % OUTPUT_FEATURE_NUM;
     const int b = get_global_id(2) / OUTPUT_FEATURE_NUM;
-    float v = (float)input[INPUT0_GET_INDEX(b, f, y, x)] * (float)scale[SCALE_INDEX(b, f, y, x)];
+    float v = (float)INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, y, x))
+              * (float)INPUT1_LOAD(scale, SCALE_INDEX(b, f, y, x));
 #if BIAS_TERM
-    v += (float)bias[BIAS_INDEX(b, f, y, x)];
+    v += (float)INPUT2_LOAD(bias, BIAS_INDEX(b, f, y, x));
 #endif
-    output[OUTPUT_GET_INDEX(b, f, y, x)] = v;
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, y, x), v);
 }

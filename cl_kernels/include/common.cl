@@ -20,6 +20,20 @@
             ((__global float8*)(p))[1] = (hi); \
         } \
     } while (0)
+// FSV16_STORE_PIXEL through tensor T's access macros (T_STORE8 / T_STORE of the jitter, T = OUTPUT ...): the same
+// float8 pointer stores for float storage, vstore_half8_rte / vstore_half_rte for half storage (f16: issue 18).
+#define FSV16_STORE_PIXEL_AS(T, p, lo, hi, tail) do { \
+        if ((OUTPUT_FEATURE_NUM % 16 != 0) && (tail)) { \
+            union { float8 v[2]; float s[16]; } st_; \
+            st_.v[0] = (lo); \
+            st_.v[1] = (hi); \
+            __attribute__((opencl_unroll_hint)) \
+            for (int i_ = 0; i_ < OUTPUT_FEATURE_NUM % 16; ++i_) CAT(T, _STORE)((p), i_, st_.s[i_]); \
+        } else { \
+            CAT(T, _STORE8)((p), 0, (lo)); \
+            CAT(T, _STORE8)((p), 8, (hi)); \
+        } \
+    } while (0)
 // One pixel's 16 channels (lo: 0-7, hi: 8-15) into a plain (bfyx) output whose channel 0 of the slice is at p and
 // whose channels are `lp` apart: only the first `n` (the slice's real channels). For narrow outputs (a segmentation
 // head's 1-8 channels), where b_fs_yx_fsv16 would write 16 lanes per pixel.

@@ -297,8 +297,10 @@ def cases_for(prim: str, name: str) -> list[Callable[[np.random.Generator], Case
     return []
 
 
-def run_case(engine: cl.Engine, case: Case, kernel: str, tier: str) -> tuple[np.ndarray, str]:
-    """Build the case's topology with ``kernel`` forced on ``"p"``, poison, run; (bfyx output, kernel that ran)."""
+def run_case(engine: cl.Engine, case: Case, kernel: str, tier: str, precision: str = "f32",
+             ran_dtype: list | None = None) -> tuple[np.ndarray, str]:
+    """Build the case's topology with ``kernel`` forced on ``"p"``, poison, run; (bfyx output, kernel that ran).
+    ``precision``: the build's inference_precision; ``ran_dtype``, when given, receives p's output data type."""
     topo = cl.Topology()
     feeds = {}
     for name, (arr, fmt) in case.inputs.items():
@@ -316,10 +318,13 @@ def run_case(engine: cl.Engine, case: Case, kernel: str, tier: str) -> tuple[np.
             topo.add(cl.Data(name + "__data", arr), cl.Reorder(name, name + "__data", fmt))
     topo.add(case.prim, cl.Reorder("out", case.prim.id, BFYX))
     opts = cl.BuildOptions(force_implementations={case.prim.id: kernel}, kernel_tier=tier or "auto",
-                           tuning="off", emulate_subgroups=True)  # sub-group kernels (*_sg) run emulated
+                           tuning="off", emulate_subgroups=True,  # sub-group kernels (*_sg) run emulated
+                           inference_precision=precision)
     net = cl.Network(cl.Program(engine, topo, opts))
     net.poison()
     out = net.run(feeds)["out"]
+    if ran_dtype is not None:
+        ran_dtype.append(net.program.node(case.prim.id).layout().dtype)
     return out, net.program.node(case.prim.id).impl.kernel_name
 
 
@@ -400,6 +405,53 @@ def test_half_kernel_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, prim,
 def test_every_half_case_names_a_kernel():
     """A HALF_CASES key that is no registered OpenCL kernel (a typo, a rename) would silently test nothing."""
     assert set(HALF_CASES) <= {k for _, k, _ in KERNELS}
+
+# Kernels that take f16 storage (issue 18), run once more in a build with inference_precision="f16" (inputs converted
+# to half by their reorders, constants stored as half, the forced kernel loading and storing half). concatenation_ref
+# and concatenation_gpu_wg run directly (test_concatenation_is_oclgrind_clean_in_f16): in an f16 build the
+# converting reorders of their plain inputs write straight into the output (prepare_buffer_fusing), no kernel runs.
+HALF_KERNELS = {"pooling_ref", "pooling_b_fs_yx_fsv16", "pooling_gpu_wg", "lrn_ref", "lrn_b_fs_yx_fsv16", "lrn_gpu_wg",
+                "concatenation_b_fs_yx_fsv16", "eltwise_vec8", "eltwise_gpu_wg", "activation_vec8",
+                "activation_gpu_wg", "scale_ref", "scale_gpu_wg", "batch_norm_ref", "batch_norm_gpu_wg",
+                "batch_norm_b_fs_yx_fsv16"}
+HALF_RTOL = 1e-2
+"""f16 runs: the case's f32 inputs rounded to half (2^-11 relative each) and one rounding of the half output."""
+
+
+@pytest.mark.parametrize("prim, kernel, tier", [k for k in KERNELS if k[1] in HALF_KERNELS],
+                         ids=[k for _, k, _ in KERNELS if k in HALF_KERNELS])
+def test_kernel_is_oclgrind_clean_in_f16(oclgrind_engine, oclgrind_log, rng, prim, kernel, tier):
+    """The kernel's case (a GPU-tier kernel: the first of its primitive's cases it takes) with half storage: clean
+    log, the node ran the forced kernel in f16, values within :data:`HALF_RTOL` of the float64 reference."""
+    for build in cases_for(prim, kernel):
+        case, dtype = build(rng), []
+        try:
+            out, ran = run_case(oclgrind_engine, case, kernel, tier, precision="f16", ran_dtype=dtype)
+        except UnsupportedError:
+            continue
+        assert (ran, dtype) == (kernel, [cl.DataType.f16]), f"{ran} ran in {dtype}, not the forced {kernel} in f16"
+        oclgrind_log.assert_clean()
+        scale = float(np.abs(case.expected).max())
+        assert_close(out, case.expected, rtol=HALF_RTOL, atol=HALF_RTOL * scale)
+        return
+    pytest.fail(f"no {prim} case validates for {kernel} in f16")
+
+
+@pytest.mark.parametrize("kernel, tier", [("concatenation_ref", "cpu"), ("concatenation_gpu_wg", "gpu")])
+def test_concatenation_is_oclgrind_clean_in_f16(oclgrind_engine, oclgrind_log, rng, kernel, tier):
+    """An f16 and an f32 input (padded, plain and blocked) into a padded f16 output, one enqueue per input: clean
+    log, the f16 input copied exactly, the f32 one rounded to nearest even."""
+    from cldnn_py.layout import DataType, Layout, Padding
+    from tests.ocl.padded import run_kernel_padded
+
+    a, b = _x(rng, (1, 3, 4, 5)).astype(np.float16), _x(rng, (1, 5, 4, 5))
+    lays = [Layout(DataType.f16, BFYX, a.shape, Padding((0, 0, 1, 0), (0, 0, 0, 1))),
+            Layout(DataType.f32, FSV16, b.shape)]
+    lout = Layout(DataType.f16, FSV16, (1, 8, 4, 5), Padding((0, 0, 0, 1), (0, 0, 1, 0)))
+    out = run_kernel_padded(oclgrind_engine, "concatenation", lays, lout, {"axis": 1}, [a, b], kernel=kernel,
+                            kernel_tier=tier)
+    oclgrind_log.assert_clean()
+    np.testing.assert_array_equal(out, np.concatenate([a, b.astype(np.float16)], axis=1))
 
 
 def test_oclgrind_log_catches_an_out_of_bounds_write(oclgrind_engine, oclgrind_log):

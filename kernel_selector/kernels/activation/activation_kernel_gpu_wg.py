@@ -8,7 +8,7 @@ from cldnn_py.ops.elementwise import ACTIVATIONS
 from ...common.gpu_workgroup import flat_dispatch, flat_lws
 from ...jitter import JitConstants, activation_jit
 from ...kernel_base import FORCE_PRIORITY_3, KernelBase
-from ...params import Params
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 
@@ -17,14 +17,19 @@ class ActivationKernelGpuWg(KernelBase):
     """y[b,f,y,x] = ACTIVATION(x[b,f,y,x]) for GPUs (as ``activation_ref``; a flat launch like clDNN's
     ``activation_opt``, without its vector loads).
 
-    Input and output f32 of any shape and format, padded or not (INPUT0_GET_INDEX / OUTPUT_GET_INDEX). Dispatch:
-    gws = (count rounded up to lws,), lws = (256,) within the device's limits; the linear id is the logical
-    (b, f, y, x) index with x fastest (coalesced on bfyx); a guard drops the tail. No local memory.
+    Input and output f32 or f16 (storage) of any shape and format, padded or not (INPUT0_GET_INDEX /
+    OUTPUT_GET_INDEX). Dispatch: gws = (count rounded up to lws,), lws = (256,) within the device's limits; the
+    linear id is the logical (b, f, y, x) index with x fastest (coalesced on bfyx); a guard drops the tail. No local
+    memory.
     """
 
     name = "activation_gpu_wg"
     primitive = "activation"
     tier = "gpu"
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL; f32 or f16 (storage, float arithmetic) in and out; any format, padding allowed."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """A known function; work-groups of at least 32."""

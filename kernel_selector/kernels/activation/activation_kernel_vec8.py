@@ -1,5 +1,5 @@
-"""activation_vec8: an activation on f32 data with float8 accesses, run by eltwise_vec8's template as a one-input
-eltwise whose first fused op is the activation itself."""
+"""activation_vec8: an activation on f32 or f16 (storage) data with float8 accesses, run by eltwise_vec8's template
+as a one-input eltwise whose first fused op is the activation itself."""
 
 from __future__ import annotations
 
@@ -26,12 +26,12 @@ def as_eltwise(params: Params) -> Params:
 
 @register
 class ActivationKernelVec8(EltwiseKernelVec8):
-    """y = f(x) (then the fused ops) for f32 data in eltwise_vec8's two layouts: flat (one unpadded layout without
-    block tails, any format: 16 float8 per work-item) or b_fs_yx_fsv16 (padding along y/x/batch: 16 channels x 4
-    pixels per work-item). f in FUSED_OPS8's float8 form (call-free where the activation table has one, the scalar
-    formula lane by lane otherwise). Serves the activations that cannot fuse into a producer: after a concatenation,
-    a deconvolution, a network input, or on a tensor read twice. activation_ref computes one element per work-item
-    through GET_INDEX."""
+    """y = f(x) (then the fused ops) for f32 or f16 (storage) data in eltwise_vec8's two layouts: flat (one
+    unpadded layout without block tails, any format: 16 float8 per work-item) or b_fs_yx_fsv16 (padding along
+    y/x/batch: 16 channels x 4 pixels per work-item). f in FUSED_OPS8's float8 form (call-free where the activation
+    table has one, the scalar formula lane by lane otherwise). Serves the activations that cannot fuse into a
+    producer: after a concatenation, a deconvolution, a network input, or on a tensor read twice. activation_ref
+    computes one element per work-item through GET_INDEX."""
 
     name = "activation_vec8"
     primitive = "activation"

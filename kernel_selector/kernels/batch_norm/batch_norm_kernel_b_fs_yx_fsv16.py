@@ -1,16 +1,16 @@
-"""batch_norm_b_fs_yx_fsv16: inference batch normalization on blocked f32 data for CPU OpenCL devices (PoCL), 16
-channels x a few pixels per work-item with float8 accesses and the fused ops' float8 form."""
+"""batch_norm_b_fs_yx_fsv16: inference batch normalization on blocked f32 or f16 data for CPU OpenCL devices
+(PoCL), 16 channels x a few pixels per work-item with float8 accesses and the fused ops' float8 form."""
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import Format
 from cldnn_py.ops import BatchNormAttrs
 from cldnn_py.ops.elementwise import float_literal
 
 from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 BLOCK = 4
@@ -22,9 +22,10 @@ class BatchNormKernelBFsYxFsv16(KernelBase):
     """y = (x - mean[c]) / sqrt(var[c] + eps) · scale[c] + shift[c], then the fused ops (Ioffe & Szegedy 2015,
     inference form), on b_fs_yx_fsv16.
 
-    INPUT0 (N, C, H, W) f32 b_fs_yx_fsv16, padded along y/x/batch as it likes (not along features); INPUT1 mean,
-    INPUT2 variance, then scale and shift when the attributes say so: C f32 values each, unpadded, any shape and
-    plain format (contiguous). OUTPUT b_fs_yx_fsv16 f32 of the input's shape. gws (ceil(W / P), H, ceil(C / 16)·N),
+    INPUT0 (N, C, H, W) b_fs_yx_fsv16, padded along y/x/batch as it likes (not along features); INPUT1 mean,
+    INPUT2 variance, then scale and shift when the attributes say so: C values each, unpadded, any shape and
+    plain format (contiguous). OUTPUT b_fs_yx_fsv16 of the input's shape. Every tensor f32 or f16 (storage, each
+    its own; float arithmetic). gws (ceil(W / P), H, ceil(C / 16)·N),
     lws (1, 1, 1), P = min(4, W): each work-item folds the statistics of its 16 channels into a multiplier and an
     offset once, then streams P pixels with aligned float8 loads and stores (docs/performance.md: no builtin call
     in the loop). Fused activations and eltwise operands through FUSED_OPS8. Serves the batch norms that cannot
@@ -39,8 +40,8 @@ class BatchNormKernelBFsYxFsv16(KernelBase):
     n_data_inputs = None
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32 in and out, any format (validate narrows it)."""
-        return SupportedKey(input_dtypes=frozenset({DataType.f32}), output_dtypes=frozenset({DataType.f32}))
+        """OpenCL, f32 or f16 (storage; each tensor its own) in and out, any format (validate narrows it)."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """Data and output b_fs_yx_fsv16 rank 4 without feature padding; statistics C contiguous values each;
@@ -64,11 +65,18 @@ class BatchNormKernelBFsYxFsv16(KernelBase):
         return FORCE_PRIORITY_3
 
     def jit_constants(self, params: Params) -> JitConstants:
-        """Tensors, EPSILON, HAS_SCALE, HAS_SHIFT, BN_BLOCK."""
+        """Tensors, EPSILON, HAS_SCALE, HAS_SHIFT, BN_BLOCK, and ``SCALE_TYPE`` / ``SCALE_LOAD(p, i)``,
+        ``SHIFT_TYPE`` / ``SHIFT_LOAD(p, i)`` (the scale and shift inputs' type and load macro)."""
         a = params.attrs_as(BatchNormAttrs)
         j = super().jit_constants(params)
-        return j.update({"EPSILON": float_literal(a.epsilon), "HAS_SCALE": bool(a.has_scale),
-                         "HAS_SHIFT": bool(a.has_shift), "BN_BLOCK": min(BLOCK, params.output.shape[3])})
+        j.update({"EPSILON": float_literal(a.epsilon), "HAS_SCALE": bool(a.has_scale),
+                  "HAS_SHIFT": bool(a.has_shift), "BN_BLOCK": min(BLOCK, params.output.shape[3])})
+        nxt = 3
+        for what, has in (("SCALE", a.has_scale), ("SHIFT", a.has_shift)):
+            if has:
+                j.update({f"{what}_TYPE": f"INPUT{nxt}_TYPE", f"{what}_LOAD(p, i)": f"INPUT{nxt}_LOAD(p, i)"})
+                nxt += 1
+        return j
 
     def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """(ceil(W / P), H, ceil(C / 16)·N), (1, 1, 1)."""

@@ -8,13 +8,13 @@ per input; this kernel copies whole 16-channel slices as aligned float8 pairs, a
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import Format
 from cldnn_py.ops import ConcatenationAttrs
 
 from ...common.concat import concat_axis4
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 from .concatenation_kernel_ref import ConcatenationKernelRef
 
@@ -23,8 +23,9 @@ CAT_BLOCK = 8  # pixels of one row per work-item
 
 @register
 class ConcatenationKernelBFsYxFsv16(KernelBase):
-    """Concatenation along features (axis 1) of rank-4 ``b_fs_yx_fsv16`` f32 inputs into a ``b_fs_yx_fsv16``
-    output; every input except the last has a multiple of 16 channels, so every output slice is one input slice.
+    """Concatenation along features (axis 1) of rank-4 ``b_fs_yx_fsv16`` inputs into a ``b_fs_yx_fsv16``
+    output, all f32 or all f16 (storage); every input except the last has a multiple of 16 channels, so every
+    output slice is one input slice.
 
     Inputs and output may be padded along batch, y and x (not features). The output's block tail is not written.
     Jit: ``CAT_INPUTS_DECL`` (one pointer per input), ``CAT_SOURCE`` (picks the input slice of output slice ``fs``),
@@ -37,16 +38,19 @@ class ConcatenationKernelBFsYxFsv16(KernelBase):
     n_data_inputs = None
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, b_fs_yx_fsv16 everywhere, padding allowed."""
+        """OpenCL, f32 or f16 (storage), b_fs_yx_fsv16 everywhere, padding allowed."""
         fsv16 = frozenset({Format.b_fs_yx_fsv16})
-        f32 = frozenset({DataType.f32})
-        return SupportedKey(input_formats=fsv16, output_formats=fsv16, input_dtypes=f32, output_dtypes=f32)
+        return SupportedKey(input_formats=fsv16, output_formats=fsv16, input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
-        """The reference's shape rules, rank 4, axis 1, slice-aligned inputs, no feature padding."""
+        """The reference's shape rules, one data type everywhere (no f32 / f16 mix: one ``src`` pointer type),
+        rank 4, axis 1, slice-aligned inputs, no feature padding."""
         reason = ConcatenationKernelRef().validate(params)
         if reason is not None:
             return reason
+        for i, x in enumerate(params.inputs):
+            if x.dtype != params.output.dtype:
+                return f"input {i} data type {x.dtype.value} differs from output {params.output.dtype.value}"
         if params.output.rank != 4 or concat_axis4(params) != 1:
             axis = params.attrs_as(ConcatenationAttrs).axis
             return f"only the feature axis of rank-4 data (axis {axis}, rank {params.output.rank})"
@@ -66,7 +70,7 @@ class ConcatenationKernelBFsYxFsv16(KernelBase):
         """Tensors (INPUT0..INPUTn-1, OUTPUT), CAT_INPUTS_DECL, CAT_SOURCE and CAT_BLOCK."""
         j = super().jit_constants(params)
         n = len(params.inputs)
-        j.add("CAT_INPUTS_DECL", ", ".join(f"const __global float* input{i}" for i in range(n)))
+        j.add("CAT_INPUTS_DECL", ", ".join(f"const __global INPUT{i}_TYPE* input{i}" for i in range(n)))
         branches, first = [], 0
         for i, x in enumerate(params.inputs):
             end = first + -(-x.dims4[1] // 16)

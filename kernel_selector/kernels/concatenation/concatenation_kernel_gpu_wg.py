@@ -9,10 +9,10 @@ from ...common.concat import concat_axis4
 from ...common.gpu_dispatch import wg_tensor_dispatch, wg_tensor_guard, wg_tensor_validate
 from ...jitter import JitConstants, tensor_jit
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
-_ALL = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
+_ALL = frozenset({DataType.f32, DataType.f16, DataType.i32, DataType.i8, DataType.u8})
 _OFFSET = ("CONCAT_OFFSET_B", "CONCAT_OFFSET_F", "CONCAT_OFFSET_Y", "CONCAT_OFFSET_X")
 
 
@@ -23,8 +23,9 @@ class ConcatenationKernelGpuWg(KernelBase):
     One enqueue per input i (args ``[input i, output]``; input i is INPUT0 of its own enqueue, any format and
     padding): one work-item per element of input i, gws (X, Y, F * B) of input i rounded up to lws (64-256
     work-items, x fastest: :func:`..common.gpu_dispatch.wg_dispatch`), guarded by ``WG_OUT_OF_RANGE``; the element
-    goes to the output at its coordinate plus ``CONCAT_OFFSET_{B,F,Y,X}``. No local memory. Data types f32, i32,
-    i8, u8 copied unchanged (all inputs share the output's type).
+    goes to the output at its coordinate plus ``CONCAT_OFFSET_{B,F,Y,X}``. No local memory. Data types i32, i8, u8
+    copied unchanged (all inputs share the output's type); f32 and f16 (storage) inputs may mix, converted to the
+    output's float type.
     """
 
     name = "concatenation_gpu_wg"
@@ -33,11 +34,12 @@ class ConcatenationKernelGpuWg(KernelBase):
     tier = "gpu"
 
     def supported_key(self) -> SupportedKey:
-        """f32, i32, i8, u8; any format, padding allowed."""
+        """f32, f16, i32, i8, u8; any format, padding allowed."""
         return SupportedKey(input_dtypes=_ALL, output_dtypes=_ALL)
 
     def validate(self, params: Params) -> str | None:
-        """Rank <= 4, same data type everywhere, shapes agree except along the axis (summing to the output's)."""
+        """Rank <= 4, same data type everywhere (or f32 / f16 mixed), shapes agree except along the axis (summing
+        to the output's)."""
         out = params.output
         r = out.rank
         if r > 4:
@@ -47,7 +49,7 @@ class ConcatenationKernelGpuWg(KernelBase):
         ax = concat_axis4(params)
         total = 0
         for i, x in enumerate(params.inputs):
-            if x.dtype != out.dtype:
+            if x.dtype != out.dtype and not (x.dtype in FLOATS and out.dtype in FLOATS):
                 return f"input {i} data type {x.dtype.value} differs from output {out.dtype.value}"
             if x.rank != r or any(a != b for d, (a, b) in enumerate(zip(x.dims4, out.dims4)) if d != ax):
                 return f"input {i} shape {x.shape} does not match output {out.shape} except along axis {ax}"

@@ -8,10 +8,10 @@ from cldnn_py.ops import ConcatenationAttrs
 from ...common.concat import concat_axis4
 from ...jitter import JitConstants, tensor_jit
 from ...kernel_base import Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
-_ALL = frozenset({DataType.f32, DataType.i32, DataType.i8, DataType.u8})
+_ALL = frozenset({DataType.f32, DataType.f16, DataType.i32, DataType.i8, DataType.u8})
 _OFFSET = ("CONCAT_OFFSET_B", "CONCAT_OFFSET_F", "CONCAT_OFFSET_Y", "CONCAT_OFFSET_X")
 
 
@@ -24,7 +24,9 @@ class ConcatenationKernelRef(KernelBase):
     KernelData holds one ClKernelData per input i: args ``[input i, output]``, the template sees input i as
     INPUT0 (its own format and padding) and adds ``CONCAT_OFFSET_{B,F,Y,X}`` (the sum of the previous inputs'
     sizes along the axis) to the output coordinate. gws = (x, y, f * b) of input i. Inputs may be in formats
-    other than the output's; the data type is copied unchanged (all inputs share the output's type).
+    other than the output's; integer data types are copied unchanged (all inputs share the output's type), f32
+    and f16 (storage) inputs may mix and are converted to the output's float type (stores to f16 round to nearest
+    even).
     """
 
     name = "concatenation_ref"
@@ -32,11 +34,12 @@ class ConcatenationKernelRef(KernelBase):
     n_data_inputs = None
 
     def supported_key(self) -> SupportedKey:
-        """f32, i32, i8, u8 (pure data movement); any format, padding allowed."""
+        """f32, f16, i32, i8, u8 (data movement); any format, padding allowed."""
         return SupportedKey(input_dtypes=_ALL, output_dtypes=_ALL)
 
     def validate(self, params: Params) -> str | None:
-        """Same data type everywhere; shapes agree except along the axis, whose sizes sum to the output's."""
+        """Same data type everywhere (or f32 / f16 mixed); shapes agree except along the axis, whose sizes sum to
+        the output's."""
         out = params.output
         r = out.rank
         if not -r <= int(params.attrs_as(ConcatenationAttrs).axis) < r:
@@ -44,7 +47,7 @@ class ConcatenationKernelRef(KernelBase):
         ax = concat_axis4(params)
         total = 0
         for i, x in enumerate(params.inputs):
-            if x.dtype != out.dtype:
+            if x.dtype != out.dtype and not (x.dtype in FLOATS and out.dtype in FLOATS):
                 return f"input {i} data type {x.dtype.value} differs from output {out.dtype.value}"
             if x.rank != r or any(a != b for d, (a, b) in enumerate(zip(x.dims4, out.dims4)) if d != ax):
                 return f"input {i} shape {x.shape} does not match output {out.shape} except along axis {ax}"

@@ -1,4 +1,4 @@
-"""eltwise_vec8: element-wise ops on f32 tensors of one shape (or per-channel operands) with float8 accesses.
+"""eltwise_vec8: element-wise ops on f32 / f16 tensors of one shape (or per-channel operands) with float8 accesses.
 
 ``eltwise_ref`` computes one element per work-item through GET_INDEX and calls ``fmax``/``fmin`` (calls on the
 pip PoCL). Here the data move as aligned float8 (docs/performance.md) and every operator is
@@ -17,7 +17,7 @@ from cldnn_py.ops.elementwise import cl_eltwise
 from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 FLAT_BLOCK = 16  # float8 numbers per work-item in the flat variant
@@ -59,8 +59,9 @@ def variant(params: Params) -> str | None:
 
 @register
 class EltwiseKernelVec8(KernelBase):
-    """y = in0 ∘ in1 ∘ ... (left to right, as ``eltwise_ref``) for N f32 inputs of the output's shape, or, in the
-    b_fs_yx_fsv16 variant, of shape (N, C, 1, 1) broadcast over the pixels (a squeeze-excitation scale).
+    """y = in0 ∘ in1 ∘ ... (left to right, as ``eltwise_ref``) for N inputs of the output's shape, or, in the
+    b_fs_yx_fsv16 variant, of shape (N, C, 1, 1) broadcast over the pixels (a squeeze-excitation scale). Inputs and
+    output f32 or f16 (storage, each tensor its own), float8 arithmetic either way.
 
     Modes sum (coefficients too), sub, prod, div, max, min, prelu; ``pow`` is rejected (only the ``pow`` builtin,
     a call, computes it). Layouts: flat (identical unpadded layouts without block tails, any format; gws
@@ -76,8 +77,9 @@ class EltwiseKernelVec8(KernelBase):
     n_data_inputs = None
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32 inputs and output, any format, padding allowed (validate narrows it)."""
-        return SupportedKey(input_dtypes=frozenset({DataType.f32}), output_dtypes=frozenset({DataType.f32}))
+        """OpenCL, f32 or f16 (storage, each tensor its own) inputs and output, any format, padding allowed
+        (validate narrows it)."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """A call-free mode, inputs of the output's shape in one of the two layout variants, fused ops that
@@ -101,8 +103,9 @@ class EltwiseKernelVec8(KernelBase):
         return FORCE_PRIORITY_3
 
     def jit_constants(self, params: Params) -> JitConstants:
-        """Tensors, EV_FLAT, EV_BLOCK, EV_COUNT, ELTWISE_INPUTS_DECL, ELTWISE_INPUT_NUM and the generated fold
-        (ELTWISE_VEC8_RESULT, ELTWISE_VEC8_ROWS or ELTWISE_VEC8_STAGE / ELTWISE_VEC8_STAGED_RESULT)."""
+        """Tensors, EV_FLAT, EV_ALL_F32 (no tensor stored as half), EV_BLOCK, EV_COUNT, ELTWISE_INPUTS_DECL,
+        ELTWISE_INPUT_NUM and the generated fold (ELTWISE_VEC8_RESULT, ELTWISE_VEC8_ROWS or ELTWISE_VEC8_STAGE /
+        ELTWISE_VEC8_STAGED_RESULT)."""
         j = super().jit_constants(params)
         n = len(params.inputs)
         flat = variant(params) == "flat"
@@ -117,20 +120,23 @@ class EltwiseKernelVec8(KernelBase):
                 expr = cl_eltwise(mode.value, expr, v, helper="eltwise_vec8_", paren=True)
             return f"({expr})"
 
-        j.update({"EV_FLAT": int(flat), "EV_BLOCK": FLAT_BLOCK if flat else self.fsv16_block(params),
+        all_f32 = all(x.dtype == DataType.f32 for x in [*params.inputs, params.output])
+        j.update({"EV_FLAT": int(flat), "EV_ALL_F32": int(all_f32),
+                  "EV_BLOCK": FLAT_BLOCK if flat else self.fsv16_block(params),
                   "EV_COUNT": params.output.count(), "ELTWISE_INPUT_NUM": n,
-                  "ELTWISE_INPUTS_DECL": ", ".join(f"const __global float* input{i}" for i in range(n))})
+                  "ELTWISE_INPUTS_DECL": ", ".join(f"const __global INPUT{i}_TYPE* input{i}" for i in range(n))})
         if flat:
-            j.add("ELTWISE_VEC8_RESULT(i)", fold([f"EV_LD8(input{k}, (i))" for k in range(n)]))
-            j.add("ELTWISE_VEC8_STAGE(t, k, idx)", " ".join(f"t[{m}].s[k] = input{m}[idx];" for m in range(n)))
+            j.add("ELTWISE_VEC8_RESULT(i)", fold([f"EV_LD8(INPUT{k}, input{k}, (i))" for k in range(n)]))
+            j.add("ELTWISE_VEC8_STAGE(t, k, idx)",
+                  " ".join(f"t[{m}].s[k] = INPUT{m}_LOAD(input{m}, idx);" for m in range(n)))
             j.add("ELTWISE_VEC8_STAGED_RESULT(t)", fold([f"t[{m}].v" for m in range(n)]))
         else:
             bcast = [per_channel(x, params.output) for x in params.inputs]
             # a per-channel operand: the same two float8 of its slice for every pixel of the block
-            j.add("ELTWISE_VEC8_RESULT(i)", fold([f"EV_LD8(row{k}, {'((i) & 1)' if bc else '(i)'})"
+            j.add("ELTWISE_VEC8_RESULT(i)", fold([f"EV_LD8(INPUT{k}, row{k}, {'((i) & 1)' if bc else '(i)'})"
                                                   for k, bc in enumerate(bcast)]))
             j.add("ELTWISE_VEC8_ROWS", " ".join(
-                f"const __global float* row{k} = input{k} + INPUT{k}_OFFSET + b * INPUT{k}_BATCH_PITCH "
+                f"const __global INPUT{k}_TYPE* row{k} = input{k} + INPUT{k}_OFFSET + b * INPUT{k}_BATCH_PITCH "
                 f"+ fs * INPUT{k}_FEATURE_PITCH" + ("" if bc else f" + y * INPUT{k}_Y_PITCH + x0 * 16") + ";"
                 for k, bc in enumerate(bcast)))
         return j

@@ -9,12 +9,12 @@ float8, builds the window sums from the neighbouring slices' squares in register
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import Format
 from cldnn_py.ops import LRNAttrs
 
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, KernelBase
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 from .lrn_kernel_ref import LRNKernelRef
 
@@ -27,9 +27,10 @@ class LRNKernelBFsYxFsv16(KernelBase):
     """LRN across channels, ``lrn_ref``'s semantics (ONNX convention):
     y[c] = x[c] · (k + alpha / size · Σ x[c']²) ** −beta, c' in [c − (size−1)//2, c + size//2] ∩ [0, C).
 
-    INPUT0 (N, C, H, W) and the output (same shape) in ``b_fs_yx_fsv16`` f32; y/x/batch padding allowed, feature
-    padding not. The block tail of the last slice counts as zero and is never written. The window may reach at
-    most 16 channels to each side (size <= 33). gws (ceil(W / OUT_BLOCK), H, N), lws (1, 1, 1).
+    INPUT0 (N, C, H, W) and the output (same shape) in ``b_fs_yx_fsv16``, f32 or f16 (storage; float arithmetic);
+    y/x/batch padding allowed, feature padding not. The block tail of the last slice counts as zero and is never
+    written. The window may reach at most 16 channels to each side (size <= 33). gws (ceil(W / OUT_BLOCK), H, N),
+    lws (1, 1, 1).
     """
 
     name = "lrn_b_fs_yx_fsv16"
@@ -37,10 +38,9 @@ class LRNKernelBFsYxFsv16(KernelBase):
     tier = "cpu"  # work-groups of one work-item, registers as the tile: shaped for CPU devices
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, b_fs_yx_fsv16 in and out, padding allowed."""
+        """OpenCL, f32 or f16 (storage) in and out, b_fs_yx_fsv16 in and out, padding allowed."""
         fsv16 = frozenset({Format.b_fs_yx_fsv16})
-        return SupportedKey(input_formats=fsv16, output_formats=fsv16,
-                            input_dtypes=frozenset({DataType.f32}), output_dtypes=frozenset({DataType.f32}))
+        return SupportedKey(input_formats=fsv16, output_formats=fsv16, input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """Rank 4, size in [1, 33] (one neighbouring slice per side), no feature padding."""

@@ -9,7 +9,7 @@ from cldnn_py.ops.elementwise import float_literal
 from ...common.gpu_workgroup import flat_lws, xy_dispatch
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, KernelBase
-from ...params import Params
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 
@@ -19,15 +19,19 @@ class LRNKernelGpuWg(KernelBase):
     ``lrn_gpu_across_channel_ref``): y[c] = x[c] / (k + alpha / size · Σ x[c']²) ** beta over
     c' in [c - (size-1)//2, c + size//2] ∩ [0, C).
 
-    INPUT0 (N, C[, H[, W]]) f32 in any format, padded or not; output the same shape. gws = (W, H, C·N) with W and
-    H rounded up to lws, lws = (lx, ly, 1) (lx the power of two covering W up to 32, lx·ly <= 256); a guard drops
-    the tail; neighbouring work-items read neighbouring x of the same channels (coalesced on bfyx), the channel
-    window's reuse is left to the cache. No local memory.
+    INPUT0 (N, C[, H[, W]]) f32 or f16 (storage) in any format, padded or not; output the same shape. gws =
+    (W, H, C·N) with W and H rounded up to lws, lws = (lx, ly, 1) (lx the power of two covering W up to 32,
+    lx·ly <= 256); a guard drops the tail; neighbouring work-items read neighbouring x of the same channels
+    (coalesced on bfyx), the channel window's reuse is left to the cache. No local memory.
     """
 
     name = "lrn_gpu_wg"
     primitive = "lrn"
     tier = "gpu"
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL; f32 or f16 (storage, float arithmetic) in and out; any format, padding allowed."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """Rank >= 2, a positive size, work-groups of at least 32."""

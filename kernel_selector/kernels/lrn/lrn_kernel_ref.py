@@ -7,7 +7,7 @@ from cldnn_py.ops.elementwise import float_literal
 
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
-from ...params import Params
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 
@@ -22,6 +22,10 @@ class LRNKernelRef(KernelBase):
 
     name = "lrn_ref"
     primitive = "lrn"
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL; f32 or f16 (storage, float arithmetic) in and out; any format, padding allowed."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """Rank >= 2 (channels are dimension 1) and a positive size."""

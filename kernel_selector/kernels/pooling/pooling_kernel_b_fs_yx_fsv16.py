@@ -9,14 +9,14 @@ here instead of ``pooling_ref`` (one work-item per element, a GET_INDEX per tap)
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import Format
 from cldnn_py.ops import PoolingAttrs, PoolingMode
 
 from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
 from ...common.pooling import POOL_MODE_CODE, pooling_window
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 MAX_BLOCK = 4  # output pixels per work-item; 1-8 measured within noise of each other (memory bound), 4 a bit ahead
@@ -35,7 +35,8 @@ def pool_block(ow: int, max_block: int = MAX_BLOCK) -> int:
 class PoolingKernelBFsYxFsv16(KernelBase):
     """2-D max / average pooling on b_fs_yx_fsv16 data; one work-item = 16 channels x P pixels of one output row.
 
-    INPUT0 (N, C, H, W) and output (N, C, OH, OW), both ``b_fs_yx_fsv16`` f32, y/x/batch padding allowed (the
+    INPUT0 (N, C, H, W) and output (N, C, OH, OW), both ``b_fs_yx_fsv16``, f32 or f16 (storage: loads and stores
+    through the access macros, accumulation in float either way), y/x/batch padding allowed (the
     output's interior is written, its padding and block tail are not; the input's padding is never read as data).
     Every attribute of the pooling primitive is honoured exactly as ``pooling_ref`` does (modes max / average /
     average_no_padding, pad and pad_end, dilation, ceil mode through the output size, global pooling through
@@ -50,10 +51,9 @@ class PoolingKernelBFsYxFsv16(KernelBase):
     supports_fused_ops = True  # through FUSED_OPS8 (fused_ops8_jit), not the jitter's scalar FUSED_OPS
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, b_fs_yx_fsv16 in and out, padding allowed."""
+        """OpenCL, f32 or f16 (storage) in and out, b_fs_yx_fsv16 in and out, padding allowed."""
         fsv16 = frozenset({Format.b_fs_yx_fsv16})
-        return SupportedKey(input_formats=fsv16, output_formats=fsv16,
-                            input_dtypes=frozenset({DataType.f32}), output_dtypes=frozenset({DataType.f32}))
+        return SupportedKey(input_formats=fsv16, output_formats=fsv16, input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """Rank-4 data, a known mode, fused ops that FUSED_OPS8 can express."""

@@ -9,7 +9,7 @@ from ...common.gpu_workgroup import flat_lws, xy_dispatch
 from ...common.pooling import POOL_MODE_CODE, pooling_window
 from ...jitter import JitConstants, fused_ops_jit
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 GLOBAL_MIN_PLANE = 256  # H*W from which a whole-plane window uses the work-group reduction
@@ -32,7 +32,8 @@ class PoolingKernelGpuWg(KernelBase):
     pads, dilation, global pooling) for GPUs (after clDNN's ``pooling_gpu_ref`` / ``pooling_gpu_int8_ref`` launch
     shape; the global reduction after the usual work-group tree reduction, e.g. NVIDIA's reduction whitepaper).
 
-    Input (N, C, H, W) and output (N, C, OH, OW) f32 in any format, padded or not (GET_INDEX macros).
+    Input (N, C, H, W) and output (N, C, OH, OW) f32 or f16 (storage, each its own; float accumulation and a
+    float ``__local`` array) in any format, padded or not (GET_INDEX macros).
 
     - variant ``global=0`` (window): gws = (OW, OH, C·N) with OW, OH rounded up to lws, lws = (lx, ly, 1): lx the
       power of two covering OW up to 32, lx·ly <= 256; x fastest, a guard drops the tail. No local memory.
@@ -47,6 +48,10 @@ class PoolingKernelGpuWg(KernelBase):
     primitive = "pooling"
     tier = "gpu"
     supports_fused_ops = True
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL; f32 or f16 (storage, float arithmetic) in and out; any format, padding allowed."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """4-D input; work-groups of at least 32; the global variant's local array fits half the local memory."""

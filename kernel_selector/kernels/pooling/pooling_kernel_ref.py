@@ -7,7 +7,7 @@ from cldnn_py.ops import PoolingAttrs, PoolingMode
 from ...common.pooling import POOL_MODE_CODE, pooling_window
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
-from ...params import Params
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 
@@ -33,6 +33,10 @@ class PoolingKernelRef(KernelBase):
     name = "pooling_ref"
     primitive = "pooling"
     supports_fused_ops = True
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL; f32 or f16 (storage, float arithmetic) in and out; any format, padding allowed."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """Input must be 4-D (N, C, H, W)."""

@@ -6,7 +6,7 @@ from ...common.broadcast import broadcast_get_index
 from ...common.gpu_dispatch import wg_tensor_dispatch, wg_tensor_guard, wg_tensor_validate
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, KernelBase
-from ...params import Params
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 
@@ -16,7 +16,8 @@ class ScaleKernelGpuWg(KernelBase):
 
     INPUT0 x of rank 1-4, any format and padding; INPUT1 scale and INPUT2 bias (optional), each of a shape that
     broadcasts to x's (per channel (1, C, 1, 1), per element, scalar), any format; indices from
-    :func:`..common.broadcast.broadcast_get_index`. One work-item per output element: gws (X, Y, F * B) of the
+    :func:`..common.broadcast.broadcast_get_index`. x and the output f32 or f16 (storage), every tensor through
+    its own access macros, float arithmetic. One work-item per output element: gws (X, Y, F * B) of the
     output rounded up to lws (64-256 work-items, x fastest), guarded by ``WG_OUT_OF_RANGE``. No local memory.
     The template ends with FUSED_OPS (the fusing pass does not yet fuse into scale: FUSABLE_HOSTS).
     """
@@ -25,6 +26,10 @@ class ScaleKernelGpuWg(KernelBase):
     primitive = "scale"
     supports_fused_ops = True
     tier = "gpu"
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL; f32 or f16 (storage, float arithmetic) in and out; any format, padding allowed."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """x of rank <= 4, scale and bias of no higher rank, a fitting work-group."""

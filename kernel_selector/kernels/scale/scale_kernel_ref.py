@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...common.broadcast import broadcast_get_index
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
-from ...params import Params
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 
@@ -15,12 +15,18 @@ class ScaleKernelRef(KernelBase):
 
     Inputs: INPUT0 x of rank 1-4 in any format; INPUT1 scale and INPUT2 bias (when ``has_bias``), each of a shape
     that broadcasts to x's (e.g. per channel (1, C, 1, 1) or (C, 1, 1), per element, or a scalar (1,)), any
-    format. Output: x's shape and format. The broadcast index of scale and bias is generated in the jit
-    (``SCALE_INDEX`` / ``BIAS_INDEX``, see :func:`..eltwise.eltwise_kernel_ref.broadcast_get_index`).
+    format. Output: x's shape and format. x and the output f32 or f16 (storage); scale and bias f32 or f16 too (any
+    type works: read through their own access macros, cast to float); the arithmetic is float. The broadcast index
+    of scale and bias is generated in the jit (``SCALE_INDEX`` / ``BIAS_INDEX``, see
+    :func:`..eltwise.eltwise_kernel_ref.broadcast_get_index`).
     """
 
     name = "scale_ref"
     primitive = "scale"
+
+    def supported_key(self) -> SupportedKey:
+        """OpenCL; f32 or f16 (storage, float arithmetic) in and out; any format, padding allowed."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
 
     def validate(self, params: Params) -> str | None:
         """x of rank <= 4; scale and bias must not have a higher rank than x."""
