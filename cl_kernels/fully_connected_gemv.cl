@@ -11,7 +11,7 @@
 
 #ifndef FULLY_CONNECTED_GEMV_HELPERS_CL  // several instances share one batched program: define helpers once
 #define FULLY_CONNECTED_GEMV_HELPERS_CL
-inline float hsum8(float8 v)
+static inline float hsum8(float8 v)
 {
     const float4 a = v.lo + v.hi;
     const float2 b = a.lo + a.hi;

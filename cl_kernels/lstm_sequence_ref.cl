@@ -4,7 +4,7 @@
 // overwritten and one after.
 #ifndef LSTM_SEQUENCE_HELPERS_CL  // several lstm_sequence kernels may share one batched cl.Program
 #define LSTM_SEQUENCE_HELPERS_CL
-inline float lstm_sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
+static inline float lstm_sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
 #endif
 #if LSTM_HAS_CLIP
 #define LSTM_CLAMP(v) clamp((v), -LSTM_CLIP, LSTM_CLIP)

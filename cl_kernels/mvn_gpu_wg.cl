@@ -4,7 +4,7 @@
 #ifndef MVN_GPU_WG_HELPERS_CL
 #define MVN_GPU_WG_HELPERS_CL
 // Sum of v over the work-group (lws a power of two) through red[lws].
-inline float mvn_wg_sum(__local float* red, float v, int lid, int lws)
+static inline float mvn_wg_sum(__local float* red, float v, int lid, int lws)
 {
     red[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -51,7 +51,7 @@
 // Emulated sub-group sum, for sub-group kernels built with SG_NATIVE 0 (a device without sub-groups, in tests): the
 // sub-group is `width` consecutive work-items of dimension 0 (width divides the work-group), `scratch` holds one
 // float per work-item of the group. Every work-item of the work-group must call it (it has barriers).
-inline float cldnn_sg_sum_emulated(float v, __local float* scratch, uint width) {
+static inline float cldnn_sg_sum_emulated(float v, __local float* scratch, uint width) {
     const uint lid = get_local_id(0);
     scratch[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -69,45 +69,45 @@ inline float cldnn_sg_sum_emulated(float v, __local float* scratch, uint width) 
 // storage saves; where the compiler targets F16C (x86) these are the conversion instructions themselves, inlined.
 // Elsewhere (GPUs, Oclgrind) the vload_half / vstore_half builtins, native there.
 #if defined(__F16C__) && defined(__AVX__)
-inline float cldnn_load_half(const __global half* p, int i) {
+static inline float cldnn_load_half(const __global half* p, int i) {
     return as_float4(__builtin_ia32_vcvtph2ps((short8)(((const __global short*)p)[i], 0, 0, 0, 0, 0, 0, 0))).s0;
 }
-inline float8 cldnn_load_half8_aligned(const __global half* p) {
+static inline float8 cldnn_load_half8_aligned(const __global half* p) {
     return __builtin_ia32_vcvtph2ps256(*(const __global short8*)p);
 }
-inline void cldnn_store_half8_aligned(__global half* p, float8 v) {
+static inline void cldnn_store_half8_aligned(__global half* p, float8 v) {
     *(__global short8*)p = __builtin_ia32_vcvtps2ph256(v, 0);  // imm 0: round to nearest even
 }
 // Any alignment (the jitter's NAME_LOAD8 / NAME_STORE8 / NAME_STORE for half; measured on PoCL, 16 K work-items
 // of 64 half8 loads each: 1.5 ms against 7.4 ms with vload_half8, scalar 0.95 against 3.3 ms).
 typedef short cldnn_short8_u __attribute__((ext_vector_type(8), aligned(2)));
-inline float8 cldnn_load_half8(const __global half* p) {
+static inline float8 cldnn_load_half8(const __global half* p) {
     return __builtin_ia32_vcvtph2ps256(*(const __global cldnn_short8_u*)p);
 }
-inline void cldnn_store_half8(__global half* p, float8 v) {
+static inline void cldnn_store_half8(__global half* p, float8 v) {
     *(__global cldnn_short8_u*)p = __builtin_ia32_vcvtps2ph256(v, 0);
 }
-inline void cldnn_store_half(__global half* p, int i, float v) {
+static inline void cldnn_store_half(__global half* p, int i, float v) {
     const short8 t = as_short8(__builtin_ia32_vcvtps2ph((float4)(v, 0.0f, 0.0f, 0.0f), 0));
     ((__global short*)p)[i] = t.s0;
 }
 #else
-inline float cldnn_load_half(const __global half* p, int i) {
+static inline float cldnn_load_half(const __global half* p, int i) {
     return vload_half(i, p);
 }
-inline float8 cldnn_load_half8_aligned(const __global half* p) {
+static inline float8 cldnn_load_half8_aligned(const __global half* p) {
     return vload_half8(0, p);
 }
-inline void cldnn_store_half8_aligned(__global half* p, float8 v) {
+static inline void cldnn_store_half8_aligned(__global half* p, float8 v) {
     vstore_half8_rte(v, 0, p);
 }
-inline float8 cldnn_load_half8(const __global half* p) {
+static inline float8 cldnn_load_half8(const __global half* p) {
     return vload_half8(0, p);
 }
-inline void cldnn_store_half8(__global half* p, float8 v) {
+static inline void cldnn_store_half8(__global half* p, float8 v) {
     vstore_half8_rte(v, 0, p);
 }
-inline void cldnn_store_half(__global half* p, int i, float v) {
+static inline void cldnn_store_half(__global half* p, int i, float v) {
     vstore_half_rte(v, i, p);
 }
 #endif
