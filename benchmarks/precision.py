@@ -48,6 +48,15 @@ def _device_ms(net: Any) -> float:
     return sum(e.time_us for e in net.get_profiling_info()) / 1e3
 
 
+def _by_kind(net: Any) -> dict[str, float]:
+    """Device ms of the last run per primitive type (fully_connected, convolution ...)."""
+    out: dict[str, float] = {}
+    for e in net.get_profiling_info():
+        if e.status == "EXECUTED":
+            out[e.type] = out.get(e.type, 0.0) + e.time_us / 1e3
+    return out
+
+
 def measure(engine: Any, name: str, inputs: int, runs: int) -> dict[str, Any]:
     """One model's row (module docstring)."""
     import cldnn_py as cl
@@ -67,6 +76,7 @@ def measure(engine: Any, name: str, inputs: int, runs: int) -> dict[str, Any]:
     x = rng.standard_normal(shape).astype(np.float32)
     wall: dict[str, list[float]] = {"f32": [], "f16": []}
     dev: dict[str, list[float]] = {"f32": [], "f16": []}
+    kinds: dict[str, list[dict[str, float]]] = {"f32": [], "f16": []}
     for _ in range(runs):
         for p, net in nets.items():
             net.run({in_name: x})
@@ -74,6 +84,7 @@ def measure(engine: Any, name: str, inputs: int, runs: int) -> dict[str, Any]:
             net.run({in_name: x})
             wall[p].append((time.perf_counter() - t) * 1e3)
             dev[p].append(_device_ms(net))
+            kinds[p].append(_by_kind(net))
     row: dict[str, Any] = {"model": name, "max_rel_err": max(errs), "top1_same": same, "inputs": inputs}
     for p, net in nets.items():
         mem = net.memory_info()
@@ -81,7 +92,9 @@ def measure(engine: Any, name: str, inputs: int, runs: int) -> dict[str, Any]:
         ran = [n for n in prog.order if n.impl is not None]
         row[p] = {"wall_ms": float(np.median(wall[p])), "device_ms": float(np.median(dev[p])),
                   "activations_mib": mem["activations"] / 2**20, "constants_mib": mem["constants"] / 2**20,
-                  "f16_layers": sum(n.layout().dtype == cl.DataType.f16 for n in ran), "layers": len(ran)}
+                  "f16_layers": sum(n.layout().dtype == cl.DataType.f16 for n in ran), "layers": len(ran),
+                  "device_ms_by_kind": {k: float(np.median([d.get(k, 0.0) for d in kinds[p]]))
+                                        for k in kinds[p][0]}}
     return row
 
 
@@ -93,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--device", default=None, help="cldnn_py device spec (default: the engine's default device)")
     ap.add_argument("--tolerance", type=float, default=1e-2)
+    ap.add_argument("--by-kind", action="store_true", help="also print device ms per primitive type (median)")
     ap.add_argument("--json", default=str(ROOT / ".cache" / "precision.json"))
     args = ap.parse_args(argv)
     import cldnn_py as cl
@@ -113,6 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{b['device_ms'] / max(a['device_ms'], 1e-9):.2f} | {a['activations_mib']:.1f} -> "
               f"{b['activations_mib']:.1f} | {a['constants_mib']:.1f} -> {b['constants_mib']:.1f} | "
               f"{b['f16_layers']}/{b['layers']} |", flush=True)
+        if args.by_kind:
+            for k in sorted(a["device_ms_by_kind"], key=lambda k: -a["device_ms_by_kind"][k]):
+                t32, t16 = a["device_ms_by_kind"][k], b["device_ms_by_kind"].get(k, 0.0)
+                print(f"|   {k} | | | {t32:.2f} | {t16:.2f} | | | | |")
         bad |= r["max_rel_err"] > args.tolerance or r["top1_same"] != r["inputs"]
     out = pathlib.Path(args.json)
     out.parent.mkdir(parents=True, exist_ok=True)
