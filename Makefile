@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run example test test-fast bench lint clean
+.PHONY: run example test test-fast bench bench-int8 lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -33,8 +33,14 @@ test-fast: $(STAMP)
 
 # The zoo's ResNet-50, AlexNet, GoogLeNet, SqueezeNet at batch 1 and 8 on every OpenCL device vs onnxruntime
 # (a few minutes; table on stdout, JSON in .cache/bench.json). benchmarks/latency.py: the examples/ networks.
+# `make bench PRECISION="f32 f16"` adds an f16-storage column per OpenCL device; `make bench-int8`: quantized
+# ResNet-50, SqueezeNet, GoogLeNet (static QDQ, dynamic) vs onnxruntime's int8 run (benchmarks/int8.py).
+PRECISION ?= f32
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench.py --models all
+	$(BIN)/python benchmarks/bench.py --models all --precision $(PRECISION)
+
+bench-int8: $(STAMP)
+	$(BIN)/python benchmarks/int8.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check cldnn_py kernel_selector tests examples benchmarks

@@ -306,7 +306,7 @@ def parse_models(names: Sequence[str]) -> list[str]:
 
 
 def bench_one(name: str, batch: int, engines: Sequence[Any], rounds: int, tag: str, gap_ms: float = GAP_MS,
-              ort_spin: bool = False) -> list[dict[str, Any]]:
+              ort_spin: bool = False, precisions: Sequence[str] = ("f32",)) -> list[dict[str, Any]]:
     """All rows of one (model, batch): onnxruntime first, then one per engine (see the module docstring).
     ``ort_spin`` False sets onnxruntime's ``session.intra_op.allow_spinning`` to 0 (its default is 1)."""
     import onnx
@@ -337,8 +337,9 @@ def bench_one(name: str, batch: int, engines: Sequence[Any], rounds: int, tag: s
                                    "threads": ORT_THREADS}]
     runners: list[Callable[[], Any]] = [lambda: sess.run(None, feeds)]
     nets = []
-    for engine in engines:
-        row: dict[str, Any] = {**base, "engine": "cldnn_py", "device": engine.info.spec,
+    for engine, prec in [(e, p) for e in engines for p in precisions if p == "f32" or e.kind == "ocl"]:
+        row: dict[str, Any] = {**base, "engine": "cldnn_py", "precision": prec,
+                               "device": engine.info.spec + ("" if prec == "f32" else f" {prec}"),
                                "device_name": engine.info.name}
         rows.append(row)
         try:
@@ -346,7 +347,7 @@ def bench_one(name: str, batch: int, engines: Sequence[Any], rounds: int, tag: s
             t0 = time.perf_counter()
             topo = cl.load_onnx(model)
             row["import_ms"] = (time.perf_counter() - t0) * 1e3
-            program = cl.Program(engine, topo, cl.BuildOptions())
+            program = cl.Program(engine, topo, cl.BuildOptions(inference_precision=prec))
             row["build_ms"] = program.build_time_ms
             row["kernels"] = program.kernels_built
             net = cl.Network(program)
@@ -371,8 +372,8 @@ def bench_one(name: str, batch: int, engines: Sequence[Any], rounds: int, tag: s
 
 
 def run_benchmark(models: Sequence[str], batches: Sequence[int], runs: int | None,
-                  device_specs: Sequence[str] | None, gap_ms: float = GAP_MS, ort_spin: bool = False
-                  ) -> dict[str, Any]:
+                  device_specs: Sequence[str] | None, gap_ms: float = GAP_MS, ort_spin: bool = False,
+                  precisions: Sequence[str] = ("f32",)) -> dict[str, Any]:
     """Every (model, batch) on onnxruntime and every OpenCL device; returns {"machine", "settings", "results",
     "wall_s"}."""
     import cldnn_py as cl
@@ -402,7 +403,7 @@ def run_benchmark(models: Sequence[str], batches: Sequence[int], runs: int | Non
     jobs = [(m, b) for b in batches for m in models]
     for i, (name, batch) in enumerate(jobs):
         results.extend(bench_one(name, batch, engines, runs_for(batch, runs), f"[{i + 1}/{len(jobs)}]",
-                                 gap_ms, ort_spin))
+                                 gap_ms, ort_spin, precisions))
         gc.collect()  # the networks of the last model hold device memory
     settings = {"models": list(models), "batches": list(batches),
                 "runs": {str(b): runs_for(b, runs) for b in batches}, "warmup": WARMUP, "gap_ms": gap_ms,
@@ -413,6 +414,11 @@ def run_benchmark(models: Sequence[str], batches: Sequence[int], runs: int | Non
                 "build_options": "BuildOptions() (defaults)", "weights_seed": 0, "input": "N(0,1), seed 0",
                 "tolerance": TOLERANCE}
     return {"machine": machine, "settings": settings, "results": results, "wall_s": time.perf_counter() - t0}
+
+
+def tolerance(row: dict[str, Any]) -> float:
+    """The largest relative error accepted for a row: TOLERANCE, or 1e-2 for an f16 build (half storage)."""
+    return 1e-2 if row.get("precision") == "f16" else TOLERANCE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -436,6 +442,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--ort-spin", action="store_true",
                     help="keep onnxruntime's thread spinning on (its default); off by default here because its "
                          "spinning threads hold the cores for tens of ms after a run and slow the next engine")
+    ap.add_argument("--precision", nargs="+", default=["f32"], choices=["f32", "f16"],
+                    help="inference precisions of the OpenCL builds: f16 adds a column per OpenCL device "
+                         "(BuildOptions(inference_precision='f16'); the CPU engine is f32 only)")
     ap.add_argument("--json", default=str(CACHE / "bench.json"), metavar="PATH",
                     help="write the report here (default: .cache/bench.json)")
     return ap
@@ -447,7 +456,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if any(b < 1 for b in args.batches) or (args.runs is not None and args.runs < 1):
         ap.error("--batches and --runs must be >= 1")
-    report = run_benchmark(parse_models(args.models), args.batches, args.runs, args.devices, args.gap_ms, args.ort_spin)
+    report = run_benchmark(parse_models(args.models), args.batches, args.runs, args.devices, args.gap_ms, args.ort_spin,
+                           args.precision)
     m = report["machine"]
     print(f"{m['cpu']}, {m['cores']} cores, load average {m['load_average'][0]:.2f} at start; onnxruntime "
           f"{m['onnxruntime']} ({ORT_THREADS} threads, spinning {report['settings']['onnxruntime']['spinning']}); "
@@ -459,9 +469,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(format_json(report))
     print(f"wrote {out}")
-    bad = [r for r in report["results"] if "error" in r or r.get("max_rel_error", 0.0) > TOLERANCE]
+    bad = [r for r in report["results"] if "error" in r or r.get("max_rel_error", 0.0) > tolerance(r)]
     for r in bad:
-        why = r.get("error") or f"max rel. error {r['max_rel_error']:.1e} > {TOLERANCE:.0e}"
+        why = r.get("error") or f"max rel. error {r['max_rel_error']:.1e} > {tolerance(r):.0e}"
         print(f"FAILED: {r['model']} batch {r['batch']} on {r['device']}: {why}", file=sys.stderr)
     return 1 if bad else 0
 
