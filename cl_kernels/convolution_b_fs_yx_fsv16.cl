@@ -13,6 +13,10 @@
 // Fused ops: FUSED_OPS8(v, b, f, y, x) applies them to the float8 v of channels f..f+7 (from the kernel's Python
 // side: call-free vector forms where it can, lane by lane otherwise); extra inputs arrive as FUSED_OPS_ARGS.
 // DEPTHWISE: groups == IC == OC; each pixel's 16 input channels are loaded as two float8 and multiplied lane-wise.
+// Storage: each of input, weights, bias and output may be f32 or f16 (half storage, issue 18): reads go through
+// IN_LD8 / W_LD8 / B_LD8 / IN_LD16 / W_LD16 below and NAME_ILOAD (common/inline_half.py: call-free for half), the
+// stores through CONV_STORE_PIXEL / CONV_PLAIN_PIXEL (common/fsv16_store.py); for f32 all of them are exactly the
+// float forms above. The private border row and every accumulator stay float.
 
 #define OCS ((OUTPUT_FEATURE_NUM + 15) / 16)
 #define OCG (OCS / OC_BLOCKS)  // work-items along the output channels (OC_BLOCKS divides OCS)
@@ -34,6 +38,24 @@
 #else
 #define LD8(p, i) (((const __global float8*)(p))[i])
 #endif
+// Per-tensor float8 loads, float8 number i at p (16-byte aligned for half, 32 for float): LD8 for f32, the
+// call-free NAME_ALOAD8 for half.
+#if INPUT0_IS_HALF
+#define IN_LD8(p, i) INPUT0_ALOAD8(p, (i) * 8)
+#else
+#define IN_LD8(p, i) LD8(p, i)
+#endif
+#if INPUT1_IS_HALF
+#define W_LD8(p, i) INPUT1_ALOAD8(p, (i) * 8)
+#else
+#define W_LD8(p, i) LD8(p, i)
+#endif
+#if INPUT2_IS_HALF
+#define B_LD8(p, i) INPUT2_ALOAD8(p, (i) * 8)
+#else
+#define B_LD8(p, i) LD8(p, i)
+#endif
+#define ROW_LD(p, i) ((p)[i])  // the private border row (float)
 #define KX_UNROLL __attribute__((opencl_unroll_hint(FILTER_SIZE_X <= 8 ? FILTER_SIZE_X : 1)))
 // VEC16 (devices whose native float vector is 16 wide, AVX-512): one float16 accumulator per pixel and output
 // slice, float16 weights/rows; otherwise two float8 (AVX2). W_DECL loads the 16 weights of each of the OC_BLOCKS
@@ -44,14 +66,32 @@
 #define W_OC_PITCH (16 * FILTER_IFM_NUM * FILTER_SIZE_Y * FILTER_SIZE_X)
 #if VEC16
 #define LD16(p) (((const __global float16*)(p))[0])
+// 16 halves: two inlined conversions where common.cl has them (F16C), else one vload_half16 (Oclgrind 21.10's
+// uninitialized-value checker crashes on two vload_half8 joined into a float16)
+#if defined(__F16C__) && defined(__AVX__)
+#define HALF_LD16(p) ((float16)(cldnn_load_half8_aligned(p), cldnn_load_half8_aligned((p) + 8)))
+#else
+#define HALF_LD16(p) vload_half16(0, (p))
+#endif
+#if INPUT0_IS_HALF
+#define IN_LD16(p) HALF_LD16(p)
+#else
+#define IN_LD16(p) LD16(p)
+#endif
+#if INPUT1_IS_HALF
+#define W_LD16(p) HALF_LD16(p)
+#else
+#define W_LD16(p) LD16(p)
+#endif
 #define W_DECL(wp) float16 w16[OC_BLOCKS]; \
-        __attribute__((opencl_unroll_hint)) for (int o = 0; o < OC_BLOCKS; ++o) w16[o] = LD16((wp) + o * W_OC_PITCH);
+        __attribute__((opencl_unroll_hint)) \
+        for (int o = 0; o < OC_BLOCKS; ++o) w16[o] = W_LD16((wp) + o * W_OC_PITCH);
 #define W_FMA(p, x) __attribute__((opencl_unroll_hint)) for (int o = 0; o < OC_BLOCKS; ++o) \
         a[o][p] = (x) * w16[o] + a[o][p];
-#define DW_FMA(p, ptr) a[0][p] = LD16(ptr) * w16[0] + a[0][p];
+#define DW_FMA(p, ptr) a[0][p] = IN_LD16(ptr) * w16[0] + a[0][p];
 #define ROW_T float16
 #define ROW_LEN SPAN
-#define ROW_SET(q, ptr) row[q] = LD16(ptr);
+#define ROW_SET(q, ptr) row[q] = IN_LD16(ptr);
 #define ROW_ZERO(q) row[q] = (float16)(0.0f);
 #define DW_ROW_FMA(p, q) a[0][p] = row[q] * w16[0] + a[0][p];
 #define ACC_LO(o, p) a[o][p].lo
@@ -60,12 +100,12 @@
 #define ACC_HI(o, p) (float8)(a[o][p].s8, a[o][p].s9, a[o][p].sa, a[o][p].sb, a[o][p].sc, a[o][p].sd, a[o][p].se, \
                               a[o][p].sf)
 #else
-#define W_DECL(wp) const float8 w0 = LD8(wp, 0); const float8 w1 = LD8(wp, 1);
+#define W_DECL(wp) const float8 w0 = W_LD8(wp, 0); const float8 w1 = W_LD8(wp, 1);
 #define W_FMA(p, x) a0[p] = (x) * w0 + a0[p]; a1[p] = (x) * w1 + a1[p];
-#define DW_FMA(p, ptr) a0[p] = LD8(ptr, 0) * w0 + a0[p]; a1[p] = LD8(ptr, 1) * w1 + a1[p];
+#define DW_FMA(p, ptr) a0[p] = IN_LD8(ptr, 0) * w0 + a0[p]; a1[p] = IN_LD8(ptr, 1) * w1 + a1[p];
 #define ROW_T float8
 #define ROW_LEN (2 * SPAN)
-#define ROW_SET(q, ptr) row[2 * (q)] = LD8(ptr, 0); row[2 * (q) + 1] = LD8(ptr, 1);
+#define ROW_SET(q, ptr) row[2 * (q)] = IN_LD8(ptr, 0); row[2 * (q) + 1] = IN_LD8(ptr, 1);
 #define ROW_ZERO(q) row[2 * (q)] = (float8)(0.0f); row[2 * (q) + 1] = (float8)(0.0f);
 #define DW_ROW_FMA(p, q) a0[p] = row[2 * (q)] * w0 + a0[p]; a1[p] = row[2 * (q) + 1] * w1 + a1[p];
 #define ACC_LO(o, p) a0[p]
@@ -75,7 +115,8 @@
 #define ROW_SET_IN(q, ptr) { \
         ROW_ZERO(q) \
         __attribute__((opencl_unroll_hint)) \
-        for (int c = 0; c < IC_REM; ++c) ((float*)row)[(q) * 16 + c] = (ptr)[c * INPUT0_FEATURE_PITCH]; \
+        for (int c = 0; c < IC_REM; ++c) \
+            ((float*)row)[(q) * 16 + c] = INPUT0_ILOAD(ptr, c * INPUT0_FEATURE_PITCH); \
     }
 #else
 #define ROW_SET_IN(q, ptr) ROW_SET(q, ptr)
@@ -105,23 +146,24 @@
 #define IN_SLICE_OF_GROUP 0
 #else
 // One input channel (lane l of the slice at ip, weights at wp): broadcast the input of each pixel.
-// IC_STEP_AT(XS, LS): the pixels XS apart, the channels LS apart (the private row: always STRIDE_X * 16 and 1).
-#define IC_STEP_AT(XS, LS) { \
+// IC_STEP_AT(XS, LS, LD): the pixels XS apart, the channels LS apart, read by LD (the private row: always
+// STRIDE_X * 16, 1 and ROW_LD).
+#define IC_STEP_AT(XS, LS, LD) { \
         W_DECL(wp + l * W_TAP_PITCH) \
         __attribute__((opencl_unroll_hint)) \
         for (int p = 0; p < OUT_BLOCK; ++p) { \
-            const float x = ip[p * (XS) + l * (LS)]; \
+            const float x = LD(ip, p * (XS) + l * (LS)); \
             W_FMA(p, x) \
         } \
     }
-#define IC_STEP IC_STEP_AT(IN_STEP_X, IN_LP)
+#define IC_STEP IC_STEP_AT(IN_STEP_X, IN_LP, INPUT0_ILOAD)
 #if BLOCK_DIAG
 // Block-diagonal dense weights (densify_grouped_convolutions): only the input channels [ic_lo, ic_hi) of the
 // groups this work-item's 16 output channels belong to hold non-zero weights; channel by channel.
 #define TAP_BODY { \
         for (int c = ic_lo; c < ic_hi; ++c) { \
-            const __global float* ip = in_tap + (c >> 4) * INPUT0_FEATURE_PITCH; \
-            const __global float* wp = w_tap + (c & ~15) * W_TAP_PITCH; \
+            const __global INPUT0_TYPE* ip = in_tap + (c >> 4) * INPUT0_FEATURE_PITCH; \
+            const __global INPUT1_TYPE* wp = w_tap + (c & ~15) * W_TAP_PITCH; \
             const int l = c & 15; \
             IC_STEP \
         } \
@@ -129,8 +171,8 @@
 #else
 // One tap at in_tap, every input channel of the group: IC_FULL_SLICES slices of 16, then IC_REM channels.
 #define TAP_BODY { \
-        const __global float* ip = in_tap; \
-        const __global float* wp = w_tap; \
+        const __global INPUT0_TYPE* ip = in_tap; \
+        const __global INPUT1_TYPE* wp = w_tap; \
         for (int s = 0; s < IC_FULL_SLICES; ++s) { \
             __attribute__((opencl_unroll_hint)) \
             for (int l = 0; l < 16; ++l) IC_STEP \
@@ -144,9 +186,9 @@
 // One tap, channels L0 <= l < NL of the slice copied into the private row.
 #define ROW_TAP(L0, NL) { \
         const float* ip = (const float*)row + kx * DILATION_X * 16; \
-        const __global float* wp = w_tap; \
+        const __global INPUT1_TYPE* wp = w_tap; \
         __attribute__((opencl_unroll_hint)) \
-        for (int l = (L0); l < (NL); ++l) IC_STEP_AT(STRIDE_X * 16, 1) \
+        for (int l = (L0); l < (NL); ++l) IC_STEP_AT(STRIDE_X * 16, 1, ROW_LD) \
     }
 #define IN_SLICE_OF_GROUP (((ocs * 16) / FILTER_OFM_PER_GROUP) * (FILTER_IFM_NUM / 16))
 #endif
@@ -162,9 +204,9 @@
         SKIP_ROW \
         KX_UNROLL \
         for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
-            const __global float* ip = in_b + ((S) * INPUT0_FEATURE_PITCH + iy * INPUT0_Y_PITCH \
-                                               + (ox0 * STRIDE_X - PAD_X + kx * DILATION_X) * IN_XP); \
-            const __global float* wp = w_oc + ((S) * 16 * W_TAP_PITCH + (ky * FILTER_SIZE_X + kx) * 16); \
+            const __global INPUT0_TYPE* ip = in_b + ((S) * INPUT0_FEATURE_PITCH + iy * INPUT0_Y_PITCH \
+                                                     + (ox0 * STRIDE_X - PAD_X + kx * DILATION_X) * IN_XP); \
+            const __global INPUT1_TYPE* wp = w_oc + ((S) * 16 * W_TAP_PITCH + (ky * FILTER_SIZE_X + kx) * 16); \
             __attribute__((opencl_unroll_hint)) \
             for (int l = 0; l < (NL); ++l) IC_STEP \
         } \
@@ -176,20 +218,21 @@
 #elif LOOP_ORDER == 2 && !DEPTHWISE
 // LOOP_ORDER 2: channel by channel, every tap of a channel before the next: the weights stream in storage order.
 #define CHANNEL_TAPS(S, NL) { \
-        const __global float* ip_s = in_b + ((S) * INPUT0_FEATURE_PITCH + oy * STRIDE_Y * INPUT0_Y_PITCH \
-                                             + (ox0 * STRIDE_X - PAD_X) * IN_XP - PAD_Y * INPUT0_Y_PITCH); \
-        const __global float* wp = w_oc + (S) * 16 * W_TAP_PITCH; \
+        const __global INPUT0_TYPE* ip_s = in_b + ((S) * INPUT0_FEATURE_PITCH + oy * STRIDE_Y * INPUT0_Y_PITCH \
+                                                   + (ox0 * STRIDE_X - PAD_X) * IN_XP - PAD_Y * INPUT0_Y_PITCH); \
+        const __global INPUT1_TYPE* wp = w_oc + (S) * 16 * W_TAP_PITCH; \
         for (int l = 0; l < (NL); ++l) { \
             for (int ky = 0; ky < FILTER_SIZE_Y; ++ky) { \
                 const int iy = oy * STRIDE_Y - PAD_Y + ky * DILATION_Y; \
                 SKIP_ROW \
                 KX_UNROLL \
                 for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
-                    const __global float* ip = ip_s + (ky * DILATION_Y * INPUT0_Y_PITCH + kx * DILATION_X * IN_XP); \
+                    const __global INPUT0_TYPE* ip = ip_s + (ky * DILATION_Y * INPUT0_Y_PITCH \
+                                                             + kx * DILATION_X * IN_XP); \
                     W_DECL(wp + (ky * FILTER_SIZE_X + kx) * 16) \
                     __attribute__((opencl_unroll_hint)) \
                     for (int p = 0; p < OUT_BLOCK; ++p) { \
-                        const float x = ip[p * IN_STEP_X + l * IN_LP]; \
+                        const float x = INPUT0_ILOAD(ip, p * IN_STEP_X + l * IN_LP); \
                         W_FMA(p, x) \
                     } \
                 } \
@@ -209,9 +252,9 @@
         KX_UNROLL \
         for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
             /* one int offset per tap: with a row pointer + kx, LLVM reuses broadcasts across taps and spills */ \
-            const __global float* in_tap = in_b + (iy * INPUT0_Y_PITCH \
-                                                   + (ox0 * STRIDE_X - PAD_X + kx * DILATION_X) * IN_XP); \
-            const __global float* w_tap = w_oc + (ky * FILTER_SIZE_X + kx) * 16; \
+            const __global INPUT0_TYPE* in_tap = in_b + (iy * INPUT0_Y_PITCH \
+                                                         + (ox0 * STRIDE_X - PAD_X + kx * DILATION_X) * IN_XP); \
+            const __global INPUT1_TYPE* w_tap = w_oc + (ky * FILTER_SIZE_X + kx) * 16; \
             TAP_BODY \
         } \
     }
@@ -219,7 +262,7 @@
 // Border work-items: for one row and input slice S, copy the SPAN pixels the block reads into row[] (zero outside
 // the input), then every tap of that row over NL channels.
 #define BORDER_SLICE(S, L0, NL) { \
-        const __global float* src = in_b + iy * INPUT0_Y_PITCH + (S) * INPUT0_FEATURE_PITCH; \
+        const __global INPUT0_TYPE* src = in_b + iy * INPUT0_Y_PITCH + (S) * INPUT0_FEATURE_PITCH; \
         const int ix_first = ox0 * STRIDE_X - PAD_X; \
         ROW_T row[ROW_LEN]; \
         __attribute__((opencl_unroll_hint(1))) /* a rolled copy keeps row[] in memory (no SROA into shuffles) */ \
@@ -233,7 +276,7 @@
         } \
         __attribute__((opencl_unroll_hint(1))) /* unrolled, LLVM shares broadcasts across taps and spills */ \
         for (int kx = 0; kx < FILTER_SIZE_X; ++kx) { \
-            const __global float* w_tap = w_oc + (S) * 16 * W_TAP_PITCH + (ky * FILTER_SIZE_X + kx) * 16; \
+            const __global INPUT1_TYPE* w_tap = w_oc + (S) * 16 * W_TAP_PITCH + (ky * FILTER_SIZE_X + kx) * 16; \
             ROW_TAP(L0, NL) \
         } \
     }
@@ -266,11 +309,11 @@
 #endif
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
-KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global float* weights,
+KERNEL(convolution_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, const __global INPUT1_TYPE* weights,
 #if BIAS_TERM
-                                  const __global float* bias,
+                                  const __global INPUT2_TYPE* bias,
 #endif
-                                  __global float* output FUSED_OPS_ARGS)
+                                  __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
     const int ox_start = (int)get_global_id(0) * OUT_BLOCK;
     const int oy = get_global_id(1);
@@ -294,9 +337,9 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
         a1[p] = (float8)(0.0f);
     }
 #endif
-    const __global float* in_b = input + INPUT0_OFFSET + b * INPUT0_BATCH_PITCH
-                                 + (DEPTHWISE ? ocs : IN_SLICE_OF_GROUP) * INPUT0_FEATURE_PITCH;
-    const __global float* w_oc = weights + ocs * W_OC_PITCH;
+    const __global INPUT0_TYPE* in_b = input + INPUT0_OFFSET + b * INPUT0_BATCH_PITCH
+                                       + (DEPTHWISE ? ocs : IN_SLICE_OF_GROUP) * INPUT0_FEATURE_PITCH;
+    const __global INPUT1_TYPE* w_oc = weights + ocs * W_OC_PITCH;
 #if BLOCK_DIAG
     const int oc_last = ocs * 16 + 15 < OUTPUT_FEATURE_NUM ? ocs * 16 + 15 : OUTPUT_FEATURE_NUM - 1;
     const int ic_lo = (ocs * 16 / BD_OFM) * BD_IFM;
@@ -321,12 +364,13 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
         const int oc0 = (ocs + o) * 16;
 #if BIAS_TERM
 #if OUTPUT_FEATURE_NUM % 16 == 0
-        const float8 b0 = LD8(bias + oc0, 0);
-        const float8 b1 = LD8(bias + oc0, 1);
+        const float8 b0 = B_LD8(bias + oc0, 0);
+        const float8 b1 = B_LD8(bias + oc0, 1);
 #else
         float bb[16];
         __attribute__((opencl_unroll_hint))
-        for (int i = 0; i < 16; ++i) bb[i] = bias[oc0 + i < OUTPUT_FEATURE_NUM ? oc0 + i : OUTPUT_FEATURE_NUM - 1];
+        for (int i = 0; i < 16; ++i)
+            bb[i] = INPUT2_ILOAD(bias, oc0 + i < OUTPUT_FEATURE_NUM ? oc0 + i : OUTPUT_FEATURE_NUM - 1);
         const float8 b0 = (float8)(bb[0], bb[1], bb[2], bb[3], bb[4], bb[5], bb[6], bb[7]);
         const float8 b1 = (float8)(bb[8], bb[9], bb[10], bb[11], bb[12], bb[13], bb[14], bb[15]);
 #endif
@@ -335,12 +379,12 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
         const float8 b1 = (float8)(0.0f);
 #endif
 #if OUTPUT_PLAIN  // bfyx output (a narrow head): channel 0 of the slice at out, the pixels 1 apart
-        __global float* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + oc0 * OUTPUT_FEATURE_PITCH
-                              + oy * OUTPUT_Y_PITCH + ox0;
+        __global OUTPUT_TYPE* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + oc0 * OUTPUT_FEATURE_PITCH
+                                    + oy * OUTPUT_Y_PITCH + ox0;
         const int n_real = OUTPUT_FEATURE_NUM - oc0 < 16 ? OUTPUT_FEATURE_NUM - oc0 : 16;
 #else
-        __global float* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + (ocs + o) * OUTPUT_FEATURE_PITCH
-                              + oy * OUTPUT_Y_PITCH + ox0 * 16;
+        __global OUTPUT_TYPE* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + (ocs + o) * OUTPUT_FEATURE_PITCH
+                                    + oy * OUTPUT_Y_PITCH + ox0 * 16;
 #endif
         __attribute__((opencl_unroll_hint))
         for (int p = 0; p < OUT_BLOCK; ++p) {
@@ -349,11 +393,11 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
             FUSED_OPS8(v0, b, oc0, oy, ox0 + p);
             FUSED_OPS8(v1, b, oc0 + 8, oy, ox0 + p);
 #if OUTPUT_PLAIN
-            PLAIN_STORE_PIXEL(out + p, v0, v1, n_real, OUTPUT_FEATURE_PITCH);
+            CONV_PLAIN_PIXEL(out + p, v0, v1, n_real, OUTPUT_FEATURE_PITCH);
             continue;
 #endif
             // the last slice of a channel count that is not a multiple of 16 writes only the real channels
-            FSV16_STORE_PIXEL(out + p * 16, v0, v1, ocs + o == OCS - 1);
+            CONV_STORE_PIXEL(out + p * 16, v0, v1, ocs + o == OCS - 1);
         }
     }
 }
@@ -369,6 +413,13 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global float* input, const __global fl
 #undef ROW_SET_IN
 #undef SPAN
 #undef LD8
+#undef IN_LD8
+#undef W_LD8
+#undef B_LD8
+#undef ROW_LD
+#undef IN_LD16
+#undef W_LD16
+#undef HALF_LD16
 #undef KX_UNROLL
 #undef SKIP_ROW
 #undef TAP_BODY

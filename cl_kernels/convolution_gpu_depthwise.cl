@@ -1,7 +1,8 @@
 // convolution_gpu_depthwise: gws (ceil(ceil(OW/XB)/LX)*LX, ceil(OH/LY)*LY, N*C), lws (LX, LY, 1).
 // One work-item: XB consecutive output pixels of one row of one channel; the channel's KH x KW weights are loaded
 // once into registers. Taps outside the input (the zero padding) are skipped. No local memory, no barrier: work-
-// items past the output edge return at once.
+// items past the output edge return at once. Each tensor f32 or f16 (half storage: NAME_LOAD / NAME_STORE; the
+// weights in registers and the accumulators are float).
 #define KK (FILTER_SIZE_Y * FILTER_SIZE_X)
 
 KERNEL(convolution_gpu_depthwise)(const __global INPUT0_TYPE* input, const __global INPUT1_TYPE* weights,
@@ -19,9 +20,9 @@ KERNEL(convolution_gpu_depthwise)(const __global INPUT0_TYPE* input, const __glo
     float wr[KK];
     #pragma unroll
     for (int k = 0; k < KK; ++k)
-        wr[k] = (float)weights[INPUT1_GET_INDEX(f, 0, k / FILTER_SIZE_X, k % FILTER_SIZE_X)];
+        wr[k] = INPUT1_LOAD(weights, INPUT1_GET_INDEX(f, 0, k / FILTER_SIZE_X, k % FILTER_SIZE_X));
 #if BIAS_TERM
-    const float init = (float)bias[f];
+    const float init = INPUT2_LOAD(bias, f);
 #else
     const float init = 0.0f;
 #endif
@@ -39,7 +40,7 @@ KERNEL(convolution_gpu_depthwise)(const __global INPUT0_TYPE* input, const __glo
             for (int p = 0; p < XB; ++p) {
                 const int ix = (ox0 + p) * STRIDE_X - PAD_X + kx * DILATION_X;
                 if (ix >= 0 && ix < INPUT0_SIZE_X)
-                    acc[p] += (float)input[INPUT0_GET_INDEX(b, f, iy, ix)] * w;
+                    acc[p] += INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, iy, ix)) * w;
             }
         }
     }
@@ -50,7 +51,7 @@ KERNEL(convolution_gpu_depthwise)(const __global INPUT0_TYPE* input, const __glo
         if (ox < OUTPUT_SIZE_X) {
             float val = acc[p];
             FUSED_OPS(val, b, f, oy, ox);
-            output[OUTPUT_GET_INDEX(b, f, oy, ox)] = val;
+            OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, f, oy, ox), val);
         }
     }
 }

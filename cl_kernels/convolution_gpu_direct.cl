@@ -2,7 +2,8 @@
 // A work-group computes TX x TY output pixels x OCB output channels of one group. Per slice of ICS input channels
 // it stages the input patch (halo included, zeros outside the tensor) and the OCB x ICS x KH x KW weights in
 // __local memory; each work-item then accumulates OCB channels of its pixel in registers. Work-items past the
-// output edge or the channel tail load and synchronize like the others and store nothing.
+// output edge or the channel tail load and synchronize like the others and store nothing. Each tensor f32 or f16
+// (half storage: NAME_LOAD / NAME_STORE; the local tiles and accumulators are float).
 #define KK (FILTER_SIZE_Y * FILTER_SIZE_X)
 #define WG_SIZE (TX * TY)
 
@@ -42,7 +43,7 @@ KERNEL(convolution_gpu_direct)(const __global INPUT0_TYPE* input, const __global
             const int ix = ix0 + r % TILE_W;
             float v = 0.0f;
             if (iy >= 0 && iy < INPUT0_SIZE_Y && ix >= 0 && ix < INPUT0_SIZE_X)
-                v = (float)input[INPUT0_GET_INDEX(b, g * FILTER_IFM_NUM + ic0 + c, iy, ix)];
+                v = INPUT0_LOAD(input, INPUT0_GET_INDEX(b, g * FILTER_IFM_NUM + ic0 + c, iy, ix));
             tile[i] = v;
         }
         // Weights of the block for this slice: wtile[o][c * KK + k], zeros past the channel tail.
@@ -53,8 +54,8 @@ KERNEL(convolution_gpu_direct)(const __global INPUT0_TYPE* input, const __global
             const int k = r - c * KK;
             float v = 0.0f;
             if (oc0 + o < FILTER_OFM_PER_GROUP)
-                v = (float)weights[INPUT1_GET_INDEX(g * FILTER_OFM_PER_GROUP + oc0 + o, ic0 + c,
-                                                    k / FILTER_SIZE_X, k % FILTER_SIZE_X)];
+                v = INPUT1_LOAD(weights, INPUT1_GET_INDEX(g * FILTER_OFM_PER_GROUP + oc0 + o, ic0 + c,
+                                                          k / FILTER_SIZE_X, k % FILTER_SIZE_X));
             wtile[o * (ICS * KK) + r] = v;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -80,10 +81,10 @@ KERNEL(convolution_gpu_direct)(const __global INPUT0_TYPE* input, const __global
                 const int of = g * FILTER_OFM_PER_GROUP + oc0 + o;
                 float val = acc[o];
 #if BIAS_TERM
-                val += (float)bias[of];
+                val += INPUT2_LOAD(bias, of);
 #endif
                 FUSED_OPS(val, b, of, oy, ox);
-                output[OUTPUT_GET_INDEX(b, of, oy, ox)] = val;
+                OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, of, oy, ox), val);
             }
         }
     }

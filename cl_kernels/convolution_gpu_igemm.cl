@@ -9,7 +9,8 @@
 // columns tx + TX*j (scalar local reads, CLBlast's strided layout), with VEC 1 rows ty*WPT + i and columns
 // tx*WPT + j, read from the local tiles as float2/float4 vectors (WPT/VW reads of VW floats per operand and K step).
 // The pixel of each B element a work-item loads is fixed for the whole K loop, so its (b, iy0, ix0) are decoded
-// once. Bias and FUSED_OPS in the epilogue.
+// once. Bias and FUSED_OPS in the epilogue. Each tensor f32 or f16 (half storage: NAME_LOAD / NAME_STORE; the
+// local tiles and accumulators are float).
 #define KK (FILTER_SIZE_Y * FILTER_SIZE_X)
 #define GEMM_K (FILTER_IFM_NUM * KK)
 #define GEMM_M FILTER_OFM_PER_GROUP
@@ -86,7 +87,7 @@ KERNEL(convolution_gpu_igemm)(const __global INPUT0_TYPE* input, const __global 
             const int e = tid + i * WG;
             const int kk = e % KWG, mm = e / KWG;
             const int m = m0 + mm, k = k0 + kk;
-            als[kk * ASTRIDE + mm] = (m < GEMM_M && k < GEMM_K) ? (float)wrows[m * GEMM_K + k] : 0.0f;
+            als[kk * ASTRIDE + mm] = (m < GEMM_M && k < GEMM_K) ? INPUT1_LOAD(wrows, m * GEMM_K + k) : 0.0f;
         }
         #pragma unroll
         for (int i = 0; i < LOADS_B; ++i) {
@@ -101,7 +102,7 @@ KERNEL(convolution_gpu_igemm)(const __global INPUT0_TYPE* input, const __global 
             const int ix = bix[i] + kx * DILATION_X;
             float v = 0.0f;
             if (k < GEMM_K && iy >= 0 && iy < INPUT0_SIZE_Y && ix >= 0 && ix < INPUT0_SIZE_X)
-                v = (float)input[bbase[i] + c * INPUT0_FEATURE_PITCH + iy * INPUT0_Y_PITCH + ix * INPUT0_X_PITCH];
+                v = INPUT0_LOAD(input, bbase[i] + c * INPUT0_FEATURE_PITCH + iy * INPUT0_Y_PITCH + ix * INPUT0_X_PITCH);
             bls[kk * NWG + nn] = v;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -148,10 +149,10 @@ KERNEL(convolution_gpu_igemm)(const __global INPUT0_TYPE* input, const __global 
                 const int of = g * GEMM_M + m;
                 float val = acc[i][j];
 #if BIAS_TERM
-                val += (float)bias[of];
+                val += INPUT2_LOAD(bias, of);
 #endif
                 FUSED_OPS(val, b, of, oy, ox);
-                output[OUTPUT_GET_INDEX(b, of, oy, ox)] = val;
+                OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, of, oy, ox), val);
             }
         }
     }

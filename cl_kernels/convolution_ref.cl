@@ -1,6 +1,7 @@
 // Reference convolution: gws = (OX, OY, OF * B). Cross-correlation with stride, dilation, begin pads, groups.
 // Out-of-range taps (the zero padding) are skipped by bounds checks. Fused ops (activation, residual sum) are
-// applied to the accumulator before the store.
+// applied to the accumulator before the store. Each tensor f32 or f16 (half storage: NAME_LOAD / NAME_STORE; the
+// accumulator is float).
 KERNEL(convolution_ref)(const __global INPUT0_TYPE* input, const __global INPUT1_TYPE* weights,
 #if BIAS_TERM
                         const __global INPUT2_TYPE* bias,
@@ -13,7 +14,7 @@ KERNEL(convolution_ref)(const __global INPUT0_TYPE* input, const __global INPUT1
     const int b = get_global_id(2) / OUTPUT_FEATURE_NUM;
     const int g = of / FILTER_OFM_PER_GROUP;
 #if BIAS_TERM
-    float acc = bias[of];
+    float acc = INPUT2_LOAD(bias, of);
 #else
     float acc = 0.0f;
 #endif
@@ -25,10 +26,11 @@ KERNEL(convolution_ref)(const __global INPUT0_TYPE* input, const __global INPUT1
             for (int kx = 0; kx < FILTER_SIZE_X; ++kx) {
                 const int ix = ox * STRIDE_X - PAD_X + kx * DILATION_X;
                 if (ix < 0 || ix >= INPUT0_SIZE_X) continue;
-                acc += input[INPUT0_GET_INDEX(b, f, iy, ix)] * weights[INPUT1_GET_INDEX(of, ic, ky, kx)];
+                acc += INPUT0_LOAD(input, INPUT0_GET_INDEX(b, f, iy, ix))
+                       * INPUT1_LOAD(weights, INPUT1_GET_INDEX(of, ic, ky, kx));
             }
         }
     }
     FUSED_OPS(acc, b, of, oy, ox);
-    output[OUTPUT_GET_INDEX(b, of, oy, ox)] = acc;
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, of, oy, ox), acc);
 }

@@ -1,5 +1,6 @@
 // Reference transposed convolution as a gather: gws = (OX, OY, OF * B). Output (oy, ox) receives input (iy, ix)
-// through tap (ky, kx) when iy * STRIDE_Y + ky * DILATION_Y == oy + PAD_Y (and the same along x).
+// through tap (ky, kx) when iy * STRIDE_Y + ky * DILATION_Y == oy + PAD_Y (and the same along x). Each tensor f32
+// or f16 (half storage: NAME_LOAD / NAME_STORE; the accumulator is float).
 KERNEL(deconvolution_ref)(const __global INPUT0_TYPE* input, const __global INPUT1_TYPE* weights,
 #if BIAS_TERM
                           const __global INPUT2_TYPE* bias,
@@ -13,7 +14,7 @@ KERNEL(deconvolution_ref)(const __global INPUT0_TYPE* input, const __global INPU
     const int g = of / FILTER_OFM_PER_GROUP;
     const int ofg = of % FILTER_OFM_PER_GROUP;
 #if BIAS_TERM
-    float acc = bias[BIAS_INDEX(of)];
+    float acc = INPUT2_LOAD(bias, BIAS_INDEX(of));
 #else
     float acc = 0.0f;
 #endif
@@ -29,9 +30,10 @@ KERNEL(deconvolution_ref)(const __global INPUT0_TYPE* input, const __global INPU
             if (ix >= INPUT0_SIZE_X) continue;
             for (int ic = 0; ic < FILTER_IFM_PER_GROUP; ++ic) {
                 const int c = g * FILTER_IFM_PER_GROUP + ic;
-                acc += input[INPUT0_GET_INDEX(b, c, iy, ix)] * weights[INPUT1_GET_INDEX(c, ofg, ky, kx)];
+                acc += INPUT0_LOAD(input, INPUT0_GET_INDEX(b, c, iy, ix))
+                       * INPUT1_LOAD(weights, INPUT1_GET_INDEX(c, ofg, ky, kx));
             }
         }
     }
-    output[OUTPUT_GET_INDEX(b, of, oy, ox)] = acc;
+    OUTPUT_STORE(output, OUTPUT_GET_INDEX(b, of, oy, ox), acc);
 }

@@ -375,6 +375,23 @@ def _gemm_half(rng, sa, sb):
     return _half_tol(Case(Gemm("p", inputs=["a", "b"]), {"a": (a, BFYX), "b": (b, BFYX)}, gemm_ref(a, b)))
 
 
+def _conv_half(rng, shape, oc, fmt, wfmt, groups=1, stride=(1, 1)):
+    """A 3x3 pad-1 convolution with x, W and bias stored as f16 (rounded first)."""
+    x, w, b = (rng.standard_normal(s).astype(np.float16) for s in (shape, (oc, shape[1] // groups, 3, 3), (oc,)))
+    w = (w * np.float16(0.3)).astype(np.float16)
+    return _half_tol(Case(cl.Convolution("p", "x", weights="w", bias="b", pad=(1, 1), stride=stride, groups=groups),
+                          {"x": (x, fmt)}, conv_ref(x, w, b, stride, (1, 1), (1, 1), (1, 1), groups),
+                          {"w": (w, wfmt), "b": (b, None)}))
+
+
+def _deconv_half(rng, shape, oc, fmt):
+    """A 3x3 stride-2 transposed convolution with x, W and bias stored as f16."""
+    x, w, b = (rng.standard_normal(s).astype(np.float16) for s in (shape, (shape[1], oc, 3, 3), (oc,)))
+    return _half_tol(Case(Deconvolution("p", "x", weights="w", bias="b", stride=(2, 2), pad=(1, 1), pad_end=(1, 1)),
+                          {"x": (x, fmt)}, deconv_ref(x, w, b, (2, 2), (1, 1), (1, 1), (1, 1), (0, 0), 1),
+                          {"w": (w, None), "b": (b, None)}))
+
+
 # f16 storage (issue 18): the kernels whose templates read and write through the jitter's LOAD / STORE macros, one
 # small case each with half inputs, Data and output (in Oclgrind the macros' vload_half / vstore_half_rte forms).
 HALF_CASES: dict[str, Callable[[np.random.Generator], Case]] = {
@@ -387,6 +404,15 @@ HALF_CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "gemm_ref": lambda r: _gemm_half(r, (3, 5), (5, 4)),
     "gemm_tiled": lambda r: _gemm_half(r, (5, 24), (24, 16)),
     "gemm_gpu_tiled": lambda r: _gemm_half(r, (3, 17), (17, 5)),
+    "convolution_ref": lambda r: _conv_half(r, (1, 5, 6, 7), 7, BFYX, None),
+    "convolution_b_fs_yx_fsv16": lambda r: _conv_half(r, (1, 18, 5, 6), 20, FSV16, OSV16),
+    "convolution_gpu_igemm": lambda r: _conv_half(r, (2, 5, 7, 6), 9, BFYX, None),
+    "convolution_gpu_direct": lambda r: _conv_half(r, (1, 5, 7, 6), 9, BFYX, None),
+    "convolution_gpu_depthwise": lambda r: _conv_half(r, (1, 16, 9, 7), 16, BFYX, None, groups=16, stride=(2, 1)),
+    "deconvolution_ref": lambda r: _deconv_half(r, (1, 3, 4, 4), 4, BFYX),
+    "deconvolution_b_fs_yx_fsv16": lambda r: _deconv_half(r, (1, 18, 3, 4), 3, FSV16),
+    "reorder_bfyx_to_fsv16": lambda r: (lambda x: _one(cl.Reorder("p", "x", FSV16), x, BFYX, x))(
+        (r.standard_normal((1, 20, 3, 5)) * 300).astype(np.float16)),
 }
 HALF_KERNELS = [(p, k, t) for p, k, t in KERNELS if k in HALF_CASES]
 
@@ -559,4 +585,55 @@ def test_conv_igemm_read_forms_are_oclgrind_clean(oclgrind_engine, oclgrind_log,
                                 dataclasses.asdict(attrs), [x, w, b], kernel="convolution_gpu_igemm",
                                 variant=dict(tile, vec=vec), kernel_tier="gpu")
         assert_close(out, conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
+    oclgrind_log.assert_clean()
+
+
+def _conv_half_forms(rng, caps16):
+    """(kernel, primitive, layouts, output layout, attrs, arrays, run_kernel_padded keywords, reference): the forms of
+    the convolution family's f16 storage that HALF_CASES' networks do not reach: VEC16 over an unpadded input (border
+    rows) and a zero halo, plain first-layer input with a plain head output, padded and mixed f32 / f16 tensors, the
+    plain deconvolution output, reorder_bfyx_to_fsv16 converting f32 to f16."""
+    from cldnn_py.layout import DataType, Layout, Padding
+    from cldnn_py.ops import ConvolutionAttrs, DeconvolutionAttrs, ReorderAttrs
+
+    h, f = DataType.f16, DataType.f32
+
+    def conv(kernel, shape, oc, fmt=BFYX, wfmt=BFYX, out_fmt=None, pad=None, dt=(h, h, h, h), **kw):
+        x, w, b = _x(rng, shape), _x(rng, (oc, shape[1], 3, 3)) * 0.3, _x(rng, (oc,))
+        lays = [Layout(dt[0], fmt, shape, pad or Padding()), Layout(dt[1], wfmt, w.shape), Layout(dt[2], BFYX, (oc,))]
+        lout = Layout(dt[3], out_fmt or fmt, (shape[0], oc) + shape[2:], Padding((0, 0, 0, 1), (0, 0, 1, 0)))
+        vals = [a.astype(lay.dtype.numpy) for a, lay in zip((x, w, b), lays)]
+        ref = conv_ref(*[v.astype(np.float64) for v in vals], (1, 1), (1, 1), (1, 1), (1, 1), 1)
+        return kernel, "convolution", lays, lout, ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1)), vals, kw, ref
+
+    x, w, b = (rng.standard_normal(s).astype(np.float16) for s in ((1, 18, 3, 4), (18, 3, 2, 2), (3,)))
+    xr = (_x(rng, (1, 20, 3, 5)) * 300).astype(np.float32)
+    return [
+        conv("convolution_ref", (1, 5, 5, 6), 7, pad=Padding((0, 0, 1, 0), (0, 0, 0, 2)), dt=(f, h, f, h)),
+        conv("convolution_b_fs_yx_fsv16", (1, 18, 4, 5), 20, FSV16, OSV16, pad=Padding((0, 0, 1, 1), (0, 0, 1, 1)),
+             caps=caps16, pad_fill=0.0),
+        conv("convolution_b_fs_yx_fsv16", (1, 18, 4, 5), 20, FSV16, OSV16, caps=caps16),
+        conv("convolution_b_fs_yx_fsv16", (1, 3, 4, 5), 3, BFYX, OSV16, dt=(f, h, h, h)),
+        conv("convolution_gpu_igemm", (2, 5, 7, 6), 9, dt=(h, f, h, f), kernel_tier="gpu"),
+        ("deconvolution_b_fs_yx_fsv16", "deconvolution", [Layout(h, FSV16, x.shape), Layout(h, BFYX, w.shape),
+                                                          Layout(h, BFYX, (3,))],
+         Layout(h, BFYX, (1, 3, 6, 8), Padding((0, 0, 1, 0), (0, 0, 0, 1))), DeconvolutionAttrs(stride=(2, 2)),
+         [x, w, b], {}, deconv_ref(x, w, b, (2, 2), (1, 1), (0, 0), (0, 0), (0, 0), 1)),
+        ("reorder_bfyx_to_fsv16", "reorder", [Layout(f, BFYX, xr.shape)], Layout(h, FSV16, xr.shape),
+         ReorderAttrs(format=FSV16, dtype=h), [xr], {}, xr.astype(np.float16).astype(np.float64)),
+    ]
+
+
+def test_conv_half_forms_are_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
+    """:func:`_conv_half_forms` run directly on padded buffers (tests/ocl/padded.py): in Oclgrind half goes through
+    vload_half / vstore_half_rte (vload_half16 for VEC16); clean log, f16 output within half rounding of the float64
+    reference."""
+    from tests.ocl.half import assert_half_close
+    from tests.ocl.padded import run_kernel_padded
+
+    caps16 = dataclasses.replace(oclgrind_engine.info.caps, native_vector_width_float=16)
+    for kernel, prim, lays, lout, attrs, vals, kw, ref in _conv_half_forms(rng, caps16):
+        out = run_kernel_padded(oclgrind_engine, prim, lays, lout, dataclasses.asdict(attrs), vals, kernel=kernel, **kw)
+        assert out.dtype == lout.dtype.numpy, kernel
+        assert_half_close(out, ref, rtol=2e-3 if lout.dtype == cl.DataType.f16 else 2e-5)
     oclgrind_log.assert_clean()

@@ -5,19 +5,22 @@ accumulators in registers, aligned float8 pointer loads, no builtin calls. It re
 ResNet-50 shapes where ``convolution_ref`` gets 1-6 (``benchmarks/conv_kernels.py``). It validates only for data in
 ``b_fs_yx_fsv16`` and weights in ``os_iyx_osv16``: reorder_inputs puts a convolution there when this kernel
 accepts it, and an input buffer padded by the convolution's halo (zeros) selects the variant without bounds checks.
+Each tensor may be f32 or f16 (half storage: loaded as float, accumulated in float32, stored rounding to nearest even).
 """
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import Format
 from cldnn_py.ops import ConvolutionAttrs
 
 from ...common.block import MAX_BLOCK, choose_block
 from ...common.conv_window import params_halo
+from ...common.fsv16_store import fsv16_store_jit, plain_store_jit
 from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
+from ...common.inline_half import half_flags_jit, inline_half_jit
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, FORCE_PRIORITY_5, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 TUNE_BLOCKS = (3, 4, 5, 6, 7)
@@ -86,6 +89,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
     (OC, C/groups, KH, KW) in ``os_iyx_osv16`` (unpadded), INPUT2 bias (OC,) plain and unpadded when present.
     Output (N, OC, OH, OW) in ``b_fs_yx_fsv16``, padding allowed (the interior is written, block tails are not), or
     in ``bfyx`` (OUTPUT_PLAIN: only the real channels, for a narrow head where fsv16 writes 16 lanes per pixel).
+    Data types: each of input, weights, bias and output f32 or f16 (half storage), in any mix.
     Groups: 1, depthwise (groups == C == OC), or C/groups and OC/groups both multiples of 16; with groups 1 and
     ``block_diagonal`` G > 1 (dense weights of a densified grouped convolution) each work-item reads only the input
     channels of the groups its 16 output channels belong to (BLOCK_DIAG: at most 2 groups when OC/G >= 16, instead
@@ -102,25 +106,27 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
     supports_fused_ops = True  # through its own FUSED_OPS8 (fused_ops8_jit), not the jitter's scalar FUSED_OPS
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, b_fs_yx_fsv16 (or, for a first layer, bfyx) in and b_fs_yx_fsv16 (or, for a narrow head,
-        bfyx: OUTPUT_PLAIN) out, padding allowed."""
+        """OpenCL, f32 or f16, b_fs_yx_fsv16 (or, for a first layer, bfyx) in and b_fs_yx_fsv16 (or, for a narrow
+        head, bfyx: OUTPUT_PLAIN) out, padding allowed."""
         fsv16 = frozenset({Format.b_fs_yx_fsv16})
-        return SupportedKey(input_formats=fsv16 | {Format.bfyx}, output_formats=fsv16 | {Format.bfyx})
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=fsv16 | {Format.bfyx},
+                            output_formats=fsv16 | {Format.bfyx})
 
     def validate(self, params: Params) -> str | None:
-        """Weights os_iyx_osv16 f32 unpadded; bias plain f32 unpadded; a supported grouping; rank-4 data."""
+        """Weights os_iyx_osv16 f32 or f16 unpadded; bias plain f32 or f16 unpadded; a supported grouping; rank-4
+        data."""
         x, w = params.inputs[0], params.inputs[1]
         if x.rank != 4:
             return f"input rank {x.rank} is not 4"
-        if w.format != Format.os_iyx_osv16 or not w.padding.is_zero or w.dtype != DataType.f32:
-            return (f"weights must be f32 os_iyx_osv16 without padding, got {w.dtype.value} {w.format.value}"
+        if w.format != Format.os_iyx_osv16 or not w.padding.is_zero or w.dtype not in FLOATS:
+            return (f"weights must be f32 or f16 os_iyx_osv16 without padding, got {w.dtype.value} {w.format.value}"
                     f"{'' if w.padding.is_zero else ' padded'}")
         if len(params.inputs) > 2:
             bias = params.inputs[2]
             contiguous = bias.format in (Format.bfyx, Format.oiyx) or sum(d > 1 for d in bias.dims4) <= 1
             if (bias.format.is_blocked or not contiguous or not bias.padding.is_zero
-                    or bias.dtype != DataType.f32 or bias.count() != w.shape[0]):
-                return f"bias must be {w.shape[0]} plain unpadded f32 values, got {bias}"
+                    or bias.dtype not in FLOATS or bias.count() != w.shape[0]):
+                return f"bias must be {w.shape[0]} plain unpadded f32 or f16 values, got {bias}"
         reason = fused_ops8_reason(params)
         if reason is not None:
             return reason
@@ -202,11 +208,16 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
 
     def jit_constants(self, params: Params, block: int | None = None,
                       loop_order: int | None = None, oc_blocks: int | None = None) -> JitConstants:
-        """Tensors, conv geometry, OUT_BLOCK, LOOP_ORDER, OC_BLOCKS, IC slices, CHECK_Y / CHECK_X, DEPTHWISE and
-        LOAD_FORM (1: vload8/vstore8 where the device probe found them faster, 0: aligned float8 pointers).
+        """Tensors, conv geometry, OUT_BLOCK, LOOP_ORDER, OC_BLOCKS, IC slices, CHECK_Y / CHECK_X, DEPTHWISE,
+        LOAD_FORM (1: vload8/vstore8 where the device probe found them faster, 0: aligned float8 pointers; f32 tensors
+        only), the NAME_IS_HALF flags and call-free half loads (:func:`half_flags_jit`, :func:`inline_half_jit`) and
+        the pixel stores CONV_STORE_PIXEL / CONV_PLAIN_PIXEL (common.cl's float forms for an f32 output).
 
         Raises ValueError for an ``oc_blocks`` this convolution does not allow (:func:`oc_block_choices`)."""
-        j = super().jit_constants(params)
+        j = super().jit_constants(params).update(half_flags_jit(params))
+        j.update(inline_half_jit({f"INPUT{i}": x for i, x in enumerate(params.inputs)}))
+        j.update(fsv16_store_jit("CONV_STORE_PIXEL", params.output.dtype))
+        j.update(plain_store_jit("CONV_PLAIN_PIXEL", params.output.dtype))
         a = params.attrs_as(ConvolutionAttrs)
         oc, icg, kh, kw = params.inputs[1].shape
         n = self.oc_blocks(params) if oc_blocks is None else oc_blocks

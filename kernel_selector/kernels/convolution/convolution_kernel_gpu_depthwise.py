@@ -12,9 +12,10 @@ from __future__ import annotations
 from cldnn_py.layout import Format
 from cldnn_py.ops import ConvolutionAttrs
 
+from ...common.fc_plain import float_reason
 from ...jitter import JitConstants, fused_ops_jit
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 PLAIN = frozenset({Format.bfyx})
@@ -27,10 +28,11 @@ MAX_TAPS = 64  # KH * KW weights kept in registers (up to 8x8)
 class ConvolutionKernelGpuDepthwise(KernelBase):
     """Depthwise direct convolution, weights in registers, no local memory.
 
-    Inputs: INPUT0 data (N, C, H, W) f32 ``bfyx`` (padding allowed, read through INPUT0_GET_INDEX with bounds
-    checks), INPUT1 weights (C, 1, KH, KW) f32 plain oiyx/bfyx unpadded with KH*KW <= 64, INPUT2 bias (C,) plain
-    unpadded when present. Output (N, C, OH, OW) f32 ``bfyx``, padding allowed. Stride, dilation, asymmetric pads;
-    bias and fused ops (FUSED_OPS) in the epilogue.
+    Inputs: INPUT0 data (N, C, H, W) ``bfyx`` (padding allowed, read through INPUT0_GET_INDEX with bounds
+    checks), INPUT1 weights (C, 1, KH, KW) plain oiyx/bfyx unpadded with KH*KW <= 64, INPUT2 bias (C,) plain
+    unpadded when present. Output (N, C, OH, OW) ``bfyx``, padding allowed. Each tensor f32 or f16 (half storage,
+    float arithmetic), in any mix. Stride, dilation, asymmetric pads; bias and fused ops (FUSED_OPS) in the
+    epilogue.
 
     Variant ``{"lx", "ly", "xb"}``: gws (ceil(ceil(OW/XB)/LX)*LX, ceil(OH/LY)*LY, N*C), lws (LX, LY, 1); local
     memory 0 bytes. Work-items past the output edge return at once (the kernel has no barrier).
@@ -42,11 +44,12 @@ class ConvolutionKernelGpuDepthwise(KernelBase):
     supports_fused_ops = True
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, bfyx in and out, padding allowed."""
-        return SupportedKey(input_formats=PLAIN, output_formats=PLAIN)
+        """OpenCL, f32 or f16, bfyx in and out, padding allowed."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=PLAIN, output_formats=PLAIN)
 
     def validate(self, params: Params) -> str | None:
-        """Rank 4, depthwise with multiplier 1, plain unpadded weights and bias, at most 64 taps, a fitting lws."""
+        """Rank 4, depthwise with multiplier 1, plain unpadded f32 or f16 weights and bias, at most 64 taps, a fitting
+        lws."""
         x, w = params.inputs[0], params.inputs[1]
         if x.rank != 4:
             return f"input rank {x.rank} is not 4"
@@ -61,6 +64,9 @@ class ConvolutionKernelGpuDepthwise(KernelBase):
             bias = params.inputs[2]
             if bias.format.is_blocked or not bias.padding.is_zero or bias.count() != w.shape[0]:
                 return f"bias must be {w.shape[0]} plain unpadded values, got {bias}"
+        reason = float_reason(params.inputs[1:3])
+        if reason is not None:
+            return reason
         if self.default_variant(params) is None:
             return (f"no work-group fits: max {params.caps.max_work_group_size}, work-item sizes "
                     f"{params.caps.max_work_item_sizes}")

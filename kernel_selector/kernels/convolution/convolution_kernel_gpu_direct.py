@@ -12,9 +12,10 @@ from __future__ import annotations
 from cldnn_py.layout import Format
 from cldnn_py.ops import ConvolutionAttrs
 
+from ...common.fc_plain import float_reason
 from ...jitter import JitConstants, fused_ops_jit
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 PLAIN = frozenset({Format.bfyx})
@@ -37,7 +38,8 @@ def _geometry(params: Params) -> tuple[int, int, int, int, int, int, int]:
 
 def dense_plain_reason(params: Params) -> str | None:
     """Why a convolution is not one the GPU tier's dense bfyx kernels take (rank 4; weights plain unpadded
-    oiyx/bfyx; bias OC plain unpadded values; not depthwise, which convolution_gpu_depthwise runs), or None."""
+    oiyx/bfyx; bias OC plain unpadded values; weights and bias f32 or f16; not depthwise, which
+    convolution_gpu_depthwise runs), or None."""
     x, w = params.inputs[0], params.inputs[1]
     if x.rank != 4:
         return f"input rank {x.rank} is not 4"
@@ -50,7 +52,7 @@ def dense_plain_reason(params: Params) -> str | None:
     g = params.attrs_as(ConvolutionAttrs).groups
     if g > 1 and g == x.dims4[1] == w.shape[0]:
         return "depthwise (groups == C == OC): convolution_gpu_depthwise runs it"
-    return None
+    return float_reason(params.inputs[1:3])
 
 
 def local_bytes(params: Params, tx: int, ty: int, ocb: int, ics: int) -> int:
@@ -67,9 +69,10 @@ def local_bytes(params: Params, tx: int, ty: int, ocb: int, ics: int) -> int:
 class ConvolutionKernelGpuDirect(KernelBase):
     """Direct convolution with ``__local`` input and weight tiles per work-group.
 
-    Inputs: INPUT0 data (N, C, H, W) f32 ``bfyx`` (padding allowed: read through INPUT0_GET_INDEX, bounds always
-    checked, so the padding need not hold zeros), INPUT1 weights (OC, C/groups, KH, KW) f32 plain oiyx/bfyx
-    unpadded, INPUT2 bias (OC,) plain unpadded when present. Output (N, OC, OH, OW) f32 ``bfyx``, padding allowed.
+    Inputs: INPUT0 data (N, C, H, W) ``bfyx`` (padding allowed: read through INPUT0_GET_INDEX, bounds always
+    checked, so the padding need not hold zeros), INPUT1 weights (OC, C/groups, KH, KW) plain oiyx/bfyx unpadded,
+    INPUT2 bias (OC,) plain unpadded when present. Output (N, OC, OH, OW) ``bfyx``, padding allowed. Each tensor
+    f32 or f16 (half storage; the local tiles and accumulators are float), in any mix.
     Any KxK (1x1 included), stride, dilation, asymmetric pads, groups (depthwise goes to convolution_gpu_depthwise).
     Bias and fused ops (activations, eltwise with an operand) in the epilogue (FUSED_OPS).
 
@@ -85,8 +88,8 @@ class ConvolutionKernelGpuDirect(KernelBase):
     supports_fused_ops = True
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, bfyx in and out, padding allowed."""
-        return SupportedKey(input_formats=PLAIN, output_formats=PLAIN)
+        """OpenCL, f32 or f16, bfyx in and out, padding allowed."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=PLAIN, output_formats=PLAIN)
 
     def validate(self, params: Params) -> str | None:
         """Rank 4; plain unpadded weights and bias; not depthwise; the default tile fits the device."""

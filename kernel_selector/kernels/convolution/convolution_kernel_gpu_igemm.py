@@ -17,7 +17,7 @@ from cldnn_py.ops import ConvolutionAttrs
 from ...common.gpu_tile import FLOAT_BYTES, caps_reason
 from ...jitter import JitConstants, fused_ops_jit
 from ...kernel_base import FORCE_PRIORITY_2, Arg, ClKernelData, KernelBase, KernelData
-from ...params import Params, SupportedKey
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 from .convolution_kernel_gpu_direct import dense_plain_reason
 
@@ -64,9 +64,10 @@ def work_groups(params: Params, v: dict[str, int]) -> int:
 class ConvolutionKernelGpuIgemm(KernelBase):
     """Implicit-GEMM convolution with ``__local`` tiles of weights and gathered input, batch folded into N.
 
-    Inputs: INPUT0 data (N, C, H, W) f32 ``bfyx`` (padding allowed, read through the pitches, bounds always
-    checked), INPUT1 weights (OC, C/groups, KH, KW) f32 oiyx/bfyx unpadded, INPUT2 bias (OC,) plain unpadded when
-    present. Output (N, OC, OH, OW) f32 ``bfyx``, padding allowed. Any KxK (1x1 included), stride, dilation,
+    Inputs: INPUT0 data (N, C, H, W) ``bfyx`` (padding allowed, read through the pitches, bounds always
+    checked), INPUT1 weights (OC, C/groups, KH, KW) oiyx/bfyx unpadded, INPUT2 bias (OC,) plain unpadded when
+    present. Output (N, OC, OH, OW) ``bfyx``, padding allowed. Each tensor f32 or f16 (half storage; the local
+    tiles and accumulators are float), in any mix. Any KxK (1x1 included), stride, dilation,
     asymmetric pads, groups (depthwise goes to convolution_gpu_depthwise). Bias and fused ops in the epilogue.
 
     Variant ``{"tx", "ty", "wpt", "kwg", "vec"}`` (:data:`TILES`): gws (ceil(N / NWG)·TX,
@@ -81,8 +82,8 @@ class ConvolutionKernelGpuIgemm(KernelBase):
     supports_fused_ops = True
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32, bfyx in and out, padding allowed."""
-        return SupportedKey(input_formats=PLAIN, output_formats=PLAIN)
+        """OpenCL, f32 or f16, bfyx in and out, padding allowed."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=PLAIN, output_formats=PLAIN)
 
     def variant_reason(self, params: Params, v: dict[str, int]) -> str | None:
         """Why tile ``v`` cannot run here (loads not a whole number per work-item, work-group or local memory too
@@ -108,7 +109,7 @@ class ConvolutionKernelGpuIgemm(KernelBase):
         return fits[-1]
 
     def validate(self, params: Params) -> str | None:
-        """Rank 4; plain unpadded weights and bias; not depthwise; a tile fits the device."""
+        """Rank 4; plain unpadded f32 or f16 weights and bias; not depthwise; a tile fits the device."""
         reason = dense_plain_reason(params)
         if reason is not None:
             return reason

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from cldnn_py.ops import DeconvolutionAttrs
 
+from ...common.fc_plain import float_reason
 from ...jitter import JitConstants
 from ...kernel_base import KernelBase
-from ...params import Params
+from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
 
 
@@ -19,21 +20,26 @@ class DeconvolutionKernelRef(KernelBase):
     the same along x; then adds bias[o].
 
     Inputs: INPUT0 data (N, C, H, W) in any format; INPUT1 weights (C, OC/groups, KH, KW), plain bfyx/oiyx;
-    INPUT2 bias (OC,) when present. Output (N, OC, OH, OW) in any format. Cost: N·OC·OH·OW work-items, each
+    INPUT2 bias (OC,) when present. Output (N, OC, OH, OW) in any format. Each tensor f32 or f16 (half storage,
+    float accumulation), in any mix. Cost: N·OC·OH·OW work-items, each
     visiting C/groups·KH·KW taps of which about 1/(stride_y·stride_x) contribute.
     """
 
     name = "deconvolution_ref"
     primitive = "deconvolution"
 
+    def supported_key(self) -> SupportedKey:
+        """OpenCL, f32 or f16 data in and out, any format."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS)
+
     def validate(self, params: Params) -> str | None:
-        """Weights must be plain (oiyx/bfyx) and unpadded; the input 4-D."""
+        """Weights must be plain (oiyx/bfyx) and unpadded; the input 4-D; weights and bias f32 or f16."""
         w = params.inputs[1]
         if w.format.value not in ("bfyx", "oiyx") or not w.padding.is_zero:
             return f"weights format {w.format.value} (padded={not w.padding.is_zero}) is not plain"
         if params.inputs[0].rank != 4 or w.rank != 4:
             return f"input rank {params.inputs[0].rank} / weights rank {w.rank} are not 4"
-        return None
+        return float_reason(params.inputs[1:3])
 
     def jit_constants(self, params: Params) -> JitConstants:
         """Tensors plus stride, dilation, begin pads, groups, filter sizes and ``BIAS_INDEX(m)`` (the m-th
