@@ -162,14 +162,15 @@ def _qdq_readers(ctx: Any, node: Any) -> list[Any] | None:
     return readers
 
 
-def _fake_quantize(ctx: Any, node: Any, scale: np.ndarray | str, zp: np.ndarray | str | None,
+def _fake_quantize(ctx: Any, node: Any, scale: np.ndarray | str | None, zp: np.ndarray | str | None,
                    dtype: np.dtype) -> bool:
     """A QuantizeLinear read only by matching DequantizeLinear nodes (a QDQ pair, as onnxruntime's tools write
     around every activation) becomes one chain of activations on the float value, fused into the producer's kernel
     by prepare_primitive_fusing: ``s * clamp(round(x * (1/s)), lo - zp, hi - zp)`` with a per-tensor constant scale
     ``s`` and zero point. ``x * (1/s)`` may differ from ONNX's ``x / s`` in the last bit, which changes the rounding
     only for a value within one float ulp of a half step. Returns False (nothing added) when it does not apply."""
-    if isinstance(scale, str) or isinstance(zp, str) or scale.size != 1 or (zp is not None and zp.size != 1):
+    if scale is None or isinstance(scale, str) or isinstance(zp, str) or scale.size != 1 or (
+            zp is not None and zp.size != 1):
         return False
     readers = _qdq_readers(ctx, node)
     if readers is None or dtype not in _QTYPES:
@@ -223,9 +224,10 @@ def qlinear_conv(ctx: Any, node: Any) -> None:
             bname = ctx.fresh(out + "_b")
             ctx.consts[bname] = (bias * np.asarray(ws, dtype=np.float64).reshape(-1)).astype(np.float32)
         else:  # B * x_scale * w_scale at run time
-            bname = dequant(ctx, node, b, ws, None, 0, ctx.fresh(out + "_bw"))  # type: ignore[arg-type]
+            assert xs is not None and ws is not None  # required inputs
+            bname = dequant(ctx, node, b, ws, None, 0, ctx.fresh(out + "_bw"))
             bname = ctx.add(Eltwise(ctx.fresh(out + "_b"), [bname, _operand(ctx, out + "_xs", xs, 0, 1, "x_scale")],
-                                    mode=EltwiseMode.prod))  # type: ignore[arg-type]
+                                    mode=EltwiseMode.prod))
         inputs.append(bname)
     yf = ctx.fresh(out + "_y")
     _run_float(ctx, "Conv", inputs, yf, node)
