@@ -59,4 +59,11 @@ def configure_numba_cache() -> str:
     if not os.environ.get("NUMBA_THREADING_LAYER") and not os.environ.get("NUMBA_THREADING_LAYER_PRIORITY"):
         os.environ["NUMBA_THREADING_LAYER_PRIORITY"] = "omp tbb workqueue"
     os.environ.setdefault("GOMP_SPINCOUNT", GOMP_SPIN)
+    import sys
+
+    numba_config = sys.modules.get("numba.core.config")
+    if numba_config is not None and getattr(numba_config, "CACHE_DIR", None) != os.environ["NUMBA_CACHE_DIR"]:
+        # numba was imported first (by the user or another library) and read its environment then: its cache
+        # locators read config.CACHE_DIR when a cached function is defined, so setting it still takes effect
+        numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # type: ignore[attr-defined]
     return os.environ["NUMBA_CACHE_DIR"]

@@ -50,3 +50,29 @@ def test_openmp_first_unless_the_user_chose_a_layer(monkeypatch, tmp_path):
     numba_cache.configure_numba_cache()
     assert "NUMBA_THREADING_LAYER_PRIORITY" not in os.environ
     assert os.environ["NUMBA_THREADING_LAYER"] == "workqueue" and os.environ["GOMP_SPINCOUNT"] == "7"
+
+
+def _fresh_process(tmp_path, code: str) -> str:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    root = numba_cache._HERE.parents[1]
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=root, capture_output=True, text=True,
+                          check=True, timeout=120).stdout.strip()
+
+
+def test_a_common_module_imported_first_caches_in_the_keyed_folder(tmp_path):
+    """Importing a kernel_selector.common module that uses numba (as the CPU epilogue tests do) before any kernel
+    still sends numba's cache to the keyed folder, never to __pycache__ beside the sources (stale code ran there)."""
+    out = _fresh_process(tmp_path, "import kernel_selector.common.cpu_epilogue\n"
+                                   "from numba.core import config; print(config.CACHE_DIR)")
+    assert out.startswith(str(tmp_path)) and out.endswith(numba_cache.shared_code_digest())
+
+
+def test_numba_imported_by_the_user_first_still_gets_the_keyed_folder(tmp_path):
+    out = _fresh_process(tmp_path, "import numba\nimport kernel_selector.common.cpu_epilogue\n"
+                                   "from numba.core import config; print(config.CACHE_DIR)")
+    assert out.startswith(str(tmp_path)) and out.endswith(numba_cache.shared_code_digest())
