@@ -245,6 +245,8 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "pooling_b_fs_yx_fsv16": lambda r: _pool(r, 16, FSV16, "average"),
     "reduce_ref": lambda r: (lambda x: _one(Reduce("p", "x", mode="sum", axes=(1, 3), keep_dims=True), x, BFYX,
                                             reduce_ref(x, "sum", (1, 3), True)))(_x(r, (2, 3, 4, 5))),
+    "reduce_flat_vec8": lambda r: (lambda x: _one(Reduce("p", "x", mode="max", axes=(), keep_dims=True), x, BFYX,
+                                                  reduce_ref(x, "max", (0, 1, 2, 3), True)))(_x(r, (2, 3, 4, 5))),
     "reorder_ref": lambda r: _reorder(r, (2, 5, 3, 4), BYXF),
     "reorder_bfyx_to_fsv16": lambda r: _reorder(r, (1, 20, 3, 5), FSV16),
     "reshape_ref": lambda r: (lambda x: _one(cl.Reshape("p", "x", shape=(2, 10, 3, 4)), x, FSV16,

@@ -1,0 +1,65 @@
+"""reduce_flat_vec8 (a whole unpadded bfyx tensor to one value) vs float64 numpy on fresh random data: every mode,
+ranks 1-6, sizes that are and are not multiples of 8, NaN propagation of max/min, f16 storage, a padded output; and
+that the selector prefers it (CPU tier) over reduce_ref only where it applies."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+from kernel_selector import Params, selector
+from tests.helpers import typed_attrs
+from tests.ocl.padded import run_kernel_padded
+
+K = "reduce_flat_vec8"
+NP = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min}
+
+
+def _params(engine, shape, axes, mode, fmt=cl.Format.bfyx, keep_dims=False):
+    prim = cl.Reduce("r", "x", mode=mode, axes=axes, keep_dims=keep_dims)
+    lin = cl.Layout(cl.DataType.f32, fmt, shape)
+    lout = prim.calc_output_layout([lin])
+    return lin, lout, prim
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 7), (1, 16, 9, 13), (2, 3, 4, 5, 6), (1, 2, 3, 2, 3, 5)])
+@pytest.mark.parametrize("mode", ["sum", "mean", "max", "min"])
+def test_reduce_flat_matches_numpy(ocl_engine, rng, shape, mode):
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    lin, lout, prim = _params(ocl_engine, shape, (), mode)
+    out = run_kernel_padded(ocl_engine, "reduce", [lin], lout, prim.attrs(), [x], kernel=K)
+    ref = NP[mode](x.astype(np.float64))
+    np.testing.assert_allclose(out.reshape(-1)[0], ref, rtol=1e-5, atol=1e-5 * np.abs(x).sum() / x.size)
+
+
+@pytest.mark.parametrize("mode", ["max", "min"])
+@pytest.mark.parametrize("where", [0, 8, 99])  # in the float8 part (first, later) or the tail
+def test_nan_propagates(ocl_engine, rng, mode, where):
+    x = rng.standard_normal(100).astype(np.float32)
+    x[where] = np.nan
+    lin, lout, prim = _params(ocl_engine, (100,), (0,), mode)
+    out = run_kernel_padded(ocl_engine, "reduce", [lin], lout, prim.attrs(), [x], kernel=K)
+    assert np.isnan(out).all()
+
+
+def test_half_storage_and_a_padded_output(ocl_engine, rng):
+    x = (rng.standard_normal((2, 5, 7)) * 10).astype(np.float16)
+    prim = cl.Reduce("r", "x", mode="max", axes=(), keep_dims=True)
+    lin = cl.Layout(cl.DataType.f16, cl.Format.bfyx, x.shape)
+    lout = prim.calc_output_layout([lin]).with_(dtype=cl.DataType.f32, padding=cl.Padding((0, 0, 1, 0), (0, 0, 2, 1)))
+    out = run_kernel_padded(ocl_engine, "reduce", [lin], lout, prim.attrs(), [x], kernel=K)
+    assert out.reshape(-1)[0] == x.astype(np.float64).max()
+
+
+def test_selected_only_where_it_applies(ocl_engine):
+    def best(shape, axes, fmt=cl.Format.bfyx, tier="cpu"):
+        lin, lout, prim = _params(ocl_engine, shape, axes, "max", fmt)
+        p = Params(kind="reduce", engine="ocl", inputs=[lin], output=lout, attrs=typed_attrs("reduce", prim.attrs()),
+                   layer_id="r", device=ocl_engine.info, caps=ocl_engine.info.caps, kernel_tier=tier)
+        return selector.explain(p)[0].kernel
+
+    assert best((1, 16, 9, 13), ()) == K
+    assert best((1, 16, 9, 13), (0, 2, 3)) == "reduce_ref"  # channels kept
+    assert best((1, 16, 9, 13), (), cl.Format.b_fs_yx_fsv16) == "reduce_ref"  # blocked: tails in the buffer
+    assert best((1, 16, 9, 13), (), tier="gpu") == "reduce_ref"  # one work-item: never on a GPU
