@@ -21,6 +21,7 @@ from kernel_selector.kernels.fully_connected.fully_connected_kernel_gpu_gemv imp
 from kernel_selector.kernels.fully_connected.fully_connected_kernel_gpu_gemv_sg import FullyConnectedKernelGpuGemvSg
 from kernel_selector.kernels.fully_connected.fully_connected_kernel_gpu_tiled import FullyConnectedKernelGpuTiled
 from kernel_selector.params import FusedOp
+from tests.ocl.gpu_tier import upload_inputs
 from tests.ocl.half import HALF_RTOL, assert_half_close
 from tests.ocl.padded import run_kernel_padded
 from tests.references import fc_ref
@@ -103,11 +104,7 @@ def test_fc_gemm_half_every_tile(engine, rng, m, dts):
 def run_fused(engine, params, arrays, kernel):
     """Run ``kernel`` forced on ``params`` (fused ops' extra inputs after the inputs in ``arrays``) into an output
     poisoned with NaN; returns the logical output in its own dtype."""
-    layouts = [*params.inputs, *(lay for op in params.fused_ops for lay in op.extra_inputs)]
-    mems = []
-    for lay, arr in zip(layouts, arrays, strict=True):
-        mems.append(engine.allocate(lay))
-        engine.write_buffer(mems[-1].buffer, lay.to_physical(arr))
+    mems = upload_inputs(engine, params, arrays)
     out_l = params.output
     out = engine.allocate(out_l)
     engine.write_buffer(out.buffer, np.full(out_l.buffer_size, np.nan, dtype=out_l.dtype.numpy))
