@@ -27,7 +27,7 @@ from ...primitives.eltwise import Eltwise, EltwiseMode
 from ...primitives.reduce import Reduce
 from ...primitives.reorder import Reorder
 from ...primitives.reshape import Reshape
-from ..onnx_quant_fold import dequantize, per_axis
+from ..onnx_quant_fold import QUANT_TYPES, dequantize, per_axis
 from . import CONVERTERS, converter
 from .nn_common import optional_input
 
@@ -175,8 +175,6 @@ def _fake_quantize(ctx: Any, node: Any, scale: np.ndarray | str | None, zp: np.n
     readers = _qdq_readers(ctx, node)
     if readers is None or dtype not in _QTYPES:
         return False
-    from ..onnx_quant_fold import QUANT_TYPES
-
     s = float(np.float32(scale.reshape(-1)[0]))
     z = 0.0 if zp is None else float(zp.reshape(-1)[0])
     lo, hi = QUANT_TYPES[dtype]
