@@ -155,6 +155,18 @@ class Engine:
         DeviceError naming ``owner`` when it exceeds ``info.max_alloc_bytes``."""
         raise self._abstract("allocate_buffer")
 
+    def upload(self, layout: Layout, physical: np.ndarray, owner: str = "") -> Memory:
+        """A new buffer holding ``physical``: the tensor's bytes already in ``layout``'s physical order (padding,
+        blocks; ``layout.bytes`` bytes, e.g. ``layout.to_physical(array)`` or a constant of a saved Program). An
+        engine may do it in one step (OpenCL: ``CL_MEM_COPY_HOST_PTR``, no zero fill first). Raises DeviceError
+        naming ``owner`` when the buffer exceeds the device's max allocation, ValueError for a size that is not
+        ``layout.bytes``."""
+        if physical.nbytes != layout.bytes:
+            raise ValueError(f"upload '{owner}': expected {layout.bytes} bytes for {layout}, got {physical.nbytes}")
+        mem = self.allocate(layout, owner)
+        self.write_buffer(mem.buffer, physical)
+        return mem
+
     def write_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None,
                      blocking: bool = True) -> Any:
         """Copy ``host``'s bytes into the start of ``buffer`` after ``wait_for``; returns the event."""

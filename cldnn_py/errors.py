@@ -57,3 +57,9 @@ class InputFileError(CldnnError):
     """An array file (``.npy``/``.npz``) that cannot be read, holds pickled objects, or is not the kind expected, or a
     result name that would be written outside its folder; the message names the file. Raised by
     ``cldnn_py/input_files.py`` (the CLI and the examples read arrays through it)."""
+
+
+class ProgramFileError(CldnnError):
+    """A saved Program (``Program.load``, the warm-start cache) that cannot be used: not a program file, truncated,
+    failing its checksum, of another format version, package version, engine or device, or describing a graph the
+    engine does not accept; the message names the file and the expected against the actual value."""

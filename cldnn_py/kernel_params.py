@@ -7,6 +7,7 @@ add_required_reorders, compile_graph) builds its Params here, so no pass imports
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, Protocol
 
 from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, FusedOp, Params, selector
 
@@ -15,7 +16,16 @@ from .program_graph import ProgramGraph
 from .program_node import ProgramNode
 
 
-def node_params(graph: ProgramGraph, node: ProgramNode) -> Params:
+class GraphContext(Protocol):
+    """What :func:`node_params` reads of a graph: a ProgramGraph during the build, a Program being loaded from a
+    file (``program_io.py``)."""
+
+    engine: Any
+    options: Any
+    device_caps: dict[str, str]
+
+
+def node_params(graph: GraphContext, node: ProgramNode) -> Params:
     """The kernel_selector Params of a node: its own inputs' layouts (fused ops' extra inputs, which follow them
     among the dependencies, go with their FusedOp), output layout, typed attributes, fused ops, the engine kind and
     the device description and capabilities (``graph.device_caps``, filled by compile_graph; empty before it)."""

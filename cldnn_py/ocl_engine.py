@@ -114,6 +114,22 @@ class OclEngine(Engine):
         cl.enqueue_fill_buffer(self.queue, buf, np.zeros(1, np.uint8), 0, max(nbytes, 4)).wait()
         return buf
 
+    def upload(self, layout: Layout, physical: np.ndarray, owner: str = "") -> Memory:
+        """A buffer created from ``physical`` (``layout.bytes`` bytes in the layout's physical order) in one step
+        (``CL_MEM_COPY_HOST_PTR``: no zero fill, no second copy). Raises DeviceError naming ``owner`` when it
+        exceeds the device's max allocation, ValueError for a size that is not ``layout.bytes``."""
+        if physical.nbytes != layout.bytes:
+            raise ValueError(f"upload '{owner}': expected {layout.bytes} bytes for {layout}, got {physical.nbytes}")
+        if layout.bytes > self.info.max_alloc_bytes:
+            raise DeviceError(f"primitive '{owner}': buffer of {layout.bytes} bytes ({layout}) exceeds the device's "
+                              f"max allocation of {self.info.max_alloc_bytes} bytes")
+        cl = self._cl
+        host = np.ascontiguousarray(physical).reshape(-1).view(np.uint8)
+        if host.size < 4:  # the smallest buffer allocate makes
+            host = np.concatenate([host, np.zeros(4 - host.size, np.uint8)])
+        buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+        return Memory(self, layout, buf)
+
     def write_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None,
                      blocking: bool = True) -> Any:
         """Copy host bytes into a buffer; returns the event."""

@@ -10,12 +10,14 @@ and the Program object exists only when every step succeeded, so a failure leave
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from . import program_io
 from .build_options import BuildOptions
 from .engine import Engine
 from .errors import TopologyError
@@ -80,9 +82,9 @@ class Program:
         constants: dict[str, Memory] = {}
         for node in b.order:
             if node.kind == "data":
-                mem = engine.allocate(node.layout(), owner=node.id)
-                mem.write(node.primitive.array)  # type: ignore[attr-defined]
-                constants[node.id] = mem
+                lay = node.layout()
+                constants[node.id] = engine.upload(lay, lay.to_physical(node.primitive.array),  # type: ignore[attr-defined]
+                                                   owner=node.id)
         # success: publish
         self.engine = engine
         self.options = opts
@@ -105,8 +107,32 @@ class Program:
         self.output_signature = dict(topology.output_signature)
         self.empty_outputs = dict(topology.empty_outputs)
         self.build_time_ms = (time.perf_counter() - t0) * 1e3
+        self.source = ""  # the file a loaded Program came from ("" when built here)
         log.info("program built in %.0f ms: %d nodes, %d kernels in %d cl programs", self.build_time_ms,
                  len(self.nodes), self.kernels_built, len(self.cl_programs))
+
+    def save(self, path: str | os.PathLike[str]) -> int:
+        """Write this Program to ``path`` (format: :mod:`cldnn_py.program_io`; OpenVINO's ``export_model``): the
+        optimized graph, the kernel of each node, the memory plan and the constants in their device layouts; no
+        code. Returns the file size in bytes. Raises ProgramFileError, OSError."""
+        return program_io.save(self, path)
+
+    @classmethod
+    def load(cls, engine: Engine, path: str | os.PathLike[str]) -> Program:
+        """A Program read from a file ``save`` wrote, for ``engine``: no pass and no kernel selection run; the
+        kernels are made again from the package's own templates and built through the caches (OpenVINO's
+        ``import_model``). ``build_time_ms`` is the load time.
+
+        Raises ProgramFileError for a file that is not a program, is truncated or tampered (checksum, graph
+        checks), or was saved by another format or package version, engine kind or device; KernelBuildError and
+        DeviceError as a build does. Nothing is left allocated on failure."""
+        state = program_io.load(engine, path)
+        prog = cls.__new__(cls)
+        prog.engine = engine
+        for k in (*program_io.STATE, "build_time_ms"):
+            setattr(prog, k, state[k])
+        prog.source = str(path)
+        return prog
 
     def __reduce__(self) -> Any:
         raise TypeError("a cldnn_py Program holds live OpenCL objects and cannot be pickled; pass the Topology "

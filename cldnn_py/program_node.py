@@ -21,6 +21,7 @@ class Impl:
 
     kernel_name: str
     kernels: list[Any]
+    variant: dict[str, int] = field(default_factory=dict)  # the tune variant ({}: the kernel's default)
 
 
 @dataclass(eq=False)

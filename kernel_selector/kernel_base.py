@@ -93,6 +93,8 @@ class KernelData:
 
     kernel_name: str
     kernels: list[BaseKernelData] = field(default_factory=list)
+    variant: dict[str, int] = field(default_factory=dict)
+    """The tune variant the kernels were made with ({}: the kernel's default); set by the selector."""
 
 
 _COMMON: str | None = None

@@ -89,19 +89,42 @@ class KernelSelector:
         """Every candidate of ``params.kind`` with its verdict, usable ones first by priority."""
         out = []
         for k in candidates(params.kind):
-            reason = k.supported_key().mismatch(params, k.n_data_inputs) if k.engine == params.engine else \
-                f"engine kind '{k.engine}' is not '{params.engine}'"
-            if reason is None:
-                reason = k.index_reason(params)
-            if reason is None:
-                reason = k.tier_reason(params)
-            if reason is None and params.fused_ops and not k.supports_fused_ops:
-                reason = f"does not support fused ops ({', '.join(op.kind for op in params.fused_ops)})"
-            if reason is None:
-                reason = k.validate(params)
+            reason = self._reason(k, params)
             out.append(Verdict(k.name, k.priority(params) if reason is None else None, reason))
         out.sort(key=lambda v: (v.reason is not None, v.priority or 0, v.kernel))
         return out
+
+    @staticmethod
+    def _reason(k: KernelBase, params: Params) -> str | None:
+        """Why kernel ``k`` cannot run ``params`` (engine kind, key, index range, tier, fused ops, ``validate``), or
+        None when it can."""
+        reason = k.supported_key().mismatch(params, k.n_data_inputs) if k.engine == params.engine else \
+            f"engine kind '{k.engine}' is not '{params.engine}'"
+        if reason is None:
+            reason = k.index_reason(params)
+        if reason is None:
+            reason = k.tier_reason(params)
+        if reason is None and params.fused_ops and not k.supports_fused_ops:
+            reason = f"does not support fused ops ({', '.join(op.kind for op in params.fused_ops)})"
+        if reason is None:
+            reason = k.validate(params)
+        return reason
+
+    def kernel_for(self, params: Params, name: str, variant: dict[str, int] | None = None) -> KernelData:
+        """The KernelData of the kernel called ``name`` with its tune ``variant`` (None or {}: its default), after the
+        same checks :meth:`explain` makes for that one kernel (a saved Program is loaded this way: no other candidate
+        is looked at). Raises UnsupportedError naming the primitive when no such kernel exists for its type and
+        engine, when it cannot run ``params``, or when ``variant`` is not one of its own ``tune_variants``."""
+        k = next((k for k in candidates(params.kind) if k.name == name and k.engine == params.engine), None)
+        reason = "does not exist" if k is None else self._reason(k, params)
+        if reason is None and k is not None and variant and variant not in k.tune_variants(params):
+            reason = f"variant {variant} is not one of its tune variants"
+        if reason is not None or k is None:
+            raise UnsupportedError(f"{params.kind} '{params.layer_id}' on engine '{params.engine}': kernel '{name}' "
+                                   f"{reason}")
+        kd = k.kernel_data(params, variant) if variant else k.kernel_data(params)  # type: ignore[call-arg]
+        kd.variant = dict(variant or {})
+        return kd
 
     def select(self, params: Params, forced: str | None = None,
                cache: TuningCache | None = None) -> tuple[KernelBase, KernelData]:
@@ -123,8 +146,10 @@ class KernelSelector:
         won = self.stored_winner(params, cache, verdicts) if cache is not None else None
         if won is not None:
             k = by_name[won.kernel]
-            return k, (k.kernel_data(params, won.variant) if won.variant  # type: ignore[call-arg]
-                       else k.kernel_data(params))
+            kd = (k.kernel_data(params, won.variant) if won.variant  # type: ignore[call-arg]
+                  else k.kernel_data(params))
+            kd.variant = dict(won.variant)
+            return k, kd
         k = by_name[ok[0].kernel]
         return k, k.kernel_data(params)
 

@@ -11,10 +11,10 @@ without a stored winner are timed first (:mod:`cldnn_py.autotuner`) and the cach
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernel_selector import ClKernelData, selector
 from kernel_selector.tuning_cache import TuningCache
@@ -25,6 +25,9 @@ from ..kernel_params import node_params
 from ..pass_manager import BasePass
 from ..program_graph import ProgramGraph
 from ..program_node import Impl
+
+if TYPE_CHECKING:
+    from ..engine import Engine
 
 log = logging.getLogger("cldnn_py.passes.compile_graph")
 
@@ -57,7 +60,7 @@ class CompileGraph(BasePass):
 
                 tune(program.engine, params, cache)
             kernel, kd = selector.select(params, forced.get(node.id), cache)
-            node.impl = Impl(kd.kernel_name, kd.kernels)
+            node.impl = Impl(kd.kernel_name, kd.kernels, dict(kd.variant))
             log.debug("%s '%s': %s", node.kind, node.id, kd.kernel_name)
             for k in kd.kernels:
                 if not isinstance(k, ClKernelData):  # a CPU kernel: a numba callable, nothing to build here
@@ -66,26 +69,8 @@ class CompileGraph(BasePass):
                 users.setdefault(k.entry, []).append(node.id)
         entries = list(sources)
         hits0 = program.engine.binary_cache_hits
-        batches = [entries[i:i + KERNELS_PER_PROGRAM] for i in range(0, len(entries), KERNELS_PER_PROGRAM)]
-        # batches build in parallel threads (engine.build_threads: one per core on a driver known to be safe, else
-        # one; CLDNN_PY_PARALLEL_BUILD), results are collected in order so program indices stay deterministic
-        workers = max(1, min(len(batches), program.engine.build_threads))
-        done = 0
-        # one worker builds in this thread: Oclgrind's uninitialized-value checker crashes in any other thread
-        pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
-        with pool if pool is not None else nullcontext():
-            results: Iterable[Any] = (
-                (fut.result() for fut in [pool.submit(self._build, program, b, sources, users) for b in batches])
-                if pool is not None else (self._build(program, b, sources, users) for b in batches))
-            for batch, result in zip(batches, results):
-                for prg, built in result:
-                    idx = len(program.cl_programs)
-                    program.cl_programs.append(prg)
-                    for e in built:
-                        program.entry_program[e] = idx
-                done += len(batch)
-                if program.options.progress is not None:
-                    program.options.progress(done, len(entries))
+        program.cl_programs, program.entry_program = build_programs(program.engine, sources, users,
+                                                                    program.options.progress)
         program.kernels_built = len(entries)
         program.binary_cache_hits = program.engine.binary_cache_hits - hits0
         log.info("%d kernels in %d programs, %d programs from the kernel binary cache", len(entries),
@@ -93,26 +78,58 @@ class CompileGraph(BasePass):
         if cache is not None and mode == "tune":
             cache.save()
 
-    @staticmethod
-    def _build(program: ProgramGraph, batch: list[str], sources: dict[str, str],
-               users: dict[str, list[str]]) -> list[tuple[object, list[str]]]:
-        """[(cl.Program, entries in it)]: one program for the batch, or, if the batch does not build (a template
-        that clashes with another one), one per kernel; a kernel that fails alone raises KernelBuildError."""
-        from kernel_selector.kernel_base import common_header
 
-        src = common_header() + "\n".join(sources[e] for e in batch)
-        try:
-            return [(program.engine.build(src), batch)]
-        except KernelBuildError as batch_error:
-            log.warning("batched build of %d kernels failed, building them one by one: %s", len(batch),
-                        batch_error.build_log.splitlines()[:3])
-            out = []
-            for e in batch:  # find the culprit so the error names the primitive
-                try:
-                    out.append((program.engine.build(common_header() + sources[e]), [e]))
-                except KernelBuildError as err:
-                    name = e.split("__")[0]
-                    raise KernelBuildError(
-                        f"kernel '{name}' of primitive(s) {users[e]} failed to build:\n{err.build_log}",
-                        primitive_ids=users[e], kernel_name=name, build_log=err.build_log) from None
-            return out
+def build_programs(engine: Engine, sources: dict[str, str], users: dict[str, list[str]],
+                   progress: Callable[[int, int], None] | None = None) -> tuple[list[Any], dict[str, int]]:
+    """Build kernel sources ({entry: source}) in batched ``cl.Program``s: (programs, {entry: program index}).
+
+    Batches of KERNELS_PER_PROGRAM build in parallel threads (``engine.build_threads``: one per core on a driver
+    known to be safe, else one); results are collected in order, so program indices are deterministic. ``users``
+    ({entry: primitive ids}) names the primitives in a KernelBuildError; ``progress(done, total)`` is called after
+    each batch. Used by this pass and by a saved Program's load (``cldnn_py/program_io.py``).
+    """
+    entries = list(sources)
+    batches = [entries[i:i + KERNELS_PER_PROGRAM] for i in range(0, len(entries), KERNELS_PER_PROGRAM)]
+    workers = max(1, min(len(batches), engine.build_threads))
+    programs: list[Any] = []
+    entry_program: dict[str, int] = {}
+    done = 0
+    # one worker builds in this thread: Oclgrind's uninitialized-value checker crashes in any other thread
+    pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+    with pool if pool is not None else nullcontext():
+        results: Iterable[Any] = (
+            (fut.result() for fut in [pool.submit(_build, engine, b, sources, users) for b in batches])
+            if pool is not None else (_build(engine, b, sources, users) for b in batches))
+        for batch, result in zip(batches, results):
+            for prg, built in result:
+                for e in built:
+                    entry_program[e] = len(programs)
+                programs.append(prg)
+            done += len(batch)
+            if progress is not None:
+                progress(done, len(entries))
+    return programs, entry_program
+
+
+def _build(engine: Engine, batch: list[str], sources: dict[str, str],
+           users: dict[str, list[str]]) -> list[tuple[object, list[str]]]:
+    """[(cl.Program, entries in it)]: one program for the batch, or, if the batch does not build (a template
+    that clashes with another one), one per kernel; a kernel that fails alone raises KernelBuildError."""
+    from kernel_selector.kernel_base import common_header
+
+    src = common_header() + "\n".join(sources[e] for e in batch)
+    try:
+        return [(engine.build(src), batch)]
+    except KernelBuildError as batch_error:
+        log.warning("batched build of %d kernels failed, building them one by one: %s", len(batch),
+                    batch_error.build_log.splitlines()[:3])
+        out = []
+        for e in batch:  # find the culprit so the error names the primitive
+            try:
+                out.append((engine.build(common_header() + sources[e]), [e]))
+            except KernelBuildError as err:
+                name = e.split("__")[0]
+                raise KernelBuildError(
+                    f"kernel '{name}' of primitive(s) {users[e]} failed to build:\n{err.build_log}",
+                    primitive_ids=users[e], kernel_name=name, build_log=err.build_log) from None
+        return out
