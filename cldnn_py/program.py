@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from . import program_io
 from .build_options import BuildOptions
 from .engine import Engine
 from .errors import TopologyError
@@ -115,6 +114,8 @@ class Program:
         """Write this Program to ``path`` (format: :mod:`cldnn_py.program_io`; OpenVINO's ``export_model``): the
         optimized graph, the kernel of each node, the memory plan and the constants in their device layouts; no
         code. Returns the file size in bytes. Raises ProgramFileError, OSError."""
+        from . import program_io  # lazy: it imports kernel_selector, which imports cldnn_py.layout
+
         return program_io.save(self, path)
 
     @classmethod
@@ -126,6 +127,8 @@ class Program:
         Raises ProgramFileError for a file that is not a program, is truncated or tampered (checksum, graph
         checks), or was saved by another format or package version, engine kind or device; KernelBuildError and
         DeviceError as a build does. Nothing is left allocated on failure."""
+        from . import program_io  # lazy: it imports kernel_selector, which imports cldnn_py.layout
+
         state = program_io.load(engine, path)
         prog = cls.__new__(cls)
         prog.engine = engine
