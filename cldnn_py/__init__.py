@@ -70,6 +70,7 @@ from .program import BuildOptions, Program, set_constant_evaluator
 from .session import InferenceSession, NodeArg
 from .topology import Topology
 from .version import __version__ as __version__
+from .warm_start import compile_model
 
 
 def _run_constant_subgraph(engine: Engine, topology: Topology) -> dict[str, np.ndarray]:
@@ -82,7 +83,7 @@ set_constant_evaluator(_run_constant_subgraph)
 configure_debug_logging()  # CLDNN_PY_DEBUG=1: the cldnn_py loggers' debug records to stderr
 
 __all__ = [
-    "InferenceSession", "NodeArg",
+    "InferenceSession", "NodeArg", "compile_model",
     "ArgMax", "TopK", "Scatter", "LstmSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",

@@ -106,14 +106,18 @@ def _shapes(items: list[str] | None) -> dict[str, tuple[int, ...]]:
 
 
 def _build(path: str, device: str | None, shapes: dict[str, tuple[int, ...]], quiet: bool = False,
-           tuning: str = "cache", tuning_cache: str | None = None, engine: Any = None) -> Any:
-    """Engine, Topology, Program (with a tqdm bar on a terminal)."""
+           tuning: str = "cache", tuning_cache: str | None = None, engine: Any = None,
+           warm_start: bool | None = None) -> Any:
+    """Engine, None, Program (with a tqdm bar on a terminal): a saved program file (``cldnn-py compile``) is
+    loaded; an ONNX model comes from the warm-start cache or is built (and stored there)."""
     from . import BuildOptions, Engine, Program
-    from .frontend import load_onnx
+    from .warm_start import compiled_program
 
     engine = engine or Engine(device)
-    topo = load_onnx(path, shapes or None)
-    _require_static(topo)
+    if is_program_file(path):
+        if shapes:
+            raise SystemExit(f"{path} is a compiled program: its input shapes are fixed (drop --shape/--batch)")
+        return engine, None, Program.load(engine, path)
     bar = None
     if sys.stderr.isatty() and not quiet:
         from tqdm import tqdm
@@ -127,11 +131,26 @@ def _build(path: str, device: str | None, shapes: dict[str, tuple[int, ...]], qu
             bar.refresh()
 
     try:
-        program = Program(engine, topo, BuildOptions(progress=progress, tuning=tuning, tuning_cache=tuning_cache))
+        got = compiled_program(path, engine, shapes or None,
+                               BuildOptions(progress=progress, tuning=tuning, tuning_cache=tuning_cache),
+                               warm_start=warm_start)
     finally:
         if bar is not None:
             bar.close()
-    return engine, topo, program
+    if not isinstance(got, Program):
+        _require_static(got)
+    return engine, None, got
+
+
+def is_program_file(path: str) -> bool:
+    """True for a file ``Program.save`` / ``cldnn-py compile`` wrote (a zip archive holding ``manifest.json``)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            return "manifest.json" in z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
 
 
 def _require_static(topo: Any) -> None:
@@ -174,6 +193,16 @@ def _feeds(net: Any, given: dict[str, np.ndarray], seed: int = 0) -> tuple[dict[
 
 
 # ----- run --------------------------------------------------------------------------------------------------------
+def _program_inputs(path: str) -> dict[str, Any]:
+    """The input signatures of a saved program file (read and checked, nothing built)."""
+    from .program_codec import decode
+    from .program_io import read
+
+    manifest, arrays = read(path)
+    return dict(decode(manifest["input_signature"], arrays))
+
+
+
 def _run(args: argparse.Namespace) -> int:
     from . import Network
     from .errors import ShapeError, TopologyError
@@ -181,7 +210,8 @@ def _run(args: argparse.Namespace) -> int:
     from .input_files import check_input_array, load_array
 
     given = {}
-    declared = input_signatures(args.model) if args.input else {}
+    declared = (input_signatures(args.model) if not is_program_file(args.model) else
+                _program_inputs(args.model)) if args.input else {}
     for item in args.input or []:
         name, _, path = item.partition("=")
         if not path:
@@ -192,7 +222,8 @@ def _run(args: argparse.Namespace) -> int:
         check_input_array(declared[name], given[name], f"'{path}'")
     shapes = _shapes(args.shape)
     for name, arr in given.items():
-        shapes.setdefault(name, tuple(arr.shape))
+        if not is_program_file(args.model):  # a compiled program's shapes are fixed: set_input_data checks them
+            shapes.setdefault(name, tuple(arr.shape))
     try:
         if args.fallback != "none":  # partitioned when some node runs in onnxruntime
             from . import Engine
@@ -224,9 +255,29 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----- compile ----------------------------------------------------------------------------------------------------
+def _compile(args: argparse.Namespace) -> int:
+    from . import BuildOptions, Engine, Program
+    from .frontend import load_onnx
+
+    engine = Engine(args.device)
+    topo = load_onnx(args.model, _batch_shapes(args.model, args.batch, _shapes(args.shape)) or None)
+    _require_static(topo)
+    program = Program(engine, topo, BuildOptions(inference_precision=args.precision, tuning=args.tuning))
+    t0 = time.perf_counter()
+    size = program.save(args.output)
+    print(f"device: {engine.info.spec} {engine.info.name} ({engine.info.platform_version})")
+    print(f"program build: {program.build_time_ms:.0f} ms, {program.kernels_built} kernels; saved in "
+          f"{(time.perf_counter() - t0) * 1e3:.0f} ms")
+    print(f"wrote {args.output}: {size / 2**20:.1f} MiB")
+    return 0
+
+
 # ----- benchmark --------------------------------------------------------------------------------------------------
 def _batch_shapes(model: str, batch: int | None, shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
     """``shapes`` with the batch dimension of every input whose other dimensions are known set to ``batch``."""
+    if batch and is_program_file(model):
+        raise SystemExit(f"{model} is a compiled program: its input shapes are fixed (drop --shape/--batch)")
     if batch:
         from .frontend.onnx import graph_inputs
 
@@ -248,6 +299,9 @@ def _benchmark(args: argparse.Namespace) -> int:
     feeds, _ = _feeds(net, {})
     outs = net.run(feeds)  # warm-up
     if args.check:
+        if is_program_file(args.model):
+            raise SystemExit("--check compares with onnxruntime on the ONNX model: give the model, not a compiled "
+                             "program file")
         _check_against_onnxruntime(args.model, feeds, outs)
     times: list[float] = []
     t_end = time.perf_counter() + (args.time or 0.0)
@@ -328,7 +382,8 @@ def _tune(args: argparse.Namespace) -> int:
     for model in args.models:
         for batch in args.batch:
             t0 = time.perf_counter()
-            _build(model, None, _batch_shapes(model, batch, {}), tuning="tune", tuning_cache=path, engine=engine)
+            _build(model, None, _batch_shapes(model, batch, {}), tuning="tune", tuning_cache=path, engine=engine,
+                   warm_start=False)
             print(f"{model} batch {batch or 'as given'}: tuned in {time.perf_counter() - t0:.1f} s")
     after = kernel_entries()
     print(f"{path}: {after} entries for {engine.info.name} ({after - before} new)")
@@ -338,14 +393,20 @@ def _tune(args: argparse.Namespace) -> int:
 def _cache(args: argparse.Namespace) -> int:
     """``cache info``: folder, entries, bytes of the kernel binary cache; ``cache clear``: delete its entries."""
     from .kernel_cache import KernelCache
+    from .warm_start import WarmStartCache
 
     cache = KernelCache.for_engine(args.dir)
+    warm = WarmStartCache(cache.directory / "programs")
     if args.action == "clear":
         print(f"{cache.directory}: {cache.clear()} entries deleted, and PoCL's cache under it")
+        print(f"{warm.directory}: {warm.clear()} compiled programs deleted")
         return 0
     i = cache.info()
     print(f"{i['directory']}: {i['entries']} entries, {i['bytes'] / 2**20:.1f} MiB; PoCL's own cache "
           f"{i['pocl_bytes'] / 2**20:.1f} MiB{'' if i['enabled'] else ' (off: CLDNN_PY_NO_CACHE is set)'}")
+    w = warm.info()
+    print(f"{w['directory']}: {w['entries']} compiled programs (warm start), {w['bytes'] / 2**20:.1f} MiB"
+          f"{'' if w['enabled'] else ' (off: CLDNN_PY_WARM_START=0 or CLDNN_PY_NO_CACHE)'}")
     return 0
 
 
@@ -443,7 +504,19 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--tuning-cache", metavar="FILE.json", help="the tuning cache file (default: the user's)")
     b.set_defaults(func=_benchmark)
 
-    c = sub.add_parser("cache", help="the kernel binary cache: where it is and how big, or empty it")
+    cp = sub.add_parser("compile", help="build a model's Program and save it to a file (Program.load, or give the "
+                        "file to run/benchmark in place of the model)")
+    cp.add_argument("model", help="ONNX model file")
+    cp.add_argument("-o", "--output", required=True, metavar="FILE.cldnn", help="the program file to write")
+    cp.add_argument("--device", help="cl:P:D or cpu (default: see `cldnn-py devices`); the file loads on it only")
+    cp.add_argument("--shape", action="append", metavar="NAME=DIMS", help="fix an input's shape, e.g. x=1,3,224,224")
+    cp.add_argument("--batch", type=int, help="set the batch dimension of every input")
+    cp.add_argument("--precision", choices=["f32", "f16"], help="inference precision (default: the model's)")
+    cp.add_argument("--tuning", choices=["off", "cache", "tune"], default="cache",
+                    help="kernel choice: priority rules only, the tuning cache (default), or tune first")
+    cp.set_defaults(func=_compile)
+
+    c = sub.add_parser("cache", help="the kernel binary and warm-start caches: where, how big; or empty them")
     c.add_argument("action", choices=["info", "clear"])
     c.add_argument("--dir", help="cache folder (default: CLDNN_PY_CACHE_DIR or the platformdirs user cache)")
     c.set_defaults(func=_cache)

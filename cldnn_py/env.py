@@ -7,6 +7,9 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
   private (0700), refused with a warning when another user owns it or its group or others can write it
   (``safe_dirs.py``).
 - ``CLDNN_PY_NO_CACHE``: ``1`` turns the kernel binary cache off.
+- ``CLDNN_PY_WARM_START``: ``0`` turns the warm-start cache off (``warm_start.py``: compiled Programs kept under
+  ``<cache>/programs``, so a model's second start runs no pass and no kernel choice); ``CLDNN_PY_WARM_START_MAX_MB``
+  bounds that folder (default 4096 MiB; the least recently used entries are deleted first).
 - ``CLDNN_PY_BINARY_CACHE``: ``1`` stores program binaries always, ``0`` never, ``auto`` (default) only when the
   driver keeps no build cache of its own (not on PoCL).
 - ``POCL_CACHE_DIR``: PoCL's own; when unset, PoCL's compiled kernels go under the kernel binary cache folder
@@ -83,6 +86,20 @@ def pocl_cache_dir() -> str | None:
 def no_cache() -> bool:
     """True when ``CLDNN_PY_NO_CACHE`` is set to a non-empty value other than ``0``."""
     return os.environ.get("CLDNN_PY_NO_CACHE", "0") not in ("", "0")
+
+
+def warm_start() -> bool:
+    """False when ``CLDNN_PY_WARM_START`` is ``0`` (or ``CLDNN_PY_NO_CACHE`` is set)."""
+    return os.environ.get("CLDNN_PY_WARM_START", "1") not in ("0", "false", "no", "off") and not no_cache()
+
+
+def warm_start_max_bytes() -> int:
+    """``CLDNN_PY_WARM_START_MAX_MB`` in bytes (default 4096 MiB); ValueError for a value that is not a number."""
+    raw = os.environ.get("CLDNN_PY_WARM_START_MAX_MB", "") or "4096"
+    try:
+        return int(float(raw) * 2**20)
+    except ValueError:
+        raise ValueError(f"CLDNN_PY_WARM_START_MAX_MB must be a number of MiB, got {raw!r}") from None
 
 
 def tuning_cache() -> str | None:

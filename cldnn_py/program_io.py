@@ -39,12 +39,14 @@ import threading
 import time
 import zipfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kernel_selector import ClKernelData, selector
+from kernel_selector.selector import kernel_module
 
 from .build_options import BuildOptions
 from .errors import CldnnError, ProgramFileError
@@ -119,8 +121,9 @@ def _manifest(program: Any, arrays: list[np.ndarray]) -> dict[str, Any]:
             "flags": [node.constant, node.is_output, node.optimized_out, node.in_place],
             "forced_format": encode(node.forced_format, arrays), "forced_dtype": encode(node.forced_dtype, arrays),
             "buffer_of": node.buffer_of,
-            "impl": None if node.impl is None else {"kernel": node.impl.kernel_name,
-                                                    "variant": encode(node.impl.variant, arrays)},
+            "impl": None if node.impl is None else {
+                "kernel": node.impl.kernel_name, "variant": encode(node.impl.variant, arrays),
+                "module": kernel_module(node.kind, node.impl.kernel_name, program.engine.kind)},
         }
         if node.kind == "data":  # the constant as the device holds it (packed, padded, converted)
             mem = program.constants[node.id]
@@ -293,6 +296,7 @@ def _restore(engine: Engine, manifest: dict[str, Any], arrays: list[np.ndarray],
             "pass_timings_ms": {}, "binary_cache_hits": 0,
         }
         consts = {e["id"]: arrays[int(e["data"]["array"])] for e in manifest["nodes"] if "data" in e}
+        modules = {str(e["id"]): str(e["impl"].get("module") or "") for e in manifest["nodes"] if e["impl"]}
     except ProgramFileError as e:
         raise ProgramFileError(f"'{name}': {e}") from None
     except (ProgramCodecError, CldnnError, KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
@@ -301,10 +305,21 @@ def _restore(engine: Engine, manifest: dict[str, Any], arrays: list[np.ndarray],
         check_graph(state, consts)
     except ProgramFileError as e:
         raise ProgramFileError(f"'{name}': {e}") from None
-    _kernels(engine, state, name)
+    sources, users = _kernels(engine, state, name, modules)
     if isinstance(arrays, _CrcChecked):
         arrays.verify()
-    state["constants"] = _upload(engine, state, consts)
+    # the kernels build (PoCL: threads that load its cache) while the constants are copied to the device; on a
+    # driver that builds in one thread only (Oclgrind's checker crashes in any other), one after the other
+    progress = state["options"].progress
+    if engine.build_threads > 1:
+        with ThreadPoolExecutor(max_workers=1) as ex:
+            built = ex.submit(build_programs, engine, sources, users, progress)
+            state["constants"] = _upload(engine, state, consts)
+            state["cl_programs"], state["entry_program"] = built.result()
+    else:
+        state["cl_programs"], state["entry_program"] = build_programs(engine, sources, users, progress)
+        state["constants"] = _upload(engine, state, consts)
+    state["kernels_built"] = len(sources)
     for pid, mem in state["constants"].items():  # the constant's logical array is read back from here when asked
         object.__setattr__(nodes[pid].primitive, "_memory", mem)
     return state
@@ -382,9 +397,10 @@ class StoredData(Data):
         return arr
 
 
-def _kernels(engine: Engine, state: dict[str, Any], name: str) -> None:
-    """Each computed node's kernel made again from its stored layouts by the named kernel (re-validated), then all
-    OpenCL sources built in batches as compile_graph does."""
+def _kernels(engine: Engine, state: dict[str, Any], name: str,
+             modules: dict[str, str]) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Each computed node's kernel made again from its stored layouts by the named kernel (re-validated): the
+    OpenCL sources to build ({entry: source}) and the primitives of each ({entry: ids})."""
     sources: dict[str, str] = {}
     users: dict[str, list[str]] = {}
     ctx = _Context(engine, state["options"], state["device_caps"])
@@ -394,7 +410,8 @@ def _kernels(engine: Engine, state: dict[str, Any], name: str) -> None:
                 raise ProgramFileError(f"'{name}': node '{node.id}' runs a kernel but none is stored")
             continue
         try:
-            kd = selector.kernel_for(node_params(ctx, node), node.impl.kernel_name, node.impl.variant or None)
+            kd = selector.kernel_for(node_params(ctx, node), node.impl.kernel_name, node.impl.variant or None,
+                                     modules.get(node.id))
         except CldnnError as e:
             raise ProgramFileError(f"'{name}': {e}") from None
         node.impl = Impl(kd.kernel_name, kd.kernels, dict(kd.variant))
@@ -402,8 +419,7 @@ def _kernels(engine: Engine, state: dict[str, Any], name: str) -> None:
             if isinstance(k, ClKernelData):
                 sources.setdefault(k.entry, k.source)
                 users.setdefault(k.entry, []).append(node.id)
-    state["cl_programs"], state["entry_program"] = build_programs(engine, sources, users, state["options"].progress)
-    state["kernels_built"] = len(sources)
+    return sources, users
 
 
 class _Context:

@@ -23,9 +23,10 @@ import numpy as np
 from .build_options import BuildOptions
 from .engine import Engine
 from .errors import TopologyError
-from .frontend import load_onnx
 from .io_signature import TensorSignature
 from .network import Network
+from .program import Program
+from .warm_start import compiled_program
 
 _ORT_TYPE = {"float32": "float", "float64": "double", "bool": "bool"}
 
@@ -59,6 +60,8 @@ class InferenceSession:
         input_shapes: {input name: shape} to fix dynamic dimensions at build (optional; otherwise each new input
             shape builds its specialization on first use).
         options: BuildOptions for the engine (precision and other build options).
+    A static model's compiled Program comes from the warm-start cache when it is there (``cldnn_py/warm_start.py``:
+    a second start runs no import, pass or kernel choice), and is stored there otherwise.
     Raises:
         OnnxImportError, UnsupportedError, ShapeError: as ``load_onnx``; the build's errors (KernelBuildError,
         DeviceError).
@@ -68,18 +71,23 @@ class InferenceSession:
                  provider_options: Any = None, *, device: str | Engine | None = None, fallback: str = "none",
                  input_shapes: dict[str, tuple[int, ...]] | None = None, options: BuildOptions | None = None) -> None:
         self.engine = device if isinstance(device, Engine) else Engine(device)
-        self.topology = load_onnx(path_or_bytes, input_shapes, fallback=fallback)
-        self.network = Network(self.engine, self.topology, options)
+        got = compiled_program(path_or_bytes, self.engine, input_shapes, options, fallback)
+        if isinstance(got, Program):  # static: from the warm-start cache, or built and stored there
+            self.network = Network(got)
+        else:
+            self.network = Network(self.engine, got, options)
+        self._inputs = dict(got.input_signature)
+        self._output_sigs = dict(got.output_signature)
         self._fallback = fallback
-        self._outputs = list(self.topology.output_signature)  # every graph output, in declared order
+        self._outputs = list(self._output_sigs)  # every graph output, in declared order
 
     def get_inputs(self) -> list[NodeArg]:
         """The model's inputs (initializers excluded), in declared order."""
-        return [node_arg(s) for s in self.topology.input_signature.values()]
+        return [node_arg(s) for s in self._inputs.values()]
 
     def get_outputs(self) -> list[NodeArg]:
         """The model's outputs, in declared order."""
-        return [node_arg(self.topology.output_signature[n]) for n in self._outputs]
+        return [node_arg(self._output_sigs[n]) for n in self._outputs]
 
     def get_providers(self) -> list[str]:
         """``["CldnnPyExecutionProvider"]``, plus ``"CPUExecutionProvider"`` (onnxruntime) with fallback."""

@@ -54,6 +54,34 @@ def _load_all() -> None:
     _LOADED = True
 
 
+_MODULES: set[str] | None = None
+
+
+def kernel_modules() -> set[str]:
+    """The names of every kernel module of the package (listed, not imported)."""
+    global _MODULES
+    if _MODULES is None:
+        from . import kernels
+
+        _MODULES = {m.name for m in pkgutil.walk_packages(kernels.__path__, kernels.__name__ + ".")}
+    return _MODULES
+
+
+def load_module(module: str) -> None:
+    """Import one kernel module (its kernels register themselves): a loaded Program imports only the kernels it
+    runs, not all ~300 modules (0.5-2 s; the CPU kernels import numba). Raises UnsupportedError for a name that is
+    not a kernel module of this package (a saved file cannot make us import anything else)."""
+    if module not in kernel_modules():
+        raise UnsupportedError(f"'{module}' is not a kernel module of kernel_selector")
+    importlib.import_module(module)
+
+
+def kernel_module(primitive: str, name: str, engine: str) -> str:
+    """The module that defines kernel ``name`` of ``primitive`` for ``engine`` ("" when there is none)."""
+    k = next((k for k in candidates(primitive) if k.name == name and k.engine == engine), None)
+    return type(k).__module__ if k is not None else ""
+
+
 def candidates(primitive: str) -> list[KernelBase]:
     """Every registered kernel of a primitive type (all engine kinds)."""
     _load_all()
@@ -110,12 +138,19 @@ class KernelSelector:
             reason = k.validate(params)
         return reason
 
-    def kernel_for(self, params: Params, name: str, variant: dict[str, int] | None = None) -> KernelData:
+    def kernel_for(self, params: Params, name: str, variant: dict[str, int] | None = None,
+                   module: str | None = None) -> KernelData:
         """The KernelData of the kernel called ``name`` with its tune ``variant`` (None or {}: its default), after the
         same checks :meth:`explain` makes for that one kernel (a saved Program is loaded this way: no other candidate
-        is looked at). Raises UnsupportedError naming the primitive when no such kernel exists for its type and
-        engine, when it cannot run ``params``, or when ``variant`` is not one of its own ``tune_variants``."""
-        k = next((k for k in candidates(params.kind) if k.name == name and k.engine == params.engine), None)
+        is looked at; with ``module``, the kernel module :func:`kernel_module` named, only that module is imported).
+        Raises UnsupportedError naming the primitive when no such kernel exists for its type and engine, when it
+        cannot run ``params``, or when ``variant`` is not one of its own ``tune_variants``."""
+        if module and not _LOADED:
+            load_module(module)
+            pool = _REGISTRY.get(params.kind, [])
+        else:
+            pool = candidates(params.kind)
+        k = next((k for k in pool if k.name == name and k.engine == params.engine), None)
         reason = "does not exist" if k is None else self._reason(k, params)
         if reason is None and k is not None and variant and variant not in k.tune_variants(params):
             reason = f"variant {variant} is not one of its tune variants"

@@ -36,6 +36,8 @@ os.makedirs(_root, mode=0o700, exist_ok=True)
 os.makedirs(os.environ["POCL_CACHE_DIR"], mode=0o700, exist_ok=True)
 os.environ["CLDNN_PY_TUNING_CACHE"] = str(_root / f"tuning_{_worker}_{os.getpid()}.json")
 os.environ.setdefault("CLDNN_PY_CACHE_DIR", str(_root / "kernels"))  # the kernel binary cache, shared by workers
+# the warm-start cache (cldnn_py/warm_start.py) would store every model a test compiles: off, except in its own tests
+os.environ.setdefault("CLDNN_PY_WARM_START", "0")
 # two test workers share the 2 cores, each with its own PoCL workers: leave them unpinned (cldnn_py/cpu_pinning.py)
 os.environ.setdefault("CLDNN_PY_CPU_PINNING", "0")
 # Oclgrind (tests/oclgrind) reads its OCLGRIND_* settings once, when pyopencl first lists the platforms, so they are

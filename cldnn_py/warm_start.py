@@ -1,0 +1,291 @@
+"""The warm-start cache: a model's compiled Program kept on disk, so its second start runs no ONNX import, no pass
+and no kernel choice (OpenVINO's ``compile_model`` with ``CACHE_DIR``; onnxruntime's optimized-model file).
+
+``compile_model(model, device)`` is the entry point (``InferenceSession`` and the CLI use it): it looks the model
+up here and loads the saved Program (``Program.load``: kernels made again from the package's templates and built
+through the kernel binary cache and PoCL's cache), or imports and builds it and stores it. Only static programs are
+stored; a model with dynamic dimensions (give ``input_shapes``) or partitioned with onnxruntime is built as before.
+
+**Key**: the SHA-256 of a JSON object holding the model's SHA-256 (for a file: computed once and remembered by its
+path, size, mtime and inode in ``<cache>/programs/index``), the size and mtime of the other files in its folder
+except ``*.onnx`` and hidden ones (a model's external data), the input shapes, the fallback, the build options that
+shape the graph, the forced kernels (``CLDNN_PY_FORCE_IMPL``), the tuning cache file's size and mtime (unless
+tuning is off), the engine kind and device identity (name, platform and driver versions), the package version and
+the program format version. Any of them changing gives a new entry.
+
+**Where**: ``<kernel cache folder>/programs`` (``Engine(cache_dir=...)``, ``CLDNN_PY_CACHE_DIR`` or the platformdirs
+user cache), created private (0700) like the kernel cache (``safe_dirs.py``); entries are ``<key>.cldnn`` files
+written atomically. ``CLDNN_PY_WARM_START=0`` or ``CLDNN_PY_NO_CACHE=1`` turns it off; the folder is bounded by
+``CLDNN_PY_WARM_START_MAX_MB`` (least recently used entries deleted first). An entry that fails to load (truncated,
+tampered, foreign: :class:`~cldnn_py.errors.ProgramFileError`) is logged, deleted and rebuilt, never fatal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from . import env
+from .build_options import BuildOptions
+from .engine import Engine
+from .errors import ProgramFileError
+from .frontend import load_onnx
+from .kernel_cache import default_dir, default_tuning_cache_path
+from .network import Network
+from .program import Program
+from .safe_dirs import private_dir, private_subdir
+from .topology import Topology
+from .version import __version__
+
+log = logging.getLogger("cldnn_py.warm_start")
+
+SUFFIX = ".cldnn"
+MAX_SIBLINGS = 1000
+"""A model folder with more files than this (besides ``*.onnx``) is not warm-started: the key would cost too much."""
+
+
+class WarmStartCache:
+    """Compiled Programs on disk (module docstring). ``hits`` / ``misses`` / ``rejected`` count lookups.
+
+    Args:
+        directory: the folder (None: ``<kernel cache folder>/programs``).
+        enabled: None follows ``CLDNN_PY_WARM_START`` / ``CLDNN_PY_NO_CACHE``.
+    """
+
+    def __init__(self, directory: Path | str | None = None, enabled: bool | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else default_dir() / "programs"
+        self.enabled = env.warm_start() if enabled is None else enabled
+        self.hits = self.misses = self.rejected = 0
+
+    @classmethod
+    def for_engine(cls, engine: Engine, enabled: bool | None = None) -> WarmStartCache:
+        """The cache next to ``engine``'s kernel binary cache (``<its folder>/programs``)."""
+        kc = getattr(engine, "kernel_cache", None)
+        return cls((Path(kc.directory) if kc is not None else default_dir()) / "programs", enabled)
+
+    def folder(self) -> Path | None:
+        """The folder, created private (0700) or checked; None (warning logged by safe_dirs) when it is not a private
+        folder of this user."""
+        parent = private_dir(self.directory.parent, "warm-start cache")
+        return private_subdir(parent, self.directory.name)
+
+    # ----- keys ------------------------------------------------------------------------------------------------
+    def key(self, engine: Engine, model: Any, input_shapes: dict[str, tuple[int, ...]] | None,
+            options: BuildOptions, fallback: str) -> str | None:
+        """The entry key (64 hex digits) of a build, or None when the model cannot be keyed (a folder with too many
+        files, an unreadable file)."""
+        from .program_codec import encode  # lazy: they import kernel_selector, which imports cldnn_py.layout
+        from .program_io import FORMAT_VERSION, RUNTIME_OPTIONS, device_identity
+
+        digest, siblings = self._model_digest(model)
+        if digest is None:
+            return None
+        opts = {k: v for k, v in vars(options).items() if k not in RUNTIME_OPTIONS}
+        if opts.get("tuning_cache") is not None:
+            opts["tuning_cache"] = str(opts["tuning_cache"])
+        tuning = None
+        if options.tuning != "off":
+            p = Path(options.tuning_cache or default_tuning_cache_path())
+            tuning = [str(p), *_stat(p)]
+        doc = {"format": FORMAT_VERSION, "package": __version__, "device": device_identity(engine),
+               "model": digest, "siblings": siblings, "fallback": fallback,
+               "input_shapes": sorted((k, list(v)) for k, v in (input_shapes or {}).items()),
+               "options": encode(opts, []), "forced": sorted(env.forced_impls().items()), "tuning": tuning}
+        return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+    def _model_digest(self, model: Any) -> tuple[str | None, list[Any]]:
+        if isinstance(model, (bytes, bytearray, memoryview)):
+            return hashlib.sha256(model).hexdigest(), []
+        if not isinstance(model, (str, os.PathLike)):  # an onnx.ModelProto
+            return hashlib.sha256(model.SerializeToString()).hexdigest(), []
+        path = Path(model).resolve()
+        try:
+            st = path.stat()
+            siblings = sorted([e.name, *_stat(Path(e.path))] for e in os.scandir(path.parent)
+                              if e.name != path.name and not e.name.startswith(".") and
+                              not e.name.endswith(".onnx") and e.is_file())
+        except OSError as e:
+            log.debug("warm start: cannot stat %s: %s", path, e)
+            return None, []
+        if len(siblings) > MAX_SIBLINGS:
+            log.info("warm start: %s has %d other files; not cached", path.parent, len(siblings))
+            return None, []
+        return self._file_digest(path, st), siblings
+
+    def _file_digest(self, path: Path, st: os.stat_result) -> str | None:
+        """The SHA-256 of a model file, remembered by path, size, mtime and inode (hashing 100 MB costs ~65 ms)."""
+        ident = [str(path), st.st_size, st.st_mtime_ns, st.st_ino]
+        folder = self.folder() if self.enabled else None
+        index = private_subdir(folder, "index") if folder is not None else None
+        entry = index / (hashlib.sha256(str(path).encode()).hexdigest()[:32] + ".json") if index else None
+        if entry is not None and entry.is_file() and not entry.is_symlink():
+            try:
+                known = json.loads(entry.read_text())
+                if known.get("ident") == ident and isinstance(known.get("sha256"), str):
+                    return str(known["sha256"])
+            except (OSError, ValueError, AttributeError):
+                pass
+        h = hashlib.sha256()
+        try:
+            with open(path, "rb") as f:
+                while chunk := f.read(1 << 22):
+                    h.update(chunk)
+        except OSError as e:
+            log.debug("warm start: cannot read %s: %s", path, e)
+            return None
+        digest = h.hexdigest()
+        if entry is not None:
+            _atomic_write(entry, json.dumps({"ident": ident, "sha256": digest}).encode())
+        return digest
+
+    # ----- entries ---------------------------------------------------------------------------------------------
+    def load(self, engine: Engine, key: str) -> Program | None:
+        """The Program stored under ``key``, or None (no entry; or a bad one, which is logged and deleted)."""
+        folder = self.folder() if self.enabled else None
+        if folder is None:
+            return None
+        path = folder / f"{key}{SUFFIX}"
+        try:
+            st = os.lstat(path)
+        except OSError:
+            self.misses += 1
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            log.warning("warm start: %s is not a regular file; ignored", path)
+            self.misses += 1
+            return None
+        try:
+            prog = Program.load(engine, path)
+        except ProgramFileError as e:
+            log.warning("warm start: entry %s refused (%s); rebuilding it", path.name, e)
+            self.rejected += 1
+            path.unlink(missing_ok=True)
+            return None
+        os.utime(path)  # least recently used goes first when the folder is full
+        self.hits += 1
+        return prog
+
+    def store(self, program: Program, key: str) -> None:
+        """Save ``program`` under ``key`` (atomic), then delete the least recently used entries beyond
+        ``CLDNN_PY_WARM_START_MAX_MB``. A folder that cannot be written makes it a no-op (warning)."""
+        folder = self.folder() if self.enabled else None
+        if folder is None:
+            return
+        try:
+            program.save(folder / f"{key}{SUFFIX}")
+        except (OSError, ProgramFileError) as e:
+            log.warning("warm start: cannot store the program in %s: %s", folder, e)
+            return
+        self._evict(folder, env.warm_start_max_bytes())
+
+    def _entries(self, folder: Path) -> list[tuple[float, int, Path]]:
+        out = []
+        for e in os.scandir(folder):
+            if e.name.endswith(SUFFIX) and e.is_file(follow_symlinks=False):
+                st = e.stat(follow_symlinks=False)
+                out.append((st.st_mtime, st.st_size, Path(e.path)))
+        return sorted(out)
+
+    def _evict(self, folder: Path, limit: int) -> None:
+        entries = self._entries(folder)
+        total = sum(s for _, s, _ in entries)
+        for _, size, path in entries[:-1]:  # never the newest
+            if total <= limit:
+                break
+            path.unlink(missing_ok=True)
+            total -= size
+            log.info("warm start: deleted %s (the folder is over %d MiB)", path.name, limit >> 20)
+
+    def info(self) -> dict[str, Any]:
+        """{"directory", "enabled", "entries", "bytes"}."""
+        entries = self._entries(self.directory) if self.directory.is_dir() and not self.directory.is_symlink() else []
+        return {"directory": str(self.directory), "enabled": self.enabled, "entries": len(entries),
+                "bytes": sum(s for _, s, _ in entries)}
+
+    def clear(self) -> int:
+        """Delete every entry and the digest index; returns how many entries. Links are never followed."""
+        if not self.directory.is_dir() or self.directory.is_symlink():
+            return 0
+        entries = self._entries(self.directory)
+        for _, _, p in entries:
+            p.unlink(missing_ok=True)
+        index = self.directory / "index"
+        if index.is_dir() and not index.is_symlink():
+            for e in os.scandir(index):
+                if e.is_file(follow_symlinks=False):
+                    os.unlink(e.path)
+        return len(entries)
+
+
+def _stat(p: Path) -> list[int]:
+    try:
+        st = p.stat()
+        return [st.st_size, st.st_mtime_ns]
+    except OSError:
+        return [-1, -1]
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    import tempfile
+
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp_")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as e:
+        log.debug("warm start: cannot write %s: %s", path, e)
+
+
+def compiled_program(model: Any, engine: Engine, input_shapes: dict[str, tuple[int, ...]] | None = None,
+                     options: BuildOptions | None = None, fallback: str = "none",
+                     warm_start: bool | None = None) -> Program | Topology:
+    """The model's Program from the warm-start cache, or imported, built and stored; for a model that cannot be one
+    static Program (dynamic dimensions, value inputs, partitioned), its Topology, unbuilt. Arguments and errors as
+    :func:`compile_model`."""
+    opts = options or BuildOptions()
+    cache = WarmStartCache.for_engine(engine, warm_start)
+    key = cache.key(engine, model, input_shapes, opts, fallback) if cache.enabled else None
+    prog = cache.load(engine, key) if key is not None else None
+    if prog is not None:
+        prog.options.progress, prog.options.watchdog_s = opts.progress, opts.watchdog_s  # this process decides
+        log.info("warm start: program from %s in %.0f ms", prog.source, prog.build_time_ms)
+        return prog
+    topo = load_onnx(model, input_shapes, fallback=fallback)
+    if topo.is_dynamic or topo.is_partitioned:
+        return topo
+    prog = Program(engine, topo, opts)
+    if key is not None:
+        cache.store(prog, key)
+    return prog
+
+
+def compile_model(model: Any, device: str | Engine | None = None, *,
+                  input_shapes: dict[str, tuple[int, ...]] | None = None, options: BuildOptions | None = None,
+                  fallback: str = "none", warm_start: bool | None = None) -> Network:
+    """An ONNX model (path, bytes or ``onnx.ModelProto``) compiled into a ready Network, through the warm-start
+    cache (OpenVINO's ``core.compile_model`` with a cache folder).
+
+    Args:
+        model: the model.
+        device: an Engine or its spec (``"cl:P:D"``, ``"cpu"``; None: ``Engine()``'s choice).
+        input_shapes: {input name: shape} fixing dynamic or different input dimensions (as ``load_onnx``).
+        options: BuildOptions (None: the defaults).
+        fallback: ``"none"`` or ``"onnxruntime"`` (as ``load_onnx``).
+        warm_start: False skips the cache; None follows ``CLDNN_PY_WARM_START``.
+    Returns:
+        A Network; ``network.program.source`` is the entry's path when it came from the cache. A dynamic model
+        gives a DynamicNetwork, a partitioned one a PartitionedNetwork (neither is cached).
+    Raises:
+        The errors of ``load_onnx`` and of the build; never a cache problem (logged, then rebuilt).
+    """
+    engine = device if isinstance(device, Engine) else Engine(device)
+    got = compiled_program(model, engine, input_shapes, options, fallback, warm_start)
+    if isinstance(got, Program):
+        return Network(got)
+    return Network(engine, got, options)
