@@ -23,10 +23,11 @@ def zoo_model(name: str) -> pathlib.Path:
     return path
 
 
-def run_child(code: str, model: pathlib.Path, env: dict[str, str], drop: tuple[str, ...] = ()) -> dict[str, float]:
-    """Run ``python -c code model`` with ``env`` over this process's environment (minus ``drop``); the JSON dict
-    its last output line holds. Raises CalledProcessError if the child fails."""
+def run_child(code: str, model: pathlib.Path, env: dict[str, str], drop: tuple[str, ...] = (),
+              args: tuple[str, ...] = ()) -> dict[str, float]:
+    """Run ``python -c code model *args`` with ``env`` over this process's environment (minus ``drop``); the JSON
+    dict its last output line holds. Raises CalledProcessError if the child fails."""
     full = {k: v for k, v in {**os.environ, **env}.items() if k not in drop}
-    out = subprocess.run([sys.executable, "-c", code, str(model)], env=full, capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", code, str(model), *args], env=full, capture_output=True, text=True,
                          check=True, cwd=ROOT).stdout
     return json.loads(out.strip().splitlines()[-1])
