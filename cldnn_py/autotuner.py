@@ -40,7 +40,7 @@ KEEP_DEFAULT = 1.05  # a variant must beat the priority rules' choice by more th
 def tuning_candidates(params: Params) -> list[tuple[str, dict[str, int], KernelData]]:
     """[(kernel name, variant, KernelData)] to time for ``params``: every valid kernel's variants, reference
     kernels only when nothing else validates."""
-    by_name = {k.name: k for k in candidates(params.kind) if k.engine == params.engine}
+    by_name = {k.name: k for k in candidates(params.kind, params.engine)}
     out = []
     for v in tunable(selector.explain(params)):
         k = by_name[v.kernel]

@@ -8,6 +8,7 @@ Data, InputLayout).
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,15 +103,15 @@ def insert_between(nodes: dict[str, ProgramNode], dep: ProgramNode, user: Progra
 def topological_order(nodes: dict[str, ProgramNode]) -> list[ProgramNode]:
     """Nodes with every dependency before its users; ties keep insertion order (stable, deterministic)."""
     indeg = {n.id: len({id(d) for d in n.dependencies}) for n in nodes.values()}
-    ready = [n for n in nodes.values() if indeg[n.id] == 0]
-    order: list[ProgramNode] = []
     pos = {nid: i for i, nid in enumerate(nodes)}
+    ready = [(pos[n.id], n.id) for n in nodes.values() if indeg[n.id] == 0]
+    heapq.heapify(ready)  # the ready node first in insertion order (a heap: sorting the list each time was O(n^2))
+    order: list[ProgramNode] = []
     while ready:
-        ready.sort(key=lambda n: pos[n.id])
-        n = ready.pop(0)
+        n = nodes[heapq.heappop(ready)[1]]
         order.append(n)
         for u in {id(u): u for u in n.users}.values():
             indeg[u.id] -= 1
             if indeg[u.id] == 0:
-                ready.append(u)
+                heapq.heappush(ready, (pos[u.id], u.id))
     return order

@@ -28,7 +28,7 @@ from .tuning_cache import TuningCache, Winner
 log = logging.getLogger("cldnn_py.tuning")
 
 _REGISTRY: dict[str, list[KernelBase]] = {}
-_LOADED = False
+_LOADED_FOR: set[str] = set()  # engine kinds whose kernel modules are all imported ("all": every module)
 
 
 def register(cls: type[KernelBase]) -> type[KernelBase]:
@@ -43,15 +43,23 @@ def register(cls: type[KernelBase]) -> type[KernelBase]:
     return cls
 
 
-def _load_all() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    from . import kernels
+def is_cpu_module(module: str) -> bool:
+    """True for a module of the CPU engine's (numba) kernels or their helpers: ``<prim>_kernel_cpu_*`` or
+    ``cpu_*`` (the naming rule of DESIGN.md §2; tests/unit/test_architecture.py checks every registered kernel)."""
+    leaf = module.rsplit(".", 1)[-1]
+    return "_kernel_cpu_" in leaf or leaf.startswith("cpu_")
 
-    for mod in pkgutil.walk_packages(kernels.__path__, kernels.__name__ + "."):
-        importlib.import_module(mod.name)
-    _LOADED = True
+
+def _load_all(engine: str | None = None) -> None:
+    """Import the kernel modules of one engine kind (``"ocl"``: not the numba ones, whose import costs ~0.5 s;
+    ``"cpu"``: only those), or of every kind (None)."""
+    key = engine or "all"
+    if key in _LOADED_FOR or "all" in _LOADED_FOR:
+        return
+    for name in sorted(kernel_modules()):
+        if engine is None or is_cpu_module(name) == (engine == "cpu"):
+            importlib.import_module(name)
+    _LOADED_FOR.add(key)
 
 
 _MODULES: set[str] | None = None
@@ -78,14 +86,14 @@ def load_module(module: str) -> None:
 
 def kernel_module(primitive: str, name: str, engine: str) -> str:
     """The module that defines kernel ``name`` of ``primitive`` for ``engine`` ("" when there is none)."""
-    k = next((k for k in candidates(primitive) if k.name == name and k.engine == engine), None)
+    k = next((k for k in candidates(primitive, engine) if k.name == name), None)
     return type(k).__module__ if k is not None else ""
 
 
-def candidates(primitive: str) -> list[KernelBase]:
-    """Every registered kernel of a primitive type (all engine kinds)."""
-    _load_all()
-    return list(_REGISTRY.get(primitive, []))
+def candidates(primitive: str, engine: str | None = None) -> list[KernelBase]:
+    """Every registered kernel of a primitive type: of engine kind ``engine`` only, or of all kinds (None)."""
+    _load_all(engine)
+    return [k for k in _REGISTRY.get(primitive, []) if engine is None or k.engine == engine]
 
 
 @dataclass(frozen=True)
@@ -116,7 +124,7 @@ class KernelSelector:
     def explain(self, params: Params) -> list[Verdict]:
         """Every candidate of ``params.kind`` with its verdict, usable ones first by priority."""
         out = []
-        for k in candidates(params.kind):
+        for k in candidates(params.kind, params.engine):
             reason = self._reason(k, params)
             out.append(Verdict(k.name, k.priority(params) if reason is None else None, reason))
         out.sort(key=lambda v: (v.reason is not None, v.priority or 0, v.kernel))
@@ -145,11 +153,11 @@ class KernelSelector:
         is looked at; with ``module``, the kernel module :func:`kernel_module` named, only that module is imported).
         Raises UnsupportedError naming the primitive when no such kernel exists for its type and engine, when it
         cannot run ``params``, or when ``variant`` is not one of its own ``tune_variants``."""
-        if module and not _LOADED:
+        if module and params.engine not in _LOADED_FOR and "all" not in _LOADED_FOR:
             load_module(module)
             pool = _REGISTRY.get(params.kind, [])
         else:
-            pool = candidates(params.kind)
+            pool = candidates(params.kind, params.engine)
         k = next((k for k in pool if k.name == name and k.engine == params.engine), None)
         reason = "does not exist" if k is None else self._reason(k, params)
         if reason is None and k is not None and variant and variant not in k.tune_variants(params):
@@ -167,7 +175,7 @@ class KernelSelector:
         ``params.device`` when it is one the tuner could have chosen (:meth:`stored_winner`), else the lowest
         priority. Raises UnsupportedError with the explanation."""
         verdicts = self.explain(params)
-        by_name = {k.name: k for k in candidates(params.kind) if k.engine == params.engine}
+        by_name = {k.name: k for k in candidates(params.kind, params.engine)}
         if forced is not None:
             v = next((v for v in verdicts if v.kernel == forced), None)
             if v is None or v.reason is not None:
@@ -198,7 +206,7 @@ class KernelSelector:
         won = cache.lookup(params.device, params)
         if won is None:
             return None
-        by_name = {k.name: k for k in candidates(params.kind) if k.engine == params.engine}
+        by_name = {k.name: k for k in candidates(params.kind, params.engine)}
         reason = self._winner_problem(params, verdicts if verdicts is not None else self.explain(params), by_name,
                                       won)
         if reason is not None:

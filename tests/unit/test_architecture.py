@@ -51,3 +51,28 @@ def test_each_package_imports_first_in_a_fresh_interpreter(module):
     r = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=ROOT, capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
+
+
+def test_kernel_module_names_tell_the_engine():
+    """A module named ``<prim>_kernel_cpu_*`` / ``cpu_*`` registers CPU-engine kernels only and every other module
+    OpenCL ones only: an OpenCL engine imports only the latter (no numba import at its start)."""
+    import sys
+
+    import kernel_selector  # noqa: F401
+
+    sm = sys.modules["kernel_selector.selector"]
+    sm.candidates("convolution")  # every module of every engine kind
+    wrong = [(type(k).__module__, k.engine, k.name) for ks in sm._REGISTRY.values() for k in ks
+             if type(k).__module__.startswith("kernel_selector.kernels.")  # not a test's own kernel
+             and sm.is_cpu_module(type(k).__module__) != (k.engine == "cpu")]
+    assert not wrong and sum(len(v) for v in sm._REGISTRY.values()) > 100
+
+
+def test_an_opencl_build_does_not_import_numba():
+    code = ("import sys, numpy as np, cldnn_py as cl\n"
+            "t = cl.Topology(cl.InputLayout('x', cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 4))))\n"
+            "t.add(cl.Activation('y', 'x', 'relu'))\n"
+            "cl.Network(cl.Engine(), t).run({'x': np.arange(-2, 2, dtype=np.float32).reshape(1, 4)})\n"
+            "print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "False"
