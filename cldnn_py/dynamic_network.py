@@ -20,7 +20,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from .engine import Engine
 from .errors import CldnnError, TopologyError
 from .io_signature import TensorSignature, as_feed, check_dims, check_dtype, storage_dtype
 from .network import Network, NetworkOutput, ProfilingEntry
+from .program import Program
 from .topology import Topology
 
 log = logging.getLogger("cldnn_py.dynamic_network")
@@ -68,6 +69,16 @@ class DynamicTopology(Topology):
         return f"{type(self).__name__}({self.name}; {sig})"
 
 
+class ProgramCache(Protocol):
+    """Where a DynamicNetwork keeps its specializations across processes (``warm_start.py`` gives one):
+    ``load(signature)`` the stored Program or None, ``store(program, signature)``; a signature is the repr of the
+    network's key (input shapes and the values of shape-determining inputs)."""
+
+    def load(self, signature: str) -> Program | None: ...
+
+    def store(self, program: Program, signature: str) -> None: ...
+
+
 class DynamicNetwork(Network):
     """A Network over a :class:`DynamicTopology`: the same API, one static Network per input signature.
 
@@ -94,6 +105,8 @@ class DynamicNetwork(Network):
         self.output_signature = dict(topology.output_signature)
         self.builds = 0
         self.last_build_ms = 0.0
+        self.program_cache: ProgramCache | None = None  # compile_model's warm-start cache for the specializations
+        self.loaded = 0  # specializations loaded from program_cache
 
     # ----- the specialization cache -----------------------------------------------------------------------------
     def _key(self, shapes: dict[str, tuple[int, ...]], feeds: dict[str, np.ndarray]) -> SignatureKey:
@@ -109,10 +122,20 @@ class DynamicNetwork(Network):
             self._cache.move_to_end(key)
             return net
         t0 = time.perf_counter()
-        net = Network(self.engine, self.topology.specialize(shapes, feeds), self.options)
+        first_key = key
+        prog = self.program_cache.load(repr(key)) if self.program_cache is not None else None
+        if prog is not None:
+            self.loaded += 1
+        else:
+            prog = Program(self.engine, self.topology.specialize(shapes, feeds), self.options)
+            key = self._key(shapes, feeds)  # specialize may have found another value input
+            # stored only when it did not: a later process keys this signature the same way (a value input found
+            # here would be missing from its key, so two different values would share an entry)
+            if self.program_cache is not None and key == first_key:
+                self.program_cache.store(prog, repr(key))
+        net = Network(prog)
         self.last_build_ms = (time.perf_counter() - t0) * 1e3
         self.builds += 1
-        key = self._key(shapes, feeds)  # specialize may have found another value input
         self._cache[key] = net
         while len(self._cache) > self.options.max_specializations:
             self._cache.popitem(last=False)

@@ -32,6 +32,7 @@ from typing import Any
 
 from . import env
 from .build_options import BuildOptions
+from .dynamic_network import DynamicNetwork
 from .engine import Engine
 from .errors import ProgramFileError
 from .frontend import load_onnx
@@ -288,4 +289,29 @@ def compile_model(model: Any, device: str | Engine | None = None, *,
     got = compiled_program(model, engine, input_shapes, options, fallback, warm_start)
     if isinstance(got, Program):
         return Network(got)
-    return Network(engine, got, options)
+    net = Network(engine, got, options)
+    if isinstance(net, DynamicNetwork):  # each specialization through the cache too, keyed by its signature
+        cache = WarmStartCache.for_engine(engine, warm_start)
+        key = cache.key(engine, model, input_shapes, options or BuildOptions(), fallback) if cache.enabled else None
+        if key is not None:
+            net.program_cache = Specializations(cache, engine, key)
+    return net
+
+
+class Specializations:
+    """A DynamicNetwork's ProgramCache in the warm-start cache: entry key = SHA-256 of the model's key and the
+    specialization's signature."""
+
+    def __init__(self, cache: WarmStartCache, engine: Engine, key: str) -> None:
+        self.cache, self.engine, self.key = cache, engine, key
+
+    def _key(self, signature: str) -> str:
+        return hashlib.sha256(f"{self.key}:{signature}".encode()).hexdigest()
+
+    def load(self, signature: str) -> Program | None:
+        """The stored Program of this signature, or None."""
+        return self.cache.load(self.engine, self._key(signature))
+
+    def store(self, program: Program, signature: str) -> None:
+        """Store the Program of this signature."""
+        self.cache.store(program, self._key(signature))

@@ -139,3 +139,19 @@ def test_cli_compile_then_run_and_benchmark_the_file(ocl_engine, tmp_path, rng, 
     assert "latency over 2 runs" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="compiled program"):
         main(["benchmark", str(out), "-n", "1", "--batch", "2"])
+
+
+def test_dynamic_model_specializations_are_warm_started(engine, cache_dir, tmp_path, rng):
+    path = tmp_path / "dyn.onnx"
+    onnx.save(conv_model(rng, n=0), path)
+    x = rng.standard_normal((2, 3, 9, 9)).astype(np.float32)
+    first = cl.compile_model(str(path), _engine(engine.kind, cache_dir))
+    assert isinstance(first, DynamicNetwork)
+    a = first.run({"x": x})
+    assert first.loaded == 0 and len(_entries(cache_dir)) == 1
+    second = cl.compile_model(str(path), _engine(engine.kind, cache_dir))
+    b = second.run({"x": x})
+    assert second.loaded == 1
+    np.testing.assert_array_equal(b["prob"], a["prob"])
+    second.run({"x": x[:1]})  # another batch: built and stored
+    assert second.loaded == 1 and len(_entries(cache_dir)) == 2
