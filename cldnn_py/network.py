@@ -2,7 +2,9 @@
 
 ``execute()`` enqueues every kernel without a host wait between them: each enqueue carries the events of its
 dependencies as its wait list (the queue is out-of-order when the device allows it). Outputs carry their events;
-``NetworkOutput.numpy()`` and ``run()`` wait only on those. Profiling comes from the OpenCL events.
+``NetworkOutput.numpy()`` and ``run()`` wait only on those. Profiling comes from the OpenCL events. An execution
+waits for this network's previous one only (its last events), never for other networks on the same queue, so
+several Networks of one Program run at once.
 """
 
 from __future__ import annotations
@@ -173,6 +175,27 @@ class Network:
             deps = tuple(self._insts[d.id] for d in inst.node.dependencies)
             mdeps = tuple(self._insts[m] for m in program.memory_deps.get(inst.node.id, ()))
             self._plan.append((inst, deps, deps + mdeps, inst.node.id in program.memory_zero))
+        self._set_run_order()
+
+    def _set_run_order(self) -> None:
+        """What orders an execution after this network's previous one (write-after-read) and after nothing else on
+        the queue. ``_sinks``: the instances nothing waits for; once their events are complete, every command of
+        that execution is (a command starts after its wait list). ``_roots``, per plan entry: a kernel whose wait
+        list holds no kernel of the same execution; every other kernel waits for one of them, so execute() makes
+        only these wait for the previous sinks, and set_input_data's copy waits for them too."""
+        waited = {d.node.id for inst, deps, waits, _ in self._plan for d in (waits if inst.kernels else deps)}
+        self._sinks = tuple(i for i in self._insts.values() if i.node.kind != "data" and i.node.id not in waited)
+        from_run: dict[str, bool] = {}  # node id -> its events come from kernels of the same execution
+        roots = []
+        for inst, deps, _, _ in self._plan:
+            after_kernel = any(from_run.get(d.node.id, False) for d in deps)
+            from_run[inst.node.id] = bool(inst.kernels) or after_kernel
+            roots.append(bool(inst.kernels) and not after_kernel)
+        self._roots = tuple(roots)
+
+    def _tail(self) -> list[Any]:
+        """The events of the previous execution's sinks (empty before the first)."""
+        return [e for i in self._sinks for e in i.events]
 
     def _buffer_of(self, node: ProgramNode, out: Memory) -> Callable[[str, int], Any]:
         """``buffer(kind, index)`` for ``Engine.bind``: dependency ``index``'s buffer for "input", else ``out``'s."""
@@ -220,10 +243,10 @@ class Network:
                              f"got {arr.dtype}")
         with self._lock:
             phys = lay.to_physical(arr)
-            # the previous execution's kernels finish before the buffer is overwritten (write-after-read): one
-            # barrier instead of a wait list of every event (0.2-0.3 ms of Python per run on MobileNetV3)
-            self.engine.enqueue_barrier()
-            ev = self.engine.write_buffer(inst.memory.buffer, phys, blocking=False)
+            # the previous execution's commands finish before the buffer is overwritten (write-after-read), as does
+            # an earlier copy to it (write-after-write); other networks' commands on the queue are not waited for
+            wait = self._tail() + inst.events
+            ev = self.engine.write_buffer(inst.memory.buffer, phys, wait_for=wait or None, blocking=False)
             inst.events = [ev]
             self._inputs[pid] = phys
 
@@ -239,15 +262,19 @@ class Network:
             if missing:
                 raise CldnnError(f"execute: inputs {missing} were never set with set_input_data")
             with eng.execution_scope():
-                # the previous execution's kernels finish before this one writes any buffer (write-after-read)
-                eng.enqueue_barrier()
+                # this network's previous execution finishes before this one writes any buffer (write-after-read):
+                # its last events join the wait lists of the kernels that wait for no other kernel of this run (not
+                # a marker: PoCL's markers wait for every command enqueued before them, other networks' too)
+                after = self._tail()
                 enqueued = 0
-                for inst, deps, waits, zero in self._plan:
+                for (inst, deps, waits, zero), root in zip(self._plan, self._roots):
                     if not inst.kernels:  # view / in-place concat: ready with its dependencies
                         inst.events = [e for d in deps for e in d.events]
                         continue
                     # dependencies, then (pool reuse) the buffer's previous owner and its readers
                     wait = [e for d in waits for e in d.events]
+                    if root:
+                        wait += after
                     if zero:  # reused buffer, padded layout: zero halo first
                         wait = [eng.enqueue_zero(inst.memory.buffer, inst.memory.bytes, wait)]
                     self._running = inst.node.id  # named by the watchdog if this primitive does not finish
