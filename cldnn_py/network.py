@@ -4,7 +4,7 @@
 dependencies as its wait list (the queue is out-of-order when the device allows it). Outputs carry their events;
 ``NetworkOutput.numpy()`` and ``run()`` wait only on those. Profiling comes from the OpenCL events. An execution
 waits for this network's previous one only (its last events), never for other networks on the same queue, so
-several Networks of one Program run at once.
+several Networks of one Program run at once (``start_async``, :mod:`cldnn_py.infer_queue`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .async_run import AsyncRun, RunWorker
 from .engine import Engine
 from .errors import CldnnError, DeviceError, DTypeError, ShapeError, TopologyError
 from .io_signature import TensorSignature, as_feed, check_dims, check_dtype, from_engine, storage_dtype, to_engine
@@ -105,6 +106,9 @@ class Network:
     signature on first use; a partitioned one (``load_onnx(..., fallback="onnxruntime")`` with unsupported nodes) a
     :class:`cldnn_py.partitioned_network.PartitionedNetwork`.
     """
+
+    _async: AsyncRun | None = None  # the last start_async run (class defaults: subclasses skip __init__)
+    _worker: RunWorker | None = None
 
     def __new__(cls, program_or_engine: Program | Engine, topology: Topology | None = None,
                 options: BuildOptions | None = None) -> Network:
@@ -327,6 +331,68 @@ class Network:
                 self.set_input_data(k, v)
             outs = self.execute()
             return {k: o.numpy() for k, o in outs.items()}
+
+    def start_async(self, feeds: dict[str, np.ndarray], callback: Callable[[AsyncRun], Any] | None = None,
+                    userdata: Any = None) -> AsyncRun:
+        """Start one inference and return at once (OpenVINO's ``InferRequest.start_async``): the inputs are copied
+        now, then the outputs are read to host arrays on this network's worker thread, which then calls
+        ``callback(run)`` (on that thread; ``run.outputs``, ``run.userdata``, ``run.latency_ms``; also when the run
+        failed, with ``run.error`` set). Returns the run's :class:`~cldnn_py.async_run.AsyncRun`: ``wait()``,
+        ``result()`` -> {output id: array} as ``run()`` returns them.
+
+        On an OpenCL device the kernels are enqueued on the caller's thread before this returns, and the run
+        overlaps other Networks' runs on the device (several Networks of one Program: :mod:`cldnn_py.infer_queue`);
+        on the CPU engine, and for a dynamic or partitioned network, the whole run happens on the worker thread.
+        A second ``start_async`` first waits until the previous one's outputs are read (not for its callback). Do
+        not call ``set_input_data`` / ``execute`` / ``run`` on this network while a run it started is not done:
+        like a second ``execute()``, they would overwrite its inputs or outputs.
+
+        Raises, here: what ``set_input_data`` raises for a bad feed (nothing is started then), DeviceError for a
+        network a watchdog gave up on, CldnnError when a callback of this network starts a run while another is
+        still unread (it would wait for itself). A failure during the run is raised by ``run.wait()``."""
+        if getattr(self, "_broken", ""):  # set by __init__, which a dynamic or partitioned network skips
+            raise DeviceError(self._broken)
+        while True:
+            with self._lock:
+                if self._worker is None:
+                    self._worker = RunWorker(self, "cldnn_py-network")
+                prev = self._async
+                if prev is None or prev._read.is_set():
+                    return self._start(feeds, AsyncRun(callback, userdata), self._worker)
+                if self._worker.on_worker():
+                    raise CldnnError("start_async from a completion callback while another run of this network is "
+                                     "pending: it would wait for itself; use another Network (an AsyncInferQueue)")
+            prev._wait_read()  # not holding the lock: the CPU engine's worker takes it to run
+
+    def _start(self, feeds: dict[str, np.ndarray], run: AsyncRun, worker: RunWorker) -> AsyncRun:
+        """start_async under the lock, the previous run's outputs read."""
+        if type(self) is not Network:  # dynamic or partitioned: their own run(), on the worker
+            copies = {k: np.array(v, copy=True) for k, v in feeds.items()}
+            self._async = run
+            worker.submit(run, lambda: self.run(copies))
+            return run
+        for k, v in feeds.items():  # copied to the device's or the engine's buffers now: errors raise here
+            self.set_input_data(k, v)
+        missing = [i for i in self.input_ids if i not in self._inputs]
+        if missing:
+            raise CldnnError(f"start_async: inputs {missing} were never set (feeds or set_input_data)")
+        self._async = run
+        if self.engine.kind == "cpu":  # kernels run when enqueued: the whole run on the worker
+            worker.submit(run, lambda: self.run({}))
+            return run
+        outs = self.execute()
+        timeout = self.program.options.watchdog_s
+        events = [(i.node.id, list(i.events)) for i, _, _, _ in self._plan] if timeout is not None else []
+        worker.submit(run, lambda: self._collect(outs, events, timeout))
+        return run
+
+    @staticmethod
+    def _collect(outs: dict[str, NetworkOutput], events: list[tuple[str, list[Any]]],
+                 timeout: float | None) -> dict[str, np.ndarray]:
+        """On the worker: wait (with the watchdog's deadline when set) and read the outputs."""
+        if timeout is not None:
+            wait_events(events, timeout)
+        return {k: o.numpy() for k, o in outs.items()}
 
     def memory_info(self) -> dict[str, int]:
         """Device memory in bytes: ``activations`` (memory-pool slots plus buffers of their own: inputs, outputs,
