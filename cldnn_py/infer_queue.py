@@ -215,9 +215,7 @@ class AsyncInferQueue:
         Raises what ``InferRequest.start_async`` raises for a bad feed (the request goes back to the idle ones).
         Calling this from a callback while no other request can become idle would wait for ever (as OpenVINO's)."""
         with self._cond:
-            while not self._idle:
-                self._cond.wait()
-            i = self._idle.popleft()
+            i = self._idle_id(take=True)
         try:
             self._requests[i].start_async(feeds, userdata)
         except BaseException:
@@ -227,19 +225,32 @@ class AsyncInferQueue:
             raise
         return i
 
+    def _idle_id(self, take: bool) -> int:
+        """Under the condition: the idle request that has waited longest, waiting for one; removed when ``take``.
+        A listed request that is busy was started directly (``queue[i].start_async``): it is skipped until done."""
+        while True:
+            for i in self._idle:
+                if not self._requests[i].busy:
+                    if take:
+                        self._idle.remove(i)
+                    return i
+            self._cond.wait()
+
     def _release(self, request: InferRequest, run: AsyncRun) -> None:
         error = run.error or run.callback_error
+        i = self._index[id(request)]
         with self._cond:
             if error is not None:
                 self._errors.append(error)
-            self._idle.append(self._index[id(request)])
+            if i not in self._idle:  # a request started directly was never taken off the list
+                self._idle.append(i)
             self._cond.notify_all()
 
     def wait_all(self) -> None:
         """Block until every request is idle (callbacks returned). Then raise the first error of a run or a
         callback kept since the previous ``wait_all`` (they were logged when they happened), and forget them."""
         with self._cond:
-            while len(self._idle) < len(self._requests):
+            while len(self._idle) < len(self._requests) or any(r.busy for r in self._requests):
                 self._cond.wait()
             errors, self._errors = self._errors, []
         if errors:
@@ -250,15 +261,13 @@ class AsyncInferQueue:
     def is_ready(self) -> bool:
         """True when at least one request is idle (``start_async`` would not wait)."""
         with self._cond:
-            return bool(self._idle)
+            return any(not self._requests[i].busy for i in self._idle)
 
     def get_idle_request_id(self) -> int:
         """The index of an idle request, waiting until there is one (it is not reserved: ``start_async`` picks the
         idle request that has waited longest)."""
         with self._cond:
-            while not self._idle:
-                self._cond.wait()
-            return self._idle[0]
+            return self._idle_id(take=False)
 
     @property
     def userdata(self) -> list[Any]:

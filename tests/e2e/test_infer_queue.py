@@ -185,6 +185,29 @@ def test_busy_request_refuses_a_second_start(case):
         _ = cl.InferRequest(program).results
 
 
+def test_requests_started_directly_are_not_handed_out_while_busy(case):
+    program, inputs, expected = case
+    queue = cl.AsyncInferQueue(program, jobs=2)
+    for r, x in zip(queue, inputs):
+        r.infer({"x": x})  # each request used directly once: the queue must not list it twice afterwards
+    release = threading.Event()
+    queue[0].set_callback(lambda request, userdata: release.wait(30))
+    queue[0].start_async({"x": inputs[2]}, userdata="direct")
+    assert queue.get_idle_request_id() == 1
+    assert queue.start_async({"x": inputs[3]}, userdata=3) == 1  # request 0 is busy: skipped
+    queue[1].wait()
+    assert queue.is_ready() and queue.get_idle_request_id() == 1
+    release.set()
+    queue.wait_all()
+    queue.set_callback(None)
+    for i in range(4, 8):
+        queue.start_async({"x": inputs[i]}, userdata=i)
+    queue.wait_all()
+    assert sorted(queue.userdata) == [6, 7]
+    for r in queue:
+        _check(r.results, expected[r.userdata])
+
+
 def test_jobs_and_sources_are_checked(case):
     program, _, _ = case
     with pytest.raises(ValueError, match="jobs"):
