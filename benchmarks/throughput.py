@@ -4,7 +4,9 @@
     python benchmarks/throughput.py [--model resnet50] [--requests 2] [--seconds 8] [--rounds 2] [--device cl]
                                     [--cpu] [--json out.json]
 
-The model is a zoo network at batch 1 (``.cache/models/<name>_b1_s0.onnx``, seeded weights; written when missing).
+The model is a zoo network (``cldnn_py.tools.zoo``) or a real-shapes model (``cldnn_py.tools.real_shapes``:
+mobilenet_v3, yolo_neck, dbnet_head) at batch 1 (``.cache/models/<name>_b1_s0.onnx``, seeded weights; written when
+missing), fed N(0, 1) data.
 Rows, each timed for ``--seconds`` after its own warm-up, in ``--rounds`` rounds (the order of the blocks alternates
 between rounds; each row's best round is reported, so drift of the shared machine does not decide the ratios):
 
@@ -41,8 +43,17 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.fresh_process import zoo_model  # noqa: E402
+from cldnn_py.tools import real_shapes  # noqa: E402
 
 WARMUP_S = 1.0
+
+
+def model_path(name: str) -> pathlib.Path:
+    """The batch-1 model file of a zoo or real-shapes model, written once."""
+    if name not in real_shapes.MODELS:
+        return zoo_model(name)
+    path = ROOT / ".cache" / "models" / f"{name}_b1_s0.onnx"
+    return path if path.exists() else real_shapes.save(name, path.parent)
 
 
 def _loop(fn: Callable[[], Any], seconds: float) -> dict[str, Any]:
@@ -129,8 +140,7 @@ def cldnn_rows(model: pathlib.Path, x: np.ndarray, device: str, requests: int, s
 
     program = cl.Program(cl.Engine(device), cl.load_onnx(str(model)))
     net = cl.Network(program)
-    name = net.input_ids[0]
-    feeds = {name: x}
+    feeds = {net.input_ids[0]: x}
 
     def queue(n: int) -> dict[str, Any]:
         r = measure_throughput(program, feeds, requests=n, niter=1)  # warm-up (its own networks)
@@ -147,7 +157,7 @@ def cldnn_rows(model: pathlib.Path, x: np.ndarray, device: str, requests: int, s
 def main(argv: list[str] | None = None) -> int:
     """Time every row ``--rounds`` times, print the table and the ratios; exit 0."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default="resnet50", help="a zoo model name (cldnn_py.tools.zoo)")
+    ap.add_argument("--model", default="resnet50", help="a zoo or real-shapes model name (default resnet50)")
     ap.add_argument("--requests", type=int, default=2, help="inferences in flight (default 2)")
     ap.add_argument("--seconds", type=float, default=8.0, help="timed seconds per row and round")
     ap.add_argument("--rounds", type=int, default=2)
@@ -156,10 +166,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write the rows as JSON")
     args = ap.parse_args(argv)
 
+    import onnxruntime as ort
+
     import cldnn_py as cl
 
-    model = zoo_model(args.model)
-    x = np.random.default_rng(0).standard_normal((1, 3, 224, 224)).astype(np.float32)
+    model = model_path(args.model)
+    shape = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).get_inputs()[0].shape
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     spec = cl.Engine(args.device).info
     print(f"{args.model} batch 1; cldnn_py on {spec.spec} {spec.name} ({spec.platform_version}); {os.cpu_count()} "
           f"cores; load average {os.getloadavg()[0]:.2f}", file=sys.stderr)
