@@ -46,8 +46,9 @@ Callback = Callable[["InferRequest", Any], Any]
 """``fn(request, userdata)``: called on the request's worker thread once its outputs are on the host."""
 
 DEFAULT_JOBS = 2
-"""Requests an ``AsyncInferQueue(jobs=0)`` makes: two kept PoCL's cores busy on the 2-core machine of
-``benchmarks/throughput.py`` (more only add latency there)."""
+"""Requests an ``AsyncInferQueue(jobs=0)`` makes: with two, the device runs one while the host enqueues the other
+(MobileNetV3-style on the 2-core PoCL machine: 1.37x the images/s of one at a time, three were no better; ResNet-50
+keeps both cores busy with one and gains nothing: docs/serving.md)."""
 
 
 def _network(source: Program | Network) -> Network:
