@@ -47,7 +47,7 @@ Callback = Callable[["InferRequest", Any], Any]
 
 DEFAULT_JOBS = 2
 """Requests an ``AsyncInferQueue(jobs=0)`` makes: with two, the device runs one while the host enqueues the other
-(MobileNetV3-style on the 2-core PoCL machine: 1.37x the images/s of one at a time, three were no better; ResNet-50
+(MobileNetV3-style on the 2-core PoCL machine: 1.37x the images/s of one at a time, three not clearly better; ResNet-50
 keeps both cores busy with one and gains nothing: docs/serving.md)."""
 
 
