@@ -7,6 +7,7 @@ it with :class:`Network`. See README.md.
 
 import numpy as np
 
+from .async_run import AsyncRun
 from .cpu_engine import CpuEngine
 from .debug_log import configure_debug_logging
 from .device import DeviceInfo, list_devices
@@ -23,6 +24,7 @@ from .errors import (
     UnsupportedError,
 )
 from .frontend import OnnxImportError, load_onnx
+from .infer_queue import AsyncInferQueue, InferRequest
 from .layout import DataType, Format, Layout, Padding
 from .memory import Memory
 from .network import Network, NetworkOutput, ProfilingEntry
@@ -83,7 +85,7 @@ set_constant_evaluator(_run_constant_subgraph)
 configure_debug_logging()  # CLDNN_PY_DEBUG=1: the cldnn_py loggers' debug records to stderr
 
 __all__ = [
-    "InferenceSession", "NodeArg", "compile_model",
+    "InferenceSession", "NodeArg", "compile_model", "AsyncInferQueue", "InferRequest", "AsyncRun",
     "ArgMax", "TopK", "Scatter", "LstmSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",

@@ -3,7 +3,7 @@
     cldnn-py devices                                   OpenCL devices, and which one Engine() picks and why
     cldnn-py run MODEL [--input NAME=FILE.npy ...] [--output OUT.npz] [--device ID] [--shape NAME=DIMS]
     cldnn-py benchmark MODEL [--device ID] [-n ITER | -t SECONDS] [--batch N] [--shape NAME=DIMS] [--pc]
-                       [--report FILE.json] [--check]
+                       [--report FILE.json] [--check] [--mode latency|throughput] [--requests N]
     cldnn-py dump-graph MODEL -o FILE.dot
     cldnn-py zoo --out DIR [--models resnet50 ...] [--batch N] [--seed S]   (the onnx wheel's real graphs)
     cldnn-py version
@@ -274,6 +274,14 @@ def _compile(args: argparse.Namespace) -> int:
 
 
 # ----- benchmark --------------------------------------------------------------------------------------------------
+def _positive(text: str) -> int:
+    """argparse type: an int >= 1."""
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
+    return n
+
+
 def _batch_shapes(model: str, batch: int | None, shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
     """``shapes`` with the batch dimension of every input whose other dimensions are known set to ``batch``."""
     if batch and is_program_file(model):
@@ -303,6 +311,8 @@ def _benchmark(args: argparse.Namespace) -> int:
             raise SystemExit("--check compares with onnxruntime on the ONNX model: give the model, not a compiled "
                              "program file")
         _check_against_onnxruntime(args.model, feeds, outs)
+    if args.mode == "throughput":
+        return _benchmark_throughput(args, engine, program, feeds)
     times: list[float] = []
     t_end = time.perf_counter() + (args.time or 0.0)
     n = args.niter if args.niter else (None if args.time else 10)
@@ -323,6 +333,27 @@ def _benchmark(args: argparse.Namespace) -> int:
     if args.pc:
         report["per_primitive"] = _print_pc(net)
     if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=2)
+        print(f"wrote {args.report}")
+    return 0
+
+
+def _benchmark_throughput(args: argparse.Namespace, engine: Any, program: Any, feeds: dict[str, np.ndarray]) -> int:
+    """``--mode throughput``: ``--requests`` inferences in flight (an AsyncInferQueue) for -n runs or -t seconds;
+    images/s = batch x completed / wall time, and the per-request latency (start to outputs on the host)."""
+    from .infer_queue import measure_throughput
+
+    r = measure_throughput(program, feeds, requests=args.requests, niter=args.niter, seconds=args.time)
+    lat = r["latency_ms"]
+    print(f"throughput mode, {r['requests']} requests in flight: {r['completed']} inferences in "
+          f"{r['seconds']:.2f} s")
+    print(f"per-request latency (ms): min {lat['min']:.2f}  median {lat['median']:.2f}  p90 {lat['p90']:.2f}  "
+          f"max {lat['max']:.2f}")
+    print(f"throughput: {r['images_per_s']:.2f} images/s (batch {r['batch']})")
+    if args.report:
+        report = {"model": str(args.model), "device": engine.info.spec, "build_ms": program.build_time_ms,
+                  "mode": "throughput", **r}
         with open(args.report, "w") as f:
             json.dump(report, f, indent=2)
         print(f"wrote {args.report}")
@@ -499,6 +530,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--pc", action="store_true", help="per-primitive device times")
     b.add_argument("--report", metavar="FILE.json", help="write the figures as JSON")
     b.add_argument("--check", action="store_true", help="compare the outputs with onnxruntime first")
+    b.add_argument("--mode", choices=["latency", "throughput"], default="latency",
+                   help="latency: one run at a time (default); throughput: --requests runs in flight, images/s")
+    b.add_argument("--requests", type=_positive, default=2, metavar="N",
+                   help="inferences in flight in throughput mode (default 2)")
     b.add_argument("--tuning", choices=["off", "cache", "tune"], default="cache",
                    help="kernel choice: priority rules only, the tuning cache (default), or tune first")
     b.add_argument("--tuning-cache", metavar="FILE.json", help="the tuning cache file (default: the user's)")

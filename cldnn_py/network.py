@@ -2,7 +2,9 @@
 
 ``execute()`` enqueues every kernel without a host wait between them: each enqueue carries the events of its
 dependencies as its wait list (the queue is out-of-order when the device allows it). Outputs carry their events;
-``NetworkOutput.numpy()`` and ``run()`` wait only on those. Profiling comes from the OpenCL events.
+``NetworkOutput.numpy()`` and ``run()`` wait only on those. Profiling comes from the OpenCL events. An execution
+waits for this network's previous one only (its last events), never for other networks on the same queue, so
+several Networks of one Program run at once (``start_async``, :mod:`cldnn_py.infer_queue`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .async_run import AsyncRun, RunWorker
 from .engine import Engine
 from .errors import CldnnError, DeviceError, DTypeError, ShapeError, TopologyError
 from .io_signature import TensorSignature, as_feed, check_dims, check_dtype, from_engine, storage_dtype, to_engine
@@ -104,6 +107,9 @@ class Network:
     :class:`cldnn_py.partitioned_network.PartitionedNetwork`.
     """
 
+    _async: AsyncRun | None = None  # the last start_async run (class defaults: subclasses skip __init__)
+    _worker: RunWorker | None = None
+
     def __new__(cls, program_or_engine: Program | Engine, topology: Topology | None = None,
                 options: BuildOptions | None = None) -> Network:
         if cls is Network and topology is not None and topology.is_partitioned:
@@ -173,6 +179,27 @@ class Network:
             deps = tuple(self._insts[d.id] for d in inst.node.dependencies)
             mdeps = tuple(self._insts[m] for m in program.memory_deps.get(inst.node.id, ()))
             self._plan.append((inst, deps, deps + mdeps, inst.node.id in program.memory_zero))
+        self._set_run_order()
+
+    def _set_run_order(self) -> None:
+        """What orders an execution after this network's previous one (write-after-read) and after nothing else on
+        the queue. ``_sinks``: the instances nothing waits for; once their events are complete, every command of
+        that execution is (a command starts after its wait list). ``_roots``, per plan entry: a kernel whose wait
+        list holds no kernel of the same execution; every other kernel waits for one of them, so execute() makes
+        only these wait for the previous sinks, and set_input_data's copy waits for them too."""
+        waited = {d.node.id for inst, deps, waits, _ in self._plan for d in (waits if inst.kernels else deps)}
+        self._sinks = tuple(i for i in self._insts.values() if i.node.kind != "data" and i.node.id not in waited)
+        from_run: dict[str, bool] = {}  # node id -> its events come from kernels of the same execution
+        roots = []
+        for inst, deps, _, _ in self._plan:
+            after_kernel = any(from_run.get(d.node.id, False) for d in deps)
+            from_run[inst.node.id] = bool(inst.kernels) or after_kernel
+            roots.append(bool(inst.kernels) and not after_kernel)
+        self._roots = tuple(roots)
+
+    def _tail(self) -> list[Any]:
+        """The events of the previous execution's sinks (empty before the first)."""
+        return [e for i in self._sinks for e in i.events]
 
     def _buffer_of(self, node: ProgramNode, out: Memory) -> Callable[[str, int], Any]:
         """``buffer(kind, index)`` for ``Engine.bind``: dependency ``index``'s buffer for "input", else ``out``'s."""
@@ -220,10 +247,10 @@ class Network:
                              f"got {arr.dtype}")
         with self._lock:
             phys = lay.to_physical(arr)
-            # the previous execution's kernels finish before the buffer is overwritten (write-after-read): one
-            # barrier instead of a wait list of every event (0.2-0.3 ms of Python per run on MobileNetV3)
-            self.engine.enqueue_barrier()
-            ev = self.engine.write_buffer(inst.memory.buffer, phys, blocking=False)
+            # the previous execution's commands finish before the buffer is overwritten (write-after-read), as does
+            # an earlier copy to it (write-after-write); other networks' commands on the queue are not waited for
+            wait = self._tail() + inst.events
+            ev = self.engine.write_buffer(inst.memory.buffer, phys, wait_for=wait or None, blocking=False)
             inst.events = [ev]
             self._inputs[pid] = phys
 
@@ -239,15 +266,19 @@ class Network:
             if missing:
                 raise CldnnError(f"execute: inputs {missing} were never set with set_input_data")
             with eng.execution_scope():
-                # the previous execution's kernels finish before this one writes any buffer (write-after-read)
-                eng.enqueue_barrier()
+                # this network's previous execution finishes before this one writes any buffer (write-after-read):
+                # its last events join the wait lists of the kernels that wait for no other kernel of this run (not
+                # a marker: PoCL's markers wait for every command enqueued before them, other networks' too)
+                after = self._tail()
                 enqueued = 0
-                for inst, deps, waits, zero in self._plan:
+                for (inst, deps, waits, zero), root in zip(self._plan, self._roots):
                     if not inst.kernels:  # view / in-place concat: ready with its dependencies
                         inst.events = [e for d in deps for e in d.events]
                         continue
                     # dependencies, then (pool reuse) the buffer's previous owner and its readers
                     wait = [e for d in waits for e in d.events]
+                    if root:
+                        wait += after
                     if zero:  # reused buffer, padded layout: zero halo first
                         wait = [eng.enqueue_zero(inst.memory.buffer, inst.memory.bytes, wait)]
                     self._running = inst.node.id  # named by the watchdog if this primitive does not finish
@@ -300,6 +331,68 @@ class Network:
                 self.set_input_data(k, v)
             outs = self.execute()
             return {k: o.numpy() for k, o in outs.items()}
+
+    def start_async(self, feeds: dict[str, np.ndarray], callback: Callable[[AsyncRun], Any] | None = None,
+                    userdata: Any = None) -> AsyncRun:
+        """Start one inference and return at once (OpenVINO's ``InferRequest.start_async``): the inputs are copied
+        now, then the outputs are read to host arrays on this network's worker thread, which then calls
+        ``callback(run)`` (on that thread; ``run.outputs``, ``run.userdata``, ``run.latency_ms``; also when the run
+        failed, with ``run.error`` set). Returns the run's :class:`~cldnn_py.async_run.AsyncRun`: ``wait()``,
+        ``result()`` -> {output id: array} as ``run()`` returns them.
+
+        On an OpenCL device the kernels are enqueued on the caller's thread before this returns, and the run
+        overlaps other Networks' runs on the device (several Networks of one Program: :mod:`cldnn_py.infer_queue`);
+        on the CPU engine, and for a dynamic or partitioned network, the whole run happens on the worker thread.
+        A second ``start_async`` first waits until the previous one's outputs are read (not for its callback). Do
+        not call ``set_input_data`` / ``execute`` / ``run`` on this network while a run it started is not done:
+        like a second ``execute()``, they would overwrite its inputs or outputs.
+
+        Raises, here: what ``set_input_data`` raises for a bad feed (nothing is started then), DeviceError for a
+        network a watchdog gave up on, CldnnError when a callback of this network starts a run while another is
+        still unread (it would wait for itself). A failure during the run is raised by ``run.wait()``."""
+        if getattr(self, "_broken", ""):  # set by __init__, which a dynamic or partitioned network skips
+            raise DeviceError(self._broken)
+        while True:
+            with self._lock:
+                if self._worker is None:
+                    self._worker = RunWorker(self, "cldnn_py-network")
+                prev = self._async
+                if prev is None or prev._read.is_set():
+                    return self._start(feeds, AsyncRun(callback, userdata), self._worker)
+                if self._worker.on_worker():
+                    raise CldnnError("start_async from a completion callback while another run of this network is "
+                                     "pending: it would wait for itself; use another Network (an AsyncInferQueue)")
+            prev._wait_read()  # not holding the lock: the CPU engine's worker takes it to run
+
+    def _start(self, feeds: dict[str, np.ndarray], run: AsyncRun, worker: RunWorker) -> AsyncRun:
+        """start_async under the lock, the previous run's outputs read."""
+        if type(self) is not Network:  # dynamic or partitioned: their own run(), on the worker
+            copies = {k: np.array(v, copy=True) for k, v in feeds.items()}
+            self._async = run
+            worker.submit(run, lambda: self.run(copies))
+            return run
+        for k, v in feeds.items():  # copied to the device's or the engine's buffers now: errors raise here
+            self.set_input_data(k, v)
+        missing = [i for i in self.input_ids if i not in self._inputs]
+        if missing:
+            raise CldnnError(f"start_async: inputs {missing} were never set (feeds or set_input_data)")
+        self._async = run
+        if self.engine.kind == "cpu":  # kernels run when enqueued: the whole run on the worker
+            worker.submit(run, lambda: self.run({}))
+            return run
+        outs = self.execute()
+        timeout = self.program.options.watchdog_s
+        events = [(i.node.id, list(i.events)) for i, _, _, _ in self._plan] if timeout is not None else []
+        worker.submit(run, lambda: self._collect(outs, events, timeout))
+        return run
+
+    @staticmethod
+    def _collect(outs: dict[str, NetworkOutput], events: list[tuple[str, list[Any]]],
+                 timeout: float | None) -> dict[str, np.ndarray]:
+        """On the worker: wait (with the watchdog's deadline when set) and read the outputs."""
+        if timeout is not None:
+            wait_events(events, timeout)
+        return {k: o.numpy() for k, o in outs.items()}
 
     def memory_info(self) -> dict[str, int]:
         """Device memory in bytes: ``activations`` (memory-pool slots plus buffers of their own: inputs, outputs,

@@ -136,8 +136,9 @@ class OclEngine(Engine):
         return self._cl.enqueue_copy(self.queue, buffer, host, wait_for=wait_for, is_blocking=blocking)
 
     def read_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None) -> None:
-        """Copy a buffer into host memory after ``wait_for``; blocks until done."""
-        self._cl.enqueue_copy(self.queue, host, buffer, wait_for=wait_for, is_blocking=True)
+        """Copy a buffer into host memory after ``wait_for``; blocks until done. It waits for the copy's own event:
+        PoCL makes a blocking read wait for the whole queue (clFinish), other networks' commands included."""
+        self._cl.enqueue_copy(self.queue, host, buffer, wait_for=wait_for, is_blocking=False).wait()
 
     # ----- stream ------------------------------------------------------------------------------------------------
     def bind_kernel(self, kernel: BaseKernelData, args: list[Any], program: Any = None) -> Any:

@@ -84,6 +84,21 @@ def test_benchmark_for_a_time(model_path, capsys):
     assert "latency over" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("device", [None, "cpu"])
+def test_benchmark_throughput_mode(model_path, tmp_path, capsys, device):
+    report = tmp_path / "t.json"
+    argv = ["benchmark", model_path, "--shape", "x=1,3,5,5", "--mode", "throughput", "--requests", "3", "-n", "7",
+            "--report", str(report)] + (["--device", device] if device else [])
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "3 requests in flight: 7 inferences" in out and "images/s (batch 1)" in out and "latency over" not in out
+    r = json.loads(report.read_text())
+    assert r["mode"] == "throughput" and r["requests"] == 3 and r["completed"] == 7 and r["images_per_s"] > 0
+    assert r["latency_ms"]["min"] <= r["latency_ms"]["median"] <= r["latency_ms"]["max"]
+    with pytest.raises(SystemExit):
+        main(["benchmark", model_path, "--mode", "throughput", "--requests", "0"])
+
+
 def test_dump_graph(model_path, tmp_path):
     dot = tmp_path / "g.dot"
     assert main(["dump-graph", model_path, "--shape", "x=1,3,5,5", "-o", str(dot)]) == 0
