@@ -39,7 +39,6 @@ import threading
 import time
 import zipfile
 import zlib
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +52,7 @@ from .errors import CldnnError, ProgramFileError
 from .kernel_params import node_params
 from .layout import Format, Layout
 from .memory import Memory
-from .passes.compile_graph import build_programs
+from .passes.compile_graph import ProgramBuilder
 from .primitives.data import Data
 from .program_codec import ProgramCodecError, decode, encode
 from .program_node import Impl, ProgramNode
@@ -305,21 +304,19 @@ def _restore(engine: Engine, manifest: dict[str, Any], arrays: list[np.ndarray],
         check_graph(state, consts)
     except ProgramFileError as e:
         raise ProgramFileError(f"'{name}': {e}") from None
-    sources, users = _kernels(engine, state, name, modules)
-    if isinstance(arrays, _CrcChecked):
-        arrays.verify()
-    # the kernels build (PoCL: threads that load its cache) while the constants are copied to the device; on a
-    # driver that builds in one thread only (Oclgrind's checker crashes in any other), one after the other
-    progress = state["options"].progress
-    if engine.build_threads > 1:
-        with ThreadPoolExecutor(max_workers=1) as ex:
-            built = ex.submit(build_programs, engine, sources, users, progress)
-            state["constants"] = _upload(engine, state, consts)
-            state["cl_programs"], state["entry_program"] = built.result()
-    else:
-        state["cl_programs"], state["entry_program"] = build_programs(engine, sources, users, progress)
+    # the kernels build on worker threads (PoCL: loading its cache) while the rest of them are made again and the
+    # constants are copied to the device (ProgramBuilder; on Oclgrind everything in this thread, in turn)
+    builder = ProgramBuilder(engine, state["options"].progress)
+    try:
+        _kernels(engine, state, name, modules, builder)
+        if isinstance(arrays, _CrcChecked):
+            arrays.verify()
         state["constants"] = _upload(engine, state, consts)
-    state["kernels_built"] = len(sources)
+    except BaseException:
+        builder.abandon()
+        raise
+    state["cl_programs"], state["entry_program"] = builder.finish()
+    state["kernels_built"] = len(builder.sources)
     for pid, mem in state["constants"].items():  # the constant's logical array is read back from here when asked
         object.__setattr__(nodes[pid].primitive, "_memory", mem)
     return state
@@ -397,12 +394,10 @@ class StoredData(Data):
         return arr
 
 
-def _kernels(engine: Engine, state: dict[str, Any], name: str,
-             modules: dict[str, str]) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """Each computed node's kernel made again from its stored layouts by the named kernel (re-validated): the
-    OpenCL sources to build ({entry: source}) and the primitives of each ({entry: ids})."""
-    sources: dict[str, str] = {}
-    users: dict[str, list[str]] = {}
+def _kernels(engine: Engine, state: dict[str, Any], name: str, modules: dict[str, str],
+             builder: ProgramBuilder) -> None:
+    """Each computed node's kernel made again from its stored layouts by the named kernel (re-validated), its
+    OpenCL sources handed to ``builder``."""
     ctx = _Context(engine, state["options"], state["device_caps"])
     for node in state["order"]:
         if node.impl is None:
@@ -417,9 +412,7 @@ def _kernels(engine: Engine, state: dict[str, Any], name: str,
         node.impl = Impl(kd.kernel_name, kd.kernels, dict(kd.variant))
         for k in kd.kernels:
             if isinstance(k, ClKernelData):
-                sources.setdefault(k.entry, k.source)
-                users.setdefault(k.entry, []).append(node.id)
-    return sources, users
+                builder.add(k.entry, k.source, node.id)
 
 
 class _Context:

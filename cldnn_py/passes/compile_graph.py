@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from kernel_selector import ClKernelData, selector
@@ -42,8 +41,8 @@ class CompileGraph(BasePass):
     def run(self, program: ProgramGraph) -> None:
         """Select per node, deduplicate sources, build in batches."""
         forced = program.forced_impls
-        sources: dict[str, str] = {}
-        users: dict[str, list[str]] = {}
+        hits0 = program.engine.binary_cache_hits
+        builder = ProgramBuilder(program.engine, program.options.progress)  # builds while the rest is selected
         mode = program.options.tuning
         cache = None if mode == "off" else TuningCache(program.options.tuning_cache or default_tuning_cache_path())
         from ..device_probe import device_caps
@@ -63,14 +62,10 @@ class CompileGraph(BasePass):
             node.impl = Impl(kd.kernel_name, kd.kernels, dict(kd.variant))
             log.debug("%s '%s': %s", node.kind, node.id, kd.kernel_name)
             for k in kd.kernels:
-                if not isinstance(k, ClKernelData):  # a CPU kernel: a numba callable, nothing to build here
-                    continue
-                sources.setdefault(k.entry, k.source)
-                users.setdefault(k.entry, []).append(node.id)
-        entries = list(sources)
-        hits0 = program.engine.binary_cache_hits
-        program.cl_programs, program.entry_program = build_programs(program.engine, sources, users,
-                                                                    program.options.progress)
+                if isinstance(k, ClKernelData):  # a CPU kernel is a numba callable: nothing to build here
+                    builder.add(k.entry, k.source, node.id)
+        program.cl_programs, program.entry_program = builder.finish()
+        entries = list(builder.sources)
         program.kernels_built = len(entries)
         program.binary_cache_hits = program.engine.binary_cache_hits - hits0
         log.info("%d kernels in %d programs, %d programs from the kernel binary cache", len(entries),
@@ -79,36 +74,68 @@ class CompileGraph(BasePass):
             cache.save()
 
 
-def build_programs(engine: Engine, sources: dict[str, str], users: dict[str, list[str]],
-                   progress: Callable[[int, int], None] | None = None) -> tuple[list[Any], dict[str, int]]:
-    """Build kernel sources ({entry: source}) in batched ``cl.Program``s: (programs, {entry: program index}).
-
-    Batches of KERNELS_PER_PROGRAM build in parallel threads (``engine.build_threads``: one per core on a driver
-    known to be safe, else one); results are collected in order, so program indices are deterministic. ``users``
-    ({entry: primitive ids}) names the primitives in a KernelBuildError; ``progress(done, total)`` is called after
-    each batch. Used by this pass and by a saved Program's load (``cldnn_py/program_io.py``).
+class ProgramBuilder:
+    """Kernel sources built in batched ``cl.Program``s while the caller is still making them: every
+    KERNELS_PER_PROGRAM new entries start a batch build on a worker thread (clBuildProgram releases the GIL, so the
+    build overlaps the caller's Python: kernel selection, or a loaded Program's kernel rebuild and constant upload).
+    Threads: ``engine.build_threads`` (one per core on a driver known to be safe); on any other driver (Oclgrind's
+    checker crashes in any thread but the main one) every batch builds in the calling thread at :meth:`finish`.
+    Program indices follow the batches' order (deterministic). ``users`` names the primitives in a KernelBuildError.
     """
-    entries = list(sources)
-    batches = [entries[i:i + KERNELS_PER_PROGRAM] for i in range(0, len(entries), KERNELS_PER_PROGRAM)]
-    workers = max(1, min(len(batches), engine.build_threads))
-    programs: list[Any] = []
-    entry_program: dict[str, int] = {}
-    done = 0
-    # one worker builds in this thread: Oclgrind's uninitialized-value checker crashes in any other thread
-    pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
-    with pool if pool is not None else nullcontext():
-        results: Iterable[Any] = (
-            (fut.result() for fut in [pool.submit(_build, engine, b, sources, users) for b in batches])
-            if pool is not None else (_build(engine, b, sources, users) for b in batches))
-        for batch, result in zip(batches, results):
-            for prg, built in result:
-                for e in built:
-                    entry_program[e] = len(programs)
-                programs.append(prg)
-            done += len(batch)
-            if progress is not None:
-                progress(done, len(entries))
-    return programs, entry_program
+
+    def __init__(self, engine: Engine, progress: Callable[[int, int], None] | None = None) -> None:
+        self.engine, self.progress = engine, progress
+        self.sources: dict[str, str] = {}
+        self.users: dict[str, list[str]] = {}
+        self._pending: list[str] = []
+        self._batches: list[list[str]] = []
+        self._futures: list[Any] = []
+        workers = max(1, engine.build_threads)
+        self._pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+
+    def add(self, entry: str, source: str, user: str) -> None:
+        """One kernel of primitive ``user`` (an entry already added is shared, not built twice)."""
+        self.users.setdefault(entry, []).append(user)
+        if entry in self.sources:
+            return
+        self.sources[entry] = source
+        self._pending.append(entry)
+        if len(self._pending) == KERNELS_PER_PROGRAM:
+            self._submit()
+
+    def _submit(self) -> None:
+        batch, self._pending = self._pending, []
+        self._batches.append(batch)
+        if self._pool is not None:
+            self._futures.append(self._pool.submit(_build, self.engine, batch, self.sources, self.users))
+
+    def abandon(self) -> None:
+        """Drop the batches not started and wait for the running ones (the caller failed; nothing is kept)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def finish(self) -> tuple[list[Any], dict[str, int]]:
+        """Wait for every batch: (programs, {entry: program index}). Raises KernelBuildError."""
+        if self._pending:
+            self._submit()
+        programs: list[Any] = []
+        entry_program: dict[str, int] = {}
+        done = 0
+        try:
+            results: Iterable[Any] = (f.result() for f in self._futures) if self._pool is not None else \
+                (_build(self.engine, b, self.sources, self.users) for b in self._batches)
+            for batch, result in zip(self._batches, results):
+                for prg, built in result:
+                    for e in built:
+                        entry_program[e] = len(programs)
+                    programs.append(prg)
+                done += len(batch)
+                if self.progress is not None:
+                    self.progress(done, len(self.sources))
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True, cancel_futures=True)
+        return programs, entry_program
 
 
 def _build(engine: Engine, batch: list[str], sources: dict[str, str],
