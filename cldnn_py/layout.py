@@ -241,6 +241,12 @@ class Layout:
         """True when the physical buffer is the logical array in C order: unpadded, unblocked, bfyx order."""
         return self.padding.is_zero and self.format.block is None and self.format.order == DIMS
 
+    @property
+    def is_plain(self) -> bool:
+        """True when the physical buffer is the logical array in C order (unpadded, unblocked, bfyx order): its bytes
+        are a C-contiguous numpy array of ``shape``, with no conversion either way."""
+        return self._is_plain()
+
     def to_physical(self, array: np.ndarray) -> np.ndarray:
         """Logical array (this layout's shape) → flat physical buffer contents (padding zero-filled); always a new
         array (the caller may copy it to the device later, asynchronously, while the user reuses theirs)."""
