@@ -12,6 +12,7 @@ from .debug_log import configure_debug_logging
 from .device import DeviceInfo, list_devices
 from .engine import Engine
 from .errors import (
+    BindingError,
     CldnnError,
     DeviceError,
     DTypeError,
@@ -87,7 +88,7 @@ __all__ = [
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",
     "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",
     "Engine", "Format", "FullyConnected", "InputFileError", "InputLayout", "KernelBuildError", "Layout", "Memory",
-    "Network",
+    "Network", "BindingError",
     "NetworkOutput", "Padding", "Permute", "Pooling", "PoolingMode", "Primitive", "Program", "ProfilingEntry",
     "Reorder", "Reshape", "Scale", "ShapeError", "ShuffleChannels", "Softmax", "Topology", "TopologyError",
     "UnsupportedError",
