@@ -141,7 +141,11 @@ def fill_output(binding: OutputBinding, memory: Any, event: Any, sig: TensorSign
             event.wait()
     elif binding.mode == "read":
         memory.engine.read_buffer(memory.buffer, flat_bytes(target), wait_for=wait)
-    else:
+    elif target.dtype == memory.layout.dtype.numpy:  # blocked or padded: one strided copy into the user's array
+        host = np.empty(memory.layout.buffer_size, dtype=memory.layout.dtype.numpy)
+        memory.engine.read_buffer(memory.buffer, host, wait_for=wait)
+        memory.layout.to_logical(host, target)
+    else:  # a declared dtype of its own (int64, bool): converted on the host
         a = memory.read(wait_for=wait)
         np.copyto(target, from_engine(sig, a) if sig is not None else a)
     return target
