@@ -106,6 +106,8 @@ class Network(NetworkIO):
 
     One Network used from several threads is serialized by a lock (each call runs whole). Raises the Program's
     errors when built from a topology; ``set_input_data`` raises TopologyError / ShapeError / DTypeError.
+    ``set_input_memory`` / ``set_output_memory`` (from :class:`~cldnn_py.network_io.NetworkIO`) bind user arrays as
+    input and output buffers instead of copying (docs/zero_copy.md).
 
     A dynamic topology (``topology.is_dynamic``: an ONNX model with dynamic dimensions or inputs that determine
     shapes) makes a :class:`cldnn_py.dynamic_network.DynamicNetwork`, which builds one static Network per input

@@ -168,6 +168,7 @@ class NetworkIO:
                       zero_copy: bool | None) -> InputBinding:
         lay = own.layout
         view = check_host_array("input_layout", pid, arr, lay.shape, lay.dtype.numpy, sig)
+        self._check_disjoint("input_layout", pid, view, [b.array for b in self._out_bind.values()])
         flat = flat_bytes(view)
         why = misaligned(self.engine, view) if zero_copy is not False else ""
         buf = None if why or zero_copy is False else self.engine.wrap_host(flat)
@@ -178,7 +179,7 @@ class NetworkIO:
                 "; new_input_array() makes an array that binds, zero_copy=None copies instead")
         if buf is not None:
             return InputBinding("shared", view, flat, buf)
-        if why:
+        if why and self.engine.info.host_unified_memory:
             log.warning("input '%s': bound array copied at every run: %s (new_input_array() makes one that binds "
                         "without a copy)", pid, why)
         staging, keep = None, None
@@ -259,9 +260,17 @@ class NetworkIO:
                 if sig is not None:
                     shape, dtype = result_shape(sig, shape), sig.dtype
             view = check_host_array("output", pid, arr, shape, np.dtype(dtype))
-            plain = lay is not None and lay.is_plain and np.dtype(dtype) == lay.dtype.numpy
-            why = "" if plain else "the output is converted on the host (blocked or padded layout, or dtype)"
-            why = why or misaligned(self.engine, view) or self._unshareable(pid, inst, view.nbytes)  # type: ignore[arg-type]
+            self._check_disjoint("output", pid, view, [b.array for b in self._in_bind.values()])
+            plain = inst is not None and lay is not None and lay.is_plain and np.dtype(dtype) == lay.dtype.numpy
+            why = ""
+            if not plain:
+                why = "the output is converted on the host (a blocked or padded layout, or a declared dtype)"
+            elif zero_copy is not False:
+                why = misaligned(self.engine, view)
+                if why and zero_copy is None and self.engine.info.host_unified_memory:
+                    log.warning("output '%s': bound array written by a copy at every run: %s (new_output_array() "
+                                "makes one that binds without a copy)", pid, why)
+                why = why or self._unshareable(pid, inst, view.nbytes)  # type: ignore[arg-type]
             buf = None if why or zero_copy is False else self.engine.wrap_host(flat_bytes(view))
             if buf is None and zero_copy:
                 raise BindingError(f"output '{pid}': no zero-copy binding: " + (why or (
@@ -273,6 +282,14 @@ class NetworkIO:
                 self._swap_buffer(inst.memory.buffer, buf)
             self._out_bind[pid] = OutputBinding("shared" if buf is not None else "read" if plain else "convert",
                                                 view, buf)
+
+    def _check_disjoint(self, what: str, pid: str, arr: np.ndarray, others: list[np.ndarray | None]) -> None:
+        """BindingError when ``arr`` overlaps an array bound on the other side (an input's array as an output, or
+        back): a kernel would read what another writes in the same run."""
+        if any(o is not None and np.may_share_memory(arr, o) for o in others):
+            raise BindingError(f"{what} '{pid}': the array overlaps an array bound as " +
+                               ("an input" if what == "output" else "an output") +
+                               "; a run would read and write the same memory")
 
     def _unshareable(self, pid: str, inst: PrimitiveInst, nbytes: int) -> str:
         """'' when output ``pid``'s buffer can become a user's array of ``nbytes`` bytes, else why not: it must be

@@ -361,3 +361,29 @@ def test_wrap_host_uses_the_array_itself_and_leaves_it_unchanged(engine, rng):
     ro = aligned_array((64,), np.dtype(np.float32), engine.host_alignment)
     ro.flags.writeable = False
     assert engine.wrap_host(flat_bytes(ro)) is None
+
+
+def test_an_array_bound_both_as_input_and_output_is_refused(engine, rng):
+    net = cl.Network(engine, topology(rng))
+    a = net.new_input_array("x")
+    net.set_input_memory("x", a)
+    with pytest.raises(cl.BindingError, match="output 't'.*overlaps an array bound as an input"):
+        net.set_output_memory("t", a)
+    net.set_input_memory("x", None)
+    net.set_output_memory("t", a)
+    with pytest.raises(cl.BindingError, match="input_layout 'x'.*overlaps an array bound as an output"):
+        net.set_input_memory("x", a)
+    assert net.io_bindings() == {"inputs": {}, "outputs": {"t": "shared"}}
+
+
+def test_a_misaligned_output_array_is_read_into_with_a_warning(engine, rng, caplog):
+    topo = topology(rng)
+    net = cl.Network(engine, topo)
+    a = _shifted(net.new_output_array("t"))
+    with caplog.at_level(logging.WARNING, logger="cldnn_py.network"):
+        net.set_output_memory("t", a)
+    assert "output 't'" in caplog.text and net.io_bindings()["outputs"] == {"t": "read"}
+    x = fresh(rng)
+    net.poison()
+    assert net.run({"x": x})["t"] is a
+    check({"t": a}, {"t": np.tanh(x.astype(np.float64))})
