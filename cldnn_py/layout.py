@@ -270,8 +270,8 @@ class Layout:
 
     def to_logical(self, flat: np.ndarray, out: np.ndarray) -> np.ndarray:
         """Write the logical tensor held in ``flat`` (physical buffer contents) into ``out`` (a C-contiguous array
-        of this layout's shape; numpy casts to its dtype) with one strided copy, no temporary; returns ``out``. Raises ShapeError
-        for an ``out`` of another size or one that is not C-contiguous."""
+        of this layout's shape; numpy casts to its dtype) with one strided copy, no temporary; returns ``out``.
+        Raises ShapeError for an ``out`` of another size or one that is not C-contiguous."""
         if out.size != self.count() or not out.flags.c_contiguous:
             raise ShapeError(f"to_logical: out must be a C-contiguous array of {self.shape}, got {out.shape}")
         dims = self.dims4
