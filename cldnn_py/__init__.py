@@ -13,6 +13,7 @@ from .debug_log import configure_debug_logging
 from .device import DeviceInfo, list_devices
 from .engine import Engine
 from .errors import (
+    BindingError,
     CldnnError,
     DeviceError,
     DTypeError,
@@ -91,7 +92,7 @@ __all__ = [
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",
     "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",
     "Engine", "Format", "FullyConnected", "InputFileError", "InputLayout", "KernelBuildError", "Layout", "Memory",
-    "Network",
+    "Network", "BindingError",
     "NetworkOutput", "ProgramFileError",
     "Padding", "Permute", "Pooling", "PoolingMode", "Primitive", "Program", "ProfilingEntry",
     "Reorder", "Reshape", "Scale", "ShapeError", "ShuffleChannels", "Softmax", "Topology", "TopologyError",

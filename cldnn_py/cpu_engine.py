@@ -96,7 +96,7 @@ def cpu_device_info() -> DeviceInfo:
     return DeviceInfo(spec="cpu", name=f"{_cpu_name()} (numba)", platform="cldnn_py cpu", platform_version=version,
                       driver_version=version, max_alloc_bytes=total // 2, global_mem_bytes=total,
                       max_work_group_size=1, compute_units=os.cpu_count() or 1, supports_fp16=False,
-                      out_of_order=False)
+                      out_of_order=False, host_unified_memory=True, mem_base_addr_align=ALIGN)
 
 
 def aligned_bytes(nbytes: int) -> np.ndarray:
@@ -154,6 +154,13 @@ class CpuEngine(Engine):
     def read_buffer(self, buffer: Any, host: np.ndarray, wait_for: list[Any] | None = None) -> None:
         """Copy a buffer's first ``host.nbytes`` bytes into ``host``."""
         host.reshape(-1).view(np.uint8)[:] = buffer[:host.nbytes]
+
+    def wrap_host(self, host: np.ndarray) -> Any | None:
+        """``host`` itself as a buffer (kernels take 1-D uint8 arrays) when it is a C-contiguous, writeable 1-D uint8
+        array of at least 4 bytes whose start is a multiple of ``ALIGN`` (64); None otherwise."""
+        ok = (host.ndim == 1 and host.dtype == np.uint8 and host.flags.c_contiguous and host.flags.writeable
+              and host.nbytes >= 4 and host.ctypes.data % ALIGN == 0)
+        return host if ok else None
 
     # ----- stream ------------------------------------------------------------------------------------------------
     def bind_kernel(self, kernel: BaseKernelData, args: list[Any], program: Any = None) -> Any:

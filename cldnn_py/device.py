@@ -31,7 +31,12 @@ NO_PLATFORM_HELP = (
 @dataclass(frozen=True)
 class DeviceInfo:
     """What the engine needs to know about a device: names, versions and limits (bytes, work-items); ``caps``: the
-    capabilities kernels validate on (:class:`kernel_selector.device_caps.DeviceCaps`)."""
+    capabilities kernels validate on (:class:`kernel_selector.device_caps.DeviceCaps`).
+
+    ``host_unified_memory``: the device works on host memory (a CPU device, an integrated GPU:
+    ``CL_DEVICE_HOST_UNIFIED_MEMORY``), so a buffer can live in a user's array (``Network.set_input_memory``);
+    ``mem_base_addr_align``: the alignment in bytes a buffer's start needs on this device
+    (``CL_DEVICE_MEM_BASE_ADDR_ALIGN``, which OpenCL gives in bits; 0 when unknown)."""
 
     spec: str
     name: str
@@ -45,6 +50,8 @@ class DeviceInfo:
     supports_fp16: bool
     out_of_order: bool
     caps: DeviceCaps = field(default_factory=DeviceCaps)
+    host_unified_memory: bool = False
+    mem_base_addr_align: int = 0
 
 
 def _cl() -> Any:
@@ -74,7 +81,8 @@ def describe(device: Any, spec: str) -> DeviceInfo:
         global_mem_bytes=int(device.global_mem_size), max_work_group_size=int(device.max_work_group_size),
         compute_units=int(device.max_compute_units), supports_fp16="cl_khr_fp16" in device.extensions,
         out_of_order=bool(qp & cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE),
-        caps=device_caps(device),
+        caps=device_caps(device), host_unified_memory=bool(_query(device, "host_unified_memory", False)),
+        mem_base_addr_align=int(_query(device, "mem_base_addr_align", 0)) // 8,
     )
 
 

@@ -176,6 +176,28 @@ class Engine:
         """Copy the first ``host.nbytes`` bytes of ``buffer`` into ``host`` after ``wait_for``; blocks until done."""
         raise self._abstract("read_buffer")
 
+    # ----- host memory as buffers (zero-copy I/O: Network.set_input_memory, docs/zero_copy.md) ----------------------
+    @property
+    def host_alignment(self) -> int:
+        """Bytes a host array's start must be a multiple of for ``wrap_host`` to use it as a buffer: the device's
+        ``info.mem_base_addr_align`` (CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes), at least 64 (the kernels' widest
+        aligned vector loads)."""
+        return max(int(self.info.mem_base_addr_align), 64)
+
+    def wrap_host(self, host: np.ndarray) -> Any | None:
+        """A buffer whose storage is ``host``'s own memory (a C-contiguous, writeable 1-D uint8 array, its start a
+        multiple of ``host_alignment``), so kernels read and write the caller's bytes with no copy; None where this
+        device does not work on host memory or declined this array (then the caller copies). The caller keeps
+        ``host`` alive and unchanged while commands use the buffer. The base returns None."""
+        return None
+
+    def pinned_host(self, nbytes: int) -> tuple[np.ndarray, Any] | None:
+        """A zero-filled page-locked host array of ``nbytes`` uint8 and the object that keeps it (hold both while the
+        array is used), for copies to a device that does not share host memory (a discrete GPU copies from it by DMA,
+        without the driver's bounce buffer); None where that brings nothing (host-unified devices, the CPU engine).
+        The base returns None."""
+        return None
+
     # ----- program build (engines that compile device source) ------------------------------------------------------
     def build(self, source: str, options: list[str] | None = None) -> Any:
         """Compile device source into a program ``bind_kernel`` takes. Only the OpenCL engine builds; the base

@@ -48,6 +48,13 @@ class DeviceError(CldnnError):
     """No usable OpenCL device, a bad device spec, or a resource limit of the device exceeded."""
 
 
+class BindingError(CldnnError):
+    """A user's array or Memory cannot be bound as a network input or output (``Network.set_input_memory``,
+    ``set_output_memory``): not C-contiguous, read-only, not aligned as the device requires, a Memory of another
+    engine or layout, or zero copy demanded where the device cannot give it; the message names the id and the
+    expected vs actual value."""
+
+
 class OnnxImportError(CldnnError):
     """The model file is not ONNX, is truncated, fails the ONNX checker, or holds an unreadable initializer; the
     message names the file (or the initializer). Raised by ``load_onnx`` / ``graph_inputs`` (frontend/onnx.py)."""

@@ -125,14 +125,21 @@ def to_engine(sig: TensorSignature, arr: np.ndarray, engine_dtype: np.dtype,
     return arr
 
 
+def result_shape(sig: TensorSignature, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape :func:`from_engine` gives a result the engine holds in ``shape``: the declared static dims when
+    they hold as many elements, ``()`` for a ``(1,)`` result of a rank-0 (or rank-unknown) declaration."""
+    static = tuple(d for d in sig.dims if isinstance(d, int))
+    # no dims: rank 0, or a rank the model leaves unknown (ONNX: no shape field); only (1,) means rank 0 then
+    if sig.dims and len(static) == len(sig.dims) and tuple(shape) != static and math.prod(shape) == math.prod(static):
+        return static
+    if not sig.dims and tuple(shape) == (1,):
+        return ()
+    return tuple(shape)
+
+
 def from_engine(sig: TensorSignature, arr: np.ndarray) -> np.ndarray:
     """A result as the model declares it: int32 back to int64, uint8 back to bool, ``(1,)`` back to rank 0."""
     if arr.dtype != sig.dtype:
         arr = arr.astype(sig.dtype)
-    static = tuple(d for d in sig.dims if isinstance(d, int))
-    # no dims: rank 0, or a rank the model leaves unknown (ONNX: no shape field); only (1,) means rank 0 then
-    if sig.dims and len(static) == len(sig.dims) and tuple(arr.shape) != static and arr.size == math.prod(static):
-        arr = arr.reshape(static)
-    elif not sig.dims and arr.shape == (1,):
-        arr = arr.reshape(())
-    return arr
+    shape = result_shape(sig, tuple(arr.shape))
+    return arr if shape == arr.shape else arr.reshape(shape)

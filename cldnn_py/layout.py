@@ -241,6 +241,12 @@ class Layout:
         """True when the physical buffer is the logical array in C order: unpadded, unblocked, bfyx order."""
         return self.padding.is_zero and self.format.block is None and self.format.order == DIMS
 
+    @property
+    def is_plain(self) -> bool:
+        """True when the physical buffer is the logical array in C order (unpadded, unblocked, bfyx order): its bytes
+        are a C-contiguous numpy array of ``shape``, with no conversion either way."""
+        return self._is_plain()
+
     def to_physical(self, array: np.ndarray) -> np.ndarray:
         """Logical array (this layout's shape) → flat physical buffer contents (padding zero-filled); always a new
         array (the caller may copy it to the device later, asynchronously, while the user reuses theirs)."""
@@ -259,11 +265,38 @@ class Layout:
         ``flat`` when the layout is plain, a new array otherwise."""
         if self._is_plain():
             return np.asarray(flat)[: self.buffer_size].reshape(self.shape)
+        flat = np.asarray(flat)
+        return self.to_logical(flat, np.empty(self.shape, dtype=flat.dtype))  # flat's dtype: also index arrays
+
+    def to_logical(self, flat: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Write the logical tensor held in ``flat`` (physical buffer contents) into ``out`` (a C-contiguous array
+        of this layout's shape; numpy casts to its dtype) with one strided copy, no temporary; returns ``out``.
+        Raises ShapeError for an ``out`` of another size or one that is not C-contiguous."""
+        if out.size != self.count() or not out.flags.c_contiguous:
+            raise ShapeError(f"to_logical: out must be a C-contiguous array of {self.shape}, got {out.shape}")
+        dims = self.dims4
+        out4 = out.reshape(dims)  # a view: out is C-contiguous
+        src = np.asarray(flat)[: self.buffer_size]
+        if self._is_plain():
+            np.copyto(out4, src.reshape(dims))
+            return out
         shape, perm = self._physical_view_shape()
-        phys_shape = [shape[p] for p in perm]
-        inv = np.argsort(perm)
-        full = np.asarray(flat)[: self.buffer_size].reshape(phys_shape).transpose(inv).reshape(self.padded_dims)
+        full = src.reshape([shape[p] for p in perm]).transpose(np.argsort(perm))  # logical axes (block split off)
         lo = self.padding.lower
-        b, f, y, x = self.dims4
-        out = full[lo[0]:lo[0] + b, lo[1]:lo[1] + f, lo[2]:lo[2] + y, lo[3]:lo[3] + x]
-        return np.ascontiguousarray(out).reshape(self.shape)
+        box = [slice(lo[d], lo[d] + dims[d]) for d in range(4)]
+        blk = self.format.block
+        if blk is None:
+            np.copyto(out4, full[tuple(box)])
+            return out
+        i, n = DIMS.index(blk[0]), blk[1]  # the blocked dimension is never padded
+        whole, rem = divmod(dims[i], n)
+        if whole:  # the full slices: out's axis i seen as (slice, lane), the same split as ``full``
+            st = out4.strides
+            dst = np.lib.stride_tricks.as_strided(out4, shape=dims[:i] + (whole, n) + dims[i + 1:],
+                                                  strides=st[:i] + (st[i] * n, st[i]) + st[i + 1:])
+            np.copyto(dst, full[tuple(box[:i] + [slice(0, whole), slice(None)] + box[i + 1:])])
+        if rem:  # the last, partial slice
+            tail = [slice(None)] * 4
+            tail[i] = slice(whole * n, dims[i])
+            np.copyto(out4[tuple(tail)], full[tuple(box[:i] + [whole, slice(0, rem)] + box[i + 1:])])
+        return out

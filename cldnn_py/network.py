@@ -20,8 +20,10 @@ import numpy as np
 from .async_run import AsyncRun, RunWorker
 from .engine import Engine
 from .errors import CldnnError, DeviceError, DTypeError, ShapeError, TopologyError
+from .host_io import InputBinding, OutputBinding, fill_output
 from .io_signature import TensorSignature, as_feed, check_dims, check_dtype, from_engine, storage_dtype, to_engine
 from .memory import Memory
+from .network_io import NetworkIO
 from .program import BuildOptions, Program
 from .program_node import ProgramNode
 from .topology import Topology
@@ -53,6 +55,8 @@ class NetworkOutput:
     signature: TensorSignature | None = None
     value: np.ndarray | None = None
     """The output's value when it is known without a kernel (an empty output; ``memory`` is then None)."""
+    binding: OutputBinding | None = None
+    """The user's array ``Network.set_output_memory`` bound to this output, which ``numpy()`` fills and returns."""
 
     @property
     def layout(self) -> Any:
@@ -61,7 +65,12 @@ class NetworkOutput:
 
     def numpy(self) -> np.ndarray:
         """Wait for the event and return the logical array: shape ``layout.shape``, or, for an output with a
-        declared ``signature`` (ONNX), the declared dtype and rank (int64, bool, rank 0)."""
+        declared ``signature`` (ONNX), the declared dtype and rank (int64, bool, rank 0).
+
+        A plain output is copied once, from the device buffer into the returned array. An output bound with
+        ``Network.set_output_memory`` returns the user's array itself, filled (docs/zero_copy.md)."""
+        if self.binding is not None:
+            return fill_output(self.binding, self.memory, self.event, self.signature, self.value)
         if self.memory is None:
             a = np.array(self.value)
         else:
@@ -95,11 +104,13 @@ def check_fits(program: Program) -> None:
                           f"device has {limit} bytes of global memory; largest: {big}")
 
 
-class Network:
+class Network(NetworkIO):
     """A runnable network. ``Network(program)`` or ``Network(engine, topology[, options])``.
 
     One Network used from several threads is serialized by a lock (each call runs whole). Raises the Program's
     errors when built from a topology; ``set_input_data`` raises TopologyError / ShapeError / DTypeError.
+    ``set_input_memory`` / ``set_output_memory`` (from :class:`~cldnn_py.network_io.NetworkIO`) bind user arrays as
+    input and output buffers instead of copying (docs/zero_copy.md).
 
     A dynamic topology (``topology.is_dynamic``: an ONNX model with dynamic dimensions or inputs that determine
     shapes) makes a :class:`cldnn_py.dynamic_network.DynamicNetwork`, which builds one static Network per input
@@ -136,7 +147,11 @@ class Network:
         self._running: str | None = None  # the primitive being enqueued (the CPU engine runs it meanwhile)
         self._broken = ""  # set when the watchdog gave up on a run whose kernel could not be interrupted
         self._insts: dict[str, PrimitiveInst] = {}
-        self._inputs: dict[str, Any] = {}  # id -> host array kept alive while its copy runs
+        self._inputs: dict[str, Any] = {}  # id -> host array kept alive while its copy runs (or its InputBinding)
+        self._in_bind: dict[str, InputBinding] = {}  # set_input_memory's bindings
+        self._out_bind: dict[str, OutputBinding] = {}  # set_output_memory's bindings
+        self._own_mem: dict[str, Memory] = {}  # the network's own Memory of each node whose buffer a binding replaced
+        self._pinned: dict[int, tuple[np.ndarray, Any]] = {}  # new_input_array's page-locked arrays by address
         check_fits(program)
         slots = [self.engine.allocate_buffer(n, owner=f"memory pool slot {i}")
                  for i, n in enumerate(program.slot_bytes)]
@@ -155,15 +170,8 @@ class Network:
             if node.buffer_of is not None:
                 mems[node.id] = Memory(self.engine, node.layout(), mems[node.buffer_of].buffer)
         for node in program.order:
-            mem = mems[node.id]
-            kernels = []
-            if node.impl is not None:
-                for kd in node.impl.kernels:
-                    idx = program.entry_program.get(kd.entry)
-                    k = self.engine.bind(kd, self._buffer_of(node, mem),
-                                         program.cl_programs[idx] if idx is not None else None, owner=node.id)
-                    kernels.append((k, kd.gws, self.engine.clamp_lws(k, kd.gws, kd.lws)))
-            self._insts[node.id] = PrimitiveInst(node, mem, kernels, [])
+            self._insts[node.id] = PrimitiveInst(node, mems[node.id],
+                                                 self._bind_kernels(node, lambda pid: mems[pid].buffer), [])
         self.input_ids = [n.id for n in program.order if n.kind == "input_layout"]
         self.output_ids = list(program.outputs)
         self.empty_outputs = dict(program.empty_outputs)
@@ -201,12 +209,23 @@ class Network:
         """The events of the previous execution's sinks (empty before the first)."""
         return [e for i in self._sinks for e in i.events]
 
-    def _buffer_of(self, node: ProgramNode, out: Memory) -> Callable[[str, int], Any]:
-        """``buffer(kind, index)`` for ``Engine.bind``: dependency ``index``'s buffer for "input", else ``out``'s."""
-        def buffer(kind: str, index: int) -> Any:
-            return self._insts[node.dependencies[index].id].memory.buffer if kind == "input" else out.buffer
+    def _bind_kernels(self, node: ProgramNode, buffer_of: Callable[[str], Any]
+                      ) -> list[tuple[Any, tuple[int, ...], tuple[int, ...] | None]]:
+        """``node``'s kernels bound (``Engine.bind``) to the buffers ``buffer_of(primitive id)`` gives for its
+        dependencies and its own output, with their gws and clamped lws."""
+        if node.impl is None:
+            return []
 
-        return buffer
+        def buffer(kind: str, index: int) -> Any:
+            return buffer_of(node.dependencies[index].id if kind == "input" else node.id)
+
+        out = []
+        for kd in node.impl.kernels:
+            idx = self.program.entry_program.get(kd.entry)
+            k = self.engine.bind(kd, buffer, self.program.cl_programs[idx] if idx is not None else None,
+                                 owner=node.id)
+            out.append((k, kd.gws, self.engine.clamp_lws(k, kd.gws, kd.lws)))
+        return out
 
     def __reduce__(self) -> Any:
         raise TypeError("a cldnn_py Network holds live OpenCL objects and cannot be pickled; pass the Topology "
@@ -246,6 +265,8 @@ class Network:
             raise DTypeError(f"input_layout '{pid}': dtype: expected {lay.dtype.numpy} ({lay.dtype.value}), "
                              f"got {arr.dtype}")
         with self._lock:
+            if pid in self._in_bind:  # fed by copy again: the network's own buffer, the user's array let go
+                self._unbind_input(pid)
             phys = lay.to_physical(arr)
             # the previous execution's commands finish before the buffer is overwritten (write-after-read), as does
             # an earlier copy to it (write-after-write); other networks' commands on the queue are not waited for
@@ -265,6 +286,7 @@ class Network:
             missing = [i for i in self.input_ids if i not in self._inputs]
             if missing:
                 raise CldnnError(f"execute: inputs {missing} were never set with set_input_data")
+            self._stage_bound_inputs()
             with eng.execution_scope():
                 # this network's previous execution finishes before this one writes any buffer (write-after-read):
                 # its last events join the wait lists of the kernels that wait for no other kernel of this run (not
@@ -287,11 +309,14 @@ class Network:
                     if enqueued % FLUSH_EVERY == 0:  # let the device start while the rest is enqueued
                         eng.flush()
             eng.flush()
-            return {o: (NetworkOutput(o, None, None, self.output_signature.get(o), self.empty_outputs[o])
+            outs = {o: (NetworkOutput(o, None, None, self.output_signature.get(o), self.empty_outputs[o])
                         if o in self.empty_outputs else
                         NetworkOutput(o, self._insts[self.program.resolve(o)].memory,
                                       self._event(self.program.resolve(o)), self.output_signature.get(o)))
                     for o in self.output_ids}
+            for o, binding in self._out_bind.items():  # set_output_memory: numpy() fills the user's array
+                outs[o].binding = binding
+            return outs
 
     def _event(self, pid: str) -> Any:
         evs = self._insts[pid].events
@@ -435,7 +460,9 @@ class Network:
             if n.kind == "data":
                 status, kernel = "OPTIMIZED_OUT", ""
             elif n.kind == "input_layout":
-                status, kernel = "INPUT", "copy_to_device"
+                bound = self._in_bind.get(n.id)
+                status, kernel = "INPUT", ("copy_to_device" if bound is None or bound.mode == "staged"
+                                           else f"bound ({bound.mode}, no copy)")
             elif n.optimized_out:
                 status, kernel = "OPTIMIZED_OUT", ("in place" if n.in_place else "view" if n.buffer_of else "")
             else:

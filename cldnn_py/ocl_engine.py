@@ -140,6 +140,48 @@ class OclEngine(Engine):
         PoCL makes a blocking read wait for the whole queue (clFinish), other networks' commands included."""
         self._cl.enqueue_copy(self.queue, host, buffer, wait_for=wait_for, is_blocking=False).wait()
 
+    def wrap_host(self, host: np.ndarray) -> Any | None:
+        """A ``CL_MEM_USE_HOST_PTR`` buffer on ``host`` (C-contiguous writeable 1-D uint8, its start a multiple of
+        ``host_alignment``) when the device shares host memory (``info.host_unified_memory``: PoCL's CPU device, an
+        integrated GPU) and reads ``host``'s bytes themselves: one byte is flipped on the host and read back through
+        the buffer, then restored (a driver that keeps a copy of its own, which the OpenCL specification allows, sees
+        the old byte). None otherwise: the caller copies."""
+        cl = self._cl
+        if (not self.info.host_unified_memory or host.ndim != 1 or host.dtype != np.uint8 or not host.size
+                or not host.flags.c_contiguous or not host.flags.writeable or host.ctypes.data % self.host_alignment):
+            return None
+        try:
+            buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR, hostbuf=host)
+        except (cl.RuntimeError, cl.LogicError) as e:  # a driver that refuses this host pointer
+            log.debug("no CL_MEM_USE_HOST_PTR buffer on a %d-byte host array: %s", host.nbytes, e)
+            return None
+        old = int(host[0])
+        probe = np.empty(1, np.uint8)
+        host[0] = old ^ 0xFF
+        try:
+            cl.enqueue_copy(self.queue, probe, buf, is_blocking=True)
+        finally:
+            host[0] = old
+        if int(probe[0]) != old ^ 0xFF:
+            log.debug("%s keeps its own copy of a CL_MEM_USE_HOST_PTR buffer: copies instead", self.info.name)
+            return None
+        return buf
+
+    def pinned_host(self, nbytes: int) -> tuple[np.ndarray, Any] | None:
+        """On a device without host-unified memory: a ``CL_MEM_ALLOC_HOST_PTR`` buffer mapped once, its mapping as a
+        uint8 array (page-locked on NVIDIA and AMD drivers: copies from it run by DMA) and the buffer; None on a
+        host-unified device. The mapping stays for the buffer's life and the array is only ever a host pointer of
+        ``enqueue_copy``, never a kernel argument, as NVIDIA's OpenCL guide recommends for pinned staging."""
+        if self.info.host_unified_memory:
+            return None
+        cl = self._cl
+        size = max(nbytes, 4)
+        buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR, size=size)
+        host, _ = cl.enqueue_map_buffer(self.queue, buf, cl.map_flags.READ | cl.map_flags.WRITE, 0, (size,), np.uint8,
+                                        is_blocking=True)
+        host[:] = 0
+        return host[:nbytes], buf
+
     # ----- stream ------------------------------------------------------------------------------------------------
     def bind_kernel(self, kernel: BaseKernelData, args: list[Any], program: Any = None) -> Any:
         """A ``pyopencl.Kernel`` for ``kernel.entry`` of ``program`` (built from ``common_header() +

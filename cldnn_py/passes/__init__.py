@@ -22,6 +22,7 @@ from .densify_grouped_convolutions import DensifyGroupedConvolutions
 from .fold_channel_shuffle import FoldChannelShuffle
 from .graph_initializations import GraphInitializations
 from .mark_nodes import MarkNodes
+from .plain_inputs import PlainInputs
 from .prepare_buffer_fusing import PrepareBufferFusing
 from .prepare_memory_dependencies import PrepareMemoryDependencies
 from .prepare_padding import PreparePadding
@@ -40,7 +41,7 @@ def pipeline(optimize_data: bool = True, evaluate: Evaluate | None = None) -> li
     """Fresh pass instances in order. ``optimize_data=False`` keeps only what correctness needs. ``evaluate`` runs a
     constant subgraph for propagate_constants (Program passes its own; without it, a graph with constant subgraphs
     to fold raises RuntimeError, and listing the passes works as before)."""
-    passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes()]
+    passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes(), PlainInputs()]
     if optimize_data:
         passes += [FoldChannelShuffle(), PreparePrimitiveFusing(), DensifyGroupedConvolutions(), ReorderInputs()]
     passes += [ConvertPrecision(), AddRequiredReorders()]

@@ -54,8 +54,8 @@ def test_pipeline_order_is_declared_in_one_place():
     assert PIPELINE[0] == "graph_initializations" and PIPELINE[-1] == "prepare_memory_dependencies"
     assert {"trim_to_outputs", "mark_nodes", "compile_graph"} <= set(PIPELINE)
     assert [p.name for p in pipeline(optimize_data=False)] == [
-        "graph_initializations", "trim_to_outputs", "mark_nodes", "convert_precision", "add_required_reorders",
-        "compile_graph"]
+        "graph_initializations", "trim_to_outputs", "mark_nodes", "plain_inputs", "convert_precision",
+        "add_required_reorders", "compile_graph"]
 
 
 @dataclass(frozen=True)
