@@ -155,7 +155,7 @@ class CpuEngine(Engine):
         """Copy a buffer's first ``host.nbytes`` bytes into ``host``."""
         host.reshape(-1).view(np.uint8)[:] = buffer[:host.nbytes]
 
-    def wrap_host(self, host: np.ndarray) -> Any | None:
+    def wrap_host(self, host: np.ndarray, probe: bool = True) -> Any | None:
         """``host`` itself as a buffer (kernels take 1-D uint8 arrays) when it is a C-contiguous, writeable 1-D uint8
         array of at least 4 bytes whose start is a multiple of ``ALIGN`` (64); None otherwise."""
         ok = (host.ndim == 1 and host.dtype == np.uint8 and host.flags.c_contiguous and host.flags.writeable

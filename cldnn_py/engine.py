@@ -184,7 +184,7 @@ class Engine:
         aligned vector loads)."""
         return max(int(self.info.mem_base_addr_align), 64)
 
-    def wrap_host(self, host: np.ndarray) -> Any | None:
+    def wrap_host(self, host: np.ndarray, probe: bool = True) -> Any | None:
         """A buffer whose storage is ``host``'s own memory (a C-contiguous, writeable 1-D uint8 array, its start a
         multiple of ``host_alignment``), so kernels read and write the caller's bytes with no copy; None where this
         device does not work on host memory or declined this array (then the caller copies). The caller keeps

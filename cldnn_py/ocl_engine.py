@@ -140,12 +140,14 @@ class OclEngine(Engine):
         PoCL makes a blocking read wait for the whole queue (clFinish), other networks' commands included."""
         self._cl.enqueue_copy(self.queue, host, buffer, wait_for=wait_for, is_blocking=False).wait()
 
-    def wrap_host(self, host: np.ndarray) -> Any | None:
+    def wrap_host(self, host: np.ndarray, probe: bool = True) -> Any | None:
         """A ``CL_MEM_USE_HOST_PTR`` buffer on ``host`` (C-contiguous writeable 1-D uint8, its start a multiple of
         ``host_alignment``) when the device shares host memory (``info.host_unified_memory``: PoCL's CPU device, an
         integrated GPU) and reads ``host``'s bytes themselves: one byte is flipped on the host and read back through
         the buffer, then restored (a driver that keeps a copy of its own, which the OpenCL specification allows, sees
-        the old byte). None otherwise: the caller copies."""
+        the old byte). None otherwise: the caller copies. ``probe=False`` skips the byte check for a caller that
+        made it on an earlier array of the same kind (a loaded Program's constants: one blocking read each cost
+        ~0.5 ms)."""
         cl = self._cl
         if (not self.info.host_unified_memory or host.ndim != 1 or host.dtype != np.uint8 or not host.size
                 or not host.flags.c_contiguous or not host.flags.writeable or host.ctypes.data % self.host_alignment):
@@ -155,14 +157,16 @@ class OclEngine(Engine):
         except (cl.RuntimeError, cl.LogicError) as e:  # a driver that refuses this host pointer
             log.debug("no CL_MEM_USE_HOST_PTR buffer on a %d-byte host array: %s", host.nbytes, e)
             return None
+        if not probe:
+            return buf
         old = int(host[0])
-        probe = np.empty(1, np.uint8)
+        seen = np.empty(1, np.uint8)
         host[0] = old ^ 0xFF
         try:
-            cl.enqueue_copy(self.queue, probe, buf, is_blocking=True)
+            cl.enqueue_copy(self.queue, seen, buf, is_blocking=True)
         finally:
             host[0] = old
-        if int(probe[0]) != old ^ 0xFF:
+        if int(seen[0]) != old ^ 0xFF:
             log.debug("%s keeps its own copy of a CL_MEM_USE_HOST_PTR buffer: copies instead", self.info.name)
             return None
         return buf

@@ -119,17 +119,19 @@ class Program:
         return program_io.save(self, path)
 
     @classmethod
-    def load(cls, engine: Engine, path: str | os.PathLike[str]) -> Program:
+    def load(cls, engine: Engine, path: str | os.PathLike[str], map_constants: bool = False) -> Program:
         """A Program read from a file ``save`` wrote, for ``engine``: no pass and no kernel selection run; the
         kernels are made again from the package's own templates and built through the caches (OpenVINO's
-        ``import_model``). ``build_time_ms`` is the load time.
+        ``import_model``). ``build_time_ms`` is the load time. ``map_constants``: on a device that works on host
+        memory (PoCL's CPU device, the CPU engine) the constants are the file's mapped pages, not copies; the file
+        must then never be changed in place while the Program lives (the warm-start cache's entries never are).
 
         Raises ProgramFileError for a file that is not a program, is truncated or tampered (checksum, graph
         checks), or was saved by another format or package version, engine kind or device; KernelBuildError and
         DeviceError as a build does. Nothing is left allocated on failure."""
         from . import program_io  # lazy: it imports kernel_selector, which imports cldnn_py.layout
 
-        state = program_io.load(engine, path)
+        state = program_io.load(engine, path, map_constants)
         prog = cls.__new__(cls)
         prog.engine = engine
         for k in (*program_io.STATE, "build_time_ms"):

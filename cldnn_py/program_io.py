@@ -99,13 +99,29 @@ def save(program: Any, path: str | os.PathLike[str]) -> int:
             z.writestr("checksum", hashlib.sha256(text).hexdigest())
             z.writestr("manifest.json", text)
             for i, a in enumerate(arrays):
-                with z.open(f"arrays/{i}.bin", "w", force_zip64=a.nbytes > 2**31) as m:
+                info = _aligned_info(f"arrays/{i}.bin", f.tell(), a.nbytes > 2**31)
+                with z.open(info, "w", force_zip64=a.nbytes > 2**31) as m:
                     m.write(memoryview(a.reshape(-1).view(np.uint8)))  # type: ignore[arg-type]
         os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return dest.stat().st_size
+
+
+ALIGN = 4096
+"""Array members start at a multiple of this offset in the file (the zip local header's extra field is padded, as
+Android's zipalign does): a mapped constant can then be the device buffer itself (``wrap_host``)."""
+
+
+def _aligned_info(name: str, offset: int, zip64: bool) -> zipfile.ZipInfo:
+    """A stored member whose data will start at a multiple of ALIGN when its header is written at ``offset``."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    header = 30 + len(name.encode()) + (20 if zip64 else 0)  # zip64 adds its own extra record
+    pad = (-(offset + header + 4)) % ALIGN  # 4: the padding record's own id and size
+    info.extra = (0xD935).to_bytes(2, "little") + pad.to_bytes(2, "little") + bytes(pad)
+    return info
 
 
 def _manifest(program: Any, arrays: list[np.ndarray]) -> dict[str, Any]:
@@ -146,22 +162,26 @@ def _manifest(program: Any, arrays: list[np.ndarray]) -> dict[str, Any]:
 
 
 # ----- load --------------------------------------------------------------------------------------------------------
-def load(engine: Engine, path: str | os.PathLike[str]) -> dict[str, Any]:
+def load(engine: Engine, path: str | os.PathLike[str], map_constants: bool = False) -> dict[str, Any]:
     """The state of a saved Program for ``engine`` (``Program.load`` publishes it): {attribute: value} for every
-    name in STATE, plus ``build_time_ms`` (the load time). Raises ProgramFileError (module docstring), and
-    KernelBuildError / DeviceError as a build does."""
+    name in STATE, plus ``build_time_ms`` (the load time). With ``map_constants``, constants are the file's own
+    pages where the device works on host memory (``Engine.wrap_host``: no copy; the file must then never change in
+    place while the Program lives, as a warm-start entry never does). Raises ProgramFileError (module docstring),
+    and KernelBuildError / DeviceError as a build does."""
     t0 = time.perf_counter()
-    manifest, arrays = read(path, engine)
-    state = _restore(engine, manifest, arrays, str(path))
+    manifest, arrays = read(path, engine, private=map_constants)
+    state = _restore(engine, manifest, arrays, str(path), map_constants)
     state["build_time_ms"] = (time.perf_counter() - t0) * 1e3
     log.info("program loaded from %s in %.0f ms: %d nodes, %d kernels", path, state["build_time_ms"],
              len(state["nodes"]), state["kernels_built"])
     return state
 
 
-def read(path: str | os.PathLike[str], engine: Engine | None = None) -> tuple[dict[str, Any], list[np.ndarray]]:
+def read(path: str | os.PathLike[str], engine: Engine | None = None,
+         private: bool = False) -> tuple[dict[str, Any], list[np.ndarray]]:
     """(manifest, arrays) of a program file, checked: archive, checksum, format, version, package, and, with
-    ``engine``, its device. Raises ProgramFileError."""
+    ``engine``, its device. The arrays are views of the file mapped read-only, or (``private``) copy-on-write, so
+    they are writeable without changing the file. Raises ProgramFileError."""
     name = str(path)
     try:
         with zipfile.ZipFile(path) as z:
@@ -177,7 +197,7 @@ def read(path: str | os.PathLike[str], engine: Engine | None = None) -> tuple[di
                                        f"(the file was changed or is corrupt)")
             manifest = _json(text, name)
             _check_header(manifest, name, engine)
-            arrays = _arrays(z, manifest, name)
+            arrays = _arrays(z, manifest, name, private)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError) as e:
         raise ProgramFileError(f"'{name}' is not a readable cldnn_py program file (truncated or corrupt): "
                                f"{e}") from None
@@ -215,7 +235,7 @@ def _check_header(manifest: dict[str, Any], name: str, engine: Engine | None) ->
                                        f"engine), got {saved.get(key)!r} (the file)")
 
 
-def _arrays(z: zipfile.ZipFile, manifest: dict[str, Any], name: str) -> list[np.ndarray]:
+def _arrays(z: zipfile.ZipFile, manifest: dict[str, Any], name: str, private: bool = False) -> list[np.ndarray]:
     """The stored arrays, read-only views of the file mapped in memory (no copy: the constants go straight from
     the page cache to the device), each checked against its manifest entry and its zip CRC-32 (in a thread: zlib
     releases the GIL, so the check overlaps the kernel rebuild)."""
@@ -223,7 +243,8 @@ def _arrays(z: zipfile.ZipFile, manifest: dict[str, Any], name: str) -> list[np.
     if not isinstance(specs, list):
         raise ProgramFileError(f"'{name}': manifest has no array list")
     z.fp.seek(0)  # type: ignore[union-attr]
-    mm = mmap.mmap(z.fp.fileno(), 0, access=mmap.ACCESS_READ)  # type: ignore[union-attr]
+    access = mmap.ACCESS_COPY if private else mmap.ACCESS_READ
+    mm = mmap.mmap(z.fp.fileno(), 0, access=access)  # type: ignore[union-attr]
     out, spans = [], []
     for i, spec in enumerate(specs):
         member = f"arrays/{i}.bin"
@@ -274,7 +295,8 @@ class _CrcChecked(list[np.ndarray]):
                                    f"is corrupt)")
 
 
-def _restore(engine: Engine, manifest: dict[str, Any], arrays: list[np.ndarray], name: str) -> dict[str, Any]:
+def _restore(engine: Engine, manifest: dict[str, Any], arrays: list[np.ndarray], name: str,
+             map_constants: bool = False) -> dict[str, Any]:
     from .program_io_check import check_graph
 
     try:
@@ -311,7 +333,7 @@ def _restore(engine: Engine, manifest: dict[str, Any], arrays: list[np.ndarray],
         _kernels(engine, state, name, modules, builder)
         if isinstance(arrays, _CrcChecked):
             arrays.verify()
-        state["constants"] = _upload(engine, state, consts)
+        state["constants"] = _upload(engine, state, consts, map_constants)
     except BaseException:
         builder.abandon()
         raise
@@ -422,9 +444,20 @@ class _Context:
         self.engine, self.options, self.device_caps = engine, options, device_caps
 
 
-def _upload(engine: Engine, state: dict[str, Any], consts: dict[str, np.ndarray]) -> dict[str, Memory]:
-    """Every constant's bytes copied as they are (already in the device layout) into a buffer of its own."""
-    return {pid: engine.upload(state["nodes"][pid].layout(), raw, owner=pid) for pid, raw in consts.items()}
+def _upload(engine: Engine, state: dict[str, Any], consts: dict[str, np.ndarray],
+            mapped: bool = False) -> dict[str, Memory]:
+    """Every constant's bytes (already in the device layout) in a buffer of its own: copied, or with ``mapped`` the
+    mapped file pages themselves where the engine can (``wrap_host``; the Memory's buffer keeps them alive)."""
+    out = {}
+    probed: bool | None = None  # the device's answer for the first mapped constant holds for the others
+    for pid, raw in consts.items():
+        layout = state["nodes"][pid].layout()
+        buf = None
+        if mapped and probed is not False and raw.nbytes >= 4:
+            buf = engine.wrap_host(raw, probe=probed is None)
+            probed = probed if probed is not None else buf is not None
+        out[pid] = Memory(engine, layout, buf) if buf is not None else engine.upload(layout, raw, owner=pid)
+    return out
 
 
 __all__ = ["save", "load", "read", "device_identity", "FORMAT_VERSION"]

@@ -161,7 +161,7 @@ class WarmStartCache:
             self.misses += 1
             return None
         try:
-            prog = Program.load(engine, path)
+            prog = Program.load(engine, path, map_constants=True)  # entries are replaced, never changed in place
         except ProgramFileError as e:
             log.warning("warm start: entry %s refused (%s); rebuilding it", path.name, e)
             self.rejected += 1

@@ -65,6 +65,11 @@ def test_second_compile_loads_the_saved_program(engine, cache_dir, tmp_path, rng
     a, b = first.run({"x": x}), second.run({"x": x})
     assert np.isfinite(b["prob"]).all()
     np.testing.assert_array_equal(b["prob"], a["prob"])
+    if kind == "ocl" and second.engine.info.host_unified_memory:  # the constants are the entry's mapped pages
+        import pyopencl
+
+        flags = [m.buffer.get_info(pyopencl.mem_info.FLAGS) for m in second.program.constants.values()]
+        assert all(f & pyopencl.mem_flags.USE_HOST_PTR for f in flags), flags
     # an InferenceSession takes the same path
     sess = cl.InferenceSession(str(path), device=_engine(kind, cache_dir))
     assert sess.network.program.source == second.program.source
