@@ -93,8 +93,8 @@ class WarmStartCache:
         if options.tuning != "off":
             p = Path(options.tuning_cache or default_tuning_cache_path())
             tuning = [str(p), *_stat(p)]
-        doc = {"format": FORMAT_VERSION, "package": __version__, "device": device_identity(engine),
-               "model": digest, "siblings": siblings, "fallback": fallback,
+        doc = {"format": FORMAT_VERSION, "package": __version__, "code": code_digest(),
+               "device": device_identity(engine), "model": digest, "siblings": siblings, "fallback": fallback,
                "input_shapes": sorted((k, list(v)) for k, v in (input_shapes or {}).items()),
                "options": encode(opts, []), "forced": sorted(env.forced_impls().items()), "tuning": tuning}
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
@@ -221,6 +221,31 @@ class WarmStartCache:
                 if e.is_file(follow_symlinks=False):
                     os.unlink(e.path)
         return len(entries)
+
+
+_CODE_DIGEST: str | None = None
+
+
+def code_digest() -> str:
+    """A digest of the installed engine's own files (path, size, mtime of every ``.py`` of cldnn_py and
+    kernel_selector and every ``.cl`` of cl_kernels; about 5 ms, once per process): a source checkout changed
+    between two starts under the same package version gives new keys, so a stored Program never outlives the passes
+    and kernels that made it."""
+    global _CODE_DIGEST
+    if _CODE_DIGEST is None:
+        import cl_kernels
+        import kernel_selector
+
+        h = hashlib.sha256()
+        for pkg in (Path(__file__).parent, Path(kernel_selector.__file__).parent, Path(cl_kernels.__file__).parent):
+            for root, dirs, files in os.walk(pkg):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                for f in sorted(files):
+                    if f.endswith((".py", ".cl", ".json")):
+                        st = os.stat(os.path.join(root, f))
+                        h.update(f"{os.path.join(root, f)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+        _CODE_DIGEST = h.hexdigest()
+    return _CODE_DIGEST
 
 
 def _stat(p: Path) -> list[int]:
