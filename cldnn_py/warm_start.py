@@ -27,6 +27,7 @@ import json
 import logging
 import os
 import stat
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +147,9 @@ class WarmStartCache:
 
     # ----- entries ---------------------------------------------------------------------------------------------
     def load(self, engine: Engine, key: str) -> Program | None:
-        """The Program stored under ``key``, or None (no entry; or a bad one, which is logged and deleted)."""
+        """The Program stored under ``key``, or None (no entry; or a bad one, which is logged and deleted). A store
+        of this process still writing it is waited for."""
+        wait_for_stores()
         folder = self.folder() if self.enabled else None
         if folder is None:
             return None
@@ -171,9 +174,19 @@ class WarmStartCache:
         self.hits += 1
         return prog
 
-    def store(self, program: Program, key: str) -> None:
+    def store(self, program: Program, key: str, background: bool = True) -> None:
         """Save ``program`` under ``key`` (atomic), then delete the least recently used entries beyond
-        ``CLDNN_PY_WARM_START_MAX_MB``. A folder that cannot be written makes it a no-op (warning)."""
+        ``CLDNN_PY_WARM_START_MAX_MB``. A folder that cannot be written makes it a no-op (warning).
+
+        ``background``: on a thread of its own, so the caller's Network is ready without waiting (a cold start of
+        ResNet-50 saves 0.15-0.45 s: 100 MB read back and written); the thread is not a daemon, so the process
+        waits for it at exit, and :func:`wait_for_stores` joins it."""
+        if background:
+            t = threading.Thread(target=self.store, args=(program, key, False), name="cldnn_py-warm-start-store")
+            with _STORES_LOCK:
+                _STORES.append(t)
+            t.start()
+            return
         folder = self.folder() if self.enabled else None
         if folder is None:
             return
@@ -221,6 +234,19 @@ class WarmStartCache:
                 if e.is_file(follow_symlinks=False):
                     os.unlink(e.path)
         return len(entries)
+
+
+_STORES: list[threading.Thread] = []
+_STORES_LOCK = threading.Lock()
+
+
+def wait_for_stores() -> None:
+    """Wait until every warm-start entry this process is writing in the background is written."""
+    with _STORES_LOCK:
+        pending, _STORES[:] = list(_STORES), []
+    for t in pending:
+        if t is not threading.current_thread():
+            t.join()
 
 
 _CODE_DIGEST: str | None = None

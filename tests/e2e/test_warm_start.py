@@ -15,7 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 import cldnn_py as cl
 from cldnn_py.cli import main
 from cldnn_py.dynamic_network import DynamicNetwork
-from cldnn_py.warm_start import WarmStartCache
+from cldnn_py.warm_start import WarmStartCache, wait_for_stores
 
 
 def conv_model(rng: np.random.Generator, n: int = 1) -> onnx.ModelProto:
@@ -44,6 +44,7 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 def _entries(cache_dir) -> list:
+    wait_for_stores()  # entries are written on a background thread
     return sorted((cache_dir / "programs").glob("*.cldnn"))
 
 
