@@ -33,6 +33,15 @@ FORMAT_VERSION = 1
 DEVICE_FIELDS = ("name", "platform", "platform_version", "driver_version")
 RUNTIME_OPTIONS = ("progress", "watchdog_s")
 """BuildOptions that do not shape the compiled graph: not stored (the loading process decides them)."""
+def graph_options(options: Any) -> dict[str, Any]:
+    """The fields of a BuildOptions that shape the compiled graph (all but RUNTIME_OPTIONS), a tuning cache path as
+    a str: what a program file stores and what the warm-start key holds."""
+    opts = {k: v for k, v in vars(options).items() if k not in RUNTIME_OPTIONS}
+    if opts.get("tuning_cache") is not None:
+        opts["tuning_cache"] = str(opts["tuning_cache"])
+    return opts
+
+
 def device_identity(engine: Engine) -> dict[str, str]:
     """The engine kind and the device fields a saved Program is bound to."""
     return {"kind": engine.kind, **{f: str(getattr(engine.info, f)) for f in DEVICE_FIELDS}}

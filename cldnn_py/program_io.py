@@ -47,7 +47,16 @@ from .layout import Format, Layout
 from .memory import Memory
 from .passes.compile_graph import ProgramBuilder
 from .primitives.data import Data
-from .program_archive import FORMAT, FORMAT_VERSION, RUNTIME_OPTIONS, CheckedArrays, device_identity, read, write
+from .program_archive import (
+    FORMAT,
+    FORMAT_VERSION,
+    RUNTIME_OPTIONS,
+    CheckedArrays,
+    device_identity,
+    graph_options,
+    read,
+    write,
+)
 from .program_codec import ProgramCodecError, decode, encode
 from .program_node import Impl, ProgramNode
 from .version import __version__
@@ -78,9 +87,7 @@ def save(program: Any, path: str | os.PathLike[str]) -> int:
 
 
 def _manifest(program: Any, arrays: list[np.ndarray]) -> dict[str, Any]:
-    opts = {k: v for k, v in vars(program.options).items() if k not in RUNTIME_OPTIONS}
-    if opts.get("tuning_cache") is not None:
-        opts["tuning_cache"] = str(opts["tuning_cache"])
+    opts = graph_options(program.options)
     nodes = []
     for node in program.order:
         entry: dict[str, Any] = {

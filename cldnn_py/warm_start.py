@@ -81,15 +81,13 @@ class WarmStartCache:
             options: BuildOptions, fallback: str) -> str | None:
         """The entry key (64 hex digits) of a build, or None when the model cannot be keyed (a folder with too many
         files, an unreadable file)."""
+        from .program_archive import FORMAT_VERSION, device_identity, graph_options
         from .program_codec import encode  # lazy: they import kernel_selector, which imports cldnn_py.layout
-        from .program_io import FORMAT_VERSION, RUNTIME_OPTIONS, device_identity
 
         digest, siblings = self._model_digest(model)
         if digest is None:
             return None
-        opts = {k: v for k, v in vars(options).items() if k not in RUNTIME_OPTIONS}
-        if opts.get("tuning_cache") is not None:
-            opts["tuning_cache"] = str(opts["tuning_cache"])
+        opts = graph_options(options)
         tuning = None
         if options.tuning != "off":
             p = Path(options.tuning_cache or default_tuning_cache_path())
@@ -300,6 +298,12 @@ def compiled_program(model: Any, engine: Engine, input_shapes: dict[str, tuple[i
     """The model's Program from the warm-start cache, or imported, built and stored; for a model that cannot be one
     static Program (dynamic dimensions, value inputs, partitioned), its Topology, unbuilt. Arguments and errors as
     :func:`compile_model`."""
+    return _compile(model, engine, input_shapes, options, fallback, warm_start)[0]
+
+
+def _compile(model: Any, engine: Engine, input_shapes: dict[str, tuple[int, ...]] | None, options: BuildOptions | None,
+             fallback: str, warm_start: bool | None) -> tuple[Program | Topology, WarmStartCache, str | None]:
+    """:func:`compiled_program`, with the cache and the model's key (None: not cached) for the specializations."""
     opts = options or BuildOptions()
     cache = WarmStartCache.for_engine(engine, warm_start)
     key = cache.key(engine, model, input_shapes, opts, fallback) if cache.enabled else None
@@ -307,14 +311,14 @@ def compiled_program(model: Any, engine: Engine, input_shapes: dict[str, tuple[i
     if prog is not None:
         prog.options.progress, prog.options.watchdog_s = opts.progress, opts.watchdog_s  # this process decides
         log.info("warm start: program from %s in %.0f ms", prog.source, prog.build_time_ms)
-        return prog
+        return prog, cache, key
     topo = load_onnx(model, input_shapes, fallback=fallback)
     if topo.is_dynamic or topo.is_partitioned:
-        return topo
+        return topo, cache, key
     prog = Program(engine, topo, opts)
     if key is not None:
         cache.store(prog, key)
-    return prog
+    return prog, cache, key
 
 
 def compile_model(model: Any, device: str | Engine | None = None, *,
@@ -337,15 +341,12 @@ def compile_model(model: Any, device: str | Engine | None = None, *,
         The errors of ``load_onnx`` and of the build; never a cache problem (logged, then rebuilt).
     """
     engine = device if isinstance(device, Engine) else Engine(device)
-    got = compiled_program(model, engine, input_shapes, options, fallback, warm_start)
+    got, cache, key = _compile(model, engine, input_shapes, options, fallback, warm_start)
     if isinstance(got, Program):
         return Network(got)
     net = Network(engine, got, options)
-    if isinstance(net, DynamicNetwork):  # each specialization through the cache too, keyed by its signature
-        cache = WarmStartCache.for_engine(engine, warm_start)
-        key = cache.key(engine, model, input_shapes, options or BuildOptions(), fallback) if cache.enabled else None
-        if key is not None:
-            net.program_cache = Specializations(cache, engine, key)
+    if isinstance(net, DynamicNetwork) and key is not None:  # each specialization through the cache, by signature
+        net.program_cache = Specializations(cache, engine, key)
     return net
 
 
