@@ -109,7 +109,9 @@ def _build(path: str, device: str | None, shapes: dict[str, tuple[int, ...]], qu
            tuning: str = "cache", tuning_cache: str | None = None, engine: Any = None,
            warm_start: bool | None = None) -> Any:
     """Engine, None, Program (with a tqdm bar on a terminal): a saved program file (``cldnn-py compile``) is
-    loaded; an ONNX model comes from the warm-start cache or is built (and stored there)."""
+    loaded; an ONNX model comes from the warm-start cache or is built (and stored there). A model with host stages
+    (NonMaxSuppression ...) gives its PartitionedTopology in place of the Program (:func:`_network` makes either a
+    Network)."""
     from . import BuildOptions, Engine, Program
     from .warm_start import compiled_program
 
@@ -137,9 +139,24 @@ def _build(path: str, device: str | None, shapes: dict[str, tuple[int, ...]], qu
     finally:
         if bar is not None:
             bar.close()
-    if not isinstance(got, Program):
+    if not isinstance(got, Program) and not got.is_partitioned:
         _require_static(got)
     return engine, None, got
+
+
+def _network(engine: Any, built: Any) -> Any:
+    """The Network of what :func:`_build` returned: a Program, or a PartitionedTopology (host stages)."""
+    from . import Network
+
+    return Network(engine, built) if getattr(built, "is_partitioned", False) else Network(built)
+
+
+def _build_line(built: Any) -> str:
+    """"program build: ..." for a Program, or the stages of a partitioned model."""
+    if getattr(built, "is_partitioned", False):
+        kinds = ", ".join(f"{s.name} [{getattr(s, 'runner', 'engine')}]" for s in built.stages)
+        return f"partitioned model: {len(built.stages)} stages ({kinds}); engine stages build on first use"
+    return f"program build: {built.build_time_ms:.0f} ms, {built.kernels_built} kernels"
 
 
 def is_program_file(path: str) -> bool:
@@ -231,8 +248,8 @@ def _run(args: argparse.Namespace) -> int:
 
             net = Network(Engine(args.device), load_onnx(args.model, shapes or None, fallback=args.fallback))
         else:
-            _, _, program = _build(args.model, args.device, shapes)
-            net = Network(program)
+            engine, _, program = _build(args.model, args.device, shapes)
+            net = _network(engine, program)
     except ShapeError:
         from . import Engine
         from .dynamic_network import DynamicNetwork, DynamicTopology
@@ -297,13 +314,12 @@ def _batch_shapes(model: str, batch: int | None, shapes: dict[str, tuple[int, ..
 
 
 def _benchmark(args: argparse.Namespace) -> int:
-    from . import Network
 
     shapes = _batch_shapes(args.model, args.batch, _shapes(args.shape))
     engine, _, program = _build(args.model, args.device, shapes, tuning=args.tuning, tuning_cache=args.tuning_cache)
     print(f"device: {engine.info.spec} {engine.info.name} ({engine.info.platform_version})")
-    print(f"program build: {program.build_time_ms:.0f} ms, {program.kernels_built} kernels")
-    net = Network(program)
+    print(_build_line(program))
+    net = _network(engine, program)
     feeds, _ = _feeds(net, {})
     outs = net.run(feeds)  # warm-up
     if args.check:
@@ -312,6 +328,9 @@ def _benchmark(args: argparse.Namespace) -> int:
                              "program file")
         _check_against_onnxruntime(args.model, feeds, outs)
     if args.mode == "throughput":
+        if getattr(program, "is_partitioned", False):
+            raise SystemExit("--mode throughput runs one Program; this model has host stages (latency mode "
+                             "only)")
         return _benchmark_throughput(args, engine, program, feeds)
     times: list[float] = []
     t_end = time.perf_counter() + (args.time or 0.0)
@@ -322,8 +341,9 @@ def _benchmark(args: argparse.Namespace) -> int:
         times.append((time.perf_counter() - t0) * 1e3)
     batch = next(iter(feeds.values())).shape[0] if feeds else 1
     t = np.array(times)
-    report = {"model": str(args.model), "device": engine.info.spec, "build_ms": program.build_time_ms,
-              "iterations": len(times), "batch": batch, "latency_ms": {
+    report = {"model": str(args.model), "device": engine.info.spec,
+              "build_ms": getattr(program, "build_time_ms", None), "iterations": len(times), "batch": batch,
+              "latency_ms": {
                   "min": float(t.min()), "median": float(np.median(t)), "p90": float(np.percentile(t, 90)),
                   "max": float(t.max())}, "throughput_per_s": float(batch * 1e3 / np.median(t))}
     lat = report["latency_ms"]
@@ -451,6 +471,8 @@ def _dump_graph(args: argparse.Namespace) -> int:
         if topo.is_partitioned:
             return _dump_partition(args, topo)
     _, _, program = _build(args.model, args.device, _shapes(args.shape))
+    if getattr(program, "is_partitioned", False):
+        return _dump_partition(args, program)
     with open(args.output, "w") as f:
         f.write(to_dot(program))
     print(f"wrote {args.output}: {len(program.nodes)} nodes, {program.kernels_built} kernels")

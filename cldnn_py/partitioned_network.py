@@ -1,4 +1,5 @@
-"""A model split between the engine and onnxruntime: stages run in order, tensors cross at the stage edges.
+"""A model split between the engine and the host (onnxruntime or numpy): stages run in order, tensors cross at
+the stage edges.
 
 Where an execution provider of ONNX Runtime (oneDNN's, OpenVINO's) claims the nodes it supports
 (``GetCapability``) and leaves the rest to the default CPU provider, the ONNX importer here
@@ -6,7 +7,10 @@ Where an execution provider of ONNX Runtime (oneDNN's, OpenVINO's) claims the no
 *stages*: each maximal run of supported nodes becomes an :class:`EngineStage` (a Topology of its own, compiled by
 the usual Program: blocked layouts and fusions stay inside it, reorders only at its edges), each maximal run of
 unsupported nodes a :class:`HostStage` (the extracted ONNX subgraph, run by an onnxruntime session created once at
-build). ``Network(engine, topology)`` on a :class:`PartitionedTopology` makes a :class:`PartitionedNetwork`.
+build). Without any fallback, ``load_onnx`` cuts the same way around operators whose output size depends on the
+data (NonMaxSuppression, NonZero ...: ``cldnn_py/host_ops``): those run in host stages of their own
+(``runner="host"``, numpy), with the engine stages before and after them. ``Network(engine, topology)`` on a
+:class:`PartitionedTopology` makes a :class:`PartitionedNetwork`.
 
 Data crosses stages as host arrays in the plain (logical, row-major) layout, under the model's tensor names, only
 where an edge of the graph crosses stages. The stages are in a topological order of the graph (each reads only
@@ -25,6 +29,7 @@ import numpy as np
 from .build_options import BuildOptions
 from .engine import Engine
 from .errors import CldnnError, TopologyError, UnsupportedError
+from .host_ops import HostRunner
 from .io_signature import TensorSignature, as_feed
 from .network import Network, NetworkOutput, ProfilingEntry
 from .topology import Topology
@@ -44,14 +49,17 @@ class EngineStage:
 
 @dataclass
 class HostStage:
-    """Unsupported nodes: ``model`` (serialized ONNX ModelProto of the subgraph) reads ``inputs`` and produces
-    ``outputs`` (tensor names); ``ops`` lists its nodes as "OpType 'node name'"."""
+    """Nodes run on the host: ``model`` (serialized ONNX ModelProto of the subgraph) reads ``inputs`` and produces
+    ``outputs`` (tensor names); ``ops`` lists its nodes as "OpType 'node name'". ``runner`` is ``"onnxruntime"``
+    (unsupported nodes, ``fallback="onnxruntime"``) or ``"host"`` (operators with data-dependent output sizes and
+    their followers, run by :class:`cldnn_py.host_ops.HostRunner`)."""
 
     name: str
     model: bytes
     inputs: list[str]
     outputs: list[str]
     ops: list[str] = field(default_factory=list)
+    runner: str = "onnxruntime"
 
 
 class PartitionedTopology(Topology):
@@ -73,19 +81,21 @@ class PartitionedTopology(Topology):
         """One line per stage: kind, name, ops, the tensors it reads and writes (``cldnn-py dump-graph`` prints it)."""
         lines = []
         for s in self.stages:
-            kind = "engine" if isinstance(s, EngineStage) else "onnxruntime"
+            kind = "engine" if isinstance(s, EngineStage) else s.runner
             lines.append(f"{s.name} [{kind}] {len(s.ops)} node(s): {', '.join(s.ops)}\n"
                          f"    reads {s.inputs} -> writes {s.outputs}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        kinds = ["engine" if isinstance(s, EngineStage) else "onnxruntime" for s in self.stages]
+        kinds = ["engine" if isinstance(s, EngineStage) else s.runner for s in self.stages]
         return f"PartitionedTopology({self.name!r}, stages={kinds})"
 
 
 def _host_session(stage: HostStage) -> Any:
-    """An onnxruntime CPU session for a host stage; UnsupportedError naming the stage when onnxruntime is missing or
-    refuses the subgraph."""
+    """The runner of a host stage: a :class:`HostRunner` (``runner="host"``) or an onnxruntime CPU session;
+    UnsupportedError naming the stage when onnxruntime is missing or refuses the subgraph."""
+    if stage.runner == "host":
+        return HostRunner(stage.model, stage.name)
     try:
         import onnxruntime as ort
     except ImportError:
@@ -102,9 +112,11 @@ def _host_session(stage: HostStage) -> Any:
 
 class PartitionedNetwork(Network):
     """Runs a :class:`PartitionedTopology`: one Network per engine stage (built at construction with ``options``),
-    one onnxruntime session per host stage. ``run`` / ``set_input_data`` + ``execute`` as on a Network; outputs are
+    one runner per host stage (an onnxruntime session, or a HostRunner for operators with data-dependent output
+    sizes). ``run`` / ``set_input_data`` + ``execute`` as on a Network; outputs are
     host arrays (their ``NetworkOutput.event`` is None). ``get_profiling_info`` lists every engine stage's
-    primitives and one entry per host stage (type ``onnxruntime``, its nodes in ``kernel``, wall time in µs).
+    primitives and one entry per host stage (type ``onnxruntime`` or ``host``, its nodes in ``kernel``, wall time in
+    µs).
 
     Raises what the stages' builds raise, UnsupportedError when onnxruntime is missing or refuses a subgraph,
     TopologyError for an unknown or missing input."""
@@ -182,14 +194,14 @@ class PartitionedNetwork(Network):
         return next((n.program for n in self._nets.values()), None)
 
     def get_profiling_info(self) -> list[ProfilingEntry]:
-        """Engine stages' primitives (device time) and one entry per host stage (wall time of its onnxruntime run),
-        in stage order, from the last execution."""
+        """Engine stages' primitives (device time) and one entry per host stage (type ``onnxruntime`` or ``host``:
+        where it ran; wall time of its run), in stage order, from the last execution."""
         out: list[ProfilingEntry] = []
         for s in self.topology.stages:
             if isinstance(s, EngineStage):
                 out += self._nets[s.name].get_profiling_info()
             else:
-                out.append(ProfilingEntry(s.name, "onnxruntime", ", ".join(s.ops), "EXECUTED",
+                out.append(ProfilingEntry(s.name, s.runner, ", ".join(s.ops), "EXECUTED",
                                           self._host_us.get(s.name, 0.0)))
         return out
 

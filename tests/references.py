@@ -498,3 +498,44 @@ def lstm_ref(xw, h, c, r, p, reverse, clip):
         h = o * np.tanh(c)
         out[t] = np.concatenate([h, c], axis=1)
     return out
+
+
+# ----- detection post-processing ---------------------------------------------------------------------------------
+
+
+def nms_ref(boxes, scores, max_out, iou_threshold, score_threshold=None, center_point_box=0):
+    """Greedy non-maximum suppression (ONNX NonMaxSuppression) by plain loops in float64: per batch and class, the
+    boxes scoring above ``score_threshold`` best first (ties: lower index first); a box is kept unless its IoU with
+    an already kept box exceeds ``iou_threshold``; at most ``max_out`` per class. Boxes (B, N, 4) as corners
+    [y1, x1, y2, x2] (either diagonal) or centres [xc, yc, w, h]; returns a list of [batch, class, box] rows."""
+
+    def corners(b):
+        b = [float(v) for v in b]
+        if center_point_box:
+            return b[1] - b[3] / 2, b[0] - b[2] / 2, b[1] + b[3] / 2, b[0] + b[2] / 2
+        return min(b[0], b[2]), min(b[1], b[3]), max(b[0], b[2]), max(b[1], b[3])
+
+    def iou(a, b):
+        ih = min(a[2], b[2]) - max(a[0], b[0])
+        iw = min(a[3], b[3]) - max(a[1], b[1])
+        if ih <= 0 or iw <= 0:
+            return 0.0
+        inter = ih * iw
+        area_a, area_b = (a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1])
+        return inter / (area_a + area_b - inter)
+
+    rows = []
+    for bi in range(boxes.shape[0]):
+        cs = [corners(b) for b in boxes[bi]]
+        for ci in range(scores.shape[1]):
+            s = [float(v) for v in scores[bi, ci]]
+            cand = [i for i in range(len(s)) if score_threshold is None or s[i] > score_threshold]
+            cand.sort(key=lambda i: (-s[i], i))
+            kept: list[int] = []
+            for i in cand:
+                if len(kept) == max_out:
+                    break
+                if all(iou(cs[i], cs[k]) <= iou_threshold for k in kept):
+                    kept.append(i)
+            rows += [[bi, ci, k] for k in kept]
+    return rows

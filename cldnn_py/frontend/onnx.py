@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CldnnError, OnnxImportError, ShapeError, UnsupportedError
+from ..host_ops import HOST_OPS
 from ..io_signature import TensorSignature
 from ..topology import Topology
 from .onnx_context import ImportContext, NotConstantError
@@ -87,6 +88,10 @@ def load_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None
     :class:`~cldnn_py.partitioned_network.PartitionedTopology` whose engine stages run here and whose other stages
     run in onnxruntime sessions; a model the engine runs whole gives the same Topology as without it.
 
+    Operators whose output size depends on the data (NonMaxSuppression, NonZero, Unique, Compress:
+    ``cldnn_py/host_ops``) always run on the host: a model with them gives a PartitionedTopology whose host stages
+    run them (and the light index operators that read their results) in numpy between engine stages.
+
     Args:
         model: the model.
         input_shapes: {input name: shape} to fix dynamic or different input dimensions once (e.g. a batch of 8).
@@ -104,10 +109,10 @@ def load_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None
         raise ValueError(f"load_onnx: fallback: expected 'none' or 'onnxruntime', got {fallback!r}")
     m, name, data = _load_serialized(model)
     check(m, name, data)
-    if fallback == "onnxruntime":
-        from .onnx_partition import partition
+    from .onnx_partition import has_host_ops, partition
 
-        return partition(m, name, dict(input_shapes or {}))
+    if fallback == "onnxruntime" or has_host_ops(m):
+        return partition(m, name, dict(input_shapes or {}), fallback)
     return import_checked(m, name, dict(input_shapes or {}))
 
 
@@ -239,7 +244,7 @@ def unsupported_reason(node: Any, opset: int) -> str | None:
 def raise_unsupported(bad: list[str], name: str) -> None:
     """Raise one UnsupportedError listing every unsupported node and the supported operators (if any)."""
     if bad:
-        supported = ", ".join(sorted(CONVERTERS))
+        supported = ", ".join(sorted(set(CONVERTERS) | set(HOST_OPS)))
         raise UnsupportedError(f"'{name}': {len(bad)} unsupported node(s):\n  " + "\n  ".join(bad)
                                + f"\nsupported operators: {supported}")
 

@@ -1,20 +1,25 @@
-"""Partition an ONNX model between the engine and onnxruntime (``load_onnx(model, fallback="onnxruntime")``).
+"""Partition an ONNX model between the engine and the host: ``load_onnx(model, fallback="onnxruntime")`` for nodes
+the engine cannot run, and always around operators whose output size depends on the data (``cldnn_py/host_ops``).
 
 The capability check of an ONNX Runtime execution provider (``GetCapability`` in the oneDNN and OpenVINO providers),
 done on the ONNX graph before import:
 
 1. Constants: initializers, Constant nodes and nodes computed from constants only (the engine's importer folds
-   them; a host stage computes them in onnxruntime) belong to no stage: each stage's subgraph gets a copy of the
+   them; a host stage computes them itself) belong to no stage: each stage's subgraph gets a copy of the
    constants it reads. Nodes no graph output depends on are dropped.
-2. Each remaining node is *engine* (a converter exists for its operator version: ``onnx.unsupported_reason``) or
-   *host*.
+2. Each remaining node, in graph order, is of one of three kinds: *host* (an operator of ``host_ops.HOST_OPS``,
+   such as NonMaxSuppression, or one of ``host_ops.FOLLOWERS`` that reads a host node's result: run by numpy),
+   *engine* (a converter exists for its operator version: ``onnx.unsupported_reason``), or *onnxruntime* (the
+   rest; an error without ``fallback="onnxruntime"``, listing every such node).
 3. Stages by a greedy topological walk (Kahn's algorithm that keeps taking ready nodes of the current kind while
-   there are any): each stage is a maximal run of one kind, and since a stage only reads graph inputs and earlier
-   stages' outputs, grouping never makes a cycle (a node that would close one waits for the next stage of its kind).
+   there are any, then switches kind, engine first): each stage is a maximal run of one kind, and since a stage
+   only reads graph inputs and earlier stages' outputs, grouping never makes a cycle (a node that would close one
+   waits for the next stage of its kind).
 4. Each stage becomes a subgraph with its crossing tensors as inputs and outputs (types from ONNX shape inference):
-   an engine stage is imported by ``load_onnx`` (static or dynamic), a host stage is kept as bytes for an
-   onnxruntime session. An engine stage whose import finds a node it cannot convert after all (an attribute value a
-   converter refuses) gets that node moved to the host and the partition is redone.
+   an engine stage is imported by ``load_onnx`` (static or dynamic: one that reads a host stage's data-dependent
+   result is dynamic, specialized per size), a host or onnxruntime stage is kept as bytes for its runner. With the
+   fallback, an engine stage whose import finds a node it cannot convert after all (an attribute value a converter
+   refuses) gets that node moved to onnxruntime and the partition is redone.
 
 A model the engine runs whole is imported as without fallback (no stage, no cost).
 """
@@ -24,47 +29,66 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import CldnnError, UnsupportedError
+from ..host_ops import FOLLOWERS, HOST_OPS
 from ..partitioned_network import EngineStage, HostStage, PartitionedTopology
 from ..topology import Topology
-from .onnx import DEFAULT_DOMAINS, SHAPE_ONLY, _opset, import_checked, unsupported_reason
+from .onnx import DEFAULT_DOMAINS, SHAPE_ONLY, _opset, import_checked, raise_unsupported, unsupported_reason
 
 NONDETERMINISTIC = ("RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
                     "Bernoulli")
 """Operators that are never constants, even with constant inputs."""
 
 
-def partition(m: Any, name: str, shapes: dict[str, tuple[int, ...]]) -> Topology:
+def has_host_ops(m: Any) -> bool:
+    """Whether model ``m`` has a node of an operator that runs on the host (``host_ops.HOST_OPS``)."""
+    return any(n.op_type in HOST_OPS and (n.domain or "") in DEFAULT_DOMAINS for n in m.graph.node)
+
+
+def partition(m: Any, name: str, shapes: dict[str, tuple[int, ...]], fallback: str = "onnxruntime") -> Topology:
     """The Topology of checked model ``m``: the whole-model import when the engine runs every node, else a
-    PartitionedTopology (see the module docstring). Raises UnsupportedError when onnxruntime is missing and a
-    node needs it, ShapeError for bad ``shapes``, and the stages' import errors other than unsupported nodes."""
+    PartitionedTopology (see the module docstring). ``fallback`` is ``"onnxruntime"`` (unsupported nodes run there)
+    or ``"none"`` (they are an error). Raises UnsupportedError listing the unsupported nodes without the fallback,
+    or when onnxruntime is missing and a node needs it; ShapeError for bad ``shapes``; the stages' import errors
+    other than unsupported nodes."""
     import onnx
 
     m = _named_copy(m)
     opset = _opset(m)
-    host: set[str] = set()
+    moved: set[str] = set()
     typed = _inferred_types(onnx, m, shapes)
     for _ in range(len(m.graph.node) + 1):
-        kinds = _kinds(m, opset, host, typed)
-        if "host" not in kinds.values():
+        kinds = _kinds(m, opset, moved, typed)
+        if fallback != "onnxruntime":
+            _refuse_unsupported(m, name, opset, kinds)
+        if set(kinds.values()) <= {"engine"}:
             try:
                 return import_checked(m, name, shapes)
             except CldnnError as e:
-                _move_to_host(e, host)
+                _move_to_onnxruntime(e, moved, fallback)
                 continue
-        _require_onnxruntime(m, kinds)
+        if "onnxruntime" in kinds.values():
+            _require_onnxruntime(m, kinds)
         try:
             return _build(m, name, shapes, kinds, typed)
         except CldnnError as e:
-            _move_to_host(e, host)
+            _move_to_onnxruntime(e, moved, fallback)
     raise UnsupportedError(f"'{name}': partitioning did not settle")  # unreachable: each retry moves one node
 
 
-def _move_to_host(e: CldnnError, host: set[str]) -> None:
-    """Re-raise ``e`` unless it is an unsupported node not yet on the host; else add that node to ``host``."""
+def _move_to_onnxruntime(e: CldnnError, moved: set[str], fallback: str) -> None:
+    """Re-raise ``e`` unless the fallback is on and it is an unsupported node not yet moved; else add that node to
+    ``moved``."""
     node = getattr(e, "onnx_node", None)
-    if not isinstance(e, UnsupportedError) or not node or node in host:
+    if fallback != "onnxruntime" or not isinstance(e, UnsupportedError) or not node or node in moved:
         raise e
-    host.add(node)
+    moved.add(node)
+
+
+def _refuse_unsupported(m: Any, name: str, opset: int, kinds: dict[str, str]) -> None:
+    """Without the fallback: one UnsupportedError listing every node of kind onnxruntime (none: nothing happens)."""
+    bad = [unsupported_reason(n, opset) or f"{n.op_type} (node '{n.name}'): a tensor of rank above 6"
+           for n in m.graph.node if kinds.get(n.name) == "onnxruntime"]
+    raise_unsupported(bad, name)
 
 
 def _named_copy(m: Any) -> Any:
@@ -122,17 +146,34 @@ def _live(m: Any, const_nodes: set[int]) -> list[int]:
     return sorted(live)
 
 
-def _kinds(m: Any, opset: int, host: set[str], typed: dict[str, Any]) -> dict[str, str]:
-    """{node name: "engine" | "host"} of the live non-constant nodes: host when named in ``host``, when no converter
-    takes its operator version, or when it reads or writes a tensor of rank above 6 (the engine's layouts)."""
+def _kinds(m: Any, opset: int, moved: set[str], typed: dict[str, Any]) -> dict[str, str]:
+    """{node name: "host" | "engine" | "onnxruntime"} of the live non-constant nodes, in graph order: host for an
+    operator version of HOST_OPS, or one of FOLLOWERS that reads a host node's result; onnxruntime when named in
+    ``moved``, when no converter takes its operator version, or when it reads or writes a tensor of rank above 6
+    (the engine's layouts); engine otherwise."""
+    import onnx.defs
+
     const, const_nodes = _constants(m)
-    out = {}
+    producer = {o: n.name for n in m.graph.node for o in n.output if o}
+    out: dict[str, str] = {}
     for i in _live(m, const_nodes):
         n = m.graph.node[i]
-        ok = n.name not in host and (n.op_type in SHAPE_ONLY and (n.domain or "") in DEFAULT_DOMAINS
-                                     or unsupported_reason(n, opset) is None)
+        default = (n.domain or "") in DEFAULT_DOMAINS
+        reads_host = any(out.get(producer.get(t, "")) == "host" for t in node_inputs(n) if t not in const)
+        if default and n.op_type in HOST_OPS and n.name not in moved:
+            try:
+                since = onnx.defs.get_schema(n.op_type, opset).since_version
+            except Exception:  # noqa: BLE001 - unknown schema
+                since = -1
+            if since in HOST_OPS[n.op_type]:
+                out[n.name] = "host"
+                continue
+        if default and n.op_type in FOLLOWERS and reads_host and n.name not in moved:
+            out[n.name] = "host"
+            continue
+        ok = n.name not in moved and (n.op_type in SHAPE_ONLY and default or unsupported_reason(n, opset) is None)
         ok = ok and all(_rank(typed, t) <= 6 for t in list(node_inputs(n)) + list(n.output) if t not in const)
-        out[n.name] = "engine" if ok else "host"
+        out[n.name] = "engine" if ok else "onnxruntime"
     return out
 
 
@@ -146,7 +187,7 @@ def _require_onnxruntime(m: Any, kinds: dict[str, str]) -> None:
     try:
         import onnxruntime  # noqa: F401
     except ImportError:
-        ops = sorted({n.op_type for n in m.graph.node if kinds.get(n.name) == "host"})
+        ops = sorted({n.op_type for n in m.graph.node if kinds.get(n.name) == "onnxruntime"})
         raise UnsupportedError(f"unsupported node(s) ({', '.join(ops)}) would run in onnxruntime "
                                f"(fallback='onnxruntime'), which is not installed: pip install "
                                f"'cldnn_py[fallback]'") from None
@@ -163,10 +204,11 @@ def _stages(m: Any, kinds: dict[str, str]) -> list[tuple[str, list[int]]]:
             users[d].append(i)
     ready = sorted(i for i, ds in deps.items() if not ds)
     stages: list[tuple[str, list[int]]] = []
-    kind = None
+    kind = ""
     while ready:
         avail = {kinds[m.graph.node[i].name] for i in ready}
-        kind = "host" if kind == "engine" and "host" in avail else "engine" if "engine" in avail else "host"
+        other = [k for k in ("engine", "host", "onnxruntime") if k in avail and k != kind]
+        kind = other[0] if other else kind
         group, queue = [], [i for i in ready if kinds[m.graph.node[i].name] == kind]
         ready = [i for i in ready if kinds[m.graph.node[i].name] != kind]
         while queue:
@@ -231,7 +273,7 @@ def _build(m: Any, name: str, shapes: dict[str, tuple[int, ...]], kinds: dict[st
             stages.append(EngineStage(label, import_checked(sub, f"{name} ({label})", sub_shapes), s_in, s_out,
                                       ops))
         else:
-            stages.append(HostStage(label, sub.SerializeToString(), s_in, s_out, ops))
+            stages.append(HostStage(label, sub.SerializeToString(), s_in, s_out, ops, runner=kind))
     init = {i.name for i in m.graph.initializer}
     return PartitionedTopology(stages, {k: v for k, v in ins.items() if k not in init}, outs, name)
 

@@ -3,9 +3,9 @@
 bool, rank-0, shape-determining inputs such as Reshape ``shape`` or Reduce ``axes`` as graph inputs, dynamic
 dimensions), the outputs compared in the dtype and shape the case expects.
 
-Collected: every case whose operators all have a converter (or fold away as constants) and whose inputs and
-outputs are float32, int64, int32, bool, uint8 or int8, except cases computing on int8/uint8 tensors alone (int8
-arithmetic belongs to the reduced-precision work).
+Collected: every case whose operators all have a converter, run on the host (host_ops.HOST_OPS) or fold away as
+constants, and whose inputs and outputs are float32, int64, int32, bool, uint8 or int8, except cases computing on
+int8/uint8 tensors alone (int8 arithmetic belongs to the reduced-precision work).
 Excluded cases are listed with their reason in tests/onnx/exclusions.py. Run one operator: ``-k test_relu``.
 """
 
@@ -18,6 +18,7 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.frontend.onnx_ops import CONVERTERS
+from cldnn_py.host_ops import HOST_OPS
 from tests.onnx.exclusions import EXCLUDED
 
 FOLD_ONLY = {"Constant", "ConstantOfShape", "Shape", "Size", "Range"}
@@ -44,7 +45,7 @@ def _collect():
         if case.model is None or not case.data_sets:
             continue
         ops = {n.op_type for n in case.model.graph.node}
-        if not ops <= set(CONVERTERS) | FOLD_ONLY or not ops & set(CONVERTERS):
+        if not ops <= set(CONVERTERS) | FOLD_ONLY | set(HOST_OPS) or not ops & (set(CONVERTERS) | set(HOST_OPS)):
             continue
         arrays = _arrays(case)
         if not arrays or any(a.dtype not in OK_DTYPES for a in arrays):

@@ -1,7 +1,7 @@
 """Partitioning (issue 21): ``load_onnx(model, fallback="onnxruntime")`` runs the nodes the engine supports and
 hands the rest to onnxruntime; every case is compared with onnxruntime on the whole model (rel <= 1e-4) on fresh
 random data, with the engine stages' buffers poisoned. The unsupported operators are ones the engine lacks (Celu,
-Shrink, Trilu, NonZero, ThresholdedRelu); ``unsupported_reason`` is checked first so a test fails loudly if the
+Shrink, Trilu, ThresholdedRelu); ``unsupported_reason`` is checked first so a test fails loudly if the
 engine gains one of them (pick another then)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from cldnn_py.partitioned_network import EngineStage, HostStage, PartitionedNetw
 from tests.onnx.ort_compare import declare
 
 OPSET = 17
-LACKING = ("Celu", "Shrink", "Trilu", "NonZero", "ThresholdedRelu")
+LACKING = ("Celu", "Shrink", "Trilu", "ThresholdedRelu")
 
 
 def _model(nodes, inputs: dict, outputs: list[str], inits: dict | None = None, out_types: dict | None = None):
@@ -112,13 +112,16 @@ def test_parallel_branches_make_no_cycle(engine, rng):
     assert isinstance(first, EngineStage) and len(first.ops) == 2
 
 
-def test_a_data_dependent_shape_from_onnxruntime(engine, rng):
-    """NonZero (output shape known only at run time) on the host; the engine stage after it is dynamic."""
+def test_a_data_dependent_shape_through_onnxruntime(engine, rng):
+    """NonZero (output shape known only at run time) and the Cast after it on the host (numpy), Celu of that in
+    onnxruntime, then an engine stage that is dynamic."""
     nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("NonZero", ["a"], ["nz"]),
              helper.make_node("Cast", ["nz"], ["f"], to=TensorProto.FLOAT),
-             helper.make_node("Mul", ["f", "two"], ["y"])]
-    m = _model(nodes, {"x": [3, 4]}, ["y"], {"two": np.array(2.0, np.float32)})
-    _check(engine, m, {"x": rng.standard_normal((3, 4)).astype(np.float32)}, n_host=1, n_engine=2)
+             helper.make_node("Celu", ["f"], ["g"]), helper.make_node("Exp", ["g"], ["h"]),
+             helper.make_node("Mul", ["h", "two"], ["y"])]
+    m = _model(nodes, {"x": [3, 4]}, ["y"], {"two": np.array(0.5, np.float32)})
+    net = _check(engine, m, {"x": rng.standard_normal((3, 4)).astype(np.float32)}, n_host=2, n_engine=2)
+    assert [getattr(s, "runner", "engine") for s in net.stages] == ["engine", "host", "onnxruntime", "engine"]
 
 
 def test_constants_are_copied_into_each_stage(engine, rng):
@@ -165,7 +168,7 @@ def test_describe_names_every_stage():
     m = declare(m, [np.zeros(2)])
     text = cl.load_onnx(m, fallback="onnxruntime").describe()
     assert "stage0_engine [engine] 1 node(s): Relu 'r'" in text
-    assert "stage1_host [onnxruntime] 1 node(s): Celu 'c'" in text
+    assert "stage1_onnxruntime [onnxruntime] 1 node(s): Celu 'c'" in text
     onnx.checker.check_model(m)
 
 
@@ -215,6 +218,6 @@ def test_cli_run_and_dump_graph_with_fallback(tmp_path, capsys, rng):
     dot = tmp_path / "g.dot"
     assert main(["dump-graph", str(path), "--device", "cpu", "--fallback", "onnxruntime", "-o", str(dot)]) == 0
     text = dot.read_text()
-    assert '"stage0_engine" -> "stage1_host" [label="a"]' in text and "fillcolor=lightgrey" in text
+    assert '"stage0_engine" -> "stage1_onnxruntime" [label="a"]' in text and "fillcolor=lightgrey" in text
     assert (tmp_path / "g.stage0_engine.dot").exists()
-    assert "stage1_host [onnxruntime] 1 node(s): Celu 'c'" in capsys.readouterr().out
+    assert "stage1_onnxruntime [onnxruntime] 1 node(s): Celu 'c'" in capsys.readouterr().out
