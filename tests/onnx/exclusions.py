@@ -6,7 +6,6 @@ float64, bfloat16, strings, float8), are not collected at all (see tests/onnx/te
 
 EXCLUDED: dict[str, str] = {
     # nn ops group (Conv, ConvTranspose, pools, Gemm, MatMul, norms, LRN, Softmax, LogSoftmax)
-    "test_convtranspose_3d": "3-D transposed convolution: the Deconvolution primitive is 2-D (3-D is refused)",
     "test_batchnorm_example_training_mode": "BatchNormalization training_mode=1 is refused (inference only)",
     "test_batchnorm_epsilon_training_mode": "BatchNormalization training_mode=1 is refused (inference only)",
     "test_maxpool_with_argmax_2d_precomputed_pads": "MaxPool Indices (argmax) output is refused",

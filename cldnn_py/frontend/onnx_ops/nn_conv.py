@@ -1,4 +1,5 @@
-"""Conv → Convolution and ConvTranspose → Deconvolution (2-D; 1-D lifted to 2-D with Reshapes; 3-D refused)."""
+"""Conv → Convolution and ConvTranspose → Deconvolution: 2-D directly; 1-D lifted to 2-D with Reshapes; 3-D as one
+2-D Convolution / Deconvolution with the depth taps stacked on the channels (``nn_conv3d.py``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ...primitives.convolution import Convolution
 from ...primitives.deconvolution import Deconvolution
 from . import converter
 from .nn_common import ints, optional_input, reshape_to, resolve_pads, spatial_rank, where
+from .nn_conv3d import conv3d, conv_transpose3d
 
 
 def _kernel(ctx: Any, node: Any, a: dict[str, Any], w_shape: tuple[int, ...], n: int) -> list[int]:
@@ -38,14 +40,18 @@ def _onnx_yx(v: list[int], fill: int) -> tuple[int, int]:
 @converter("Conv", versions=(1, 11, 22))
 def conv(ctx: Any, node: Any) -> None:
     """Conv → Convolution: group, dilations, strides, pads (asymmetric), auto_pad, optional bias; W may be a
-    constant or a tensor computed at run time (OIHW). 1-D convolutions run as 2-D on (N, C, L, 1) views."""
+    constant or a tensor computed at run time (OIHW). 1-D convolutions run as 2-D on (N, C, L, 1) views, 3-D ones
+    as one 2-D convolution of the depth taps stacked on the channels (:func:`nn_conv3d.conv3d`)."""
     x, w, b = node.input[0], node.input[1], optional_input(node, 2)
-    n = spatial_rank(ctx, node, x)
+    n = spatial_rank(ctx, node, x, supported=(1, 2, 3))
     a = ctx.attrs(node)
     k = _kernel(ctx, node, a, ctx.shape(w), n)
     strides, dil = ints(a, "strides", n, 1), ints(a, "dilations", n, 1)
     ext = [(ki - 1) * d + 1 for ki, d in zip(k, dil)]
     pb, pe = resolve_pads(node, a, list(ctx.shape(x)[2:]), ext, strides)
+    if n == 3:
+        conv3d(ctx, node, k, strides, dil, pb, pe, int(a.get("group", 1)))
+        return
     xi, wi = _lift(ctx, node, x, w, n)
     out = node.output[0] if n == 2 else ctx.fresh(node.output[0])
     ctx.add(Convolution(out, xi, weights=wi, bias=ctx.ref(b) if b else None, stride=_onnx_yx(strides, 1),
@@ -98,14 +104,18 @@ def convtranspose_pads(node: Any, a: dict[str, Any], sizes: list[int], k: list[i
 @converter("ConvTranspose", versions=(1, 11, 22))
 def conv_transpose(ctx: Any, node: Any) -> None:
     """ConvTranspose → Deconvolution: strides, pads, output_padding, output_shape, dilations, group, auto_pad,
-    optional bias; W (C, M/group, kH, kW) constant or computed. 1-D runs as 2-D on (N, C, L, 1) views."""
+    optional bias; W (C, M/group, kH, kW) constant or computed. 1-D runs as 2-D on (N, C, L, 1) views, 3-D as one
+    2-D Deconvolution of the depth taps stacked on the channels (:func:`nn_conv3d.conv_transpose3d`)."""
     x, w, b = node.input[0], node.input[1], optional_input(node, 2)
-    n = spatial_rank(ctx, node, x)
+    n = spatial_rank(ctx, node, x, supported=(1, 2, 3))
     a = ctx.attrs(node)
     k = _kernel(ctx, node, a, ctx.shape(w), n)
     strides, dil = ints(a, "strides", n, 1), ints(a, "dilations", n, 1)
     out_pad = ints(a, "output_padding", n, 0)
     pb, pe, op = convtranspose_pads(node, a, list(ctx.shape(x)[2:]), k, strides, dil, out_pad)
+    if n == 3:
+        conv_transpose3d(ctx, node, k, strides, dil, pb, pe, op, int(a.get("group", 1)))
+        return
     xi, wi = _lift(ctx, node, x, w, n)
     out = node.output[0] if n == 2 else ctx.fresh(node.output[0])
     ctx.add(Deconvolution(out, xi, weights=wi, bias=ctx.ref(b) if b else None, stride=_onnx_yx(strides, 1),
