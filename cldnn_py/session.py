@@ -24,9 +24,7 @@ from .build_options import BuildOptions
 from .engine import Engine
 from .errors import TopologyError
 from .io_signature import TensorSignature
-from .network import Network
-from .program import Program
-from .warm_start import compiled_program
+from .warm_start import compiled_network
 
 _ORT_TYPE = {"float32": "float", "float64": "double", "bool": "bool"}
 
@@ -61,7 +59,8 @@ class InferenceSession:
             shape builds its specialization on first use).
         options: BuildOptions for the engine (precision and other build options).
     A static model's compiled Program comes from the warm-start cache when it is there (``cldnn_py/warm_start.py``:
-    a second start runs no import, pass or kernel choice), and is stored there otherwise.
+    a second start runs no import, pass or kernel choice), and is stored there otherwise; so do a dynamic model's
+    specializations, one per input signature.
     Raises:
         OnnxImportError, UnsupportedError, ShapeError: as ``load_onnx``; the build's errors (KernelBuildError,
         DeviceError).
@@ -71,11 +70,9 @@ class InferenceSession:
                  provider_options: Any = None, *, device: str | Engine | None = None, fallback: str = "none",
                  input_shapes: dict[str, tuple[int, ...]] | None = None, options: BuildOptions | None = None) -> None:
         self.engine = device if isinstance(device, Engine) else Engine(device)
-        got = compiled_program(path_or_bytes, self.engine, input_shapes, options, fallback)
-        if isinstance(got, Program):  # static: from the warm-start cache, or built and stored there
-            self.network = Network(got)
-        else:
-            self.network = Network(self.engine, got, options)
+        # a static model's Program from the warm-start cache (or built and stored there); a dynamic model's
+        # specializations go through the same cache
+        self.network, got = compiled_network(path_or_bytes, self.engine, input_shapes, options, fallback)
         self._inputs = dict(got.input_signature)
         self._output_sigs = dict(got.output_signature)
         self._fallback = fallback

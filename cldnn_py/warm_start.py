@@ -341,13 +341,22 @@ def compile_model(model: Any, device: str | Engine | None = None, *,
         The errors of ``load_onnx`` and of the build; never a cache problem (logged, then rebuilt).
     """
     engine = device if isinstance(device, Engine) else Engine(device)
+    return compiled_network(model, engine, input_shapes, options, fallback, warm_start)[0]
+
+
+def compiled_network(model: Any, engine: Engine, input_shapes: dict[str, tuple[int, ...]] | None = None,
+                     options: BuildOptions | None = None, fallback: str = "none", warm_start: bool | None = None
+                     ) -> tuple[Network, Program | Topology]:
+    """:func:`compile_model`'s Network and what it was made of (the Program, or the dynamic or partitioned
+    Topology, whose ``input_signature`` / ``output_signature`` are the model's); a dynamic model's specializations
+    go through the warm-start cache. Arguments and errors as :func:`compile_model`."""
     got, cache, key = _compile(model, engine, input_shapes, options, fallback, warm_start)
     if isinstance(got, Program):
-        return Network(got)
+        return Network(got), got
     net = Network(engine, got, options)
     if isinstance(net, DynamicNetwork) and key is not None:  # each specialization through the cache, by signature
         net.program_cache = Specializations(cache, engine, key)
-    return net
+    return net, got
 
 
 class Specializations:

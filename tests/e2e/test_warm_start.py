@@ -161,3 +161,17 @@ def test_dynamic_model_specializations_are_warm_started(engine, cache_dir, tmp_p
     np.testing.assert_array_equal(b["prob"], a["prob"])
     second.run({"x": x[:1]})  # another batch: built and stored
     assert second.loaded == 1 and len(_entries(cache_dir)) == 2
+
+
+def test_inference_session_of_a_dynamic_model_warm_starts_its_specializations(engine, cache_dir, tmp_path, rng):
+    path = tmp_path / "dyn.onnx"
+    onnx.save(conv_model(rng, n=0), path)
+    x = rng.standard_normal((3, 3, 9, 9)).astype(np.float32)
+    first = cl.InferenceSession(str(path), device=_engine(engine.kind, cache_dir))
+    (a,) = first.run(None, {"x": x})
+    assert first.network.loaded == 0 and len(_entries(cache_dir)) == 1
+    second = cl.InferenceSession(str(path), device=_engine(engine.kind, cache_dir))
+    assert [i.shape for i in second.get_inputs()] == [["N", 3, 9, 9]]
+    (b,) = second.run(["prob"], {"x": x})
+    assert second.network.loaded == 1
+    np.testing.assert_array_equal(b, a)
