@@ -1,8 +1,9 @@
 """roi_align vs the float64 reference (tests/references.py, ONNX RoiAlign): random RoIs (partly outside the image,
 reversed, tiny), sampling ratios 0-3, avg and max, half_pixel and output_half_pixel, channel counts that are not a
 multiple of 16, bfyx / byxf / b_fs_yx_fsv16 feature maps, rois fed at run time or constant, padded buffers, batch
-indices outside the batch (zeros), degenerate and NaN RoIs (zeros, no read outside), f16 storage, output layout and
-errors naming the primitive."""
+indices outside the batch (zeros), degenerate and NaN RoIs (zeros, no read outside), f16 storage, and a Program
+build that refuses mismatched batch indices naming the primitive (the shape and constructor errors are in
+tests/unit/test_primitives.py)."""
 
 from __future__ import annotations
 
@@ -116,33 +117,6 @@ def test_roi_align_half(ocl_engine, rng, mode):
     assert_half_close(out, roi_align_ref(xv, rv, batch, 2, 3, 0, 0.5, mode))
 
 
-def _layouts(x=(2, 3, 5, 6), rois=(4, 4), idx=(4,), xdt=F32, rdt=F32, idt=I32):
-    return [cl.Layout(xdt, BFYX, x), cl.Layout(rdt, BFYX, rois), cl.Layout(idt, BFYX, idx)]
-
-
-def test_roi_align_output_layout():
-    prim = cl.RoiAlign("ra", "x", "rois", "bi", output_height=3, output_width=5)
-    out = prim.calc_output_layout(_layouts(x=(2, 7, 5, 6), rois=(4, 4), idx=(4,)))
-    assert out.shape == (4, 7, 3, 5) and out.dtype == F32 and out.format == BFYX
-    assert prim.calc_output_layout(_layouts(xdt=F16)).dtype == F16
-    assert prim.dependencies() == ["x", "rois", "bi"]
-
-
-@pytest.mark.parametrize("kw, error, match", [
-    (dict(rois=(4, 5)), cl.ShapeError, r"roi_align 'ra': rois 'rois' shape: expected \(num_rois, 4\), got \(4, 5\)"),
-    (dict(rois=(4,), idx=(4,)), cl.ShapeError, r"roi_align 'ra': rois 'rois' shape"),
-    (dict(idx=(3,)), cl.ShapeError, r"roi_align 'ra': batch_indices 'bi' shape: expected \(4,\) .*got \(3,\)"),
-    (dict(idx=(4, 1)), cl.ShapeError, r"roi_align 'ra': batch_indices 'bi' shape"),
-    (dict(x=(2, 3, 5)), cl.ShapeError, r"roi_align 'ra': input rank \(N, C, H, W\): expected 4, got 3"),
-    (dict(rdt=I32), cl.DTypeError, r"roi_align 'ra': rois 'rois' data type: expected f32 or f16, got i32"),
-    (dict(xdt=I32), cl.DTypeError, r"roi_align 'ra': input data type: expected f32 or f16, got i32"),
-    (dict(idt=F32), cl.DTypeError, r"roi_align 'ra': batch_indices 'bi' data type: expected i32, got f32"),
-])
-def test_roi_align_bad_inputs_name_the_primitive(kw, error, match):
-    with pytest.raises(error, match=match):
-        cl.RoiAlign("ra", "x", "rois", "bi").calc_output_layout(_layouts(**kw))
-
-
 def test_roi_align_bad_input_at_build(engine):
     """Through the public API: the Program build refuses mismatched batch indices, naming the primitive."""
     topo = cl.Topology(cl.InputLayout("x", cl.Layout(F32, BFYX, (1, 3, 4, 4))),
@@ -150,19 +124,3 @@ def test_roi_align_bad_input_at_build(engine):
                        cl.Data("bi", np.zeros(2, np.int32)), cl.RoiAlign("ra", "x", "rois", "bi"))
     with pytest.raises(cl.ShapeError, match=r"roi_align 'ra': batch_indices 'bi' shape: expected \(3,\)"):
         cl.Program(engine, topo)
-
-
-@pytest.mark.parametrize("kw, match", [
-    (dict(mode="sum"), "mode must be one of"),
-    (dict(coordinate_transformation_mode="align_corners"), "coordinate_transformation_mode must be one of"),
-    (dict(sampling_ratio=-1), "sampling_ratio must be >= 0"),
-    (dict(output_height=0), "output_height and output_width must be >= 1"),
-    (dict(output_width="wide"), "output_height, output_width and sampling_ratio must be ints"),
-    (dict(spatial_scale=0.0), "spatial_scale must be a finite positive float"),
-    (dict(spatial_scale=float("nan")), "spatial_scale must be a finite positive float"),
-    (dict(rois=""), "rois must be a primitive id"),
-])
-def test_roi_align_constructor_errors(kw, match):
-    args = {"input": "x", "rois": "rois", "batch_indices": "bi", **kw}
-    with pytest.raises(cl.TopologyError, match=f"roi_align 'ra': {match}"):
-        cl.RoiAlign("ra", **args)
