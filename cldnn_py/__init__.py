@@ -61,6 +61,7 @@ from .primitives import (
     Reorder,
     Reshape,
     Resize,
+    RoiAlign,
     Scale,
     Scatter,
     ShuffleChannels,
@@ -88,7 +89,7 @@ configure_debug_logging()  # CLDNN_PY_DEBUG=1: the cldnn_py loggers' debug recor
 __all__ = [
     "InferenceSession", "NodeArg", "compile_model", "AsyncInferQueue", "InferRequest", "AsyncRun",
     "ArgMax", "TopK", "Scatter", "LstmSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
-    "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
+    "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize", "RoiAlign",
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",
     "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",
     "Engine", "Format", "FullyConnected", "InputFileError", "InputLayout", "KernelBuildError", "Layout", "Memory",

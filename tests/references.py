@@ -457,6 +457,70 @@ def resize_ref(x: np.ndarray, sizes, scales=None, roi=None, extrapolation=0.0, *
             math.prod(w for _, w in combo) * xd[tuple(i for i, _ in combo)] for combo in itertools.product(*per_axis))
     return out
 
+# ----- RoI align ----------------------------------------------------------------------------------------------------
+
+def _roi_sample(img, y, x):
+    """The four weighted corner values (4, C) of the bilinear sample at (y, x) of img (C, H, W), by ONNX RoiAlign's
+    rule: zeros outside [-1, H] x [-1, W]; coordinates clamped to >= 0; at or past the last row / column, that row /
+    column alone."""
+    c, h, w = img.shape
+    if not (-1.0 <= y <= h and -1.0 <= x <= w):
+        return np.zeros((4, c))
+    y, x = max(y, 0.0), max(x, 0.0)
+    y0, x0 = int(math.floor(y)), int(math.floor(x))
+    if y0 >= h - 1:
+        y0 = y1 = h - 1
+        y = float(y0)
+    else:
+        y1 = y0 + 1
+    if x0 >= w - 1:
+        x0 = x1 = w - 1
+        x = float(x0)
+    else:
+        x1 = x0 + 1
+    ly, lx = y - y0, x - x0
+    hy, hx = 1.0 - ly, 1.0 - lx
+    return np.stack([hy * hx * img[:, y0, x0], hy * lx * img[:, y0, x1], ly * hx * img[:, y1, x0],
+                     ly * lx * img[:, y1, x1]])
+
+
+def roi_align_ref(x, rois, batch_indices, output_height, output_width, sampling_ratio=0, spatial_scale=1.0,
+                  mode="avg", coordinate_transformation_mode="half_pixel"):
+    """ONNX RoiAlign (Mask R-CNN's RoIAlign, He et al. 2017) in float64, written from the operator spec and the
+    behaviour onnxruntime defines for it (its conformance outputs): x (N, C, H, W); rois (R, 4) rows [x1, y1, x2, y2];
+    batch_indices (R,). Each RoI is scaled, shifted by -0.5 for ``half_pixel`` (``output_half_pixel``: no shift,
+    height and width clamped to >= 1), cut into output_height x output_width bins, each sampled on a sampling_ratio
+    grid (0: ceil(bin size) per axis, no samples for a size <= 0); ``avg``: the mean of the samples' bilinear values
+    (over the grid's size); ``max``: per sample the largest weighted corner, the largest over the bin. A batch index
+    outside [0, N) gives zeros (the engine's documented choice; onnxruntime raises). Returns (R, C, oh, ow)."""
+    x = np.asarray(x, np.float64)
+    n, c = x.shape[:2]
+    rois = np.asarray(rois, np.float64).reshape(-1, 4)
+    out = np.zeros((len(rois), c, output_height, output_width))
+    half = coordinate_transformation_mode == "half_pixel"
+    for r, b in enumerate(np.asarray(batch_indices).reshape(-1)):
+        if not 0 <= b < n:
+            continue
+        x0, y0, x1, y1 = (float(v) * spatial_scale - (0.5 if half else 0.0) for v in rois[r])
+        rh, rw = y1 - y0, x1 - x0
+        if not half:
+            rh, rw = max(rh, 1.0), max(rw, 1.0)
+        bh, bw = rh / output_height, rw / output_width
+        gh = sampling_ratio or (max(math.ceil(bh), 0) if math.isfinite(bh) else 0)
+        gw = sampling_ratio or (max(math.ceil(bw), 0) if math.isfinite(bw) else 0)
+        for ph in range(output_height):
+            for pw in range(output_width):
+                samples = [_roi_sample(x[int(b)], y0 + ph * bh + (iy + 0.5) * bh / gh,
+                                       x0 + pw * bw + (ix + 0.5) * bw / gw) for iy in range(gh) for ix in range(gw)]
+                if not samples:
+                    continue
+                if mode == "max":
+                    out[r, :, ph, pw] = np.max([s.max(axis=0) for s in samples], axis=0)
+                else:
+                    out[r, :, ph, pw] = np.sum([s.sum(axis=0) for s in samples], axis=0) / (gh * gw)
+    return out
+
+
 # ---- moved from tests/ocl/test_scale.py (also used by tests/oclgrind) ----
 
 def scale_ref(x, s, b):

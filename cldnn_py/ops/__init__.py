@@ -14,7 +14,7 @@ from .convolution import ConvolutionAttrs, DeconvolutionAttrs
 from .eltwise import EltwiseAttrs, EltwiseMode, FusedEltwiseAttrs
 from .gemm import GemmAttrs, gemm_shapes
 from .normalization import BatchNormAttrs, LRNAttrs, MVNAttrs, MVNResult, ScaleAttrs, SoftmaxAttrs, mvn_scale_offset
-from .pooling import PoolingAttrs, PoolingMode
+from .pooling import ROI_ALIGN_COORDINATE_MODES, ROI_ALIGN_MODES, PoolingAttrs, PoolingMode, RoiAlignAttrs
 from .recurrent import LstmSequenceAttrs
 from .reduction import ArgMaxAttrs, ReduceAttrs, ReduceMode, TopKAttrs, normalize_axes
 from .reorder import ReorderAttrs
@@ -38,6 +38,7 @@ from .window import conv_halo, conv_out_size, deconv_out_size, pool_out_size
 __all__ = [
     "ACTIVATION_DEFAULTS", "ActivationAttrs", "ActivationFunc", "ArgMaxAttrs", "BatchNormAttrs", "BroadcastAttrs",
     "TopKAttrs", "ScatterAttrs", "LstmSequenceAttrs",
+    "RoiAlignAttrs", "ROI_ALIGN_MODES", "ROI_ALIGN_COORDINATE_MODES",
     "ConcatenationAttrs", "ConvolutionAttrs", "CropAttrs", "DeconvolutionAttrs", "EltwiseAttrs", "EltwiseMode",
     "FusedActivationAttrs", "FusedEltwiseAttrs", "GatherAttrs", "GemmAttrs", "LRNAttrs", "MVNAttrs", "MVNResult",
     "NoAttrs", "OpAttrs", "PadAttrs", "PermuteAttrs", "PoolingAttrs", "PoolingMode", "ReduceAttrs", "ReduceMode",

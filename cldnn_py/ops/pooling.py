@@ -1,4 +1,4 @@
-"""Typed attributes of pooling and its mode enum (clDNN ``pooling_params``)."""
+"""Typed attributes of pooling and its mode enum (clDNN ``pooling_params``), and of RoI align (ONNX RoiAlign)."""
 
 from __future__ import annotations
 
@@ -38,3 +38,29 @@ class PoolingAttrs(OpAttrs):
         if self.global_pooling:
             return (input_shape[2], input_shape[3]), (1, 1), (0, 0), (0, 0)
         return self.kernel, self.stride, self.pad, self.pad_end
+
+
+ROI_ALIGN_MODES = ("avg", "max")
+"""RoiAlign's pooling modes: ``avg`` (the mean of the bilinear samples of a bin) and ``max`` (onnxruntime's rule:
+per sample the largest of its four weighted corner values, then the largest over the samples of the bin)."""
+
+ROI_ALIGN_COORDINATE_MODES = ("half_pixel", "output_half_pixel")
+"""RoiAlign's coordinate transformation modes: ``half_pixel`` shifts the scaled RoI corners by -0.5 (aligned; the
+default of RoiAlign-16); ``output_half_pixel`` does not, and clamps the RoI's height and width to at least 1
+(RoiAlign-10's behaviour)."""
+
+
+@dataclass(frozen=True)
+class RoiAlignAttrs(OpAttrs):
+    """RoI align (Mask R-CNN, He et al. 2017; ONNX RoiAlign-10/16): each RoI of the (N, C, H, W) input is cut into
+    ``output_height`` x ``output_width`` bins, each bin pooled (``mode``: one of :data:`ROI_ALIGN_MODES`) over a grid of
+    ``sampling_ratio`` x ``sampling_ratio`` bilinear samples (0: ``ceil(roi_height / output_height)`` by
+    ``ceil(roi_width / output_width)``, per RoI). RoI corners are multiplied by ``spatial_scale`` and transformed by
+    ``coordinate_transformation_mode`` (one of :data:`ROI_ALIGN_COORDINATE_MODES`)."""
+
+    output_height: int = 1
+    output_width: int = 1
+    sampling_ratio: int = 0
+    spatial_scale: float = 1.0
+    mode: str = "avg"
+    coordinate_transformation_mode: str = "half_pixel"

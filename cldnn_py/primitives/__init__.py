@@ -26,6 +26,7 @@ from .reduce import Reduce, ReduceMode
 from .reorder import Reorder
 from .reshape import Reshape
 from .resize import Resize
+from .roi_align import RoiAlign
 from .scale import Scale
 from .scatter import Scatter
 from .shuffle_channels import ShuffleChannels
@@ -36,7 +37,7 @@ from .top_k import TopK
 
 __all__ = [
     "ArgMax", "TopK", "Scatter", "LstmSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
-    "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize",
+    "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize", "RoiAlign",
     "Activation", "ActivationFunc", "BatchNorm", "Concatenation", "Convolution", "Crop", "Data", "Eltwise",
     "EltwiseMode", "FullyConnected", "InputLayout", "LRN", "Permute", "Pooling", "PoolingMode", "Primitive",
     "Reorder", "Reshape", "Scale", "ShuffleChannels", "Softmax",

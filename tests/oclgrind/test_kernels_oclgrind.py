@@ -52,6 +52,7 @@ from tests.references import (
     pool_ref,
     reduce_ref,
     resize_ref,
+    roi_align_ref,
     scale_ref,
     softmax_ref,
 )
@@ -196,6 +197,18 @@ def _scatter(rng):
                 {"i": (flat, None), "u": (u, None)})
 
 
+def _roi_align(rng, dtype=np.float32, mode="avg"):
+    """RoIs partly outside the map, one past its last row and column, a NaN one and batch indices outside [0, N)
+    (zeros, nothing read), adaptive sampling, a blocked feature map of 5 channels."""
+    x = rng.standard_normal((2, 5, 6, 7)).astype(dtype)
+    rois = np.array([[-2.0, 1.0, 5.5, 7.0], [3.2, 2.1, 9.0, 8.5], [1.0, 1.0, 2.5, 4.0], [0.0, np.nan, 3.0, 3.0],
+                     [0.5, 0.5, 4.0, 3.0], [1.0, 0.0, 6.0, 5.0]], dtype)
+    bi = np.array([0, 1, 1, 0, 2, -1], np.int32)
+    prim = cl.RoiAlign("p", "x", "rois", "bi", output_height=2, output_width=3, spatial_scale=1.0, mode=mode)
+    return Case(prim, {"x": (x, FSV16), "rois": (rois, BFYX)}, roi_align_ref(x, rois, bi, 2, 3, 0, 1.0, mode),
+                {"bi": (bi, None)})
+
+
 # One small case per OpenCL kernel name; each builds its data from the test's rng.
 CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "activation_ref": lambda r: (lambda x: _one(cl.Activation("p", "x", func="elu", a=0.5), x, FSV16,
@@ -253,6 +266,7 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
                                              x.reshape(2, 10, 3, 4)))(_x(r, (1, 20, 2, 6))),
     "resize_ref": lambda r: (lambda x: _one(Resize("p", "x", sizes=(1, 2, 6, 7), mode="linear"), x, BFYX,
                                             resize_ref(x, (1, 2, 6, 7), mode="linear")))(_x(r, (1, 2, 3, 4))),
+    "roi_align_ref": lambda r: _roi_align(r, mode="max"),
     "resize_b_fs_yx_fsv16": lambda r: (lambda x: _one(Resize("p", "x", sizes=(1, 18, 5, 7), mode="linear"), x,
                                                       FSV16, resize_ref(x, (1, 18, 5, 7), mode="linear")))(
         _x(r, (1, 18, 3, 4))),
@@ -415,6 +429,7 @@ HALF_CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "deconvolution_b_fs_yx_fsv16": lambda r: _deconv_half(r, (1, 18, 3, 4), 3, FSV16),
     "reorder_bfyx_to_fsv16": lambda r: (lambda x: _one(cl.Reorder("p", "x", FSV16), x, BFYX, x))(
         (r.standard_normal((1, 20, 3, 5)) * 300).astype(np.float16)),
+    "roi_align_ref": lambda r: _half_tol(_roi_align(r, np.float16)),
 }
 HALF_KERNELS = [(p, k, t) for p, k, t in KERNELS if k in HALF_CASES]
 
@@ -441,7 +456,7 @@ def test_every_half_case_names_a_kernel():
 HALF_KERNELS = {"pooling_ref", "pooling_b_fs_yx_fsv16", "pooling_gpu_wg", "lrn_ref", "lrn_b_fs_yx_fsv16", "lrn_gpu_wg",
                 "concatenation_b_fs_yx_fsv16", "eltwise_vec8", "eltwise_gpu_wg", "activation_vec8",
                 "activation_gpu_wg", "scale_ref", "scale_gpu_wg", "batch_norm_ref", "batch_norm_gpu_wg",
-                "batch_norm_b_fs_yx_fsv16"}
+                "batch_norm_b_fs_yx_fsv16", "roi_align_ref"}
 HALF_RTOL = 1e-2
 """f16 runs: the case's f32 inputs rounded to half (2^-11 relative each) and one rounding of the half output."""
 

@@ -1,5 +1,6 @@
 """Primitive shape inference without a device: calc_output_layout of convolution, pooling, reshape, permute, crop,
-concatenation and eltwise, and the TopologyError / ShapeError their constructors and checks raise (naming the id).
+concatenation, eltwise and roi_align, and the TopologyError / ShapeError (DTypeError) their constructors and
+checks raise (naming the id).
 
 Expected sizes are written out by hand or enumerated window by window, not recomputed with the library's formula.
 """
@@ -317,3 +318,48 @@ def test_activation_parameter_defaults():
     assert (cl.Activation("h", "x", "hard_sigmoid").a, cl.Activation("h", "x", "hard_sigmoid").b) == (0.2, 0.5)
     assert cl.Activation("r", "x", "relu").a == 0.0
     assert cl.Activation("l", "x", "relu_negative_slope", a=0.3).a == 0.3
+
+
+# ----- roi_align ---------------------------------------------------------------------------------------------------
+def roi_layouts(x=(2, 3, 5, 6), rois=(4, 4), idx=(4,), xdt=F32, rdt=F32, idt=DataType.i32):
+    """Layouts of a RoiAlign's (input, rois, batch_indices)."""
+    return [L(*x, dtype=xdt), L(*rois, dtype=rdt), L(*idx, dtype=idt)]
+
+
+def test_roi_align_output_layout():
+    prim = cl.RoiAlign("ra", "x", "rois", "bi", output_height=3, output_width=5)
+    out = prim.calc_output_layout(roi_layouts(x=(2, 7, 5, 6), rois=(4, 4), idx=(4,)))
+    assert out.shape == (4, 7, 3, 5) and out.dtype == F32 and out.format == Format.bfyx
+    assert prim.calc_output_layout(roi_layouts(xdt=DataType.f16)).dtype == DataType.f16
+    assert prim.dependencies() == ["x", "rois", "bi"]
+
+
+@pytest.mark.parametrize("kw, error, match", [
+    (dict(rois=(4, 5)), cl.ShapeError, r"roi_align 'ra': rois 'rois' shape: expected \(num_rois, 4\), got \(4, 5\)"),
+    (dict(rois=(4,), idx=(4,)), cl.ShapeError, r"roi_align 'ra': rois 'rois' shape"),
+    (dict(idx=(3,)), cl.ShapeError, r"roi_align 'ra': batch_indices 'bi' shape: expected \(4,\) .*got \(3,\)"),
+    (dict(idx=(4, 1)), cl.ShapeError, r"roi_align 'ra': batch_indices 'bi' shape"),
+    (dict(x=(2, 3, 5)), cl.ShapeError, r"roi_align 'ra': input rank \(N, C, H, W\): expected 4, got 3"),
+    (dict(rdt=DataType.i32), cl.DTypeError, r"roi_align 'ra': rois 'rois' data type: expected f32 or f16, got i32"),
+    (dict(xdt=DataType.i32), cl.DTypeError, r"roi_align 'ra': input data type: expected f32 or f16, got i32"),
+    (dict(idt=F32), cl.DTypeError, r"roi_align 'ra': batch_indices 'bi' data type: expected i32, got f32"),
+])
+def test_roi_align_bad_inputs_name_the_primitive(kw, error, match):
+    with pytest.raises(error, match=match):
+        cl.RoiAlign("ra", "x", "rois", "bi").calc_output_layout(roi_layouts(**kw))
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(mode="sum"), "mode must be one of"),
+    (dict(coordinate_transformation_mode="align_corners"), "coordinate_transformation_mode must be one of"),
+    (dict(sampling_ratio=-1), "sampling_ratio must be >= 0"),
+    (dict(output_height=0), "output_height and output_width must be >= 1"),
+    (dict(output_width="wide"), "output_height, output_width and sampling_ratio must be ints"),
+    (dict(spatial_scale=0.0), "spatial_scale must be a finite positive float"),
+    (dict(spatial_scale=float("nan")), "spatial_scale must be a finite positive float"),
+    (dict(rois=""), "rois must be a primitive id"),
+])
+def test_roi_align_constructor_errors(kw, match):
+    args = {"input": "x", "rois": "rois", "batch_indices": "bi", **kw}
+    with pytest.raises(cl.TopologyError, match=f"roi_align 'ra': {match}"):
+        cl.RoiAlign("ra", **args)
