@@ -48,3 +48,40 @@ def test_optimized_and_reference_builds_agree(engine, rng):
     executed = [p for p in fast.get_profiling_info() if p.status == "EXECUTED"]
     assert [p.id for p in executed] == ["sum"]
     assert len([p for p in ref.get_profiling_info() if p.status == "EXECUTED"]) == 3
+
+
+def test_a_plain_reorder_of_data_is_computed_on_the_host(engine, rng):
+    """A format change and an f32 → f16 conversion of a Data never reach the device evaluator; the values are the
+    Data's (f16: rounded to nearest even, numpy's astype, as vstore_half); an Activation still runs on the device."""
+    w = (rng.standard_normal((16, 4, 3, 3)) * 100).astype(np.float32)
+    topo = cl.Topology(
+        cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (16, 4, 3, 3))),
+        cl.Data("w", w),
+        cl.Reorder("w_packed", "w", cl.Format.os_iyx_osv16),
+        cl.Reorder("w_half", "w", cl.Format.b_fs_yx_fsv16, dtype=cl.DataType.f16),
+        cl.Activation("w_abs", "w", "abs"),
+        cl.Eltwise("s1", ["x", "w_packed"], mode="sum"),
+        cl.InputLayout("x16", cl.Layout(cl.DataType.f16, cl.Format.b_fs_yx_fsv16, (16, 4, 3, 3))),
+        cl.Eltwise("s2", ["x16", "w_half"], mode="sum"),
+        cl.Eltwise("s3", ["x", "w_abs"], mode="sum"),
+    )
+    b = builder(engine, topo)
+    for p in (GraphInitializations(), TrimToOutputs(), MarkNodes()):
+        p.run(b)
+    seen: list[list[str]] = []
+    device = evaluator(engine)
+
+    def spy(t):
+        seen.append(list(t.outputs))
+        return device(t)
+
+    PropagateConstants(spy).run(b)
+    assert seen == [["w_abs"]]
+    assert "w" not in b.nodes                      # nobody reads the Data any more
+    packed = b.nodes["w_packed"]
+    assert packed.kind == "data" and packed.layout().format == cl.Format.os_iyx_osv16
+    np.testing.assert_array_equal(packed.primitive.array, w)
+    half = b.nodes["w_half"]
+    assert half.primitive.array.dtype == np.float16 and half.layout().format == cl.Format.b_fs_yx_fsv16
+    np.testing.assert_array_equal(half.primitive.array, w.astype(np.float16))
+    np.testing.assert_array_equal(b.nodes["w_abs"].primitive.array, np.abs(w))
