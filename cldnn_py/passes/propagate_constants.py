@@ -91,7 +91,7 @@ def _on_host(n: ProgramNode) -> np.ndarray | None:
     """The value of constant node ``n`` when it is a plain Reorder of a Data (format change, or f32 <-> f16) without
     fused ops: the Data's logical array, cast; None otherwise (the device computes it)."""
     deps = n.dependencies
-    if n.kind != "reorder" or n.fused_ops or len(deps) != 1 or deps[0].kind != "data":
+    if n.kind != "reorder" or n.fused_ops or len(deps) != 1 or not isinstance(deps[0].primitive, Data):
         return None
     arr = deps[0].primitive.array
     out = n.layout().dtype
