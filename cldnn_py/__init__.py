@@ -62,6 +62,8 @@ from .primitives import (
     Reshape,
     Resize,
     RoiAlign,
+    WinogradInput,
+    WinogradOutput,
     Scale,
     Scatter,
     ShuffleChannels,
@@ -89,7 +91,7 @@ configure_debug_logging()  # CLDNN_PY_DEBUG=1: the cldnn_py loggers' debug recor
 __all__ = [
     "InferenceSession", "NodeArg", "compile_model", "AsyncInferQueue", "InferRequest", "AsyncRun",
     "ArgMax", "TopK", "Scatter", "LstmSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
-    "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize", "RoiAlign",
+    "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize", "RoiAlign", "WinogradInput", "WinogradOutput",
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",
     "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",
     "Engine", "Format", "FullyConnected", "InputFileError", "InputLayout", "KernelBuildError", "Layout", "Memory",

@@ -34,11 +34,12 @@ from .shape import (
                             slice_ranges,
 )
 from .window import conv_halo, conv_out_size, deconv_out_size, pool_out_size
+from .winograd import WinogradInputAttrs, WinogradOutputAttrs
 
 __all__ = [
     "ACTIVATION_DEFAULTS", "ActivationAttrs", "ActivationFunc", "ArgMaxAttrs", "BatchNormAttrs", "BroadcastAttrs",
     "TopKAttrs", "ScatterAttrs", "LstmSequenceAttrs",
-    "RoiAlignAttrs", "ROI_ALIGN_MODES", "ROI_ALIGN_COORDINATE_MODES",
+    "RoiAlignAttrs", "ROI_ALIGN_MODES", "ROI_ALIGN_COORDINATE_MODES", "WinogradInputAttrs", "WinogradOutputAttrs",
     "ConcatenationAttrs", "ConvolutionAttrs", "CropAttrs", "DeconvolutionAttrs", "EltwiseAttrs", "EltwiseMode",
     "FusedActivationAttrs", "FusedEltwiseAttrs", "GatherAttrs", "GemmAttrs", "LRNAttrs", "MVNAttrs", "MVNResult",
     "NoAttrs", "OpAttrs", "PadAttrs", "PermuteAttrs", "PoolingAttrs", "PoolingMode", "ReduceAttrs", "ReduceMode",

@@ -31,6 +31,7 @@ from .propagate_constants import Evaluate, PropagateConstants
 from .remove_redundant_reorders import RemoveRedundantReorders
 from .reorder_inputs import ReorderInputs
 from .trim_to_outputs import TrimToOutputs
+from .winograd_convolutions import WinogradConvolutions
 
 
 def _no_evaluate(topology: Topology) -> dict[str, np.ndarray]:
@@ -43,7 +44,8 @@ def pipeline(optimize_data: bool = True, evaluate: Evaluate | None = None) -> li
     to fold raises RuntimeError, and listing the passes works as before)."""
     passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes(), PlainInputs()]
     if optimize_data:
-        passes += [FoldChannelShuffle(), PreparePrimitiveFusing(), DensifyGroupedConvolutions(), ReorderInputs()]
+        passes += [FoldChannelShuffle(), PreparePrimitiveFusing(), DensifyGroupedConvolutions(), ReorderInputs(),
+                   WinogradConvolutions()]
     passes += [ConvertPrecision(), AddRequiredReorders()]
     if optimize_data:
         passes += [RemoveRedundantReorders(), PropagateConstants(evaluate or _no_evaluate), PrepareBufferFusing(),

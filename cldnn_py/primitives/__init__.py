@@ -34,10 +34,11 @@ from .softmax import Softmax
 from .strided_slice import StridedSlice
 from .tile import Tile
 from .top_k import TopK
+from .winograd import WinogradInput, WinogradOutput
 
 __all__ = [
     "ArgMax", "TopK", "Scatter", "LstmSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
-    "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize", "RoiAlign",
+    "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize", "RoiAlign", "WinogradInput", "WinogradOutput",
     "Activation", "ActivationFunc", "BatchNorm", "Concatenation", "Convolution", "Crop", "Data", "Eltwise",
     "EltwiseMode", "FullyConnected", "InputLayout", "LRN", "Permute", "Pooling", "PoolingMode", "Primitive",
     "Reorder", "Reshape", "Scale", "ShuffleChannels", "Softmax",

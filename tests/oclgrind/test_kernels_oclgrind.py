@@ -209,6 +209,37 @@ def _roi_align(rng, dtype=np.float32, mode="avg"):
                 {"bi": (bi, None)})
 
 
+def _winograd_in(rng):
+    """A 6x7 map (tiles past both edges), pad 1, 16 channels: V by loops over the 6x6 tiles (float64)."""
+    from cldnn_py.ops.winograd import BT
+
+    x = rng.standard_normal((1, 16, 6, 7)).astype(np.float32)
+    xp = np.zeros((1, 16, 2 * 4 + 2, 2 * 4 + 2))
+    xp[:, :, 1:7, 1:8] = x
+    v = np.zeros((36, 4, 16))
+    for ty in range(2):
+        for tx in range(2):
+            for c in range(16):
+                d = xp[0, c, ty * 4:ty * 4 + 6, tx * 4:tx * 4 + 6]
+                v[:, ty * 2 + tx, c] = (BT @ d @ BT.T).reshape(36)
+    return Case(cl.WinogradInput("p", "x", pad_y=1, pad_x=1, tiles_y=2, tiles_x=2), {"x": (x, FSV16)}, v)
+
+
+def _winograd_out(rng):
+    """M for 2 images of 2x2 tiles, 16 channels, a 6x7 output (the last tiles stick out), bias."""
+    from cldnn_py.ops.winograd import AT
+
+    m = rng.standard_normal((36, 8, 16)).astype(np.float32)
+    b = rng.standard_normal(16).astype(np.float32)
+    y = np.zeros((2, 16, 8, 8))
+    for t in range(8):
+        n, ty, tx = t // 4, (t % 4) // 2, t % 2
+        for o in range(16):
+            y[n, o, ty * 4:ty * 4 + 4, tx * 4:tx * 4 + 4] = AT @ m[:, t, o].reshape(6, 6).astype(np.float64) @ AT.T
+    prim = cl.WinogradOutput("p", "m", bias="b", out_y=6, out_x=7, tiles_y=2, tiles_x=2, format=FSV16)
+    return Case(prim, {"m": (m, BFYX)}, y[:, :, :6, :7] + b.reshape(1, 16, 1, 1), {"b": (b, None)})
+
+
 # One small case per OpenCL kernel name; each builds its data from the test's rng.
 CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "activation_ref": lambda r: (lambda x: _one(cl.Activation("p", "x", func="elu", a=0.5), x, FSV16,
@@ -267,6 +298,8 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "resize_ref": lambda r: (lambda x: _one(Resize("p", "x", sizes=(1, 2, 6, 7), mode="linear"), x, BFYX,
                                             resize_ref(x, (1, 2, 6, 7), mode="linear")))(_x(r, (1, 2, 3, 4))),
     "roi_align_ref": lambda r: _roi_align(r, mode="max"),
+    "winograd_input_b_fs_yx_fsv16": _winograd_in,
+    "winograd_output_b_fs_yx_fsv16": _winograd_out,
     "resize_b_fs_yx_fsv16": lambda r: (lambda x: _one(Resize("p", "x", sizes=(1, 18, 5, 7), mode="linear"), x,
                                                       FSV16, resize_ref(x, (1, 18, 5, 7), mode="linear")))(
         _x(r, (1, 18, 3, 4))),

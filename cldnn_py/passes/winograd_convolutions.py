@@ -1,0 +1,144 @@
+"""winograd_convolutions: a 3×3 stride-1 convolution becomes Winograd F(4×4, 3×3): an input transform, one batched
+GEMM with the transformed filters, an output transform that carries the bias and the fused ops.
+
+Why: on the CPU OpenCL devices (PoCL) the blocked direct convolution runs ResNet-50's 3×3 layers at 150-165
+GFLOP/s; F(4×4, 3×3) (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks", CVPR 2016) needs 4× fewer
+multiply-adds, which ``gemm_tiled`` runs as 36 products M[ξν] = V[ξν] (tiles × C) · U[ξν] (C × OC) at 95-150
+GFLOP/s, and the two transforms are memory passes over the tile data (``cldnn_py/ops/winograd.py``). clDNN has
+Winograd kernels for the same reason (``convolution_winograd_2x3_s1``, formats ``winograd_2x3_s1_data``); oneDNN
+for AVX-512. Here it is a rewrite of the graph into three primitives, so each part gets its own kernel from the
+kernel_selector:
+
+    x ─ conv(W, b) [fused ops] ─ users    →    x ─ winograd_input ─ gemm(U) ─ winograd_output(b) [fused ops] ─ users
+
+U = G W Gᵀ is computed at build time (float64, then float32), a constant of 36·C·OC values (4× the filters). The
+output node keeps the convolution's id, output format, users and fused ops, so outputs and profiling keep their
+names.
+
+When: f32 programs only (half keeps the direct kernels: F(4, 3) amplifies rounding), a convolution with constant
+3×3 weights, stride 1, dilation 1, one group, blocked (b_fs_yx_fsv16) input and output whose channel counts are
+multiples of 16, at least MIN_TILES 4×4 output tiles over the batch (a 7×7 map has 4 per image: its GEMM would be a
+matrix-vector product over 4× the filter bytes, slower than the direct kernel), no forced implementation, and when
+the kernel_selector has a non-reference kernel for each of the three new nodes (the transforms are CPU-tier
+kernels: GPU devices keep their convolution kernels). Gains on PoCL (2 Zen 4 cores): docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..kernel_params import best_fast_kernel, node_params
+from ..layout import DataType, Format
+from ..ops import ConvolutionAttrs
+from ..ops.winograd import TILE, tiles, winograd_weights
+from ..pass_manager import BasePass
+from ..primitives import Data, Gemm, WinogradInput, WinogradOutput
+from ..program_graph import ProgramGraph
+from ..program_node import ProgramNode, remove_node, topological_order
+
+MIN_TILES = 16
+"""Rewrite only when the output has at least this many 4×4 tiles over the batch (14×14 at batch 1)."""
+
+BLOCKED = Format.b_fs_yx_fsv16
+
+
+class WinogradConvolutions(BasePass):
+    """Rewrites eligible 3×3 stride-1 convolutions as Winograd F(4×4, 3×3) (see the module docstring)."""
+
+    name = "winograd_convolutions"
+
+    def run(self, program: ProgramGraph) -> None:
+        """Each convolution in order; the rule is the module docstring's."""
+        if program.precision != "f32":
+            return
+        changed = False
+        for node in list(program.order):
+            self.node = node.id
+            weights = _weights(program, node)
+            if weights is not None:
+                changed |= _rewrite(program, node, weights)
+        if changed:
+            program.order = topological_order(program.nodes)
+
+
+def _weights(program: ProgramGraph, node: ProgramNode) -> np.ndarray | None:
+    """The (OC, C, 3, 3) filters of an eligible convolution (before the kernel check), or None."""
+    if node.kind != "convolution" or node.constant or node.id in program.forced_impls:
+        return None
+    a = node.primitive.attrs()
+    if not isinstance(a, ConvolutionAttrs) or a.stride != (1, 1) or a.dilation != (1, 1) or a.groups != 1 \
+            or a.block_diagonal != 1:
+        return None
+    x, out = node.dependencies[0].layout(), node.layout()
+    if x.rank != 4 or out.rank != 4 or x.format != BLOCKED or out.format != BLOCKED \
+            or x.dtype != DataType.f32 or out.dtype != DataType.f32 or x.shape[1] % 16 or out.shape[1] % 16:
+        return None
+    w = node.dependencies[1]
+    while w.kind == "reorder" and len(w.dependencies) == 1 and w.constant and not w.fused_ops:
+        w = w.dependencies[0]
+    if not isinstance(w.primitive, Data) or w.primitive.array.shape != (out.shape[1], x.shape[1], 3, 3):
+        return None
+    if out.shape[0] * tiles(out.shape[2]) * tiles(out.shape[3]) < MIN_TILES:
+        return None
+    return w.primitive.array
+
+
+def _fresh(program: ProgramGraph, base: str) -> str:
+    pid = base
+    while pid in program.nodes:
+        pid += "_"
+    return pid
+
+
+def _rewrite(program: ProgramGraph, node: ProgramNode, weights: np.ndarray) -> bool:
+    """Build the three nodes, ask the kernel_selector for each, then swap them in; False (nothing changed) when a
+    node has no fast kernel."""
+    a = node.primitive.attrs()
+    assert isinstance(a, ConvolutionAttrs)
+    x = node.dependencies[0]
+    own = len(node.primitive.dependencies())
+    bias = node.dependencies[2] if own == 3 else None
+    extras = node.dependencies[own:]
+    n, oc, oh, ow = node.layout().shape
+    ty, tx = tiles(oh), tiles(ow)
+    assert ty * TILE >= oh and tx * TILE >= ow
+    vid, uid, mid = (_fresh(program, f"{node.id}__winograd_{s}") for s in ("v", "u", "m"))
+    v = ProgramNode(WinogradInput(vid, x.id, pad_y=a.pad[0], pad_x=a.pad[1], tiles_y=ty, tiles_x=tx),
+                    dependencies=[x])
+    u = ProgramNode(Data(uid, winograd_weights(weights)), constant=True, optimized_out=True)
+    m = ProgramNode(Gemm(mid, (vid, uid)), dependencies=[v, u])
+    v.users, u.users = [m], [m]
+    y = ProgramNode(WinogradOutput(node.id, mid, bias=bias.id if bias else None, out_y=oh, out_x=ow, tiles_y=ty,
+                                   tiles_x=tx, format=BLOCKED),
+                    dependencies=[m] + ([bias] if bias else []) + extras, users=list(node.users),
+                    fused_ops=[dataclasses.replace(op, dep_indices=[i - 1 for i in op.dep_indices])
+                               for op in node.fused_ops],
+                    is_output=node.is_output, forced_format=node.forced_format, forced_dtype=node.forced_dtype)
+    m.users = [y]
+    for new in (v, u, m, y):
+        new.output_layout = new.primitive.calc_output_layout([d.layout() for d in new.dependencies])
+    if any(best_fast_kernel(node_params(program, new)) is None for new in (v, m, y)):
+        return False
+    # swap in: x feeds v instead of the convolution; bias and extras feed y; users read y; the filters' chain
+    # (Data, and a packing reorder) goes when nothing else reads it
+    w = node.dependencies[1]
+    x.users = [v if u_ is node else u_ for u_ in x.users]
+    for d in ([bias] if bias else []) + extras:
+        d.users = [y if u_ is node else u_ for u_ in d.users]
+    for user in node.users:
+        user.dependencies = [y if d is node else d for d in user.dependencies]
+    w.users = [u_ for u_ in w.users if u_ is not node]
+    node.dependencies, node.users = [], []
+    program.nodes[node.id] = y
+    for new in (v, u, m):
+        program.nodes[new.id] = new
+    while not w.users and not w.is_output and w.id in program.nodes:
+        up = w.dependencies[0] if w.dependencies else None
+        program.removed[w.id] = (w.kind, "")
+        remove_node(program.nodes, w)
+        if up is None:
+            break
+        w = up
+    return True
