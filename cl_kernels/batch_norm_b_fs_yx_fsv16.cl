@@ -6,7 +6,8 @@
 // read and written through its own access macros (NAME_LOAD / NAME_LOAD8 / NAME_STORE8: plain indexing and float8
 // pointers for f32, vload_half / vload_half8 / vstore_half8_rte for f16); the arithmetic is float. The last work-item of a
 // row is shifted left (x0 = X - BN_BLOCK) and recomputes a few pixels; the last slice of a channel count that is not
-// a multiple of 16 writes only the real channels.
+// a multiple of 16 writes only the real channels. RUNTIME_SHAPE_ARGS: without fused eltwise operands the sizes, pitches
+// and offsets of INPUT0 and OUTPUT are int parameters (one binary for every shape: PoCL keeps 128 loaded kernels).
 #define BN_SLICES ((OUTPUT_FEATURE_NUM + 15) / 16)
 #define BN_LD8(p, i) INPUT0_LOAD8(p, (i) * 8)
 
@@ -19,7 +20,7 @@ KERNEL(batch_norm_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, const __glob
 #if HAS_SHIFT
                                  const __global SHIFT_TYPE* shift,
 #endif
-                                 __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
+                                 __global OUTPUT_TYPE* output FUSED_OPS_ARGS RUNTIME_SHAPE_ARGS)
 {
     const int x_start = (int)get_global_id(0) * BN_BLOCK;
     const int y = get_global_id(1);

@@ -3,7 +3,8 @@
 // gws = (ceil(OUTPUT_SIZE_X / CAT_BLOCK), OUTPUT_SIZE_Y, OUTPUT_SLICES * OUTPUT_BATCH_NUM), lws = (1, 1, 1):
 // one work-item copies CAT_BLOCK pixels (two aligned float8 each) of one row of one output slice.
 // CAT_SOURCE (generated): sets `src` to the row of the input slice feeding output slice `fs` (an if-chain over
-// the inputs' first slices). The last slice of a channel count that is not a multiple of 16 writes only the real
+// the inputs' first slices CAT_FIRSTi). Sizes, pitches, offsets and CAT_FIRSTi are int parameters
+// (RUNTIME_SHAPE_ARGS): one binary for every concatenation of as many inputs (PoCL keeps 128 loaded kernels). The last slice of a channel count that is not a multiple of 16 writes only the real
 // channels (the block tail stays as it is). Inputs and output may be padded along y, x and batch.
 // Every input has the output's data type (f32 or f16 storage): loads through INPUT0's access macros, stores
 // through OUTPUT's (f32: aligned float8 pointers; f16: vload_half8 / vstore_half8_rte, an exact round trip).
@@ -13,7 +14,7 @@
 #define CAT_ST8(p, i, v) OUTPUT_STORE8(p, (i) * 8, v)
 
 __attribute__((reqd_work_group_size(1, 1, 1)))
-KERNEL(concatenation_b_fs_yx_fsv16)(CAT_INPUTS_DECL, __global OUTPUT_TYPE* output)
+KERNEL(concatenation_b_fs_yx_fsv16)(CAT_INPUTS_DECL, __global OUTPUT_TYPE* output RUNTIME_SHAPE_ARGS)
 {
     const int x0 = (int)get_global_id(0) * CAT_BLOCK;
     const int y = get_global_id(1);
@@ -25,16 +26,13 @@ KERNEL(concatenation_b_fs_yx_fsv16)(CAT_INPUTS_DECL, __global OUTPUT_TYPE* outpu
     __global OUTPUT_TYPE* dst = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + fs * OUTPUT_FEATURE_PITCH
                                 + y * OUTPUT_Y_PITCH + x0 * 16;
     const int n = OUTPUT_SIZE_X - x0 < CAT_BLOCK ? OUTPUT_SIZE_X - x0 : CAT_BLOCK;
-#if OUTPUT_FEATURE_NUM % 16 != 0
-    if (fs == CAT_SLICES - 1) {
+    if (OUTPUT_FEATURE_NUM % 16 != 0 && fs == CAT_SLICES - 1) {
         for (int p = 0; p < n; ++p) {
-            __attribute__((opencl_unroll_hint))
             for (int i = 0; i < OUTPUT_FEATURE_NUM % 16; ++i)
                 OUTPUT_STORE(dst, p * 16 + i, INPUT0_LOAD(src, p * 16 + i));
         }
         return;
     }
-#endif
     for (int p = 0; p < n; ++p) {
         CAT_ST8(dst + p * 16, 0, CAT_LD8(src + p * 16, 0));
         CAT_ST8(dst + p * 16, 1, CAT_LD8(src + p * 16, 1));

@@ -61,6 +61,12 @@ class JitConstants:
     def __contains__(self, name: object) -> bool:
         return name in self._items
 
+    def drop(self, prefixes: list[str]) -> JitConstants:
+        """Remove every define whose name starts with one of ``prefixes``. Returns self."""
+        for k in [k for k in self._items if k.startswith(tuple(prefixes))]:
+            del self._items[k]
+        return self
+
     def header(self) -> str:
         """The ``#define`` lines."""
         return "".join(f"#define {k} {v}\n" for k, v in self._items.items())

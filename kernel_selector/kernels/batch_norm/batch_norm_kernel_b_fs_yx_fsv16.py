@@ -8,6 +8,7 @@ from cldnn_py.ops import BatchNormAttrs
 from cldnn_py.ops.elementwise import float_literal
 
 from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
+from ...common.runtime_shapes import move_shapes_to_args
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
 from ...params import FLOATS, Params, SupportedKey
@@ -84,11 +85,17 @@ class BatchNormKernelBFsYxFsv16(KernelBase):
         return (-(-x // min(BLOCK, x)), y, -(-f // 16) * b), (1, 1, 1)
 
     def kernel_data(self, params: Params) -> KernelData:
-        """One enqueue: data, statistics, output, then the fused ops' extra inputs."""
+        """One enqueue: data, statistics, output, then the fused ops' extra inputs. Without fused eltwise operands
+        the data and output shapes are kernel arguments (``common/runtime_shapes.py``): one binary for every batch
+        norm of a network (DenseNet-121 has 62, each with its own channel count)."""
         jit = self.jit_constants(params)
         jit.update(fused_ops8_jit(params.fused_ops, params.output.dims4[1]))
         args = ([Arg("input", i) for i in range(len(params.inputs))] + [Arg("output", 0)]
                 + [Arg("input", i) for op in params.fused_ops for i in op.dep_indices])
+        if not any(op.dep_indices for op in params.fused_ops):
+            args += move_shapes_to_args(jit, [f"INPUT{i}" for i in range(len(params.inputs))] + ["OUTPUT"])
+        else:
+            jit.add("RUNTIME_SHAPE_ARGS", "")
         entry, src = self.make_source(jit)
         gws, lws = self.dispatch(params)
         return KernelData(self.name, [ClKernelData(entry, src, gws, lws, args)])

@@ -12,6 +12,7 @@ from cldnn_py.layout import Format
 from cldnn_py.ops import ConcatenationAttrs
 
 from ...common.concat import concat_axis4
+from ...common.runtime_shapes import move_shapes_to_args
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, Arg, ClKernelData, KernelBase, KernelData
 from ...params import FLOATS, Params, SupportedKey
@@ -28,8 +29,9 @@ class ConcatenationKernelBFsYxFsv16(KernelBase):
     output slice is one input slice.
 
     Inputs and output may be padded along batch, y and x (not features). The output's block tail is not written.
-    Jit: ``CAT_INPUTS_DECL`` (one pointer per input), ``CAT_SOURCE`` (picks the input slice of output slice ``fs``),
-    ``CAT_BLOCK``. gws (ceil(X / CAT_BLOCK), Y, ceil(C / 16) * N), lws (1, 1, 1); one enqueue.
+    Jit: ``CAT_INPUTS_DECL`` (one pointer per input), ``CAT_SOURCE`` (picks the input slice of output slice ``fs``
+    by the inputs' first slices ``CAT_FIRSTi``), ``CAT_BLOCK``; sizes, pitches, offsets and ``CAT_FIRSTi`` are int
+    arguments (``RUNTIME_SHAPE_ARGS``), so the binary depends only on the number of inputs and the data type. gws (ceil(X / CAT_BLOCK), Y, ceil(C / 16) * N), lws (1, 1, 1); one enqueue.
     """
 
     name = "concatenation_b_fs_yx_fsv16"
@@ -71,13 +73,11 @@ class ConcatenationKernelBFsYxFsv16(KernelBase):
         j = super().jit_constants(params)
         n = len(params.inputs)
         j.add("CAT_INPUTS_DECL", ", ".join(f"const __global INPUT{i}_TYPE* input{i}" for i in range(n)))
-        branches, first = [], 0
-        for i, x in enumerate(params.inputs):
-            end = first + -(-x.dims4[1] // 16)
-            row = (f"src = input{i} + INPUT{i}_OFFSET + b * INPUT{i}_BATCH_PITCH + (fs - {first}) * "
+        branches = []
+        for i in range(n):
+            row = (f"src = input{i} + INPUT{i}_OFFSET + b * INPUT{i}_BATCH_PITCH + (fs - CAT_FIRST{i}) * "
                    f"INPUT{i}_FEATURE_PITCH + y * INPUT{i}_Y_PITCH;")
-            branches.append(row if i == n - 1 else f"if (fs < {end}) {{ {row} }} else")
-            first = end
+            branches.append(row if i == n - 1 else f"if (fs < CAT_FIRST{i + 1}) {{ {row} }} else")
         j.add("CAT_SOURCE", " ".join(branches[:-1]) + (" { " + branches[-1] + " }" if n > 1 else branches[-1]))
         j.add("CAT_BLOCK", CAT_BLOCK)
         return j
@@ -88,8 +88,16 @@ class ConcatenationKernelBFsYxFsv16(KernelBase):
         return (-(-x // CAT_BLOCK), y, -(-f // 16) * b), (1, 1, 1)
 
     def kernel_data(self, params: Params) -> KernelData:
-        """One enqueue: every input, then the output."""
-        entry, src = self.make_source(self.jit_constants(params))
+        """One enqueue: every input, the output, then the shapes and the inputs' first output slices
+        (``CAT_FIRSTi``) as int arguments (``common/runtime_shapes.py``): one binary for every concatenation of as
+        many inputs (DenseNet-121 has 58 of two inputs, each of its own size)."""
+        jit = self.jit_constants(params)
+        firsts, first = {}, 0
+        for i, x in enumerate(params.inputs):
+            firsts[f"CAT_FIRST{i}"] = first
+            first += -(-x.dims4[1] // 16)
+        shape_args = move_shapes_to_args(jit, [f"INPUT{i}" for i in range(len(params.inputs))] + ["OUTPUT"], firsts)
+        entry, src = self.make_source(jit)
         gws, lws = self.dispatch(params)
-        args = [Arg("input", i) for i in range(len(params.inputs))] + [Arg("output", 0)]
+        args = [Arg("input", i) for i in range(len(params.inputs))] + [Arg("output", 0)] + shape_args
         return KernelData(self.name, [ClKernelData(entry, src, gws, lws, args)])
