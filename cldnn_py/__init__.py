@@ -62,8 +62,6 @@ from .primitives import (
     Reshape,
     Resize,
     RoiAlign,
-    WinogradInput,
-    WinogradOutput,
     Scale,
     Scatter,
     ShuffleChannels,
@@ -71,6 +69,8 @@ from .primitives import (
     StridedSlice,
     Tile,
     TopK,
+    WinogradInput,
+    WinogradOutput,
 )
 from .program import BuildOptions, Program, set_constant_evaluator
 from .session import InferenceSession, NodeArg

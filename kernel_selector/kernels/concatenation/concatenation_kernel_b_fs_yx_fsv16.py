@@ -31,7 +31,8 @@ class ConcatenationKernelBFsYxFsv16(KernelBase):
     Inputs and output may be padded along batch, y and x (not features). The output's block tail is not written.
     Jit: ``CAT_INPUTS_DECL`` (one pointer per input), ``CAT_SOURCE`` (picks the input slice of output slice ``fs``
     by the inputs' first slices ``CAT_FIRSTi``), ``CAT_BLOCK``; sizes, pitches, offsets and ``CAT_FIRSTi`` are int
-    arguments (``RUNTIME_SHAPE_ARGS``), so the binary depends only on the number of inputs and the data type. gws (ceil(X / CAT_BLOCK), Y, ceil(C / 16) * N), lws (1, 1, 1); one enqueue.
+    arguments (``RUNTIME_SHAPE_ARGS``), so the binary depends only on the number of inputs and the data type.
+    gws (ceil(X / CAT_BLOCK), Y, ceil(C / 16) * N), lws (1, 1, 1); one enqueue.
     """
 
     name = "concatenation_b_fs_yx_fsv16"
