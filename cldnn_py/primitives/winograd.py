@@ -65,8 +65,9 @@ class WinogradOutput(Primitive, type_name="winograd_output", attrs=WinogradOutpu
     Inputs: M (36, N·tiles_y·tiles_x, OC) f32 (the batched GEMM's product) and an optional ``bias`` (OC values, any
     shape). Output (N, OC, out_y, out_x) f32 in ``format`` (the OpenCL kernel writes b_fs_yx_fsv16; the CPU engine
     any); fused activations and eltwise operands apply to it as to a convolution's. Raises TopologyError for a bad
-    attribute; ShapeError for an M that is not (36, N·tiles, OC) with N·tiles a multiple of tiles_y·tiles_x, for tiles that do not cover the
-    output, or a bias of another size; DTypeError for a non-f32 input (each naming the primitive)."""
+    attribute; ShapeError for an M that is not (36, N·tiles, OC) with N·tiles a multiple of tiles_y·tiles_x, for
+    tiles that do not cover the output, or a bias of another size; DTypeError for a non-f32 input (each naming the
+    primitive)."""
 
     input: str = ""
     bias: str | None = None
