@@ -52,7 +52,7 @@ class WinogradOutputKernelBFsYxFsv16(KernelBase):
 
     def supported_key(self) -> SupportedKey:
         """OpenCL, f32 in and out (validate narrows the formats)."""
-        return SupportedKey(input_dtypes=(DataType.f32,), output_dtypes=(DataType.f32,))
+        return SupportedKey(input_dtypes=frozenset({DataType.f32}), output_dtypes=frozenset({DataType.f32}))
 
     def validate(self, params: Params) -> str | None:
         """Output b_fs_yx_fsv16 without feature padding, OC % 16 == 0; shapes as :func:`winograd_output_reason`;
