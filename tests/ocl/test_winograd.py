@@ -109,3 +109,14 @@ def test_transform_errors_name_the_primitive():
         cl.WinogradOutput("y", "m", tiles_y=2, tiles_x=2, out_y=9, out_x=8).calc_output_layout([m])
     with pytest.raises(cl.DTypeError, match="winograd_input 'v': input data type: expected f32, got f16"):
         cl.WinogradInput("v", "x").calc_output_layout([cl.Layout(cl.DataType.f16, BFYX, (1, 16, 4, 4))])
+
+
+def test_a_fake_quantized_convolution_keeps_the_direct_kernel(ocl_engine, rng):
+    """A fused round (QDQ fake quantization) keeps the exact float sum of the direct kernel."""
+    topo, feeds, _ = _conv_block(rng, 1, 32, 16, 32)
+    topo.add(cl.Activation("q", "y", "round"))
+    topo.outputs = ["q"]
+    prog = cl.Program(ocl_engine, topo)
+    conv = prog.node("conv")
+    assert conv.kind == "convolution" and any(getattr(op.attrs, "func", None) == cl.ActivationFunc.round
+                                              for op in conv.fused_ops)
