@@ -18,12 +18,12 @@ names.
 When: f32 programs only (half keeps the direct kernels: F(4, 3) amplifies rounding), a convolution with constant
 3×3 weights, stride 1, dilation 1, one group, blocked (b_fs_yx_fsv16) input and output whose channel counts are
 multiples of 16, at least MIN_TILES 4×4 output tiles over the batch (a 7×7 map has 4 per image: its GEMM would be a
-matrix-vector product over 4× the filter bytes, slower than the direct kernel), no forced implementation, no fused
-``round`` (the fake quantization of a QDQ model: its outputs must match an integer reference step for step, and
-Winograd's extra float rounding moves more sums across a half step: SqueezeNet QDQ 99.85% instead of > 99.9% of
-the outputs on onnxruntime's step), and when
-the kernel_selector has a non-reference kernel for each of the three new nodes (the transforms are CPU-tier
-kernels: GPU devices keep their convolution kernels). Gains on PoCL (2 Zen 4 cores): docs/performance.md.
+matrix-vector product over 4× the filter bytes, slower than the direct kernel) and MIN_PRODUCTS outputs per product,
+no forced implementation, no fused ``round`` (the fake quantization of a QDQ model: its outputs must match an
+integer reference step for step, and Winograd's extra float rounding moves more sums across a half step: SqueezeNet
+QDQ 99.85% instead of > 99.9% of the outputs on onnxruntime's step), and when the kernel_selector has a
+non-reference kernel for each of the three new nodes (the transforms are CPU-tier kernels: GPU devices keep their
+convolution kernels). Gains on PoCL (2 Zen 4 cores): docs/performance.md.
 """
 
 from __future__ import annotations
@@ -43,6 +43,10 @@ from ..program_node import ProgramNode, remove_node, topological_order
 
 MIN_TILES = 16
 """Rewrite only when the output has at least this many 4×4 tiles over the batch (14×14 at batch 1)."""
+
+MIN_PRODUCTS = 1024
+"""... and when each of the 36 products has at least this many outputs (tiles × OC): DenseNet's 128 → 32 layers at
+14×14 (16 × 32) ran at 1.04× the direct kernel's time, its 28×28 ones (49 × 32) at 0.52×."""
 
 BLOCKED = Format.b_fs_yx_fsv16
 
@@ -85,7 +89,8 @@ def _weights(program: ProgramGraph, node: ProgramNode) -> np.ndarray | None:
         w = w.dependencies[0]
     if not isinstance(w.primitive, Data) or w.primitive.array.shape != (out.shape[1], x.shape[1], 3, 3):
         return None
-    if out.shape[0] * tiles(out.shape[2]) * tiles(out.shape[3]) < MIN_TILES:
+    n_tiles = out.shape[0] * tiles(out.shape[2]) * tiles(out.shape[3])
+    if n_tiles < MIN_TILES or n_tiles * out.shape[1] < MIN_PRODUCTS:
         return None
     return w.primitive.array
 

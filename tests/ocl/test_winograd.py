@@ -65,7 +65,7 @@ def _conv_block(rng, n, c, hw, oc):
 
 
 def test_the_pass_rewrites_a_fused_residual_convolution(ocl_engine, rng):
-    topo, feeds, ref = _conv_block(rng, 1, 32, 16, 32)
+    topo, feeds, ref = _conv_block(rng, 1, 32, 16, 64)
     net = cl.Network(cl.Program(ocl_engine, topo))
     kinds = {n.kind for n in net.program.order}
     if "winograd_output" not in kinds:
@@ -81,9 +81,10 @@ def test_the_pass_rewrites_a_fused_residual_convolution(ocl_engine, rng):
 @pytest.mark.parametrize("why,change", [
     ("small map: 4 tiles", dict(hw=7)),
     ("channels not a multiple of 16", dict(c=24)),
+    ("16 tiles x 32 channels: too few outputs per product", dict(oc=32)),
 ])
 def test_the_pass_leaves_other_convolutions(ocl_engine, rng, why, change):
-    args = dict(n=1, c=32, hw=16, oc=32) | change
+    args = dict(n=1, c=32, hw=16, oc=64) | change
     topo, feeds, ref = _conv_block(rng, **args)
     net = cl.Network(cl.Program(ocl_engine, topo))
     assert "winograd_output" not in {n.kind for n in net.program.order}, why
@@ -91,7 +92,7 @@ def test_the_pass_leaves_other_convolutions(ocl_engine, rng, why, change):
 
 
 def test_f16_programs_keep_the_direct_convolution(ocl_engine, rng):
-    topo, feeds, _ = _conv_block(rng, 1, 32, 16, 32)
+    topo, feeds, _ = _conv_block(rng, 1, 32, 16, 64)
     prog = cl.Program(ocl_engine, topo, cl.BuildOptions(inference_precision="f16"))
     assert "winograd_output" not in {n.kind for n in prog.order}
 
@@ -113,7 +114,7 @@ def test_transform_errors_name_the_primitive():
 
 def test_a_fake_quantized_convolution_keeps_the_direct_kernel(ocl_engine, rng):
     """A fused round (QDQ fake quantization) keeps the exact float sum of the direct kernel."""
-    topo, feeds, _ = _conv_block(rng, 1, 32, 16, 32)
+    topo, feeds, _ = _conv_block(rng, 1, 32, 16, 64)
     topo.add(cl.Activation("q", "y", "round"))
     topo.outputs = ["q"]
     prog = cl.Program(ocl_engine, topo)
