@@ -39,6 +39,10 @@ CASES = [
     ("ij", [(3, 4)]),
     ("ji", [(3, 4)]),
     (" b i j , b j k -> b i k ", [(2, 3, 4), (2, 4, 5)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),                      # three operands: a chain of products
+    ("bn,bd,dn->b", [(2, 3), (2, 4), (4, 3)]),                       # a letter shared by the first and last
+    ("ij,ij,ij->i", [(3, 4), (3, 4), (3, 4)]),                       # element-wise, then a sum
+    ("bhq,bhk,bhkd,de->bhqe", [(2, 3, 4), (2, 3, 5), (2, 3, 5, 6), (6, 2)]),
 ]
 
 
@@ -57,7 +61,6 @@ def test_einsum_constant_operand_opset13(engine, rng):
 
 @pytest.mark.parametrize("equation,shapes,error,match", [
     ("ii->i", [(3, 3)], UnsupportedError, "a letter repeated within one operand"),
-    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)], UnsupportedError, "3 operands"),
     ("ij,jk->ik", [(2, 1), (3, 4)], UnsupportedError, "no broadcasting"),
     ("ij,jk->ik", [(2, 3), (4, 5)], ShapeError, "sizes of 'j'"),
 ])

@@ -1,5 +1,5 @@
-"""Einsum of one or two float32 operands, composed of Reduce, Transpose (Permute), Reshape and one batched Gemm
-(ONNX operator spec: numpy.einsum semantics).
+"""Einsum of float32 operands, composed of Reduce, Transpose (Permute), Reshape and batched Gemms (ONNX operator
+spec: numpy.einsum semantics).
 
 The equation is parsed first: explicit (``lhs->rhs``) or implicit (the output is the letters that occur once,
 sorted, after the ellipsis dimensions); spaces are ignored; an ellipsis stands for the same number of leading
@@ -12,10 +12,13 @@ dimensions in every operand that has one. Each letter of an operand is then one 
   (batch, M, K) and B as (batch, K, N) — each is transposed only when its letters are not already in one of the
   orders (batch, M, K) / (batch, K, M) (resp. (batch, K, N) / (batch, N, K)), else Gemm's transpose flags do it —
   one Gemm gives (batch, M, N), which is reshaped to the letters and transposed to the output order.
+- Three or more operands ("ij,jk,kl->il", "bn,bd,dn->b" ...): contracted left to right as pairs, each intermediate
+  keeping the letters that a later operand or the output still needs (no search for the cheapest order, as
+  numpy.einsum's default ``optimize=False`` does not either).
 
-Refused with UnsupportedError naming the node and the equation: three or more operands, a letter repeated within
-one operand (diagonals such as "ii->i"), broadcasting (a letter or ellipsis dimension of size 1 against a larger
-one), a non-float32 operand. ShapeError for an equation that does not match the operands (term count, ranks,
+Refused with UnsupportedError naming the node and the equation: a letter repeated within one operand (diagonals
+such as "ii->i"), broadcasting (a letter or ellipsis dimension of size 1 against a larger one), a non-float32
+operand. ShapeError for an equation that does not match the operands (term count, ranks,
 sizes of one letter).
 """
 
@@ -66,12 +69,13 @@ def parse(equation: str, ranks: list[int], what: str) -> tuple[list[str], str]:
 
 @converter("Einsum", versions=(12, 28))
 def einsum(ctx: Any, node: Any) -> None:
-    """Einsum (``equation``) of one or two float32 operands → Reduce / Permute / Reshape / Gemm."""
+    """Einsum (``equation``) of float32 operands → Reduce / Permute / Reshape / Gemm; three or more operands are
+    contracted left to right, each intermediate keeping the letters a later operand or the output needs."""
     equation = str(ctx.attrs(node).get("equation", ""))
     what = f"Einsum '{node.name}' (equation '{equation}')"
     ins = list(node.input)
-    if not 1 <= len(ins) <= 2:
-        raise UnsupportedError(f"{what}: {len(ins)} operands; only one or two are supported")
+    if not ins:
+        raise UnsupportedError(f"{what}: no operand")
     for i in ins:
         require_f32(ctx, node, i)
     shapes = [ctx.shape(i) for i in ins]
@@ -88,7 +92,23 @@ def einsum(ctx: Any, node: Any) -> None:
         src, cur = _reduce_only(ctx, o, ins[0], terms[0], set(out))
         _to_output(ctx, node, src, cur, out, size)
         return
-    (a, ta), (b, tb) = zip(ins, terms)
+    cur, tc = ins[0], terms[0]
+    for j in range(1, len(ins)):
+        last = j == len(ins) - 1
+        later = set(out).union(*(set(t) for t in terms[j + 1:]))
+        want = out if last else "".join(dict.fromkeys(c for c in tc + terms[j] if c in later))
+        y, letters = _contract(ctx, node, o if last else f"{o}_{j}", cur, tc, ins[j], terms[j], want, size)
+        if last:
+            _to_output(ctx, node, y, letters, out, size)
+        else:
+            cur, tc = ctx.fresh(f"{o}_{j}_letters"), letters
+            reshape_to(ctx, cur, y, tuple(size[c] for c in letters) or (1,), node)
+
+
+def _contract(ctx: Any, node: Any, o: str, a: str, ta: str, b: str, tb: str, out: str, size: dict[str, int]
+              ) -> tuple[str, str]:
+    """One product of two operands keeping the letters ``out``: (Gemm output viewed (batch, M, N), its letters in
+    the order batch + M + N)."""
     batch = [c for c in out if c in ta and c in tb]
     m = [c for c in out if c in ta and c not in tb]
     n = [c for c in out if c in tb and c not in ta]
@@ -100,7 +120,7 @@ def einsum(ctx: Any, node: Any) -> None:
     a, trans_a = _operand(ctx, node, o + "_a", a, ta, batch, m, k, lead + (prod[1], prod[2]))
     b, trans_b = _operand(ctx, node, o + "_b", b, tb, batch, k, n, lead + (prod[2], prod[3]))
     y = ctx.add(Gemm(ctx.fresh(o + "_gemm"), [ctx.ref(a), ctx.ref(b)], transpose_a=trans_a, transpose_b=trans_b))
-    _to_output(ctx, node, y, "".join(batch + m + n), out, size)
+    return y, "".join(batch + m + n)
 
 
 def _reduce_only(ctx: Any, base: str, src: str, letters: str, needed: set[str]) -> tuple[str, str]:
