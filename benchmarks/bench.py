@@ -306,7 +306,8 @@ def parse_models(names: Sequence[str]) -> list[str]:
 
 
 def bench_one(name: str, batch: int, engines: Sequence[Any], rounds: int, tag: str, gap_ms: float = GAP_MS,
-              ort_spin: bool = False, precisions: Sequence[str] = ("f32",)) -> list[dict[str, Any]]:
+              ort_spin: bool = False, precisions: Sequence[str] = ("f32",), tuning: str = "cache"
+              ) -> list[dict[str, Any]]:
     """All rows of one (model, batch): onnxruntime first, then one per engine (see the module docstring).
     ``ort_spin`` False sets onnxruntime's ``session.intra_op.allow_spinning`` to 0 (its default is 1)."""
     import onnx
@@ -347,7 +348,7 @@ def bench_one(name: str, batch: int, engines: Sequence[Any], rounds: int, tag: s
             t0 = time.perf_counter()
             topo = cl.load_onnx(model)
             row["import_ms"] = (time.perf_counter() - t0) * 1e3
-            program = cl.Program(engine, topo, cl.BuildOptions(inference_precision=prec))
+            program = cl.Program(engine, topo, cl.BuildOptions(inference_precision=prec, tuning=tuning))
             row["build_ms"] = program.build_time_ms
             row["kernels"] = program.kernels_built
             net = cl.Network(program)
@@ -373,9 +374,10 @@ def bench_one(name: str, batch: int, engines: Sequence[Any], rounds: int, tag: s
 
 def run_benchmark(models: Sequence[str], batches: Sequence[int], runs: int | None,
                   device_specs: Sequence[str] | None, gap_ms: float = GAP_MS, ort_spin: bool = False,
-                  precisions: Sequence[str] = ("f32",)) -> dict[str, Any]:
+                  precisions: Sequence[str] = ("f32",), tuning: str = "cache") -> dict[str, Any]:
     """Every (model, batch) on onnxruntime and every OpenCL device; returns {"machine", "settings", "results",
-    "wall_s"}."""
+    "wall_s"}. ``tuning``: BuildOptions.tuning ("cache": the shipped tuning cache and the user's, where their
+    device key matches; "off": the priority rules alone)."""
     import cldnn_py as cl
     from cldnn_py.device import build_problem
 
@@ -403,7 +405,7 @@ def run_benchmark(models: Sequence[str], batches: Sequence[int], runs: int | Non
     jobs = [(m, b) for b in batches for m in models]
     for i, (name, batch) in enumerate(jobs):
         results.extend(bench_one(name, batch, engines, runs_for(batch, runs), f"[{i + 1}/{len(jobs)}]",
-                                 gap_ms, ort_spin, precisions))
+                                 gap_ms, ort_spin, precisions, tuning))
         gc.collect()  # the networks of the last model hold device memory
     settings = {"models": list(models), "batches": list(batches),
                 "runs": {str(b): runs_for(b, runs) for b in batches}, "warmup": WARMUP, "gap_ms": gap_ms,
@@ -411,7 +413,7 @@ def run_benchmark(models: Sequence[str], batches: Sequence[int], runs: int | Non
                                 "execution_mode": "sequential",
                                 "spinning": "on (its default)" if ort_spin else "off"},
                 "timed_runs": "each right after an untimed warm run of the same engine",
-                "build_options": "BuildOptions() (defaults)", "weights_seed": 0, "input": "N(0,1), seed 0",
+                "build_options": f"BuildOptions(tuning={tuning!r})", "weights_seed": 0, "input": "N(0,1), seed 0",
                 "tolerance": TOLERANCE}
     return {"machine": machine, "settings": settings, "results": results, "wall_s": time.perf_counter() - t0}
 
@@ -445,6 +447,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--precision", nargs="+", default=["f32"], choices=["f32", "f16"],
                     help="inference precisions of the OpenCL builds: f16 adds a column per OpenCL device "
                          "(BuildOptions(inference_precision='f16'); the CPU engine is f32 only)")
+    ap.add_argument("--tuning", default="cache", choices=["cache", "off"],
+                    help="cache (default): the tuning caches apply where their device key matches (the shipped "
+                         "one was measured on the pip PoCL, 2-core Zen 4); off: the kernels' priority rules alone")
     ap.add_argument("--json", default=str(CACHE / "bench.json"), metavar="PATH",
                     help="write the report here (default: .cache/bench.json)")
     return ap
@@ -457,7 +462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if any(b < 1 for b in args.batches) or (args.runs is not None and args.runs < 1):
         ap.error("--batches and --runs must be >= 1")
     report = run_benchmark(parse_models(args.models), args.batches, args.runs, args.devices, args.gap_ms, args.ort_spin,
-                           args.precision)
+                           args.precision, args.tuning)
     m = report["machine"]
     print(f"{m['cpu']}, {m['cores']} cores, load average {m['load_average'][0]:.2f} at start; onnxruntime "
           f"{m['onnxruntime']} ({ORT_THREADS} threads, spinning {report['settings']['onnxruntime']['spinning']}); "
