@@ -117,3 +117,33 @@ def test_zoo_network_round_trip(engine, rng, tmp_path):
     assert a
     for k in a:
         np.testing.assert_array_equal(b[k], a[k])
+
+
+def test_identical_layers_share_one_remade_kernel(engine, rng, tmp_path):
+    """Convolutions of the same shape (different ids, different fused ReLU ids, different weights) get one
+    KernelData at load on OpenCL (the memo of program_io._kernels), and the loaded Program still runs bit for bit."""
+    def w(*shape):
+        return rng.standard_normal(shape).astype(np.float32) * 0.3
+
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 16, 10, 10))),
+                       cl.Data("w1", w(16, 16, 3, 3)), cl.Convolution("c1", "x", weights="w1", pad=(1, 1)),
+                       cl.Activation("r1", "c1", "relu"),
+                       cl.Data("w2", w(16, 16, 3, 3)), cl.Convolution("c2", "r1", weights="w2", pad=(1, 1)),
+                       cl.Activation("r2", "c2", "relu"),
+                       cl.Data("w3", w(16, 16, 3, 3)), cl.Convolution("c3", "r2", weights="w3", pad=(1, 1)))
+    prog = cl.Program(engine, topo)
+    path = tmp_path / "p.cldnn"
+    prog.save(path)
+    loaded = cl.Program.load(engine, path)
+    x = rng.standard_normal((1, 16, 10, 10)).astype(np.float32)
+    np.testing.assert_array_equal(_run(cl.Network(loaded), x)["c3"], _run(cl.Network(prog), x)["c3"])
+    by_source: dict[str, list] = {}  # OpenCL kernels: equal sources mean equal params (the CPU engine's have none)
+    for n in loaded.order:
+        if n.impl is not None and n.impl.kernels and getattr(n.impl.kernels[0], "source", None):
+            by_source.setdefault(n.impl.kernels[0].source, []).append(n)
+    if engine.kind != "ocl":
+        return
+    shared = [ns for ns in by_source.values() if len(ns) > 1]
+    assert shared, "no two nodes with the same kernel: the test topology no longer has identical layers"
+    for ns in shared:
+        assert all(n.impl.kernels is ns[0].impl.kernels for n in ns[1:])
