@@ -223,18 +223,24 @@ def _check_supported(ctx: ImportContext, name: str) -> None:
     raise_unsupported(bad, name)
 
 
-def unsupported_reason(node: Any, opset: int) -> str | None:
-    """Why a node (not folded) cannot be converted: no converter, or not for its operator version; None if it can."""
+def since_version(node: Any, opset: int) -> int:
+    """The version (``since_version``) of the operator definition ``node`` follows at ``opset``; -1 when ONNX has no
+    schema for it."""
     import onnx.defs
 
+    try:
+        return int(onnx.defs.get_schema(node.op_type, opset).since_version)
+    except Exception:  # noqa: BLE001 - unknown schema
+        return -1
+
+
+def unsupported_reason(node: Any, opset: int) -> str | None:
+    """Why a node (not folded) cannot be converted: no converter, or not for its operator version; None if it can."""
     domain = node.domain or ""
     conv = CONVERTERS.get(node.op_type) if domain in DEFAULT_DOMAINS else None
     if conv is None:
         return f"{node.op_type} (domain '{domain}', opset {opset}, node '{node.name}')"
-    try:
-        since = onnx.defs.get_schema(node.op_type, opset).since_version
-    except Exception:  # noqa: BLE001 - unknown schema
-        since = -1
+    since = since_version(node, opset)
     if since not in conv.versions:
         return (f"{node.op_type} version {since} (opset {opset}, node '{node.name}'): "
                 f"semantics of versions {sorted(conv.versions)} are supported")

@@ -32,7 +32,15 @@ from ..errors import CldnnError, UnsupportedError
 from ..host_ops import FOLLOWERS, HOST_OPS
 from ..partitioned_network import EngineStage, HostStage, PartitionedTopology
 from ..topology import Topology
-from .onnx import DEFAULT_DOMAINS, SHAPE_ONLY, _opset, import_checked, raise_unsupported, unsupported_reason
+from .onnx import (
+    DEFAULT_DOMAINS,
+    SHAPE_ONLY,
+    _opset,
+    import_checked,
+    raise_unsupported,
+    since_version,
+    unsupported_reason,
+)
 
 NONDETERMINISTIC = ("RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
                     "Bernoulli")
@@ -151,8 +159,6 @@ def _kinds(m: Any, opset: int, moved: set[str], typed: dict[str, Any]) -> dict[s
     operator version of HOST_OPS, or one of FOLLOWERS that reads a host node's result; onnxruntime when named in
     ``moved``, when no converter takes its operator version, or when it reads or writes a tensor of rank above 6
     (the engine's layouts); engine otherwise."""
-    import onnx.defs
-
     const, const_nodes = _constants(m)
     producer = {o: n.name for n in m.graph.node for o in n.output if o}
     out: dict[str, str] = {}
@@ -160,14 +166,9 @@ def _kinds(m: Any, opset: int, moved: set[str], typed: dict[str, Any]) -> dict[s
         n = m.graph.node[i]
         default = (n.domain or "") in DEFAULT_DOMAINS
         reads_host = any(out.get(producer.get(t, "")) == "host" for t in node_inputs(n) if t not in const)
-        if default and n.op_type in HOST_OPS and n.name not in moved:
-            try:
-                since = onnx.defs.get_schema(n.op_type, opset).since_version
-            except Exception:  # noqa: BLE001 - unknown schema
-                since = -1
-            if since in HOST_OPS[n.op_type]:
-                out[n.name] = "host"
-                continue
+        if default and n.op_type in HOST_OPS and n.name not in moved and since_version(n, opset) in HOST_OPS[n.op_type]:
+            out[n.name] = "host"
+            continue
         if default and n.op_type in FOLLOWERS and reads_host and n.name not in moved:
             out[n.name] = "host"
             continue
