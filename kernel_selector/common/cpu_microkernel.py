@@ -106,63 +106,96 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
     lanes = ir.Constant(ir.VectorType(i64, w), list(range(w)))
     col_mask = [builder.icmp_signed("<", lanes, _splat(builder, builder.sub(ncols, ir.Constant(i64, v * w)),
                                                        ir.VectorType(i64, w))) for v in range(nv)]
+    # accumulate mode (flags & 4): the accumulators start from C (a later K block of the same tile)
+    accumulate = builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, 4)), ir.Constant(i64, 0))
+    none = ir.Constant(mt, [0] * w)
+    every = ir.Constant(mt, [1] * w)
 
     def vptr(base: Any, off: Any) -> Any:
         return builder.bitcast(builder.gep(base, [off]), vt.as_pointer())
 
-    # accumulate mode (flags & 4): the accumulators start from C (a later K block of the same tile)
-    accumulate = builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, 4)), ir.Constant(i64, 0))
-    none = ir.Constant(mt, [0] * w)
-    init = []
-    for i in range(mr):
+    def row_ok(i: int) -> Any:
         ii = ir.Constant(i64, i)
-        keep = builder.and_(accumulate, builder.and_(builder.icmp_signed("<=", row_lo, ii),
-                                                     builder.icmp_signed("<", ii, row_hi)))
-        row = builder.gep(c, [builder.mul(ii, ldc)])
-        for v in range(nv):
-            init.append(builder.call(mload, [vptr(row, ir.Constant(i64, v * w)), ir.Constant(i32, 4),
-                                             builder.select(keep, col_mask[v], none), zero]))
-    entry = builder.block
-    loop = builder.append_basic_block("micro.loop")
-    done = builder.append_basic_block("micro.done")
-    builder.cbranch(builder.icmp_signed(">", k_len, ir.Constant(i64, 0)), loop, done)
-    builder.position_at_end(loop)
-    k = builder.phi(i64)
-    k.add_incoming(ir.Constant(i64, 0), entry)
-    acc = []
-    for t in range(mr * nv):
-        p = builder.phi(vt)
-        p.add_incoming(init[t], entry)
-        acc.append(p)
-    b_row = builder.gep(b, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, ldb)])
-    bv = [builder.call(mload, [vptr(b_row, ir.Constant(i64, v * w)), ir.Constant(i32, 4), col_mask[v], zero])
-          for v in range(nv)]
-    a_col = builder.gep(a, [builder.mul(k, ir.Constant(i64, PANEL))])
-    nxt: list[Any] = []
-    for i in range(mr):
-        ai = _splat(builder, builder.load(builder.gep(a_col, [ir.Constant(i64, i)])), vt)
-        nxt.extend(builder.call(fma, [ai, bv[v], acc[i * nv + v]]) for v in range(nv))
-    k1 = builder.add(k, ir.Constant(i64, 1))
-    tail = builder.block
-    k.add_incoming(k1, tail)
-    for p, q in zip(acc, nxt):
-        p.add_incoming(q, tail)
-    builder.cbranch(builder.icmp_signed("<", k1, k_len), loop, done)
-    builder.position_at_end(done)
-    final = []
-    for t in range(mr * nv):
-        p = builder.phi(vt)
-        p.add_incoming(init[t], entry)
-        p.add_incoming(nxt[t], tail)
-        final.append(p)
-    final = _epilogue(builder, final, mr, nv, w, col_mask, bias, bias_off, res, r_off, ldr, clamp, flags, mload)
-    for i in range(mr):
-        ii = ir.Constant(i64, i)
-        keep = builder.and_(builder.icmp_signed("<=", row_lo, ii), builder.icmp_signed("<", ii, row_hi))
-        row = builder.gep(c, [builder.mul(ii, ldc)])
-        for v in range(nv):
-            mask = builder.select(keep, col_mask[v], none)
-            builder.call(mstore, [final[i * nv + v], vptr(row, ir.Constant(i64, v * w)), ir.Constant(i32, 4), mask])
+        return builder.and_(builder.icmp_signed("<=", row_lo, ii), builder.icmp_signed("<", ii, row_hi))
+
+    def tile(masked: bool) -> None:
+        """The tile's code: with ``masked``, every C and B access under the column and row masks (an edge tile);
+        without, plain vector loads and stores (a whole tile: AMD's AVX2 ``vmaskmovps`` in the loop halved the
+        rate, 88 -> 46 GFLOP/s a thread on a Zen 4 without AVX-512)."""
+        init = []
+        for i in range(mr):
+            row = builder.gep(c, [builder.mul(ir.Constant(i64, i), ldc)])
+            for v in range(nv):
+                ptr = vptr(row, ir.Constant(i64, v * w))
+                if masked:
+                    keep = builder.and_(accumulate, row_ok(i))
+                    init.append(builder.call(mload, [ptr, ir.Constant(i32, 4), builder.select(keep, col_mask[v], none),
+                                                     zero]))
+                else:  # C is the tile's own memory, in bounds: load it, keep it only when accumulating
+                    init.append(builder.select(accumulate, builder.load(ptr, align=4), zero))
+        entry = builder.block
+        loop = builder.append_basic_block("micro.loop")
+        done = builder.append_basic_block("micro.done")
+        builder.cbranch(builder.icmp_signed(">", k_len, ir.Constant(i64, 0)), loop, done)
+        builder.position_at_end(loop)
+        k = builder.phi(i64)
+        k.add_incoming(ir.Constant(i64, 0), entry)
+        acc = []
+        for t in range(mr * nv):
+            p = builder.phi(vt)
+            p.add_incoming(init[t], entry)
+            acc.append(p)
+        b_row = builder.gep(b, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, ldb)])
+        if masked:
+            bv = [builder.call(mload, [vptr(b_row, ir.Constant(i64, v * w)), ir.Constant(i32, 4), col_mask[v], zero])
+                  for v in range(nv)]
+        else:
+            bv = [builder.load(vptr(b_row, ir.Constant(i64, v * w)), align=4) for v in range(nv)]
+        a_col = builder.gep(a, [builder.mul(k, ir.Constant(i64, PANEL))])
+        nxt: list[Any] = []
+        for i in range(mr):
+            ai = _splat(builder, builder.load(builder.gep(a_col, [ir.Constant(i64, i)])), vt)
+            nxt.extend(builder.call(fma, [ai, bv[v], acc[i * nv + v]]) for v in range(nv))
+        k1 = builder.add(k, ir.Constant(i64, 1))
+        tail = builder.block
+        k.add_incoming(k1, tail)
+        for p, q in zip(acc, nxt):
+            p.add_incoming(q, tail)
+        builder.cbranch(builder.icmp_signed("<", k1, k_len), loop, done)
+        builder.position_at_end(done)
+        final = []
+        for t in range(mr * nv):
+            p = builder.phi(vt)
+            p.add_incoming(init[t], entry)
+            p.add_incoming(nxt[t], tail)
+            final.append(p)
+        final = _epilogue(builder, final, mr, nv, w, col_mask if masked else [every] * nv, bias, bias_off, res, r_off,
+                          ldr, clamp, flags, mload)
+        for i in range(mr):
+            row = builder.gep(c, [builder.mul(ir.Constant(i64, i), ldc)])
+            for v in range(nv):
+                ptr = vptr(row, ir.Constant(i64, v * w))
+                if masked:
+                    mask = builder.select(row_ok(i), col_mask[v], none)
+                    builder.call(mstore, [final[i * nv + v], ptr, ir.Constant(i32, 4), mask])
+                else:
+                    builder.store(final[i * nv + v], ptr, align=4)
+
+    # a whole tile (every column and row) runs unmasked code; an edge tile the masked form
+    whole = builder.and_(builder.icmp_signed(">=", ncols, ir.Constant(i64, nv * w)),
+                         builder.and_(builder.icmp_signed("<=", row_lo, ir.Constant(i64, 0)),
+                                      builder.icmp_signed(">=", row_hi, ir.Constant(i64, mr))))
+    full_bb = builder.append_basic_block("micro.whole")
+    edge_bb = builder.append_basic_block("micro.edge")
+    end_bb = builder.append_basic_block("micro.end")
+    builder.cbranch(whole, full_bb, edge_bb)
+    builder.position_at_end(full_bb)
+    tile(False)
+    builder.branch(end_bb)
+    builder.position_at_end(edge_bb)
+    tile(True)
+    builder.branch(end_bb)
+    builder.position_at_end(end_bb)
     return context.get_dummy_value()
 
 

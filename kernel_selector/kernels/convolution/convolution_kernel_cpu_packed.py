@@ -124,11 +124,13 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                 elif g != packed_g:
                     src0 = b_off + im * b_img + g * b_grp + p0
                     for r in range(kc):
-                        dst = bp[r * NR:r * NR + cnt]
                         s_r = src0 + (koff[k0 + r] if koff.shape[0] else (k0 + r) * ldb)
-                        src = b[s_r:s_r + cnt]
-                        for j in range(cnt):
-                            dst[j] = src[j]
+                        if cnt == NR:  # a whole panel row: a fixed count, NR / W vector moves
+                            for j in range(NR):
+                                bp[r * NR + j] = b[s_r + j]
+                        else:
+                            for j in range(cnt):
+                                bp[r * NR + j] = b[s_r + j]
                     packed_g = g
                 if not nopack:
                     micro_kernel(wp, a_off, bp, 0, NR, c, c_off + im * c_img + r0 * ldc + p0, ldc, kc, cnt, lo, hi,
