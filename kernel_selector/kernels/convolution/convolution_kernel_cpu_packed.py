@@ -301,7 +301,9 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         xpad = np.zeros(ipc * n_xpad, np.float32)  # borders stay zero: only interiors are written
         splits = row_splits(len(rtab), ipc * -(-(npg if grid else npix) // NR), numba.get_num_threads())
         # work for the Launcher: an eighth of the MACs plus the elements read and written
-        launch = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix))
+        # one task (a column panel, or a row range of one) per grab: a layer has few (a 14x14 image 13 panels of
+        # NR = 16, a 7x7 one 4), and a grab of CHUNK_ITERATIONS gave one thread 8 of 13 or all 4
+        launch = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix), chunk=1)
 
         def fn(*bufs: Any) -> None:
             x = f32_view(bufs[0])
