@@ -19,6 +19,9 @@ Operand forms (all float32, offsets in elements):
   so a tile may end at the end of a buffer.
 - C: row i at ``c[c_off + i * ldc : + NR]``; only rows ``row_lo <= i < row_hi`` and columns ``< ncols`` are written
   (masked stores): the caller clips a tile to a group's rows and to the matrix's last columns.
+- The masks cost: a whole tile (``ncols >= NR``, ``row_lo <= 0``, ``row_hi >= MR``) branches to a copy of the code
+  with plain vector loads and stores; only edge tiles run the masked form (AMD's AVX2 ``vmaskmovps`` in the loop
+  halved its rate). Before the loop the tile prefetches its MR rows of C and of the residual.
 
 The epilogue runs on the registers before the store (a separate pass over the tile cost as much as the GEMM for
 K = 64: 245 → 103 GFLOP/s), in the order of the common fused chains (conv + bias [+ relu] [+ residual] [+ relu]):

@@ -34,7 +34,7 @@ from cldnn_py.layout import Format, Layout
 from cldnn_py.ops import ConvolutionAttrs
 
 from ...common.cpu_epilogue import EMPTY, chain_arrays, chain_span, operand_map
-from ...common.cpu_launch import Launcher
+from ...common.cpu_launch import CHUNK_ITERATIONS, Launcher
 from ...common.cpu_layout import row_map
 from ...common.cpu_microkernel import MR, NR, PANEL, micro_kernel, micro_kernel_rows
 from ...common.elementwise_numba import NJIT
@@ -301,9 +301,12 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         xpad = np.zeros(ipc * n_xpad, np.float32)  # borders stay zero: only interiors are written
         splits = row_splits(len(rtab), ipc * -(-(npg if grid else npix) // NR), numba.get_num_threads())
         # work for the Launcher: an eighth of the MACs plus the elements read and written
-        # one task (a column panel, or a row range of one) per grab: a layer has few (a 14x14 image 13 panels of
-        # NR = 16, a 7x7 one 4), and a grab of CHUNK_ITERATIONS gave one thread 8 of 13 or all 4
-        launch = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix), chunk=1)
+        # few tasks (column panels, or row ranges of them: a 14x14 image has 13 panels of NR = 16, a 7x7 one 4): one
+        # per grab, since grabs of CHUNK_ITERATIONS gave one thread 8 of 13 or all 4; many small ones (MobileNet's
+        # 56x56 layers) keep the default grab
+        n_tasks = ipc * -(-(npg if grid else npix) // NR) * splits
+        launch = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix),
+                          chunk=1 if n_tasks < 16 * numba.get_num_threads() else CHUNK_ITERATIONS)
 
         def fn(*bufs: Any) -> None:
             x = f32_view(bufs[0])
