@@ -188,15 +188,15 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
     # MR x NR tile touches MR lines a whole row of C apart, which no hardware prefetcher follows; issued before the
     # K loop, their misses overlap its FMAs (BLIS's micro-kernels prefetch C the same way). A prefetch never
     # faults, so an absent residual (offset -1) costs nothing but the instruction.
-    prefetch = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer(),
-                                                                                              i32, i32, i32]),
+    i8p = ir.IntType(8).as_pointer()
+    prefetch = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
                                               "llvm.prefetch.p0i8")
     res_row0 = builder.gep(res, [builder.select(builder.icmp_signed(">=", r_off, ir.Constant(i64, 0)), r_off,
                                                 ir.Constant(i64, 0))])
     for i in range(mr):
         ii = ir.Constant(i64, i)
         for base, ld, rw in ((c, ldc, 1), (res_row0, ldr, 0)):
-            ptr = builder.bitcast(builder.gep(base, [builder.mul(ii, ld)]), ir.IntType(8).as_pointer())
+            ptr = builder.bitcast(builder.gep(base, [builder.mul(ii, ld)]), i8p)
             builder.call(prefetch, [ptr, ir.Constant(i32, rw), ir.Constant(i32, 3), ir.Constant(i32, 1)])
     # a whole tile (every column and row) runs unmasked code; an edge tile the masked form
     whole = builder.and_(builder.icmp_signed(">=", ncols, ir.Constant(i64, nv * w)),
