@@ -1,12 +1,14 @@
 // Blocked direct convolution (oneDNN / clDNN convolution_gpu_bfyx_f16 style), tuned for PoCL on a CPU.
 // INPUT0 b_fs_yx_fsv16, INPUT1 weights os_iyx_osv16 [OC/16][IC/groups][KH][KW][16], INPUT2 bias (OC,) plain,
 // OUTPUT b_fs_yx_fsv16 (or bfyx: OUTPUT_PLAIN, a narrow head's few channels). One work-item = 16 output channels x OUT_BLOCK output pixels of one row;
-// gws = (ceil(OW / OUT_BLOCK), OH, ceil(OC / 16) * B), lws = (1, 1, 1).
+// gws = (ceil(ceil(OW / OUT_BLOCK) / ROW_BLOCKS), OH, ceil(OC / 16) * B), lws = (1, 1, 1); a work-item runs
+// ROW_BLOCKS blocks of its row in turn.
 // Accumulators: two float8 per pixel. Per input channel and tap: the 16 weights as two aligned float8, one input
 // scalar broadcast per pixel, a*b+c. No vload/vstore/fma()/min()/clamp() builtins: on the pip PoCL they are
 // calls, and a call spills every register (the pip PoCL; cldnn_py/device_probe.py measures it).
-// The last work-item of a row is shifted left (ox0 = OW - OUT_BLOCK) instead of running a shorter tail: it
-// recomputes a few pixels of its neighbour and writes the same values, and the inner loop stays uniform.
+// The last block of a row is shifted left (ox0 = OW - OUT_BLOCK) instead of running a shorter tail: it recomputes
+// a few pixels of its neighbour, so the inner loop stays uniform, but stores only its own (the neighbour may have
+// summed them by the other path, interior or border, a rounding apart: two stores would race).
 // CHECK_Y / CHECK_X: 0 when the input's padding holds the whole halo (read without checks; it must be zero).
 // CHECK_Y skips rows outside the input. CHECK_X: work-items whose taps stay inside the row run the same unchecked
 // loops; the others copy, per row and input slice, the span of input they need into a private zero-padded row.
@@ -315,7 +317,12 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, const __glo
 #endif
                                   __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
-    const int ox_start = (int)get_global_id(0) * OUT_BLOCK;
+  // ROW_BLOCKS consecutive pixel blocks of the row per work-item, one after the other (fewer, longer work-items:
+  // PoCL's per-work-group cost is paid once for all of them)
+  for (int rb = 0; rb < ROW_BLOCKS; ++rb) {
+    const int ox_start = ((int)get_global_id(0) * ROW_BLOCKS + rb) * OUT_BLOCK;
+    if (ROW_BLOCKS > 1 && ox_start >= OUTPUT_SIZE_X)
+        break;
     const int oy = get_global_id(1);
     const int ocs = (get_global_id(2) % OCG) * OC_BLOCKS;  // the first of the work-item's output slices
     const int b = get_global_id(2) / OCG;
@@ -388,6 +395,8 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, const __glo
 #endif
         __attribute__((opencl_unroll_hint))
         for (int p = 0; p < OUT_BLOCK; ++p) {
+            if (ox0 + p < ox_start)
+                continue;  // the shifted last block: its neighbour owns (and writes) these pixels
             float8 v0 = ACC_LO(o, p) + b0;
             float8 v1 = ACC_HI(o, p) + b1;
             FUSED_OPS8(v0, b, oc0, oy, ox0 + p);
@@ -400,6 +409,7 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, const __glo
             CONV_STORE_PIXEL(out + p * 16, v0, v1, ocs + o == OCS - 1);
         }
     }
+  }
 }
 
 #undef OCS

@@ -687,3 +687,36 @@ def test_conv_half_forms_are_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
         assert out.dtype == lout.dtype.numpy, kernel
         assert_half_close(out, ref, rtol=2e-3 if lout.dtype == cl.DataType.f16 else 2e-5)
     oclgrind_log.assert_clean()
+
+
+@pytest.mark.parametrize("halo", [True, False], ids=["unchecked", "border"])
+def test_conv_row_blocks_are_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, halo):
+    """convolution_b_fs_yx_fsv16 with ROW_BLOCKS > 1 (the rule a CPU device gets; Oclgrind reports a GPU, so its
+    DeviceCaps are forced to "cpu"): a 13-pixel row in blocks of 3 is 5 blocks, 4 per work-item, so the second
+    work-item runs one block and leaves the loop; the shifted last block and the border path run inside the loop.
+    Clean log, float64 reference."""
+    import dataclasses
+
+    from cldnn_py.layout import DataType, Layout, Padding
+    from cldnn_py.ops import ConvolutionAttrs
+    from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16
+    from kernel_selector.params import Params
+    from tests.ocl.padded import run_kernel_padded, typed_attrs
+
+    x, w, b = _x(rng, (1, 18, 3, 13)), _x(rng, (20, 18, 3, 3)), _x(rng, (20,))
+    caps = dataclasses.replace(oclgrind_engine.info.caps, device_type="cpu")
+    pad = Padding((0, 0, 1, 1), (0, 0, 1, 1)) if halo else Padding()
+    lays = [Layout(DataType.f32, FSV16, x.shape, pad), Layout(DataType.f32, OSV16, w.shape),
+            Layout(DataType.f32, BFYX, (20,))]
+    lout = Layout(DataType.f32, FSV16, (1, 20, 3, 13))
+    attrs = ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1))
+    variant = {"block": 3, "loop_order": 0, "oc_blocks": 1}
+    out = run_kernel_padded(oclgrind_engine, "convolution", lays, lout, dataclasses.asdict(attrs), [x, w, b],
+                            kernel="convolution_b_fs_yx_fsv16", caps=caps, pad_fill=0.0, variant=variant)
+    oclgrind_log.assert_clean()
+    assert_close(out, conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
+    params = Params(kind="convolution", engine="ocl", inputs=lays, output=lout,
+                    attrs=typed_attrs("convolution", dataclasses.asdict(attrs)), layer_id="p",
+                    device=oclgrind_engine.info, caps=caps)
+    kern = ConvolutionKernelBFsYxFsv16()
+    assert kern.row_blocks(params, 3) == 4 and kern.dispatch(params, 3, 1)[0][0] == 2  # the loop really ran

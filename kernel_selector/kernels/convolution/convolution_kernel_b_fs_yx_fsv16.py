@@ -30,6 +30,7 @@ VEC16_MAX_BLOCK = 14  # measured on Zen 5 (benchmarks/conv_kernels.py --blocks):
 # OC_BLOCKS -> the widest P whose accumulators, weights and a broadcast fit 32 zmm registers (OC_BLOCKS * P +
 # OC_BLOCKS + 1 <= 32)
 VEC16_BLOCK_LIMIT = {1: VEC16_MAX_BLOCK, 2: 12, 4: 6}
+ROW_BLOCKS_CPU = 4  # pixel blocks of a row per work-item on a CPU device (ConvolutionKernelBFsYxFsv16.row_blocks)
 L1_BYTES = 32 * 1024  # what auto-tuning times (7 spills a little on AVX2 but fills a 7-wide row)
 
 
@@ -176,6 +177,16 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
             else MAX_BLOCK
         return choose_block(params.output.dims4[3], limit)
 
+    @staticmethod
+    def row_blocks(params: Params, block: int) -> int:
+        """Pixel blocks of one row per work-item (ROW_BLOCKS), run one after the other: ROW_BLOCKS_CPU (but no more
+        than the row has) on a CPU device, where each work-group costs PoCL a fixed launch and fewer, longer ones
+        were 2-11% faster on ResNet-50 / ShuffleNet / SqueezeNet layer shapes (same-process A/B on the pip PoCL:
+        1 vs 2 vs 4 vs 8 vs 16, 4 best or within noise of the best); 1 elsewhere (a GPU wants every work-item)."""
+        if params.caps.device_type != "cpu":
+            return 1
+        return max(1, min(ROW_BLOCKS_CPU, -(-params.output.dims4[3] // block)))
+
     def loop_order(self, params: Params) -> int:
         """LOOP_ORDER without a tuned winner: 0 (taps outside the input-channel slices), the order measured fastest
         on most ResNet-50 shapes (``benchmarks/conv_kernels.py --loop-order 0 1 2``); 1 and 2 are tuning variants."""
@@ -206,8 +217,8 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                         out.append(v)
         return out
 
-    def jit_constants(self, params: Params, block: int | None = None,
-                      loop_order: int | None = None, oc_blocks: int | None = None) -> JitConstants:
+    def jit_constants(self, params: Params, block: int | None = None, loop_order: int | None = None,
+                      oc_blocks: int | None = None, row_blocks: int | None = None) -> JitConstants:
         """Tensors, conv geometry, OUT_BLOCK, LOOP_ORDER, OC_BLOCKS, IC slices, CHECK_Y / CHECK_X, DEPTHWISE,
         LOAD_FORM (1: vload8/vstore8 where the device probe found them faster, 0: aligned float8 pointers; f32 tensors
         only), the NAME_IS_HALF flags and call-free half loads (:func:`half_flags_jit`, :func:`inline_half_jit`) and
@@ -230,12 +241,14 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         if bd > 1:  # only loop order 0 and the border path skip the zero blocks
             loop_order = 0
         j.update({"BLOCK_DIAG": int(bd > 1), "BD_OFM": oc // bd, "BD_IFM": icg // bd})
+        p = min(block or self.block(params, n), params.output.dims4[3])
         j.update({"STRIDE_Y": a.stride[0], "STRIDE_X": a.stride[1],
                   "DILATION_Y": a.dilation[0], "DILATION_X": a.dilation[1],
                   "PAD_Y": a.pad[0], "PAD_X": a.pad[1], "GROUPS": g,
                   "FILTER_IFM_NUM": icg, "FILTER_OFM_PER_GROUP": oc // g,
                   "FILTER_SIZE_Y": kh, "FILTER_SIZE_X": kw, "BIAS_TERM": int(len(params.inputs) > 2),
-                  "OUT_BLOCK": min(block or self.block(params, n), params.output.dims4[3]),
+                  "OUT_BLOCK": p,
+                  "ROW_BLOCKS": row_blocks or self.row_blocks(params, p),
                   "OC_BLOCKS": n,
                   "IC_FULL_SLICES": icg // 16, "IC_REM": icg % 16,
                   "CHECK_Y": int(check_y), "CHECK_X": int(check_x), "DEPTHWISE": int(depthwise),
@@ -246,22 +259,25 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                   "VEC16": int(vec16(params))})
         return j
 
-    def dispatch(self, params: Params, block: int | None = None,
-                 oc_blocks: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """gws (ceil(OW / P), OH, ceil(OC / 16) / OC_BLOCKS * N): neighbouring work-items share their slices'
-        weights; lws (1, 1, 1)."""
+    def dispatch(self, params: Params, block: int | None = None, oc_blocks: int | None = None,
+                 row_blocks: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """gws (ceil(ceil(OW / P) / ROW_BLOCKS), OH, ceil(OC / 16) / OC_BLOCKS * N): neighbouring work-items share
+        their slices' weights; lws (1, 1, 1)."""
         b, f, y, x = params.output.dims4
         n = self.oc_blocks(params) if oc_blocks is None else oc_blocks
-        return (-(-x // min(block or self.block(params, n), x)), y, -(-f // 16) // n * b), (1, 1, 1)
+        p = min(block or self.block(params, n), x)
+        nb = -(-x // p)
+        return (-(-nb // (row_blocks or self.row_blocks(params, p))), y, -(-f // 16) // n * b), (1, 1, 1)
 
     def kernel_data(self, params: Params, variant: dict[str, int] | None = None) -> KernelData:
         """One enqueue (fused ops' extra inputs appended to the arguments); ``variant`` overrides ``block`` (P),
-        ``loop_order`` and ``oc_blocks`` (auto-tuning and benchmarks time several)."""
+        ``loop_order`` and ``oc_blocks`` (auto-tuning and benchmarks time several), and ``row_blocks`` (tests: the
+        ROW_BLOCKS loop on a device whose rule gives 1, e.g. Oclgrind)."""
         v = variant or {}
         n = v.get("oc_blocks", self.oc_blocks(params) if "block" not in v else 1)
-        jit = self.jit_constants(params, v.get("block"), v.get("loop_order"), n)
+        jit = self.jit_constants(params, v.get("block"), v.get("loop_order"), n, v.get("row_blocks"))
         jit.update(fused_ops8_jit(params.fused_ops, params.output.dims4[1]))
         args = self.args(params) + [Arg("input", i) for op in params.fused_ops for i in op.dep_indices]
         entry, src = self.make_source(jit)
-        gws, lws = self.dispatch(params, v.get("block"), n)
+        gws, lws = self.dispatch(params, v.get("block"), n, v.get("row_blocks"))
         return KernelData(self.name, [ClKernelData(entry, src, gws, lws, args)])
