@@ -161,13 +161,28 @@
 #define IC_STEP IC_STEP_AT(IN_STEP_X, IN_LP, INPUT0_ILOAD)
 #if BLOCK_DIAG
 // Block-diagonal dense weights (densify_grouped_convolutions): only the input channels [ic_lo, ic_hi) of the
-// groups this work-item's 16 output channels belong to hold non-zero weights; channel by channel.
-#define TAP_BODY { \
-        for (int c = ic_lo; c < ic_hi; ++c) { \
+// groups this work-item's 16 output channels belong to hold non-zero weights. The whole slices inside the range
+// [s_full_lo, s_full_hi) run the dense kernel's unrolled 16 channels; the channels before and after them (a group
+// boundary inside a slice), or a range inside one slice, run channel by channel.
+#define BD_CHANNELS(C0, C1) \
+        for (int c = (C0); c < (C1); ++c) { \
             const __global INPUT0_TYPE* ip = in_tap + (c >> 4) * INPUT0_FEATURE_PITCH; \
             const __global INPUT1_TYPE* wp = w_tap + (c & ~15) * W_TAP_PITCH; \
             const int l = c & 15; \
             IC_STEP \
+        }
+#define TAP_BODY { \
+        if (s_full_lo < s_full_hi) { \
+            BD_CHANNELS(ic_lo, s_full_lo * 16) \
+            for (int s = s_full_lo; s < s_full_hi; ++s) { \
+                const __global INPUT0_TYPE* ip = in_tap + s * INPUT0_FEATURE_PITCH; \
+                const __global INPUT1_TYPE* wp = w_tap + s * 16 * W_TAP_PITCH; \
+                __attribute__((opencl_unroll_hint)) \
+                for (int l = 0; l < 16; ++l) IC_STEP \
+            } \
+            BD_CHANNELS(s_full_hi * 16, ic_hi) \
+        } else { \
+            BD_CHANNELS(ic_lo, ic_hi) \
         } \
     }
 #else
@@ -351,6 +366,8 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, const __glo
     const int oc_last = ocs * 16 + 15 < OUTPUT_FEATURE_NUM ? ocs * 16 + 15 : OUTPUT_FEATURE_NUM - 1;
     const int ic_lo = (ocs * 16 / BD_OFM) * BD_IFM;
     const int ic_hi = (oc_last / BD_OFM + 1) * BD_IFM;
+    const int s_full_lo = (ic_lo + 15) >> 4;  // the whole 16-channel slices inside [ic_lo, ic_hi)
+    const int s_full_hi = ic_hi >> 4;
 #endif
 
 #if CHECK_X
@@ -433,6 +450,7 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, const __glo
 #undef KX_UNROLL
 #undef SKIP_ROW
 #undef TAP_BODY
+#undef BD_CHANNELS
 #undef ROW_TAP
 #undef IN_SLICE_OF_GROUP
 #undef IC_STEP

@@ -720,3 +720,28 @@ def test_conv_row_blocks_are_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, 
                     device=oclgrind_engine.info, caps=caps)
     kern = ConvolutionKernelBFsYxFsv16()
     assert kern.row_blocks(params, 3) == 4 and kern.dispatch(params, 3, 1)[0][0] == 2  # the loop really ran
+
+
+@pytest.mark.parametrize("halo", [True, False], ids=["unchecked", "border"])
+def test_conv_block_diagonal_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, halo):
+    """convolution_b_fs_yx_fsv16 on densified grouped weights (BLOCK_DIAG: 68 channels in 4 groups of 17, so output
+    slice 0 reads one whole input slice and one more channel, slice 1 two whole slices and one more): the whole-slice
+    loop and the channel-by-channel head and tail, interior and border paths. Clean log, float64 reference of the
+    grouped convolution."""
+    import dataclasses
+
+    from cldnn_py.layout import DataType, Layout, Padding
+    from cldnn_py.ops import ConvolutionAttrs
+    from cldnn_py.passes.densify_grouped_convolutions import dense_weights
+    from tests.ocl.padded import run_kernel_padded
+
+    x, wg, b = _x(rng, (1, 68, 3, 5)), _x(rng, (68, 17, 3, 3)), _x(rng, (68,))
+    w = dense_weights(wg, 4)
+    pad = Padding((0, 0, 1, 1), (0, 0, 1, 1)) if halo else Padding()
+    lays = [Layout(DataType.f32, FSV16, x.shape, pad), Layout(DataType.f32, OSV16, w.shape),
+            Layout(DataType.f32, BFYX, (68,))]
+    attrs = ConvolutionAttrs(pad=(1, 1), pad_end=(1, 1), block_diagonal=4)
+    out = run_kernel_padded(oclgrind_engine, "convolution", lays, Layout(DataType.f32, FSV16, (1, 68, 3, 5)),
+                            dataclasses.asdict(attrs), [x, w, b], kernel="convolution_b_fs_yx_fsv16", pad_fill=0.0)
+    oclgrind_log.assert_clean()
+    assert_close(out, conv_ref(x, wg, b, (1, 1), (1, 1), (1, 1), (1, 1), 4), rtol=1e-4, atol=1e-4)
