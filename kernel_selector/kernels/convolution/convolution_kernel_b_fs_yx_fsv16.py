@@ -217,8 +217,8 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                         out.append(v)
         return out
 
-    def jit_constants(self, params: Params, block: int | None = None, loop_order: int | None = None,
-                      oc_blocks: int | None = None, row_blocks: int | None = None) -> JitConstants:
+    def jit_constants(self, params: Params, block: int | None = None,
+                      loop_order: int | None = None, oc_blocks: int | None = None) -> JitConstants:
         """Tensors, conv geometry, OUT_BLOCK, LOOP_ORDER, OC_BLOCKS, IC slices, CHECK_Y / CHECK_X, DEPTHWISE,
         LOAD_FORM (1: vload8/vstore8 where the device probe found them faster, 0: aligned float8 pointers; f32 tensors
         only), the NAME_IS_HALF flags and call-free half loads (:func:`half_flags_jit`, :func:`inline_half_jit`) and
@@ -248,7 +248,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                   "FILTER_IFM_NUM": icg, "FILTER_OFM_PER_GROUP": oc // g,
                   "FILTER_SIZE_Y": kh, "FILTER_SIZE_X": kw, "BIAS_TERM": int(len(params.inputs) > 2),
                   "OUT_BLOCK": p,
-                  "ROW_BLOCKS": row_blocks or self.row_blocks(params, p),
+                  "ROW_BLOCKS": self.row_blocks(params, p),
                   "OC_BLOCKS": n,
                   "IC_FULL_SLICES": icg // 16, "IC_REM": icg % 16,
                   "CHECK_Y": int(check_y), "CHECK_X": int(check_x), "DEPTHWISE": int(depthwise),
@@ -259,25 +259,24 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                   "VEC16": int(vec16(params))})
         return j
 
-    def dispatch(self, params: Params, block: int | None = None, oc_blocks: int | None = None,
-                 row_blocks: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    def dispatch(self, params: Params, block: int | None = None,
+                 oc_blocks: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """gws (ceil(ceil(OW / P) / ROW_BLOCKS), OH, ceil(OC / 16) / OC_BLOCKS * N): neighbouring work-items share
         their slices' weights; lws (1, 1, 1)."""
         b, f, y, x = params.output.dims4
         n = self.oc_blocks(params) if oc_blocks is None else oc_blocks
         p = min(block or self.block(params, n), x)
         nb = -(-x // p)
-        return (-(-nb // (row_blocks or self.row_blocks(params, p))), y, -(-f // 16) // n * b), (1, 1, 1)
+        return (-(-nb // self.row_blocks(params, p)), y, -(-f // 16) // n * b), (1, 1, 1)
 
     def kernel_data(self, params: Params, variant: dict[str, int] | None = None) -> KernelData:
         """One enqueue (fused ops' extra inputs appended to the arguments); ``variant`` overrides ``block`` (P),
-        ``loop_order`` and ``oc_blocks`` (auto-tuning and benchmarks time several), and ``row_blocks`` (tests: the
-        ROW_BLOCKS loop on a device whose rule gives 1, e.g. Oclgrind)."""
+        ``loop_order`` and ``oc_blocks`` (auto-tuning and benchmarks time several)."""
         v = variant or {}
         n = v.get("oc_blocks", self.oc_blocks(params) if "block" not in v else 1)
-        jit = self.jit_constants(params, v.get("block"), v.get("loop_order"), n, v.get("row_blocks"))
+        jit = self.jit_constants(params, v.get("block"), v.get("loop_order"), n)
         jit.update(fused_ops8_jit(params.fused_ops, params.output.dims4[1]))
         args = self.args(params) + [Arg("input", i) for op in params.fused_ops for i in op.dep_indices]
         entry, src = self.make_source(jit)
-        gws, lws = self.dispatch(params, v.get("block"), n, v.get("row_blocks"))
+        gws, lws = self.dispatch(params, v.get("block"), n)
         return KernelData(self.name, [ClKernelData(entry, src, gws, lws, args)])
