@@ -323,13 +323,14 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     for i in range(cnt):
                         launch_pad(pad_planes, x, xd, n0 + i, xpad[i * n_xpad:(i + 1) * n_xpad], c, h, wd, hp, wpad,
                                    a.pad[0], a.pad[1], sy, sx)
+                    # the activations after the register epilogue run on whole output rows as they are copied out
                     launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, npg, splits, y,
                            0, npg,
-                           bias, has_bias, EMPTY, -1, 0, bounds, flags, codes, fa, fb, EMPTY, 0, 0, 0,
+                           bias, has_bias, EMPTY, -1, 0, bounds, flags, no_ops, fa, fb, EMPTY, 0, 0, 0,
                            cnt, n_xpad, n_y, 0, 0, NOPACK_TILES)
                     for i in range(cnt):
                         launch_out(grid_to_output, y[i * n_y:(i + 1) * n_y], npg, wpad, out, out_rows, n0 + i, oc,
-                                   oh, ow)
+                                   oh, ow, codes, fa, fb)
                     continue
                 if direct:
                     b, b_off, b_grp, ldb, b_img = x, x_off + n0 * pitch["b"], icg * pitch["f"], pitch["f"], pitch["b"]
