@@ -2,7 +2,7 @@
 2 threads, same model, same process.
 
     python benchmarks/throughput.py [--model resnet50] [--requests 2] [--seconds 8] [--rounds 2] [--device cl]
-                                    [--cpu] [--json out.json]
+                                    [--cpu] [--streams-ab] [--json out.json]
 
 The model is a zoo network (``cldnn_py.tools.zoo``) or a real-shapes model (``cldnn_py.tools.real_shapes``:
 mobilenet_v3, yolo_neck, dbnet_head) at batch 1 (``.cache/models/<name>_b1_s0.onnx``, seeded weights; written when
@@ -133,24 +133,29 @@ def ort_rows(model: pathlib.Path, x: np.ndarray, seconds: float) -> dict[str, Ca
 
 
 def cldnn_rows(model: pathlib.Path, x: np.ndarray, device: str, requests: int, seconds: float,
-               label: str) -> dict[str, Callable[[], dict[str, Any]]]:
-    """The cldnn_py rows on one engine: the run() loop, 1 request, ``requests`` requests."""
+               label: str, streams_ab: bool = False) -> dict[str, Callable[[], dict[str, Any]]]:
+    """The cldnn_py rows on one engine: the run() loop, 1 request, ``requests`` requests (and with ``streams_ab``
+    the same with the other choice of command queues per request than the default)."""
     import cldnn_py as cl
-    from cldnn_py.infer_queue import measure_throughput
+    from cldnn_py.infer_queue import measure_throughput, streams_by_default
 
     program = cl.Program(cl.Engine(device), cl.load_onnx(str(model)))
     net = cl.Network(program)
     feeds = {net.input_ids[0]: x}
 
-    def queue(n: int) -> dict[str, Any]:
-        r = measure_throughput(program, feeds, requests=n, niter=1)  # warm-up (its own networks)
-        r = measure_throughput(program, feeds, requests=n, seconds=seconds)
+    def queue(n: int, streams: bool | None = None) -> dict[str, Any]:
+        r = measure_throughput(program, feeds, requests=n, niter=1, streams=streams)  # warm-up (its own networks)
+        r = measure_throughput(program, feeds, requests=n, seconds=seconds, streams=streams)
         return {"images_per_s": r["images_per_s"], "latency_ms": r["latency_ms"]["median"],
                 "completed": r["completed"]}
 
     rows = {f"{label} run() loop": lambda: _loop(lambda: net.run(feeds), seconds),
             f"{label} 1 request": lambda: queue(1),
             f"{label} {requests} requests": lambda: queue(requests)}
+    if streams_ab:
+        other = not streams_by_default(program)
+        rows[f"{label} {requests} requests, {'a queue each' if other else 'one queue'}"] = \
+            lambda: queue(requests, other)
     return rows
 
 
@@ -163,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--device", default="cl", help="the OpenCL device of the cldnn_py rows (default: cl, the first)")
     ap.add_argument("--cpu", action="store_true", help="also the CPU (numba) engine")
+    ap.add_argument("--streams-ab", action="store_true",
+                    help="add the N-request row with the other command-queue choice (a queue per request on GPUs "
+                         "by default, one shared queue on CPU devices)")
     ap.add_argument("--json", help="write the rows as JSON")
     args = ap.parse_args(argv)
 
@@ -176,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     spec = cl.Engine(args.device).info
     print(f"{args.model} batch 1; cldnn_py on {spec.spec} {spec.name} ({spec.platform_version}); {os.cpu_count()} "
           f"cores; load average {os.getloadavg()[0]:.2f}", file=sys.stderr)
-    ours = cldnn_rows(model, x, args.device, args.requests, args.seconds, "cldnn_py")
+    ours = cldnn_rows(model, x, args.device, args.requests, args.seconds, "cldnn_py", args.streams_ab)
     theirs = ort_rows(model, x, args.seconds)
     blocks = [ours, theirs]
     if args.cpu:

@@ -198,6 +198,19 @@ class Engine:
         The base returns None."""
         return None
 
+    # ----- command streams ----------------------------------------------------------------------------------------
+    @property
+    def root(self) -> Engine:
+        """The engine this one is a stream of (:meth:`stream`), else itself: memory of one is memory of the other."""
+        return self
+
+    def stream(self) -> Engine:
+        """This engine with a command queue of its own: the same device, context, kernels and caches, so buffers
+        and events of the two mix, but commands of the two queues run independently (on a GPU, at the same time:
+        NVIDIA's OpenCL runs one queue's kernels one after another, an out-of-order queue included; OpenVINO's GPU
+        plugin likewise gives each throughput stream its own queue). The base returns ``self`` (one queue only)."""
+        return self
+
     # ----- program build (engines that compile device source) ------------------------------------------------------
     def build(self, source: str, options: list[str] | None = None) -> Any:
         """Compile device source into a program ``bind_kernel`` takes. Only the OpenCL engine builds; the base

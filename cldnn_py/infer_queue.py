@@ -10,9 +10,11 @@ over a shared Program (its own activations; the Program's constants and compiled
         queue.start_async({"data": image}, userdata=i)   # blocks only while every request is busy
     queue.wait_all()                                      # raises the first error of a run or a callback
 
-On an OpenCL device every request's kernels go to the engine's one queue, each execution waiting only for its own
-network's previous one, so the device runs several requests at once (on PoCL, one request's kernels fill the cores
-the other's leave idle at each kernel's end, and the host enqueues one while the device runs the other). On the CPU
+On a CPU OpenCL device every request's kernels go to the engine's one (out-of-order) queue, each execution waiting
+only for its own network's previous one, so the device runs several requests at once (on PoCL, one request's kernels
+fill the cores the other's leave idle at each kernel's end, and the host enqueues one while the device runs the
+other). On a GPU each request gets a command queue of its own (``streams``; NVIDIA's OpenCL runs a queue's kernels
+one after another, so only separate queues let two requests' kernels share the GPU). On the CPU
 engine each request runs on its own thread (the numba kernels of all requests still take turns; the Python between
 them overlaps). Callbacks run on the request's worker thread (:mod:`cldnn_py.async_run`), one at a time per
 request; a request is idle again once its callback has returned.
@@ -51,9 +53,16 @@ DEFAULT_JOBS = 2
 keeps both cores busy with one and gains nothing: docs/serving.md)."""
 
 
-def _network(source: Program | Network) -> Network:
+def streams_by_default(program: Program) -> bool:
+    """Whether the requests of an AsyncInferQueue over ``program`` get command queues of their own when the caller
+    does not say: on GPUs (their kernels then run side by side: ResNet-50 batch 1 on an H100, docs/serving.md), not
+    on CPU devices (PoCL's out-of-order queue already runs two requests' kernels on its cores) or the CPU engine."""
+    return program.engine.kind == "ocl" and program.engine.info.caps.device_type == "gpu"
+
+
+def _network(source: Program | Network, stream: bool | None = None) -> Network:
     if isinstance(source, Program):
-        return Network(source)
+        return Network(source, stream=streams_by_default(source) if stream is None else stream)
     if type(source) is Network:
         return source
     if isinstance(source, Network):
@@ -68,6 +77,8 @@ class InferRequest:
     Args:
         source: a Program (a new Network is built over it: its own activations, the Program's constants and
             kernels) or a static Network (used as it is).
+        stream: for a Program, whether the new Network gets a command queue of its own (``Network(program,
+            stream=True)``); None: :func:`streams_by_default`. Ignored for a Network.
     Attributes:
         network: the Network this request runs.
         userdata: the ``userdata`` of the last ``start_async`` (None before).
@@ -76,8 +87,8 @@ class InferRequest:
         DeviceError: from ``Network(program)`` when the activations do not fit the device.
     """
 
-    def __init__(self, source: Program | Network) -> None:
-        self.network = _network(source)
+    def __init__(self, source: Program | Network, stream: bool | None = None) -> None:
+        self.network = _network(source, stream)
         self.userdata: Any = None
         self._callback: Callback | None = None
         self._run: AsyncRun | None = None  # the last completed run (set on the worker, before the callback)
@@ -186,18 +197,20 @@ class AsyncInferQueue:
         source: a Program (``jobs`` Networks are built over it) or a static Network (it becomes request 0; the
             others are built over its Program).
         jobs: the number of requests, i.e. inferences in flight at most; 0 takes :data:`DEFAULT_JOBS`.
+        streams: whether each request built over the Program runs on a command queue of its own (OpenVINO's GPU
+            throughput streams); None: :func:`streams_by_default` (GPUs yes, CPU devices no).
     Raises:
         ValueError: for ``jobs`` < 0. TypeError / DeviceError: as :class:`InferRequest`.
 
     ``len(queue)``, ``queue[i]`` and iteration give the requests; ``userdata`` the last userdata of each.
     """
 
-    def __init__(self, source: Program | Network, jobs: int = 0) -> None:
+    def __init__(self, source: Program | Network, jobs: int = 0, streams: bool | None = None) -> None:
         if jobs < 0:
             raise ValueError(f"AsyncInferQueue: jobs must be >= 0 (0: {DEFAULT_JOBS}), got {jobs}")
         jobs = jobs or DEFAULT_JOBS
-        first = InferRequest(source)
-        self._requests = [first] + [InferRequest(first.network.program) for _ in range(jobs - 1)]
+        first = InferRequest(source, streams)
+        self._requests = [first] + [InferRequest(first.network.program, streams) for _ in range(jobs - 1)]
         self._cond = threading.Condition()
         self._idle: collections.deque[int] = collections.deque(range(jobs))
         self._errors: list[BaseException] = []
@@ -289,16 +302,18 @@ class AsyncInferQueue:
 
 
 def measure_throughput(source: Program | Network, feeds: dict[str, np.ndarray], requests: int = DEFAULT_JOBS,
-                       niter: int | None = None, seconds: float | None = None) -> dict[str, Any]:
+                       niter: int | None = None, seconds: float | None = None,
+                       streams: bool | None = None) -> dict[str, Any]:
     """Throughput with ``requests`` inferences in flight (``cldnn-py benchmark --mode throughput``).
 
     Builds an AsyncInferQueue of ``requests`` over ``source``, runs every request once (warm-up), then keeps the
     queue full for ``niter`` inferences or ``seconds`` seconds (10 inferences when neither is given). Returns
     {"requests", "completed", "seconds" (wall time of the timed part), "batch" (first dimension of the first feed),
     "images_per_s" (batch * completed / seconds), "latency_ms": {"min", "median", "p90", "max"} (per request, from
-    start_async to the outputs on the host)}. Prints nothing; raises what the queue raises.
+    start_async to the outputs on the host)}. ``streams``: as AsyncInferQueue's. Prints nothing; raises what the
+    queue raises.
     """
-    queue = AsyncInferQueue(source, jobs=requests)
+    queue = AsyncInferQueue(source, jobs=requests, streams=streams)
     for _ in range(len(queue)):
         queue.start_async(feeds)
     queue.wait_all()

@@ -116,13 +116,17 @@ class Network(NetworkIO):
     shapes) makes a :class:`cldnn_py.dynamic_network.DynamicNetwork`, which builds one static Network per input
     signature on first use; a partitioned one (``load_onnx(..., fallback="onnxruntime")`` with unsupported nodes) a
     :class:`cldnn_py.partitioned_network.PartitionedNetwork`.
+
+    ``Network(program, stream=True)`` runs on a command queue of its own (:meth:`Engine.stream`), so its kernels
+    and those of other Networks over the same Program run side by side on a GPU (what ``AsyncInferQueue`` does
+    there); False (the default) enqueues on the engine's queue.
     """
 
     _async: AsyncRun | None = None  # the last start_async run (class defaults: subclasses skip __init__)
     _worker: RunWorker | None = None
 
     def __new__(cls, program_or_engine: Program | Engine, topology: Topology | None = None,
-                options: BuildOptions | None = None) -> Network:
+                options: BuildOptions | None = None, *, stream: bool = False) -> Network:
         if cls is Network and topology is not None and topology.is_partitioned:
             from .partitioned_network import PartitionedNetwork
 
@@ -134,7 +138,7 @@ class Network(NetworkIO):
         return super().__new__(cls)
 
     def __init__(self, program_or_engine: Program | Engine, topology: Topology | None = None,
-                 options: BuildOptions | None = None) -> None:
+                 options: BuildOptions | None = None, *, stream: bool = False) -> None:
         if isinstance(program_or_engine, Program):
             program = program_or_engine
         elif isinstance(program_or_engine, Engine) and topology is not None:
@@ -142,7 +146,7 @@ class Network(NetworkIO):
         else:
             raise TypeError("Network(program) or Network(engine, topology[, options])")
         self.program = program
-        self.engine = program.engine
+        self.engine = program.engine.stream() if stream else program.engine
         self._lock = threading.RLock()
         self._running: str | None = None  # the primitive being enqueued (the CPU engine runs it meanwhile)
         self._broken = ""  # set when the watchdog gave up on a run whose kernel could not be interrupted

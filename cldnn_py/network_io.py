@@ -146,7 +146,7 @@ class NetworkIO:
             inst.events = []
 
     def _device_binding(self, pid: str, memory: Memory, own: Memory) -> InputBinding:
-        if memory.engine is not self.engine:
+        if memory.engine.root is not self.engine.root:
             raise BindingError(f"input_layout '{pid}': a Memory of another engine ({memory.engine!r}); expected one "
                                f"of this network's engine ({self.engine!r})")
         lay = own.layout

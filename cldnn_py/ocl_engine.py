@@ -87,6 +87,26 @@ class OclEngine(Engine):
             opts.append("-cl-opt-disable")
         return opts + [o for o in env.cl_options() if o not in opts]
 
+    @property
+    def root(self) -> OclEngine:
+        """The engine this one is a :meth:`stream` of, else itself."""
+        return self.__dict__.get("_root", self)
+
+    def stream(self) -> OclEngine:
+        """A twin of this engine with its own command queue (same properties: profiling, out-of-order where the
+        device allows it) on the same context: ``allocate``, ``enqueue_*``, ``finish`` of the twin use that queue;
+        the context, kernel cache, build lock and device info are shared. Everything enqueued on this engine so far
+        (constant uploads) completes first, so the twin's commands may read it. Raises pyopencl's errors when the
+        driver refuses another queue."""
+        cl = self._cl
+        self.queue.finish()
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.queue = cl.CommandQueue(self.context, self.device, properties=self.queue.properties)
+        twin.__dict__["_root"] = self.root
+        log.debug("stream: a second command queue on %s", self.info.name)
+        return twin
+
     def __reduce__(self) -> Any:
         raise TypeError("a cldnn_py Engine holds live OpenCL objects and cannot be pickled; "
                         "pass the device spec string (e.g. 'cl:0:0') and build a new Engine instead")

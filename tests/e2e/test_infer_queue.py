@@ -54,11 +54,12 @@ def _check(outputs, expected):
         assert_close(outputs[k], expected[k], rtol=1e-4, atol=1e-4)
 
 
-def test_queue_gives_each_request_its_own_outputs_and_one_callback(case):
+@pytest.mark.parametrize("streams", [None, True, False])
+def test_queue_gives_each_request_its_own_outputs_and_one_callback(case, streams):
     program, inputs, expected = case
     single = cl.Network(program)
     alone = [single.run({"x": x}) for x in inputs]
-    queue = cl.AsyncInferQueue(program, jobs=3)
+    queue = cl.AsyncInferQueue(program, jobs=3, streams=streams)
     got, calls, lock = {}, Counter(), threading.Lock()
 
     def callback(request, userdata):
@@ -290,3 +291,32 @@ def test_one_network_does_not_wait_for_another_on_the_queue(engine, rng):
     assert small_end < long_end
     np.testing.assert_array_equal(small_out, cl.Network(small.program).run({"data": s})[small_last])
     np.testing.assert_array_equal(long_value, cl.Network(long_net.program).run({"data": x})[last])
+
+
+def test_stream_networks_get_their_own_queue_and_share_the_program(engine, rng):
+    """``Network(program, stream=True)``: on OpenCL a command queue of its own on the same context (its memory and
+    the engine's mix: a Memory allocated on the engine binds as its input), on the CPU engine the engine itself;
+    outputs equal a plain Network's bit for bit, also with both running at once."""
+    from cldnn_py.infer_queue import streams_by_default
+
+    topo, last = _chain(rng, c=16, hw=20, n_layers=3)
+    program = cl.Program(engine, topo)
+    plain, streamed = cl.Network(program), cl.Network(program, stream=True)
+    assert streamed.engine.root is engine and plain.engine is engine
+    if engine.kind == "ocl":
+        assert streamed.engine.queue is not engine.queue and streamed.engine.context is engine.context
+        assert streamed.engine.kernel_cache is engine.kernel_cache
+    else:
+        assert streamed.engine is engine
+    assert streams_by_default(program) == (engine.kind == "ocl" and engine.info.caps.device_type == "gpu")
+    xs = [f32(rng.standard_normal((1, 16, 20, 20))) for _ in range(4)]
+    for x in xs:
+        plain.set_input_data("data", x)
+        streamed.set_input_data("data", xs[0] * 2 - x)
+        a, b = plain.execute()[last], streamed.execute()[last]  # both in flight
+        np.testing.assert_array_equal(b.numpy(), cl.Network(program).run({"data": xs[0] * 2 - x})[last])
+        np.testing.assert_array_equal(a.numpy(), cl.Network(program).run({"data": x})[last])
+    mem = engine.allocate(cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 16, 20, 20)), owner="user")
+    mem.write(xs[1])
+    streamed.set_input_memory("data", mem)
+    np.testing.assert_array_equal(streamed.run({})[last], cl.Network(program).run({"data": xs[1]})[last])
