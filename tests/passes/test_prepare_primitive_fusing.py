@@ -4,6 +4,7 @@ the convolution kernel. Each case runs with optimize_data True and False: same o
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import cldnn_py as cl
 from cldnn_py.passes.graph_initializations import GraphInitializations
@@ -153,3 +154,51 @@ def test_scale_and_per_channel_eltwise_fold_into_convolution(engine, rng):
     status = {p.id: p.status for p in nets[True].get_profiling_info()}
     assert status["scale"] == "FUSED" and status["mul"] == "FUSED"
     assert [k for k, v in status.items() if v == "EXECUTED" and not k.endswith("fsv16")] == ["conv", "conv2"]
+
+
+def _fake_quant(t, name, src, scale, zp=128.0):
+    """QuantizeLinear → DequantizeLinear to uint8 as the ONNX importer lowers it: four activations."""
+    t.add(cl.Activation(f"{name}_s", src, "linear", a=1.0 / scale, b=zp), cl.Activation(f"{name}_r", f"{name}_s", "round"),
+          cl.Activation(f"{name}_c", f"{name}_r", "clamp", a=0.0, b=255.0),
+          cl.Activation(name, f"{name}_c", "linear", a=scale, b=-zp * scale))
+    return name
+
+
+def _fake_quant_ref(v, scale, zp=128.0):
+    return (np.clip(np.rint(v / scale + zp), 0, 255) - zp) * scale
+
+
+@pytest.mark.parametrize("tier", ["auto", "gpu"])
+def test_sum_after_a_fused_chain_joins_it_with_its_own_activations(engine, rng, tier):
+    """A QDQ residual block: conv_c → fake quant → sum(·, fake-quantized shortcut conv) → relu → fake quant. The
+    second fuse_eltwise_sum pass puts the sum and the activations after it into conv_c's epilogue, in order; the
+    result matches the float64 reference (every element within one output step, nearly all on the same step). On
+    OpenCL also with the GPU tier's kernels (their scalar FUSED_OPS epilogue)."""
+    if tier == "gpu" and engine.kind != "ocl":
+        pytest.skip("the GPU tier is an OpenCL kernel tier")
+    f = np.float32
+    x = rng.standard_normal((1, 16, 7, 7)).astype(f)
+    wc, ws = (rng.standard_normal((16, 16, 3, 3)) * 0.1).astype(f), (rng.standard_normal((16, 16, 1, 1)) * 0.3).astype(f)
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)), cl.Data("wc", wc),
+                    cl.Data("ws", ws), cl.Convolution("conv_s", "x", weights="ws"),
+                    cl.Convolution("conv_c", "x", weights="wc", pad=(1, 1)))
+    s_q, c_q = _fake_quant(t, "s_q", "conv_s", 0.02), _fake_quant(t, "c_q", "conv_c", 0.015)
+    t.add(cl.Eltwise("sum", [c_q, s_q], mode="sum"), cl.Activation("relu", "sum", "relu"))
+    out = _fake_quant(t, "out", "relu", 0.025)
+    net = cl.Network(cl.Program(engine, t, cl.BuildOptions(kernel_tier=tier)))
+    net.poison()
+    got = net.run({"x": x})[out].astype(np.float64)
+    fused = {p.id: p.kernel for p in net.get_profiling_info() if p.status == "FUSED"}
+    assert fused["sum"] == "fused into conv_c" and fused["relu"] == "fused into conv_c", fused
+    assert fused["out"] == "fused into conv_c" and fused["c_q"] == "fused into conv_c", fused
+    conv = conv_ref_f64(x, wc, 1) + 0.0
+    short = conv_ref_f64(x, ws, 0)
+    ref = _fake_quant_ref(np.maximum(_fake_quant_ref(conv, 0.015) + _fake_quant_ref(short, 0.02), 0), 0.025)
+    steps = np.abs(np.rint(got / 0.025) - np.rint(ref / 0.025))
+    assert steps.max() <= 1 and (steps == 0).mean() >= 0.99, (steps.max(), (steps == 0).mean())
+
+
+def conv_ref_f64(x, w, pad):
+    from tests.references import conv_ref
+
+    return conv_ref(x.astype(np.float64), w.astype(np.float64), None, (1, 1), (1, 1), (pad, pad), (pad, pad), 1)

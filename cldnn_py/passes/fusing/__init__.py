@@ -8,7 +8,9 @@ from .fuse_scale_into_batch_norm import fuse_scale_into_batch_norm
 from .fuse_scale_into_conv import fuse_scale_into_conv
 
 RULES = [fuse_gated_activation, fuse_scale_into_batch_norm, fuse_batch_norm, fuse_scale_into_conv, fuse_eltwise_sum,
-         fuse_activation]
+         fuse_activation, fuse_eltwise_sum]
+"""fuse_eltwise_sum twice: before the activations (bias → sum → relu) and after them (a sum after a convolution's
+fused chain, carrying the sum's own fused activations: QDQ residual blocks)."""
 
 __all__ = ["RULES", "fuse_activation", "fuse_batch_norm", "fuse_eltwise_sum", "fuse_scale_into_batch_norm",
            "fuse_gated_activation", "fuse_scale_into_conv"]
