@@ -27,6 +27,12 @@ The epilogue runs on the registers before the store (a separate pass over the ti
 K = 64: 245 → 103 GFLOP/s), in the order of the common fused chains (conv + bias [+ relu] [+ residual] [+ relu]):
 ``+ bias[bias_off + i]`` when ``bias_off >= 0``; clamp to ``[clamp[0], clamp[1]]`` when ``flags & 1``;
 ``+ res[res_off + i * ldr + j]`` when ``res_off >= 0``; clamp to ``[clamp[2], clamp[3]]`` when ``flags & 2``.
+Two fake quantizations (a QDQ pair, onnx_ops/quantization.py: ``clamp(rint(a x + b), lo, hi) * c + d``, round half
+to even) with their six parameters at ``clamp[4:10]`` and ``clamp[10:16]``: after the first clamp when ``flags & 8``,
+after the second when ``flags & 16``; these run in branches (a select would cost their 12 vector ops on every tile of
+every convolution). A QDQ model's residual block, ``conv → FQ → + shortcut → relu → FQ``, is bias, FQ1, residual,
+clamp 2, FQ2 (as a separate pass over 16-column spans the chain cost an int8 ResNet-50 on the CPU engine 100 of its
+230 ms).
 With ``flags & 4`` the accumulators start from the stored C tile instead of zero: the
 caller splits a long K into cache-sized blocks (KC) and applies the epilogue on the last one only.
 Clamps are ``llvm.maxnum`` / ``llvm.minnum`` (C ``fmax`` / ``fmin``: a NaN becomes the bound, as the element-wise
@@ -218,9 +224,12 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
 
 def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, col_mask: list[Any], bias: Any,
               bias_off: Any, res: Any, r_off: Any, ldr: Any, clamp: Any, flags: Any, mload: Any) -> list[Any]:
-    """Bias, clamp, residual, clamp on the accumulators (module docstring); each step selected by a flag."""
+    """Bias, clamp, fake quantization, residual, clamp, fake quantization on the accumulators (module docstring);
+    each step selected by a flag."""
     f32, i64, i32 = ir.FloatType(), ir.IntType(64), ir.IntType(32)
     vt = ir.VectorType(f32, w)
+    fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fmuladd.v{w}f32")
+    rint = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt]), f"llvm.rint.v{w}f32")
     zero64 = ir.Constant(i64, 0)
     maxnum = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt]), f"llvm.maxnum.v{w}f32")
     minnum = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt]), f"llvm.minnum.v{w}f32")
@@ -237,26 +246,51 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
     def clip(v: Any, on: Any, lo: Any, hi: Any) -> Any:
         return builder.select(on, builder.call(minnum, [builder.call(maxnum, [v, lo]), hi]), v)
 
-    out = []
+    def fake_quant(vals: list[Any], bit: int, at: int) -> list[Any]:
+        """clamp(rint(a x + b), lo, hi) * c + d with clamp[at:at + 6] on every value, in a branch on ``flags & bit``
+        (phi nodes join the two paths)."""
+        on = builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, bit)), zero64)
+        before = builder.block
+        then_bb = builder.append_basic_block(f"fq{bit}.then")
+        join_bb = builder.append_basic_block(f"fq{bit}.join")
+        builder.cbranch(on, then_bb, join_bb)
+        builder.position_at_end(then_bb)
+        q = [_splat(builder, builder.load(builder.gep(clamp, [ir.Constant(i64, at + j)])), vt) for j in range(6)]
+        new = [builder.call(fma, [builder.call(minnum, [builder.call(maxnum, [
+            builder.call(rint, [builder.call(fma, [q[0], x, q[1]])]), q[2]]), q[3]]), q[4], q[5]]) for x in vals]
+        done = builder.block
+        builder.branch(join_bb)
+        builder.position_at_end(join_bb)
+        out = []
+        for x, y in zip(vals, new):
+            p = builder.phi(vt)
+            p.add_incoming(x, before)
+            p.add_incoming(y, done)
+            out.append(p)
+        return out
+
+    xs = []
     for i in range(mr):
         ii = ir.Constant(i64, i)
         bval = builder.load(builder.gep(bias, [builder.add(safe_b, ii)]))
         bv = builder.select(has_bias, _splat(builder, bval, vt), zero)
+        xs.extend(clip(builder.fadd(acc[i * nv + v], bv), clamp1, bound[0], bound[1]) for v in range(nv))
+    xs = fake_quant(xs, 8, 4)
+    out = []
+    for i in range(mr):
+        ii = ir.Constant(i64, i)
         rrow = builder.gep(res, [builder.add(safe_r, builder.mul(ii, ldr))])
         for v in range(nv):
-            x = builder.fadd(acc[i * nv + v], bv)
-            x = clip(x, clamp1, bound[0], bound[1])
             ptr = builder.bitcast(builder.gep(rrow, [ir.Constant(i64, v * w)]), vt.as_pointer())
             rv = builder.call(mload, [ptr, ir.Constant(i32, 4), builder.select(has_res, col_mask[v], none), zero])
-            x = builder.fadd(x, rv)
-            out.append(clip(x, clamp2, bound[2], bound[3]))
-    return out
+            out.append(clip(builder.fadd(xs[i * nv + v], rv), clamp2, bound[2], bound[3]))
+    return fake_quant(out, 16, 10)
 
 
 def make_micro_kernel(mr: int, nv: int, w: int) -> Any:
     """A numba intrinsic ``micro(a, a_off, b, b_off, ldb, c, c_off, ldc, k, ncols, row_lo, row_hi, bias, bias_off,
     res, res_off, ldr, clamp, flags)`` computing one mr × (nv·w) tile and its epilogue as the module docstring says
-    (float32 1-D arrays, ``clamp`` float32[4], int64 offsets, counts and flags). Callable only from numba-compiled
+    (float32 1-D arrays, ``clamp`` float32[16], int64 offsets, counts and flags). Callable only from numba-compiled
     code. Raises ValueError when ``mr`` does not divide the panel height 16."""
     if PANEL % mr:
         raise ValueError(f"micro-kernel rows {mr} must divide the weight panel height {PANEL}")

@@ -210,3 +210,74 @@ def test_one_pixel_gemv(rng, k_in, oc):
                         ofmt=Format.bfyx, fused=[("activation", {"func": "hard_sigmoid", "a": 0.2, "b": 0.5})])
     ref = np.clip(0.2 * conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1) + 0.5, 0, 1)
     assert_close(got, ref, rtol=1e-4, atol=1e-4)
+
+
+def _fq(step, zp=128.0):
+    """The four activations a QDQ pair (uint8, scale ``step``) becomes, and their float64 meaning."""
+    ops = [("activation", {"func": "linear", "a": 1.0 / step, "b": zp}), ("activation", {"func": "round"}),
+           ("activation", {"func": "clamp", "a": 0.0, "b": 255.0}),
+           ("activation", {"func": "linear", "a": step, "b": -zp * step})]
+    return ops, lambda v: (np.clip(np.rint(v / step + zp), 0, 255) - zp) * step
+
+
+FQ_CASES = {  # name: (x shape, oc, kernel, stride, pad, chain, residual?) ; chain as ops of _fq / relu
+    "1x1-in-place-fq": ((1, 40, 9, 7), 24, (1, 1), (1, 1), (0, 0), ["fq1"], False),
+    "3x3-grid-relu-fq": ((1, 16, 11, 9), 20, (3, 3), (1, 1), (1, 1), ["relu", "fq1"], False),
+    "3x3-strided-fq": ((1, 24, 13, 12), 32, (3, 3), (2, 2), (1, 1), ["fq1"], False),
+    "1x1-long-k-residual-block": ((1, 300, 6, 7), 40, (1, 1), (1, 1), (0, 0), ["fq1", "sum", "relu", "fq2"], True),
+    "1x1-one-pixel-gemv": ((2, 64, 1, 1), 36, (1, 1), (1, 1), (0, 0), ["fq1", "sum", "fq2"], True),
+    "fq-then-tanh-rest": ((1, 16, 5, 6), 16, (1, 1), (1, 1), (0, 0), ["fq1", "tanh"], False),
+}
+
+
+@pytest.mark.parametrize("name", list(FQ_CASES))
+def test_packed_fake_quantization_in_registers(rng, name):
+    """QDQ chains (linear, round, clamp, linear) in the micro-kernel's register epilogue, before and after a
+    residual sum (split_chain takes them: flags 8 / 16), on the in-place, grid, strided, long-K (KC blocks) and GEMV
+    paths, and followed by an op it leaves to the chain pass: every output within one quantization step of the
+    float64 reference and nearly all on the same step."""
+    from kernel_selector.kernels.convolution.convolution_kernel_cpu_packed import split_chain
+    from kernel_selector.params import FusedOp
+
+    from cldnn_py.layout import Layout
+    from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
+
+    shape, oc, k, stride, pad, chain, has_res = FQ_CASES[name]
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((oc, shape[1]) + k) / np.sqrt(shape[1] * k[0] * k[1]))
+    bias = f32(rng.standard_normal(oc) * 0.1)
+    ref = conv_ref(x, w, bias, stride, (1, 1), pad, pad, 1)
+    res = f32(rng.standard_normal(ref.shape) * 0.5) if has_res else None
+    fq1, fq1_ref = _fq(0.011)
+    fq2, fq2_ref = _fq(0.017, zp=0.0)
+    fused, expected = [], ref
+    for part in chain:
+        if part == "fq1":
+            fused += fq1
+            expected = fq1_ref(expected)
+        elif part == "fq2":
+            fused += fq2
+            expected = fq2_ref(expected)
+        elif part == "sum":
+            fused.append(("eltwise", {"mode": "sum"}))
+            expected = expected + res
+        else:
+            fused.append(("activation", {"func": part}))
+            expected = np.maximum(expected, 0) if part == "relu" else np.tanh(expected)
+    got, _ = run_direct(KERNEL, x, w, bias, stride, (1, 1), pad, pad, 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=fused, residual=res)
+    if "tanh" in chain:
+        assert_close(got, expected, rtol=1e-4, atol=2e-2)  # a flipped step moves tanh by < one step
+    else:
+        step = 0.017 if "fq2" in chain else 0.011
+        steps = np.abs(np.rint(got / step) - np.rint(expected / step))
+        assert steps.max() <= 1 and (steps == 0).mean() >= 0.99, (steps.max(), (steps == 0).mean())
+        assert np.abs(got / step - np.rint(got / step)).max() < 1e-3  # on the quantization grid: rounded
+    ops = [FusedOp("eltwise", FusedEltwiseAttrs("sum"), [Layout(DataType.f32, Format.bfyx, ref.shape)], [3])
+           if kind == "eltwise" else FusedOp("activation", FusedActivationAttrs(**a)) for kind, a in fused]
+    _, flags, res_at, rest = split_chain(ops, Layout(DataType.f32, Format.bfyx, ref.shape))
+    assert flags & 8  # the first fake quantization always runs in registers
+    if name == "1x1-long-k-residual-block":  # the whole QDQ residual block does
+        assert res_at == 4 and flags & 16 and flags & 2 and not rest
+    if "tanh" in chain:
+        assert [op.act().func for op in rest] == ["tanh"]

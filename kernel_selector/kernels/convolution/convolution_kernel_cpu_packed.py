@@ -151,28 +151,48 @@ def row_splits(n_tiles: int, n_panels: int, threads: int) -> int:
 
 
 def split_chain(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, int, int, list[FusedOp]]:
-    """The head of a fused chain that the micro-kernel applies in registers, and the rest: (clamp bounds
-    float32[4], flags (bit 0: first clamp, bit 1: second clamp), index in ``ops`` of a residual sum it takes or -1,
-    the remaining ops). The head is [relu|clamp] [sum of a pixel-contiguous operand] [relu|clamp], each part
-    optional, in that order."""
-    bounds = np.array([0.0, np.inf, 0.0, np.inf], np.float32)
+    """The head of a fused chain that the micro-kernel applies in registers, and the rest: (bounds float32[16]: the
+    two clamps' [lo, hi] then the two fake quantizations' (a, b, lo, hi, c, d); flags (bit 0: first clamp, bit 1:
+    second clamp, bit 3: first fake quantization, bit 4: second); index in ``ops`` of a residual sum it takes or -1;
+    the remaining ops). The head is [relu|clamp] [fake quantization] [sum of a pixel-contiguous operand]
+    [relu|clamp] [fake quantization], each part optional, in that order; a fake quantization is the four activations
+    linear, round, clamp, linear that a QDQ pair becomes."""
+    bounds = np.array([0.0, np.inf, 0.0, np.inf] + [0.0] * 12, np.float32)
     flags, res_at, stage, i = 0, -1, 0, 0
     _, _, oh, ow = out.dims4
     while i < len(ops):
         op = ops[i]
         clip = _clamp_of(op)
-        if clip is not None and stage in (0, 2):
+        fq = _fake_quant_of(ops[i:i + 4])
+        if clip is not None and stage in (0, 3):
             slot = 0 if stage == 0 else 2
             bounds[slot:slot + 2] = clip
             flags |= 1 if stage == 0 else 2
-            stage = 1 if stage == 0 else 3
-        elif op.kind == "eltwise" and op.elt().mode == "sum" and stage in (0, 1) and \
+            stage = 1 if stage == 0 else 4
+        elif fq is not None and stage in (0, 1, 3, 4):
+            at = 4 if stage < 2 else 10
+            bounds[at:at + 6] = fq
+            flags |= 8 if stage < 2 else 16
+            stage = 2 if stage < 2 else 5
+            i += 3
+        elif op.kind == "eltwise" and op.elt().mode == "sum" and stage in (0, 1, 2) and \
                 _flat_operand(operand_map(op.extra_inputs[0], out), oh, ow, contiguous=True):
-            res_at, stage = i, 2
+            res_at, stage = i, 3
         else:
             break
         i += 1
     return bounds, flags, res_at, ops[i:]
+
+
+def _fake_quant_of(ops: list[FusedOp]) -> tuple[float, ...] | None:
+    """(a, b, lo, hi, c, d) when ``ops`` starts with linear(a, b), round, clamp(lo, hi), linear(c, d), else None."""
+    if len(ops) < 4 or any(op.kind != "activation" for op in ops[:4]):
+        return None
+    acts = [op.act() for op in ops[:4]]
+    if [a.func for a in acts] != ["linear", "round", "clamp", "linear"]:
+        return None
+    return (float(acts[0].a), float(acts[0].b), float(acts[2].a), float(acts[2].b), float(acts[3].a),
+            float(acts[3].b))
 
 
 def _clamp_of(op: FusedOp) -> tuple[float, float] | None:
