@@ -55,9 +55,9 @@ def act_span(buf: np.ndarray, s: int, cnt: int, code: int, a: float, b: float) -
     hard_sigmoid, logistic, swish (SiLU) and round (half to even: ``np.rint``, LLVM's vectorized rint; the fake
     quantization of QDQ models) as straight float32 loops (logistic and swish on the vectorized
     :func:`~.cpu_fastmath.exp_f32`: 9x faster than ``expf`` per element), the rest through :func:`activate` (float64,
-    a code switch per element: 5-10x slower; round that way cost the int8 ResNet-50 about 110 of its 240 ms). (Loops index a sub-view with the bare loop variable:
-    an index like ``s + i`` keeps numba's negative-index wraparound check in the loop and LLVM from vectorizing
-    it, 13x slower measured.)"""
+    a code switch per element: 5-10x slower; round that way cost the int8 ResNet-50 about 110 of its 240 ms).
+    (Loops index a sub-view with the bare loop variable: an index like ``s + i`` keeps numba's negative-index
+    wraparound check in the loop and LLVM from vectorizing it, 13x slower measured.)"""
     v = buf[s:s + cnt]
     zero = np.float32(0.0)
     if code == RELU:

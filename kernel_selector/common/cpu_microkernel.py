@@ -269,7 +269,7 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
             out.append(p)
         return out
 
-    xs = []
+    xs: list[Any] = []
     for i in range(mr):
         ii = ir.Constant(i64, i)
         bval = builder.load(builder.gep(bias, [builder.add(safe_b, ii)]))

@@ -236,11 +236,10 @@ def test_packed_fake_quantization_in_registers(rng, name):
     residual sum (split_chain takes them: flags 8 / 16), on the in-place, grid, strided, long-K (KC blocks) and GEMV
     paths, and followed by an op it leaves to the chain pass: every output within one quantization step of the
     float64 reference and nearly all on the same step."""
-    from kernel_selector.kernels.convolution.convolution_kernel_cpu_packed import split_chain
-    from kernel_selector.params import FusedOp
-
     from cldnn_py.layout import Layout
     from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
+    from kernel_selector.kernels.convolution.convolution_kernel_cpu_packed import split_chain
+    from kernel_selector.params import FusedOp
 
     shape, oc, k, stride, pad, chain, has_res = FQ_CASES[name]
     x = f32(rng.standard_normal(shape))

@@ -158,7 +158,8 @@ def test_scale_and_per_channel_eltwise_fold_into_convolution(engine, rng):
 
 def _fake_quant(t, name, src, scale, zp=128.0):
     """QuantizeLinear → DequantizeLinear to uint8 as the ONNX importer lowers it: four activations."""
-    t.add(cl.Activation(f"{name}_s", src, "linear", a=1.0 / scale, b=zp), cl.Activation(f"{name}_r", f"{name}_s", "round"),
+    t.add(cl.Activation(f"{name}_s", src, "linear", a=1.0 / scale, b=zp),
+          cl.Activation(f"{name}_r", f"{name}_s", "round"),
           cl.Activation(f"{name}_c", f"{name}_r", "clamp", a=0.0, b=255.0),
           cl.Activation(name, f"{name}_c", "linear", a=scale, b=-zp * scale))
     return name
@@ -178,7 +179,8 @@ def test_sum_after_a_fused_chain_joins_it_with_its_own_activations(engine, rng, 
         pytest.skip("the GPU tier is an OpenCL kernel tier")
     f = np.float32
     x = rng.standard_normal((1, 16, 7, 7)).astype(f)
-    wc, ws = (rng.standard_normal((16, 16, 3, 3)) * 0.1).astype(f), (rng.standard_normal((16, 16, 1, 1)) * 0.3).astype(f)
+    wc = (rng.standard_normal((16, 16, 3, 3)) * 0.1).astype(f)
+    ws = (rng.standard_normal((16, 16, 1, 1)) * 0.3).astype(f)
     t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)), cl.Data("wc", wc),
                     cl.Data("ws", ws), cl.Convolution("conv_s", "x", weights="ws"),
                     cl.Convolution("conv_c", "x", weights="wc", pad=(1, 1)))

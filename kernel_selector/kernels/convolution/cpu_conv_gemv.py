@@ -1,8 +1,8 @@
 """The one-pixel form of ``convolution_cpu_packed``: a dense 1×1 convolution of a 1×1 image as one GEMV per image
 (:func:`~kernel_selector.common.cpu_gemv.gemv_panel` per 16-channel weight panel), with the same epilogue as the
-micro-kernel's (bias, clamp, fake quantization, residual sum, clamp, fake quantization) and the rest of the fused chain. The squeeze-and-excitation
-layers of MobileNetV3 / EfficientNet-style networks and classifiers written as convolutions: the GEMM tiles spent
-31 of 32 columns on nothing there (0.05 ms a layer for 0.08 MFLOP)."""
+micro-kernel's (bias, clamp, fake quantization, residual sum, clamp, fake quantization) and the rest of the fused
+chain. The squeeze-and-excitation layers of MobileNetV3 / EfficientNet-style networks and classifiers written as
+convolutions: the GEMM tiles spent 31 of 32 columns on nothing there (0.05 ms a layer for 0.08 MFLOP)."""
 
 from __future__ import annotations
 
