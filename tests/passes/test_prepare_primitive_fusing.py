@@ -204,3 +204,45 @@ def conv_ref_f64(x, w, pad):
     from tests.references import conv_ref
 
     return conv_ref(x.astype(np.float64), w.astype(np.float64), None, (1, 1), (1, 1), (pad, pad), (pad, pad), 1)
+
+
+def _concat_net(rng, shared=False):
+    """x → conv_a (1×1, 8) and conv_b (3×3, 8) → concat → fake quantization (four activations) [→ and conv_a also
+    read by a tanh when ``shared``]."""
+    f = np.float32
+    x = rng.standard_normal((1, 6, 9, 8)).astype(f)
+    wa, wb = (rng.standard_normal((8, 6, 1, 1)) * 0.4).astype(f), (rng.standard_normal((8, 6, 3, 3)) * 0.2).astype(f)
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)), cl.Data("wa", wa),
+                    cl.Data("wb", wb), cl.Convolution("conv_a", "x", weights="wa"),
+                    cl.Convolution("conv_b", "x", weights="wb", pad=(1, 1)),
+                    cl.Concatenation("cat", ["conv_a", "conv_b"], axis=1))
+    out = _fake_quant(t, "q", "cat", 0.02)
+    outputs = [out]
+    if shared:
+        t.add(cl.Activation("side", "conv_a", "tanh"))
+        outputs.append("side")
+    t.outputs = outputs
+    ref = np.concatenate([conv_ref_f64(x, wa, 0), conv_ref_f64(x, wb, 1)], axis=1)
+    return t, x, _fake_quant_ref(ref, 0.02), np.tanh(conv_ref_f64(x, wa, 0))
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["moved", "input-shared"])
+def test_activation_after_concat_moves_into_its_inputs(engine, rng, shared):
+    """fuse_activation_through_concat: the fake quantization after a concatenation runs in the epilogues of the two
+    convolutions that feed it (no activation kernel), unless an input has another user; outputs equal the float64
+    reference (within one quantization step, nearly all on the same)."""
+    t, x, ref, side = _concat_net(rng, shared)
+    net = cl.Network(cl.Program(engine, t))
+    net.poison()
+    got = net.run({"x": x})
+    info = {p.id: p for p in net.get_profiling_info()}
+    if shared:
+        assert info["q_s"].status == "EXECUTED"
+        np.testing.assert_allclose(got["side"], side, rtol=1e-4, atol=1e-4)
+    else:
+        assert all(info[i].status == "FUSED" for i in ("q_s", "q_r", "q_c", "q")), [info[i] for i in ("q_s", "q")]
+        assert not [p for p in info.values() if p.status == "EXECUTED" and "activation" in p.kernel]
+    q = got["q"].astype(np.float64) / 0.02
+    steps = np.abs(np.rint(q) - np.rint(ref / 0.02))
+    assert steps.max() <= 1 and (steps == 0).mean() >= 0.99
+    assert np.abs(q - np.rint(q)).max() < 1e-3  # every element quantized, both inputs' parts
