@@ -9,6 +9,11 @@ existing reorder kernel converts on the device, where it runs in parallel with n
 produces exactly the declared layout, so every other node sees what it saw before; later passes treat it as any
 reorder (remove_redundant_reorders shortens a chain when reorder_inputs puts another reorder after it). Runs with
 and without ``optimize_data``: it is what makes the input buffer the user's bytes, not an optimization.
+
+With the GPU kernel tier (a GPU, or ``kernel_tier="gpu"``) no reorder goes back: the consumers read the plain
+input. The GPU tier's kernels take plain tensors, so a convolution after an input declared ``b_fs_yx_fsv16`` got
+the reference kernel there (seen on an H100: ``convolution_ref`` instead of ``convolution_gpu_igemm``); a declared
+padding is a halo only the CPU tier's blocked kernels read.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ class PlainInputs(BasePass):
     def run(self, program: ProgramGraph) -> None:
         """Rewrite the input_layout nodes whose declared layout is not plain and that some node reads."""
         changed = False
+        eng = program.engine
+        gpu_tier = eng.kind == "ocl" and program.options.resolved_tier(eng.info.caps.device_type) == "gpu"
         for node in list(program.order):
             if node.kind != "input_layout" or node.layout().is_plain or not node.users:
                 continue
@@ -38,6 +45,9 @@ class PlainInputs(BasePass):
             plain = Layout(declared.dtype, Format.bfyx, declared.shape)
             node.primitive = dataclasses.replace(node.primitive, layout=plain)  # type: ignore[call-arg]
             node.output_layout = plain
+            if gpu_tier:  # the consumers read the plain input (module docstring)
+                changed = True
+                continue
             rid = f"{node.id}__{declared.format.value}"
             while rid in program.nodes:
                 rid += "_"
