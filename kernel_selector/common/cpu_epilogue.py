@@ -223,11 +223,27 @@ def chain_arrays(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, np.ndarra
         else:
             codes[i] = ELT_BASE + ELT_CODES[EltwiseMode(op.elt().mode).value]
             m = operand_map(op.extra_inputs[0], out)
-    quant = [ACT_CODES[f] for f in ("linear", "round", "clamp", "linear")]
-    for i in range(len(ops) - 3):
-        if [int(c) for c in codes[i:i + 4]] == quant:
+    i = 0
+    while i < len(ops) - 3:
+        if fake_quant_params(ops[i:i + 4]) is not None:
             codes[i], codes[i + 1:i + 4] = FAKE_QUANT, SKIP
+            i += 4
+        else:
+            i += 1
     return codes, fa, fb, m
+
+
+def fake_quant_params(ops: list[FusedOp]) -> tuple[float, ...] | None:
+    """(a, b, lo, hi, c, d) when ``ops`` starts with the four activations linear(a, b), round, clamp(lo, hi),
+    linear(c, d) that a QDQ pair becomes (:data:`FAKE_QUANT`; the packed convolution's register epilogue takes the
+    same), else None."""
+    if len(ops) < 4 or any(op.kind != "activation" for op in ops[:4]):
+        return None
+    acts = [op.act() for op in ops[:4]]
+    if [a.func for a in acts] != ["linear", "round", "clamp", "linear"]:
+        return None
+    return (float(acts[0].a), float(acts[0].b), float(acts[2].a), float(acts[2].b), float(acts[3].a),
+            float(acts[3].b))
 
 
 EMPTY = np.zeros(1, np.float32)  # the operand argument when the chain has no eltwise

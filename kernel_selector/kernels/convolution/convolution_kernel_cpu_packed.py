@@ -33,7 +33,7 @@ from numba import prange
 from cldnn_py.layout import Format, Layout
 from cldnn_py.ops import ConvolutionAttrs
 
-from ...common.cpu_epilogue import EMPTY, chain_arrays, chain_span, operand_map
+from ...common.cpu_epilogue import EMPTY, chain_arrays, chain_span, fake_quant_params, operand_map
 from ...common.cpu_launch import CHUNK_ITERATIONS, Launcher
 from ...common.cpu_layout import row_map
 from ...common.cpu_microkernel import MR, NR, PANEL, micro_kernel, micro_kernel_rows
@@ -163,7 +163,7 @@ def split_chain(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, int, int, 
     while i < len(ops):
         op = ops[i]
         clip = _clamp_of(op)
-        fq = _fake_quant_of(ops[i:i + 4])
+        fq = fake_quant_params(ops[i:i + 4])
         if clip is not None and stage in (0, 3):
             slot = 0 if stage == 0 else 2
             bounds[slot:slot + 2] = clip
@@ -182,17 +182,6 @@ def split_chain(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, int, int, 
             break
         i += 1
     return bounds, flags, res_at, ops[i:]
-
-
-def _fake_quant_of(ops: list[FusedOp]) -> tuple[float, ...] | None:
-    """(a, b, lo, hi, c, d) when ``ops`` starts with linear(a, b), round, clamp(lo, hi), linear(c, d), else None."""
-    if len(ops) < 4 or any(op.kind != "activation" for op in ops[:4]):
-        return None
-    acts = [op.act() for op in ops[:4]]
-    if [a.func for a in acts] != ["linear", "round", "clamp", "linear"]:
-        return None
-    return (float(acts[0].a), float(acts[0].b), float(acts[2].a), float(acts[2].b), float(acts[3].a),
-            float(acts[3].b))
 
 
 def _clamp_of(op: FusedOp) -> tuple[float, float] | None:
