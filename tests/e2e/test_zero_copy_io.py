@@ -1,6 +1,8 @@
 """Zero-copy I/O on both engines (docs/zero_copy.md): ``Network.set_input_memory`` / ``set_output_memory`` against
 ``set_input_data`` and ``run``; the bound array updated in place between runs; the errors (naming the id, expected
-vs actual, leaving the network as it was); blocked, padded and byxf InputLayouts converted on the device.
+vs actual, leaving the network as it was); blocked, padded and byxf InputLayouts converted on the device. The
+OpenCL engine runs every test twice: as it is, and as a discrete GPU (no host-unified memory), whose bindings are
+"staged" and "read" instead of "shared" (the H100 runs of 2026-11-26 found these tests assumed PoCL's kind).
 
 Every network here is small (2x5x9x9 input, one 3x3 convolution); outputs are poisoned with NaN before each run
 that is checked, so a kernel that wrote nowhere, or into a buffer nobody reads, fails."""
@@ -17,6 +19,24 @@ import cldnn_py as cl
 from tests.references import activation_ref, conv_ref
 
 SHAPE = (2, 5, 9, 9)
+
+
+@pytest.fixture(params=["as-is", "discrete"])
+def engine(engine, request, monkeypatch):
+    """Each engine as it is, and the OpenCL one also as a discrete GPU would be (``host_unified_memory=False``:
+    bound arrays staged through pinned memory, outputs read, ``zero_copy=True`` refused), so that the
+    expectations of both kinds of device are checked here, where CI has only PoCL."""
+    if request.param == "discrete":
+        if engine.kind != "ocl" or not engine.info.host_unified_memory:
+            pytest.skip("the engine as it is already covers this")
+        monkeypatch.setattr(engine, "info", dataclasses.replace(engine.info, host_unified_memory=False))
+    return engine
+
+
+def shared(engine) -> str:
+    """The binding mode of an aligned array on ``engine``: "shared" where the device works on host memory,
+    else "staged" (inputs)."""
+    return "shared" if engine.info.host_unified_memory else "staged"
 
 
 def topology(rng, fmt: cl.Format = cl.Format.bfyx, padding: cl.Padding | None = None) -> cl.Topology:
@@ -58,7 +78,7 @@ def test_bound_input_gives_the_outputs_of_set_input_data(engine, rng):
     assert a.shape == SHAPE and a.dtype == np.float32 and a.ctypes.data % engine.host_alignment == 0
     a[...] = x
     bound.set_input_memory("x", a)
-    assert bound.io_bindings()["inputs"] == {"x": "shared"}  # PoCL's CPU device and the CPU engine share memory
+    assert bound.io_bindings()["inputs"] == {"x": shared(engine)}  # PoCL's CPU device and the CPU engine: shared
     bound.poison()
     out = bound.run({})
     for k in ("r", "t"):
@@ -73,7 +93,7 @@ def test_updating_the_bound_array_in_place_changes_the_result(engine, rng, zero_
     a = net.new_input_array("x")
     a[...] = fresh(rng)
     net.set_input_memory("x", a, zero_copy=zero_copy)
-    assert net.io_bindings()["inputs"]["x"] == ("shared" if zero_copy is None else "staged")
+    assert net.io_bindings()["inputs"]["x"] == (shared(engine) if zero_copy is None else "staged")
     net.run({})
     for _ in range(2):
         x = fresh(rng)
@@ -126,7 +146,10 @@ def test_a_misaligned_array_is_copied_with_a_warning_or_refused(engine, rng, cap
         net.execute()
     with caplog.at_level(logging.WARNING, logger="cldnn_py.network"):
         net.set_input_memory("x", a)
-    assert "'x'" in caplog.text and "copied at every run" in caplog.text
+    if engine.info.host_unified_memory:  # warned: an aligned array would have been shared
+        assert "'x'" in caplog.text and "copied at every run" in caplog.text
+    else:  # staged as every array is there: nothing to warn about
+        assert "copied at every run" not in caplog.text
     assert net.io_bindings()["inputs"] == {"x": "staged"}
     net.poison()
     check(net.run({}), expected(topo, x))
@@ -153,7 +176,7 @@ def test_bad_arrays_are_refused_naming_the_input_and_nothing_changes(engine, rng
             net.set_input_memory("x", bad)
     with pytest.raises(cl.TopologyError, match="'xx' is not an input.*did you mean 'x'"):
         net.set_input_memory("xx", a)
-    assert net.io_bindings()["inputs"] == {"x": "shared"}  # the earlier binding stands
+    assert net.io_bindings()["inputs"] == {"x": shared(engine)}  # the earlier binding stands
     net.poison()
     check(net.run({}), expected(topo, x))
 
@@ -185,9 +208,11 @@ def test_outputs_into_user_arrays(engine, rng):
     net.set_output_memory("t", ot)
     net.set_output_memory("r", orr)
     modes = net.io_bindings()["outputs"]
-    assert modes["t"] == "shared"  # plain, in a buffer of its own: the kernel writes the user's array
+    unified = engine.info.host_unified_memory
+    # "t" is plain, in a buffer of its own: the kernel writes the user's array (a discrete GPU: read into it)
+    assert modes["t"] == ("shared" if unified else "read")
     # "r" is blocked (b_fs_yx_fsv16) on PoCL: converted on the host into the user's array
-    assert modes["r"] == ("shared" if net.get_output_layout("r").is_plain else "convert")
+    assert modes["r"] == (("shared" if unified else "read") if net.get_output_layout("r").is_plain else "convert")
     for _ in range(2):
         x = fresh(rng)
         net.poison()
@@ -274,7 +299,8 @@ def test_a_blocked_or_padded_input_is_converted_on_the_device(engine, rng, fmt, 
     check(net.run({"x": x}), expected(topo, x))
     a = net.new_input_array("x")
     a[...] = x = fresh(rng)
-    net.set_input_memory("x", a, zero_copy=True)
+    net.set_input_memory("x", a, zero_copy=True if engine.info.host_unified_memory else None)
+    assert net.io_bindings()["inputs"] == {"x": shared(engine)}
     net.poison()
     check(net.run({}), expected(topo, x))
 
@@ -348,6 +374,10 @@ def test_wrap_host_uses_the_array_itself_and_leaves_it_unchanged(engine, rng):
     a[...] = rng.standard_normal(64).astype(np.float32)
     before = a.copy()
     buf = engine.wrap_host(flat_bytes(a))
+    if not engine.info.host_unified_memory:  # a discrete GPU: never the caller's bytes, and they are untouched
+        assert buf is None
+        np.testing.assert_array_equal(a, before)
+        return
     assert buf is not None
     np.testing.assert_array_equal(a, before)  # the probe put its byte back
     a[3] = 7.5  # the host writes, the device sees it without a copy
@@ -373,7 +403,8 @@ def test_an_array_bound_both_as_input_and_output_is_refused(engine, rng):
     net.set_output_memory("t", a)
     with pytest.raises(cl.BindingError, match="input_layout 'x'.*overlaps an array bound as an output"):
         net.set_input_memory("x", a)
-    assert net.io_bindings() == {"inputs": {}, "outputs": {"t": "shared"}}
+    mode = "shared" if engine.info.host_unified_memory else "read"
+    assert net.io_bindings() == {"inputs": {}, "outputs": {"t": mode}}
 
 
 def test_a_misaligned_output_array_is_read_into_with_a_warning(engine, rng, caplog):
@@ -382,7 +413,9 @@ def test_a_misaligned_output_array_is_read_into_with_a_warning(engine, rng, capl
     a = _shifted(net.new_output_array("t"))
     with caplog.at_level(logging.WARNING, logger="cldnn_py.network"):
         net.set_output_memory("t", a)
-    assert "output 't'" in caplog.text and net.io_bindings()["outputs"] == {"t": "read"}
+    assert net.io_bindings()["outputs"] == {"t": "read"}
+    # warned where an aligned array would have been written in place; a discrete GPU reads into every array
+    assert ("output 't'" in caplog.text) == engine.info.host_unified_memory
     x = fresh(rng)
     net.poison()
     assert net.run({"x": x})["t"] is a
