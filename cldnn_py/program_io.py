@@ -174,6 +174,7 @@ def _restore(engine: Engine, manifest: dict[str, Any], arrays: list[np.ndarray],
     builder = ProgramBuilder(engine, state["options"].progress)
     try:
         _kernels(engine, state, name, modules, builder)
+        builder.flush()  # on PoCL all kernels are one batch: built while the constants are checked and copied
         if isinstance(arrays, CheckedArrays):
             arrays.verify()
         state["constants"] = _upload(engine, state, consts, map_constants)

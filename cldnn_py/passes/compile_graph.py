@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cldnn_py.passes.compile_graph")
 
-KERNELS_PER_PROGRAM = 16  # one clBuildProgram per batch: fewer is faster, smaller gives finer progress
 
 
 class CompileGraph(BasePass):
@@ -76,8 +75,9 @@ class CompileGraph(BasePass):
 
 class ProgramBuilder:
     """Kernel sources built in batched ``cl.Program``s while the caller is still making them: every
-    KERNELS_PER_PROGRAM new entries start a batch build on a worker thread (clBuildProgram releases the GIL, so the
-    build overlaps the caller's Python: kernel selection, or a loaded Program's kernel rebuild and constant upload).
+    ``engine.kernels_per_program`` new entries start a batch build on a worker thread (clBuildProgram releases the
+    GIL, so the build overlaps the caller's Python: kernel selection, or a loaded Program's kernel rebuild and
+    constant upload; :meth:`flush` starts the last, partial batch early).
     Threads: ``engine.build_threads`` (one per core on a driver known to be safe); on any other driver (Oclgrind's
     checker crashes in any thread but the main one) every batch builds in the calling thread at :meth:`finish`.
     Program indices follow the batches' order (deterministic). ``users`` names the primitives in a KernelBuildError.
@@ -85,6 +85,7 @@ class ProgramBuilder:
 
     def __init__(self, engine: Engine, progress: Callable[[int, int], None] | None = None) -> None:
         self.engine, self.progress = engine, progress
+        self.per_program = max(1, engine.kernels_per_program)
         self.sources: dict[str, str] = {}
         self.users: dict[str, list[str]] = {}
         self._pending: list[str] = []
@@ -100,7 +101,7 @@ class ProgramBuilder:
             return
         self.sources[entry] = source
         self._pending.append(entry)
-        if len(self._pending) == KERNELS_PER_PROGRAM:
+        if len(self._pending) == self.per_program:
             self._submit()
 
     def _submit(self) -> None:
@@ -108,6 +109,12 @@ class ProgramBuilder:
         self._batches.append(batch)
         if self._pool is not None:
             self._futures.append(self._pool.submit(_build, self.engine, batch, self.sources, self.users))
+
+    def flush(self) -> None:
+        """Start building the entries added so far (a partial batch) now, not at :meth:`finish`: a caller with
+        other work left (a loaded Program's constant upload) overlaps it with the build."""
+        if self._pending:
+            self._submit()
 
     def abandon(self) -> None:
         """Drop the batches not started and wait for the running ones (the caller failed; nothing is kept)."""

@@ -97,3 +97,24 @@ def test_clashing_templates_fall_back_to_one_program_each(engine, rng):
     out = cl.Network(prog).run({"a": a, "b": b})
     np.testing.assert_allclose(out["ca"], 2 * a + 3, rtol=1e-6)
     np.testing.assert_allclose(out["cb"], 2 * b + 5, rtol=1e-6)
+
+
+@pytest.mark.parametrize("per_program", [2, 256])
+def test_kernels_are_built_in_batches_of_the_engines_size(ocl_engine, rng, monkeypatch, per_program):
+    """Five distinct activation kernels: ceil(5 / per_program) programs, every entry in one of them, and the
+    network's results right whichever program holds a kernel."""
+    monkeypatch.setattr(type(ocl_engine), "kernels_per_program", property(lambda self: per_program))
+    funcs = ["relu", "tanh", "logistic", "abs", "exp"]
+    topo = cl.Topology(cl.InputLayout("a", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (7,))))
+    prev = "a"
+    for f in funcs:
+        topo.add(cl.Activation(f, prev, f))
+        prev = f
+    prog = cl.Program(ocl_engine, topo, cl.BuildOptions(optimize_data=False))
+    assert prog.kernels_built == 5 and len(prog.cl_programs) == -(-5 // per_program)
+    assert sorted(set(prog.entry_program.values())) == list(range(len(prog.cl_programs)))
+    x = rng.standard_normal(7).astype(np.float32)
+    net = cl.Network(prog)
+    net.poison()
+    ref = np.exp(np.abs(1 / (1 + np.exp(-np.tanh(np.maximum(x.astype(np.float64), 0))))))
+    np.testing.assert_allclose(net.run({"a": x})["exp"], ref, rtol=1e-5)

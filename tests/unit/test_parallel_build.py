@@ -50,3 +50,13 @@ def test_build_threads_follow_the_driver_and_the_knob(monkeypatch):
     assert env.parallel_build() == "0" and threads(fake_engine(POCL, "pthread-AMD EPYC")) == 1
     monkeypatch.setenv("CLDNN_PY_PARALLEL_BUILD", "1")
     assert threads(fake_engine("NVIDIA CUDA", "NVIDIA H100 80GB HBM3")) == cores
+
+
+@pytest.mark.parametrize("platform,expected", [
+    (POCL, 256),  # a build cache of its own, ~45 ms per program even on a hit: a network's kernels in one program
+    ("Oclgrind", 16),
+    ("NVIDIA CUDA", 16),
+])
+def test_kernels_per_program_follow_the_driver(platform, expected):
+    per_program = OclEngine.kernels_per_program.fget  # type: ignore[attr-defined]
+    assert per_program(SimpleNamespace(info=SimpleNamespace(platform=platform))) == expected
