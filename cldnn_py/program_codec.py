@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -114,13 +114,18 @@ def decode(obj: Any, arrays: list[np.ndarray], path: str = "$") -> Any:
     if obj is None or isinstance(obj, (bool, str, int, float)):
         return obj
     if isinstance(obj, list):
+        if _plain(obj):
+            return list(obj)
         return [decode(v, arrays, f"{path}[{i}]") for i, v in enumerate(obj)]
     if not isinstance(obj, dict) or len(obj) == 0:
         raise ProgramCodecError(f"{path}: unexpected {type(obj).__name__}")
     tag = next(iter(obj))
     try:
         if tag == "$t":
-            return tuple(decode(v, arrays, f"{path}[{i}]") for i, v in enumerate(obj["$t"]))
+            items = obj["$t"]
+            if isinstance(items, list) and _plain(items):  # a shape, a stride: no path strings to build
+                return tuple(items)
+            return tuple(decode(v, arrays, f"{path}[{i}]") for i, v in enumerate(items))
         if tag in ("$s", "$fs"):
             items = [decode(v, arrays, f"{path}[{i}]") for i, v in enumerate(obj[tag])]
             return frozenset(items) if tag == "$fs" else set(items)
@@ -144,6 +149,20 @@ def decode(obj: Any, arrays: list[np.ndarray], path: str = "$") -> Any:
     except (KeyError, TypeError, ValueError, IndexError, OverflowError) as e:
         raise ProgramCodecError(f"{path}: malformed {tag} value: {e}") from None
     raise ProgramCodecError(f"{path}: unknown tag {tag!r}")
+
+
+_SCALARS = frozenset((bool, str, int, float, type(None)))
+
+
+def _plain(items: list[Any]) -> bool:
+    """True when every item is a JSON scalar (decoded as itself): the common tuples and lists (shapes, strides,
+    padding) skip the per-item recursion."""
+    return all(type(v) in _SCALARS for v in items)
+
+
+@cache
+def _init_fields(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls) if f.init)
 
 
 def _dtype(s: Any, path: str) -> np.dtype:
@@ -171,7 +190,7 @@ def _dataclass(obj: dict[str, Any], arrays: list[np.ndarray], path: str) -> Any:
     cls = classes.get(obj["$c"])
     if cls is None:
         raise ProgramCodecError(f"{path}: unknown class {obj['$c']!r}")
-    fields = {f.name for f in dataclasses.fields(cls) if f.init}
+    fields = _init_fields(cls)
     given = obj["f"]
     if not isinstance(given, dict) or not set(given) <= fields:
         extra = sorted(set(given) - fields) if isinstance(given, dict) else given
