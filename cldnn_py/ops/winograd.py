@@ -8,6 +8,12 @@ and g the 3×3 filter; summed over the input channels, the element-wise product 
 tiles, U (C × OC) the transformed filters. 36 · tiles · C · OC multiply-adds replace the direct 144 · tiles · C · OC
 (16 output pixels × 9 taps per tile): 4× fewer. The interpolation points are 0, ±1, ±2 (and ∞), Lavin & Gray's
 choice for F(4, 3); the transforms add about 1e-6 relative error in float32.
+
+Two layouts of V and M. Tile-major, (36, tiles, C) and (36, tiles, OC), the 36 products a batched GEMM (the PoCL
+kernels, blocked data). Channel-major, (1, 36·C, tiles, 1) and (1, 36·OC, tiles, 1), for the CPU engine on bfyx:
+the 36 products are then one 1×1 convolution with 36 groups (weights :func:`winograd_weights_grouped`), which its
+packed-panel GEMM runs like any convolution (OpenBLAS between numba kernels fought their threads: ResNet-50 2.5×
+slower).
 """
 
 from __future__ import annotations
@@ -57,6 +63,14 @@ def winograd_weights(w: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(u.reshape(ALPHA * ALPHA, w.shape[1], w.shape[0]), dtype=np.float32)
 
 
+def winograd_weights_grouped(w: np.ndarray) -> np.ndarray:
+    """U of 3×3 filters ``w`` (OC, C, 3, 3) as the weights of a grouped 1×1 convolution: (36·OC, C, 1, 1) float32,
+    group ξν holding U[ξν]ᵀ, so that the 36 products of the channel-major form are one convolution with 36 groups
+    (``M[ξν·OC + o, t] = Σ_c U[ξν][c, o] · V[ξν·C + c, t]``). Raises ValueError for another shape."""
+    u = winograd_weights(w)
+    return np.ascontiguousarray(u.transpose(0, 2, 1).reshape(ALPHA * ALPHA * w.shape[0], w.shape[1], 1, 1))
+
+
 def tiles(out_size: int) -> int:
     """Tiles along one axis for ``out_size`` output pixels (the last tile may stick out; its extra outputs are
     not written)."""
@@ -66,20 +80,23 @@ def tiles(out_size: int) -> int:
 @dataclass(frozen=True)
 class WinogradInputAttrs(OpAttrs):
     """The input transform: the (N, C, H, W) input, read from row ``-pad_y`` and column ``-pad_x`` (zeros outside),
-    cut into ``tiles_y`` × ``tiles_x`` overlapping 6×6 tiles per image (stride 4), each transformed (Bᵀ d B)."""
+    cut into ``tiles_y`` × ``tiles_x`` overlapping 6×6 tiles per image (stride 4), each transformed (Bᵀ d B).
+    ``channel_major``: the output is (1, 36·C, N·tiles, 1) instead of (36, N·tiles, C) (module docstring)."""
 
     pad_y: int = 0
     pad_x: int = 0
     tiles_y: int = 1
     tiles_x: int = 1
+    channel_major: bool = False
 
 
 @dataclass(frozen=True)
 class WinogradOutputAttrs(OpAttrs):
     """The output transform: M (36, N·tiles_y·tiles_x, OC) to the (N, OC, out_y, out_x) output (Aᵀ M A per tile,
-    plus the bias when there is one)."""
+    plus the bias when there is one). ``channel_major``: M is (1, 36·OC, N·tiles, 1) (module docstring)."""
 
     out_y: int = 1
     out_x: int = 1
     tiles_y: int = 1
     tiles_x: int = 1
+    channel_major: bool = False

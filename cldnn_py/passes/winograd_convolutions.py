@@ -23,6 +23,12 @@ no forced implementation, and when the kernel_selector has a
 non-reference kernel for each of the three new nodes (the transforms are CPU-tier kernels: GPU devices keep their
 convolution kernels). Gains on PoCL (2 Zen 4 cores): docs/performance.md.
 
+On the CPU engine (bfyx input and output, any channel counts): the channel-major form (``ops/winograd.py``), the
+36 products one 1×1 convolution with 36 groups whose weights (``winograd_weights_grouped``) get the packing reorder
+reorder_inputs gives every convolution (this pass runs after it), so the engine's packed-panel GEMM runs them;
+and only where the products outweigh the transforms (MIN_MACS_PER_VALUE_PLAIN). VGG-19 0.60×, ResNet-50 0.93-0.97×
+the direct kernels' time at batch 1.
+
 Fake-quantized (QDQ) layers, whose fused chain rounds the sum to the output's quantization step, are rewritten too
 (since 2026-11-26): Winograd's float rounding moves a sum across a half step a little more often than the direct
 sum (SqueezeNet QDQ: 99.85% of the logits on the step of onnxruntime's unoptimized run instead of 99.95%, every one
@@ -36,12 +42,12 @@ import dataclasses
 
 import numpy as np
 
-from ..kernel_params import best_fast_kernel, node_params
+from ..kernel_params import PACKED_WEIGHTS, best_fast_kernel, node_params
 from ..layout import DataType, Format
 from ..ops import ConvolutionAttrs
-from ..ops.winograd import TILE, tiles, winograd_weights
+from ..ops.winograd import ALPHA, TILE, tiles, winograd_weights, winograd_weights_grouped
 from ..pass_manager import BasePass
-from ..primitives import Data, Gemm, WinogradInput, WinogradOutput
+from ..primitives import Convolution, Data, Gemm, Reorder, WinogradInput, WinogradOutput
 from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode, remove_node, topological_order
 
@@ -52,7 +58,16 @@ MIN_PRODUCTS = 1024
 """... and when each of the 36 products has at least this many outputs (tiles × OC): DenseNet's 128 → 32 layers at
 14×14 (16 × 32) ran at 1.04× the direct kernel's time, its 28×28 ones (49 × 32) at 0.52×."""
 
+MIN_MACS_PER_VALUE_PLAIN = 32
+"""On the CPU engine (bfyx, channel-major, the products a grouped 1×1 convolution): at least this many product
+multiply-adds per transformed value, C·OC / (C + OC) (the transforms cost per value, the products per C·OC).
+Measured against the direct kernel (``convolution_cpu_packed``) in one process, 2-core Zen 4 VM, batch 1:
+64 → 64 at 56×56 (32) 0.77-0.93× its time, 96 → 96 at 28×28 (48) 0.93×, 128 → 128 at 28×28 (64) 0.66×,
+256 → 256 at 14×14 (128) 0.73×; 32 → 32 at 56×56 (16) 1.42×, and DenseNet-121's six 128 → 32 layers (25.6) made
+the network 1.04× slower. Networks: VGG-19 0.60×, ResNet-50 0.93-0.97×, GoogLeNet 0.97×."""
+
 BLOCKED = Format.b_fs_yx_fsv16
+PLAIN = Format.bfyx
 
 
 class WinogradConvolutions(BasePass):
@@ -83,8 +98,12 @@ def _weights(program: ProgramGraph, node: ProgramNode) -> np.ndarray | None:
             or a.block_diagonal != 1:
         return None
     x, out = node.dependencies[0].layout(), node.layout()
-    if x.rank != 4 or out.rank != 4 or x.format != BLOCKED or out.format != BLOCKED \
-            or x.dtype != DataType.f32 or out.dtype != DataType.f32 or x.shape[1] % 16 or out.shape[1] % 16:
+    if x.rank != 4 or out.rank != 4 or x.dtype != DataType.f32 or out.dtype != DataType.f32:
+        return None
+    if x.format == BLOCKED and out.format == BLOCKED:
+        if x.shape[1] % 16 or out.shape[1] % 16:
+            return None
+    elif not (program.engine.kind == "cpu" and x.format == PLAIN and out.format == PLAIN):
         return None
     w = node.dependencies[1]
     while w.kind == "reorder" and len(w.dependencies) == 1 and w.constant and not w.fused_ops:
@@ -93,6 +112,8 @@ def _weights(program: ProgramGraph, node: ProgramNode) -> np.ndarray | None:
         return None
     n_tiles = out.shape[0] * tiles(out.shape[2]) * tiles(out.shape[3])
     if n_tiles < MIN_TILES or n_tiles * out.shape[1] < MIN_PRODUCTS:
+        return None
+    if x.format == PLAIN and x.shape[1] * out.shape[1] < MIN_MACS_PER_VALUE_PLAIN * (x.shape[1] + out.shape[1]):
         return None
     return w.primitive.array
 
@@ -117,19 +138,30 @@ def _rewrite(program: ProgramGraph, node: ProgramNode, weights: np.ndarray) -> b
     ty, tx = tiles(oh), tiles(ow)
     assert ty * TILE >= oh and tx * TILE >= ow
     vid, uid, mid = (_fresh(program, f"{node.id}__winograd_{s}") for s in ("v", "u", "m"))
-    v = ProgramNode(WinogradInput(vid, x.id, pad_y=a.pad[0], pad_x=a.pad[1], tiles_y=ty, tiles_x=tx),
-                    dependencies=[x])
-    u = ProgramNode(Data(uid, winograd_weights(weights)), constant=True, optimized_out=True)
-    m = ProgramNode(Gemm(mid, (vid, uid)), dependencies=[v, u])
-    v.users, u.users = [m], [m]
+    cm = node.layout().format == PLAIN  # the CPU engine's channel-major form (ops/winograd.py)
+    v = ProgramNode(WinogradInput(vid, x.id, pad_y=a.pad[0], pad_x=a.pad[1], tiles_y=ty, tiles_x=tx,
+                                  channel_major=cm), dependencies=[x])
+    if cm:  # the 36 products as one 1×1 convolution with 36 groups, its weights packed as reorder_inputs would
+        u = ProgramNode(Data(uid, winograd_weights_grouped(weights)), constant=True, optimized_out=True)
+        pid = _fresh(program, f"{uid}__{PACKED_WEIGHTS.value}")
+        pk = ProgramNode(Reorder(pid, uid, format=PACKED_WEIGHTS), dependencies=[u], constant=True)
+        m = ProgramNode(Convolution(mid, vid, weights=pid, groups=ALPHA * ALPHA), dependencies=[v, pk])
+        u.users, pk.users = [pk], [m]
+        consts = [u, pk]
+    else:
+        u = ProgramNode(Data(uid, winograd_weights(weights)), constant=True, optimized_out=True)
+        m = ProgramNode(Gemm(mid, (vid, uid)), dependencies=[v, u])
+        u.users = [m]
+        consts = [u]
+    v.users = [m]
     y = ProgramNode(WinogradOutput(node.id, mid, bias=bias.id if bias else None, out_y=oh, out_x=ow, tiles_y=ty,
-                                   tiles_x=tx, format=BLOCKED),
+                                   tiles_x=tx, format=node.layout().format, channel_major=cm),
                     dependencies=[m] + ([bias] if bias else []) + extras, users=list(node.users),
                     fused_ops=[dataclasses.replace(op, dep_indices=[i - 1 for i in op.dep_indices])
                                for op in node.fused_ops],
                     is_output=node.is_output, forced_format=node.forced_format, forced_dtype=node.forced_dtype)
     m.users = [y]
-    for new in (v, u, m, y):
+    for new in (v, *consts, m, y):
         new.output_layout = new.primitive.calc_output_layout([d.layout() for d in new.dependencies])
     if any(best_fast_kernel(node_params(program, new)) is None for new in (v, m, y)):
         return False
@@ -144,7 +176,7 @@ def _rewrite(program: ProgramGraph, node: ProgramNode, weights: np.ndarray) -> b
     w.users = [u_ for u_ in w.users if u_ is not node]
     node.dependencies, node.users = [], []
     program.nodes[node.id] = y
-    for new in (v, u, m):
+    for new in (v, *consts, m):
         program.nodes[new.id] = new
     while not w.users and not w.is_output and w.id in program.nodes:
         up = w.dependencies[0] if w.dependencies else None

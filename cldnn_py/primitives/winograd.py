@@ -19,13 +19,21 @@ def _positive(prim: Primitive, names: tuple[str, ...], minimum: int) -> None:
             raise TopologyError(f"{prim.type_name} '{prim.id}': {name} must be an int >= {minimum}, got {v!r}")
 
 
+def _flag(prim: Primitive) -> None:
+    if not isinstance(prim.channel_major, bool):  # type: ignore[attr-defined]
+        raise TopologyError(f"{prim.type_name} '{prim.id}': channel_major must be a bool, got "
+                            f"{prim.channel_major!r}")  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True)
 class WinogradInput(Primitive, type_name="winograd_input", attrs=WinogradInputAttrs):
     """V[ξν, t, c] = (Bᵀ d B)[ξ, ν] for every 6×6 input tile d of channel c: tile t = (b·tiles_y + ty)·tiles_x + tx
     covers input rows 4·ty − pad_y ... +5 and columns 4·tx − pad_x ... +5 of image b (zeros outside the image).
 
     Input (N, C, H, W) f32, any format; output (36, N·tiles_y·tiles_x, C) f32 bfyx: the left operand of the batched
-    GEMM with the transformed filters (``ops.winograd.winograd_weights``). Raises TopologyError for a bad attribute,
+    GEMM with the transformed filters (``ops.winograd.winograd_weights``); with ``channel_major``
+    (1, 36·C, N·tiles_y·tiles_x, 1), V[ξν, t, c] at channel ξν·C + c, row t: the input of a 1×1 convolution with
+    36 groups (``ops.winograd.winograd_weights_grouped``). Raises TopologyError for a bad attribute,
     ShapeError for an input that is not rank 4, DTypeError for one that is not f32 (each naming the primitive)."""
 
     input: str = ""
@@ -33,6 +41,7 @@ class WinogradInput(Primitive, type_name="winograd_input", attrs=WinogradInputAt
     pad_x: int = 0
     tiles_y: int = 1
     tiles_x: int = 1
+    channel_major: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -40,6 +49,7 @@ class WinogradInput(Primitive, type_name="winograd_input", attrs=WinogradInputAt
             raise TopologyError(f"winograd_input '{self.id}': input must be a primitive id, got {self.input!r}")
         _positive(self, ("pad_y", "pad_x"), 0)
         _positive(self, ("tiles_y", "tiles_x"), 1)
+        _flag(self)
 
     def dependencies(self) -> list[str]:
         """[input]."""
@@ -54,7 +64,10 @@ class WinogradInput(Primitive, type_name="winograd_input", attrs=WinogradInputAt
             raise self.shape_error("input rank (N, C, H, W)", 4, f"{x.rank} (shape {x.shape})")
         if x.dtype != DataType.f32:
             raise DTypeError(f"winograd_input '{self.id}': input data type: expected f32, got {x.dtype.value}")
-        return Layout(DataType.f32, Format.bfyx, (ALPHA * ALPHA, x.shape[0] * self.tiles_y * self.tiles_x, x.shape[1]))
+        n_t = x.shape[0] * self.tiles_y * self.tiles_x
+        if self.channel_major:
+            return Layout(DataType.f32, Format.bfyx, (1, ALPHA * ALPHA * x.shape[1], n_t, 1))
+        return Layout(DataType.f32, Format.bfyx, (ALPHA * ALPHA, n_t, x.shape[1]))
 
 
 @dataclass(frozen=True)
@@ -62,12 +75,12 @@ class WinogradOutput(Primitive, type_name="winograd_output", attrs=WinogradOutpu
     """y[b, o, 4·ty + i, 4·tx + j] = (Aᵀ M[:, t, o] A)[i, j] + bias[o] for tile t = (b·tiles_y + ty)·tiles_x + tx;
     the outputs of the last tiles that lie past ``out_y`` × ``out_x`` are not written.
 
-    Inputs: M (36, N·tiles_y·tiles_x, OC) f32 (the batched GEMM's product) and an optional ``bias`` (OC values, any
-    shape). Output (N, OC, out_y, out_x) f32 in ``format`` (the OpenCL kernel writes b_fs_yx_fsv16; the CPU engine
-    any); fused activations and eltwise operands apply to it as to a convolution's. Raises TopologyError for a bad
-    attribute; ShapeError for an M that is not (36, N·tiles, OC) with N·tiles a multiple of tiles_y·tiles_x, for
-    tiles that do not cover the output, or a bias of another size; DTypeError for a non-f32 input (each naming the
-    primitive)."""
+    Inputs: M (36, N·tiles_y·tiles_x, OC) f32 (the batched GEMM's product; with ``channel_major`` (1, 36·OC,
+    N·tiles_y·tiles_x, 1), the grouped convolution's) and an optional ``bias`` (OC values, any shape). Output (N, OC,
+    out_y, out_x) f32 in ``format`` (the OpenCL kernel writes b_fs_yx_fsv16; the CPU engine any); fused activations and
+    eltwise operands apply to it as to a convolution's. Raises TopologyError for a bad attribute; ShapeError for an M
+    that is not (36, N·tiles, OC) with N·tiles a multiple of tiles_y·tiles_x, for tiles that do not cover the output, or
+    a bias of another size; DTypeError for a non-f32 input (each naming the primitive)."""
 
     input: str = ""
     bias: str | None = None
@@ -76,6 +89,7 @@ class WinogradOutput(Primitive, type_name="winograd_output", attrs=WinogradOutpu
     tiles_y: int = 1
     tiles_x: int = 1
     format: Format = Format.bfyx
+    channel_major: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -84,6 +98,7 @@ class WinogradOutput(Primitive, type_name="winograd_output", attrs=WinogradOutpu
         if not isinstance(self.format, Format):
             raise TopologyError(f"winograd_output '{self.id}': format must be a Format, got {self.format!r}")
         _positive(self, ("out_y", "out_x", "tiles_y", "tiles_x"), 1)
+        _flag(self)
 
     def dependencies(self) -> list[str]:
         """[input] + [bias] when given."""
@@ -98,14 +113,20 @@ class WinogradOutput(Primitive, type_name="winograd_output", attrs=WinogradOutpu
             raise self.shape_error("number of inputs", len(self.dependencies()), len(inputs))
         m = inputs[0]
         per_image = self.tiles_y * self.tiles_x
-        if m.rank != 3 or m.shape[0] != ALPHA * ALPHA or m.shape[1] % per_image:
-            raise self.shape_error("input shape", f"(36, N·{per_image}, OC)", m.shape)
+        if self.channel_major:  # (1, 36·OC, N·tiles, 1): the same checks on its (36, N·tiles, OC) reading
+            if m.rank != 4 or m.shape[0] != 1 or m.shape[3] != 1 or m.shape[1] % (ALPHA * ALPHA) \
+                    or m.shape[2] % per_image:
+                raise self.shape_error("input shape", f"(1, 36·OC, N·{per_image}, 1)", m.shape)
+            n_t, oc = m.shape[2], m.shape[1] // (ALPHA * ALPHA)
+        else:
+            if m.rank != 3 or m.shape[0] != ALPHA * ALPHA or m.shape[1] % per_image:
+                raise self.shape_error("input shape", f"(36, N·{per_image}, OC)", m.shape)
+            n_t, oc = m.shape[1], m.shape[2]
         if m.dtype != DataType.f32:
             raise DTypeError(f"winograd_output '{self.id}': input data type: expected f32, got {m.dtype.value}")
         if self.tiles_y * TILE < self.out_y or self.tiles_x * TILE < self.out_x:
             raise self.shape_error("tiles (4 pixels each) covering the output", f">= {self.out_y}x{self.out_x}",
                                    f"{self.tiles_y}x{self.tiles_x}")
-        if self.bias and inputs[1].count() != m.shape[2]:
-            raise self.shape_error(f"bias '{self.bias}' size", m.shape[2], f"{inputs[1].count()} "
-                                                                            f"(shape {inputs[1].shape})")
-        return Layout(DataType.f32, self.format, (m.shape[1] // per_image, m.shape[2], self.out_y, self.out_x))
+        if self.bias and inputs[1].count() != oc:
+            raise self.shape_error(f"bias '{self.bias}' size", oc, f"{inputs[1].count()} (shape {inputs[1].shape})")
+        return Layout(DataType.f32, self.format, (n_t // per_image, oc, self.out_y, self.out_x))

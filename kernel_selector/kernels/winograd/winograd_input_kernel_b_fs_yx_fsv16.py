@@ -14,12 +14,13 @@ from ...selector import register
 
 def winograd_input_reason(params: Params) -> str | None:
     """Why ``params`` is no input transform the kernels take, or None: input (N, C, H, W) f32, output (36,
-    N·tiles_y·tiles_x, C) f32 bfyx unpadded."""
+    N·tiles_y·tiles_x, C) (``channel_major``: (1, 36·C, N·tiles_y·tiles_x, 1)) f32 bfyx unpadded."""
     a = params.attrs_as(WinogradInputAttrs)
     x, out = params.inputs[0], params.output
     if x.rank != 4 or x.dtype != DataType.f32:
         return f"input must be rank-4 f32, got {x.dtype.value} {x.shape}"
-    want = (ALPHA * ALPHA, x.shape[0] * a.tiles_y * a.tiles_x, x.shape[1])
+    n_t = x.shape[0] * a.tiles_y * a.tiles_x
+    want = (1, ALPHA * ALPHA * x.shape[1], n_t, 1) if a.channel_major else (ALPHA * ALPHA, n_t, x.shape[1])
     if out.shape != want or out.format != Format.bfyx or not out.padding.is_zero or out.dtype != DataType.f32:
         return f"output must be f32 bfyx {want} unpadded, got {out.dtype.value} {out.format.value} {out.shape}"
     return None
@@ -47,6 +48,8 @@ class WinogradInputKernelBFsYxFsv16(KernelBase):
     def validate(self, params: Params) -> str | None:
         """Input b_fs_yx_fsv16 without feature padding, C % 16 == 0; shapes as :func:`winograd_input_reason`."""
         x = params.inputs[0]
+        if params.attrs_as(WinogradInputAttrs).channel_major:
+            return "channel_major is the CPU engine's layout (winograd_input_cpu_planes)"
         if x.format != Format.b_fs_yx_fsv16 or x.padding.lower[1] or x.padding.upper[1]:
             return f"input must be b_fs_yx_fsv16 without feature padding, got {x.format.value}"
         if x.rank == 4 and x.shape[1] % 16:

@@ -18,7 +18,7 @@ from .winograd_output_kernel_b_fs_yx_fsv16 import winograd_output_reason
 class WinogradInputKernelCpuRef(CpuRefKernel):
     """V = Bᵀ d B of every 6×6 tile (semantics in :class:`cldnn_py.primitives.winograd.WinogradInput`): the input
     (N, C, H, W), any format, zero-padded to cover every tile, its tiles gathered with strides, transformed by two
-    einsums; output (36, N·tiles, C)."""
+    einsums; output (36, N·tiles, C), or (1, 36·C, N·tiles, 1) with ``channel_major``."""
 
     name = "winograd_input_cpu_ref"
     primitive = "winograd_input"
@@ -40,8 +40,10 @@ class WinogradInputKernelCpuRef(CpuRefKernel):
         s = pad.strides
         d = np.lib.stride_tricks.as_strided(pad, (n, c, a.tiles_y, a.tiles_x, ALPHA, ALPHA),
                                             (s[0], s[1], s[2] * TILE, s[3] * TILE, s[2], s[3]))
-        v = np.einsum("ik,nctukl,jl->ijntuc", BT, d, BT)
-        return v.reshape(ALPHA * ALPHA, n * a.tiles_y * a.tiles_x, c)
+        v = np.einsum("ik,nctukl,jl->ijntuc", BT, d, BT).reshape(ALPHA * ALPHA, n * a.tiles_y * a.tiles_x, c)
+        if a.channel_major:  # (1, 36·C, N·tiles, 1)
+            return v.transpose(0, 2, 1).reshape(1, ALPHA * ALPHA * c, v.shape[1], 1)
+        return v
 
 
 @register
@@ -61,6 +63,8 @@ class WinogradOutputKernelCpuRef(CpuRefKernel):
         """The (N, OC, out_y, out_x) output."""
         a = params.attrs_as(WinogradOutputAttrs)
         m = inputs[0].astype(np.float64)
+        if a.channel_major:  # (1, 36·OC, N·tiles, 1) back to (36, N·tiles, OC)
+            m = m.reshape(ALPHA * ALPHA, m.shape[1] // (ALPHA * ALPHA), m.shape[2]).transpose(0, 2, 1)
         oc = m.shape[2]
         n = m.shape[1] // (a.tiles_y * a.tiles_x)
         m = m.reshape(ALPHA, ALPHA, n, a.tiles_y, a.tiles_x, oc)

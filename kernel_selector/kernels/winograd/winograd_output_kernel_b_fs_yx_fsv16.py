@@ -14,13 +14,15 @@ from ...selector import register
 
 
 def winograd_output_reason(params: Params) -> str | None:
-    """Why ``params`` is no output transform the kernels take, or None: input (36, N·tiles_y·tiles_x, OC) f32 bfyx
-    unpadded, bias (when given) OC contiguous values, output (N, OC, out_y, out_x) f32."""
+    """Why ``params`` is no output transform the kernels take, or None: input (36, N·tiles_y·tiles_x, OC)
+    (``channel_major``: (1, 36·OC, N·tiles_y·tiles_x, 1)) f32 bfyx unpadded, bias (when given) OC contiguous
+    values, output (N, OC, out_y, out_x) f32."""
     a = params.attrs_as(WinogradOutputAttrs)
     m, out = params.inputs[0], params.output
     if out.rank != 4 or out.dtype != DataType.f32:
         return f"output must be rank-4 f32, got {out.dtype.value} {out.shape}"
-    want = (ALPHA * ALPHA, out.shape[0] * a.tiles_y * a.tiles_x, out.shape[1])
+    n_t = out.shape[0] * a.tiles_y * a.tiles_x
+    want = (1, ALPHA * ALPHA * out.shape[1], n_t, 1) if a.channel_major else (ALPHA * ALPHA, n_t, out.shape[1])
     if m.shape != want or m.format != Format.bfyx or not m.padding.is_zero or m.dtype != DataType.f32:
         return f"input must be f32 bfyx {want} unpadded, got {m.dtype.value} {m.format.value} {m.shape}"
     if out.shape[2:] != (a.out_y, a.out_x):
@@ -58,6 +60,8 @@ class WinogradOutputKernelBFsYxFsv16(KernelBase):
         """Output b_fs_yx_fsv16 without feature padding, OC % 16 == 0; shapes as :func:`winograd_output_reason`;
         fused ops FUSED_OPS8 expresses."""
         out = params.output
+        if params.attrs_as(WinogradOutputAttrs).channel_major:
+            return "channel_major is the CPU engine's layout (winograd_output_cpu_planes)"
         if out.format != Format.b_fs_yx_fsv16 or out.padding.lower[1] or out.padding.upper[1]:
             return f"output must be b_fs_yx_fsv16 without feature padding, got {out.format.value}"
         if out.rank == 4 and out.shape[1] % 16:

@@ -1,0 +1,243 @@
+"""winograd_input_cpu_planes, winograd_output_cpu_planes: the CPU engine's Winograd F(4×4, 3×3) transforms
+(Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks", CVPR 2016) on plain bfyx data, in numba, in
+the channel-major form (``cldnn_py/ops/winograd.py``): V (1, 36·C, tiles, 1) and M (1, 36·OC, tiles, 1), so the
+36 products are one 1×1 convolution with 36 groups, run by the engine's packed-panel GEMM
+(``convolution_cpu_packed``) between the two transforms.
+
+The PoCL kernels of the same primitives work on b_fs_yx_fsv16, where a pixel's 16 channels are one vector; the
+CPU engine keeps bfyx, whose vectors run along a row, and both transforms go plane by plane (a parallel task per
+image and channel):
+
+- input: per tile row, the 6 input rows (zero outside the image) are combined along y first, Bᵀ applied to whole
+  rows (one loop along x, vectorized), then along x per tile (6 columns 4 apart); each of the 36 values of a tile
+  goes to its row of V, in order of the tiles.
+- output: per tile row, the 36 rows of M are read along the tiles, Aᵀ applied along y then x, plus the bias; each
+  of the 4 output rows is stored and the fused chain applied on it
+  (:func:`~kernel_selector.common.cpu_epilogue.chain_span`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numba
+import numpy as np
+from numba import prange
+
+from cldnn_py.layout import DataType, Format
+from cldnn_py.ops.winograd import ALPHA, WinogradInputAttrs, WinogradOutputAttrs
+
+from ...common.cpu_epilogue import EMPTY, NJIT, chain_arrays, chain_span, fused_reason, operand_index
+from ...common.cpu_launch import Launcher, viewer
+from ...common.cpu_layout import row_map
+from ...cpu_kernel_base import CPU, CpuKernelBase
+from ...kernel_base import FORCE_PRIORITY_3
+from ...params import Params, SupportedKey
+from ...selector import register
+from .winograd_input_kernel_b_fs_yx_fsv16 import winograd_input_reason
+from .winograd_output_kernel_b_fs_yx_fsv16 import winograd_output_reason
+
+F32 = frozenset({DataType.f32})
+BFYX = frozenset({Format.bfyx})
+
+
+@numba.njit(parallel=True, **NJIT)
+def transform_input(x: np.ndarray, mi: np.ndarray, v: np.ndarray, n_img: int, c_n: int, h: int, w: int, py: int,
+                    px: int, ty_n: int, tx_n: int) -> None:  # pragma: no cover - numba
+    """V (1, 36·c_n, n_img·ty_n·tx_n, 1) flat (channel ξν·c_n + c, row t), from the (n_img, c_n, h, w) input ``x``
+    whose element (b, c, y, x) is at mi[0] + b·mi[1] + c·mi[2] + y·mi[3] + x·mi[4]; tile (ty, tx) reads rows
+    4·ty − py ... +5 and columns 4·tx − px ... +5. One task per (image, channel) plane: per tile row, Bᵀ along y
+    on whole bordered rows (vector loops along x), then B along x tile by tile, each of V's rows written in order
+    of t."""
+    wp = tx_n * 4 + 2
+    n_t = n_img * ty_n * tx_n
+    lo = max(0, px)
+    hi = min(wp, w + px)
+    for plane in prange(n_img * c_n):
+        b = plane // c_n
+        c = plane % c_n
+        d = np.zeros((6, wp), np.float32)
+        r = np.empty((6, wp), np.float32)
+        base = mi[0] + b * mi[1] + c * mi[2] - px * mi[4]
+        for ty in range(ty_n):
+            for k in range(6):  # the tile row's 6 input rows, zero outside the image
+                iy = ty * 4 + k - py
+                row = d[k]
+                if iy < 0 or iy >= h:
+                    for q in range(wp):
+                        row[q] = 0.0
+                    continue
+                src = base + iy * mi[3]
+                for q in range(lo, hi):
+                    row[q] = x[src + q * mi[4]]
+            d0, d1, d2, d3, d4, d5 = d[0], d[1], d[2], d[3], d[4], d[5]
+            r0, r1, r2, r3, r4, r5 = r[0], r[1], r[2], r[3], r[4], r[5]
+            for q in range(wp):  # Bᵀ along y, whole rows at once
+                a0, a1, a2, a3, a4, a5 = d0[q], d1[q], d2[q], d3[q], d4[q], d5[q]
+                r0[q] = 4.0 * a0 - 5.0 * a2 + a4
+                r1[q] = -4.0 * a1 - 4.0 * a2 + a3 + a4
+                r2[q] = 4.0 * a1 - 4.0 * a2 - a3 + a4
+                r3[q] = -2.0 * a1 - a2 + 2.0 * a3 + a4
+                r4[q] = 2.0 * a1 - a2 - 2.0 * a3 + a4
+                r5[q] = 4.0 * a1 - 5.0 * a3 + a5
+            t0 = (b * ty_n + ty) * tx_n
+            for i in range(6):  # B along x, tile by tile
+                ri = r[i]
+                o = ((6 * i) * c_n + c) * n_t + t0
+                st = c_n * n_t  # between V's rows ξν and ξν + 1
+                for tx in range(tx_n):
+                    q = tx * 4
+                    a0, a1, a2, a3, a4, a5 = ri[q], ri[q + 1], ri[q + 2], ri[q + 3], ri[q + 4], ri[q + 5]
+                    v[o + tx] = 4.0 * a0 - 5.0 * a2 + a4
+                    v[o + st + tx] = -4.0 * a1 - 4.0 * a2 + a3 + a4
+                    v[o + 2 * st + tx] = 4.0 * a1 - 4.0 * a2 - a3 + a4
+                    v[o + 3 * st + tx] = -2.0 * a1 - a2 + 2.0 * a3 + a4
+                    v[o + 4 * st + tx] = 2.0 * a1 - a2 - 2.0 * a3 + a4
+                    v[o + 5 * st + tx] = 4.0 * a1 - 5.0 * a3 + a5
+
+
+@numba.njit(parallel=True, **NJIT)
+def transform_output(m: np.ndarray, out: np.ndarray, mo: np.ndarray, bias: np.ndarray, n_img: int, oc_n: int,
+                     oh: int, ow: int, ty_n: int, tx_n: int, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray,
+                     res: np.ndarray, mr: np.ndarray, has_res: bool) -> None:  # pragma: no cover - numba
+    """The (n_img, oc_n, oh, ow) output, element (b, o, y, x) at mo[0] + b·mo[1] + o·mo[2] + y·mo[3] + x·mo[4],
+    from M (1, 36·oc_n, n_img·ty_n·tx_n, 1) flat (channel ξν·oc_n + o, row t): Aᵀ M A per tile plus ``bias``
+    (oc_n values), then the fused chain row by row. One task per (image, output channel) plane."""
+    n_t = n_img * ty_n * tx_n
+    st = 6 * oc_n * n_t  # between M's rows ξ (positions 6ξ + ν)
+    for plane in prange(n_img * oc_n):
+        b = plane // oc_n
+        o = plane % oc_n
+        s = np.empty((4, 6 * tx_n), np.float32)
+        y = np.empty(4 * tx_n, np.float32)
+        bo = bias[o]
+        for ty in range(ty_n):
+            t0 = (b * ty_n + ty) * tx_n
+            for j in range(6):  # Aᵀ along y: column j of every tile of the row
+                p = (j * oc_n + o) * n_t + t0
+                for tx in range(tx_n):
+                    a0, a1, a2 = m[p + tx], m[p + st + tx], m[p + 2 * st + tx]
+                    a3, a4, a5 = m[p + 3 * st + tx], m[p + 4 * st + tx], m[p + 5 * st + tx]
+                    q = tx * 6 + j
+                    s[0, q] = a0 + a1 + a2 + a3 + a4
+                    s[1, q] = a1 - a2 + 2.0 * a3 - 2.0 * a4
+                    s[2, q] = a1 + a2 + 4.0 * a3 + 4.0 * a4
+                    s[3, q] = a1 - a2 + 8.0 * a3 - 8.0 * a4 + a5
+            for i in range(4):  # A along x, plus the bias; the row stored, then its chain
+                oy = ty * 4 + i
+                if oy >= oh:
+                    break
+                si = s[i]
+                for tx in range(tx_n):
+                    q = tx * 6
+                    a0, a1, a2, a3, a4, a5 = si[q], si[q + 1], si[q + 2], si[q + 3], si[q + 4], si[q + 5]
+                    y[4 * tx] = a0 + a1 + a2 + a3 + a4 + bo
+                    y[4 * tx + 1] = a1 - a2 + 2.0 * a3 - 2.0 * a4 + bo
+                    y[4 * tx + 2] = a1 + a2 + 4.0 * a3 + 4.0 * a4 + bo
+                    y[4 * tx + 3] = a1 - a2 + 8.0 * a3 - 8.0 * a4 + a5 + bo
+                ob = mo[0] + b * mo[1] + o * mo[2] + oy * mo[3]
+                for ox in range(ow):
+                    out[ob + ox * mo[4]] = y[ox]
+                if codes.shape[0] > 0:
+                    chain_span(out, ob, ow, codes, fa, fb, res, operand_index(mr, b, o, oy, 0) if has_res else 0,
+                               mr[4] if has_res else 0)
+
+
+@register
+class WinogradInputKernelCpuPlanes(CpuKernelBase):
+    """V = Bᵀ d B for every 6×6 tile d (semantics in :class:`cldnn_py.primitives.winograd.WinogradInput`) on the
+    CPU engine: input (N, C, H, W) f32 bfyx, padded as it likes (the padding is never read: outside the image
+    counts as zeros); output channel-major (1, 36·C, N·tiles_y·tiles_x, 1) f32 bfyx unpadded. Threads: one task
+    per image and channel (module docstring)."""
+
+    name = "winograd_input_cpu_planes"
+    primitive = "winograd_input"
+    supports_fused_ops = False
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32, bfyx in and out."""
+        return SupportedKey(engines=CPU, input_dtypes=F32, output_dtypes=F32, input_formats=BFYX,
+                            output_formats=BFYX)
+
+    def validate(self, params: Params) -> str | None:
+        """``channel_major``, then :func:`winograd_input_reason`."""
+        if not params.attrs_as(WinogradInputAttrs).channel_major:
+            return "only the channel-major form (the tile-major one is the PoCL kernels')"
+        return winograd_input_reason(params)
+
+    def priority(self, params: Params) -> int:
+        """Ahead of the reference whenever it validates."""
+        return FORCE_PRIORITY_3
+
+    def make_fn(self, params: Params) -> Callable[..., None]:
+        """fn(input, V) on raw buffers."""
+        a = params.attrs_as(WinogradInputAttrs)
+        x, out = params.inputs[0], params.output
+        n, c, h, w = x.shape
+        mi = row_map(x)
+        view_in, view_out = viewer(x), viewer(out)
+        launch = Launcher(out.count())
+
+        def fn(*bufs: Any) -> None:
+            launch(transform_input, view_in(bufs[0]), mi, view_out(bufs[1]), n, c, h, w, a.pad_y, a.pad_x,
+                   a.tiles_y, a.tiles_x)
+
+        return fn
+
+
+@register
+class WinogradOutputKernelCpuPlanes(CpuKernelBase):
+    """y = Aᵀ M A per 4×4 tile, plus the bias, then the fused ops (semantics in
+    :class:`cldnn_py.primitives.winograd.WinogradOutput`) on the CPU engine: M channel-major (1, 36·OC,
+    N·tiles_y·tiles_x, 1) f32 bfyx unpadded, the optional bias OC contiguous f32 values; output (N, OC, out_y,
+    out_x) f32 bfyx, padded as it likes. Fused ops: activations and one eltwise with an operand the epilogue
+    addresses (a residual). Threads: one task per image and output channel (module docstring)."""
+
+    name = "winograd_output_cpu_planes"
+    primitive = "winograd_output"
+    supports_fused_ops = True
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32, bfyx in and out."""
+        return SupportedKey(engines=CPU, input_dtypes=F32, output_dtypes=F32, input_formats=BFYX,
+                            output_formats=BFYX)
+
+    def validate(self, params: Params) -> str | None:
+        """``channel_major``, :func:`winograd_output_reason`, then a fused chain the epilogue takes."""
+        if not params.attrs_as(WinogradOutputAttrs).channel_major:
+            return "only the channel-major form (the tile-major one is the PoCL kernels')"
+        return winograd_output_reason(params) or fused_reason(params)
+
+    def priority(self, params: Params) -> int:
+        """Ahead of the reference whenever it validates."""
+        return FORCE_PRIORITY_3
+
+    def make_fn(self, params: Params) -> Callable[..., None]:
+        """fn(M, [bias], output, [chain operand]) on raw buffers."""
+        a = params.attrs_as(WinogradOutputAttrs)
+        m, out = params.inputs[0], params.output
+        n, oc, oh, ow = out.shape
+        has_bias = len(params.inputs) > 1
+        mo = row_map(out)
+        codes, fa, fb, mr = chain_arrays(list(params.fused_ops), out)
+        res_lay = next((lay for op in params.fused_ops for lay in op.extra_inputs), None)
+        view_m, view_out = viewer(m), viewer(out)
+        view_b = viewer(params.inputs[1]) if has_bias else None
+        view_res = viewer(res_lay) if res_lay is not None else None
+        n_own = len(params.inputs)
+        launch = Launcher(m.count())
+
+        zeros = np.zeros(oc, np.float32)
+
+        def fn(*bufs: Any) -> None:
+            bias = view_b(bufs[1])[:oc] if view_b is not None else zeros
+            res = view_res(bufs[n_own + 1]) if view_res is not None else EMPTY
+            launch(transform_output, view_m(bufs[0]), view_out(bufs[n_own]), mo, bias, n, oc, oh, ow, a.tiles_y,
+                   a.tiles_x, codes, fa, fb, res, mr, res_lay is not None)
+
+        return fn
+
+
+__all__ = ["WinogradInputKernelCpuPlanes", "WinogradOutputKernelCpuPlanes", "transform_input", "transform_output",
+           "ALPHA"]
