@@ -63,9 +63,11 @@ def test_input_transform(cpu_engine, rng, n, c, h, w, pad, in_pad):
 
 
 @pytest.mark.parametrize("n,oc,oh,ow,bias,out_pad,fused", [
-    (1, 16, 8, 8, True, Padding(), False),
-    (2, 20, 7, 9, True, Padding((0, 0, 1, 1), (0, 0, 2, 1)), True),   # padded output, residual + clamp
-    (1, 3, 6, 5, False, Padding(), True),
+    (1, 16, 8, 8, True, Padding(), ""),
+    (2, 20, 7, 9, True, Padding((0, 0, 1, 1), (0, 0, 2, 1)), "residual"),   # padded output, residual + clamp
+    (1, 3, 6, 5, False, Padding(), "residual"),
+    (2, 6, 7, 6, True, Padding(), "clamp"),  # no operand, contiguous planes: the chain once per plane
+    (1, 5, 9, 6, True, Padding((0, 0, 0, 1), (0, 0, 0, 1)), "clamp"),  # padded rows: the chain per row
 ])
 def test_output_transform(cpu_engine, rng, n, oc, oh, ow, bias, out_pad, fused):
     ty, tx = tiles(oh), tiles(ow)
@@ -76,17 +78,17 @@ def test_output_transform(cpu_engine, rng, n, oc, oh, ow, bias, out_pad, fused):
     inputs = [Layout(DataType.f32, Format.bfyx, mc.shape)] + ([Layout(DataType.f32, Format.bfyx, (oc,))] if bias
                                                             else [])
     lout = Layout(DataType.f32, Format.bfyx, (n, oc, oh, ow), out_pad)
-    ops = [FusedOp("eltwise", FusedEltwiseAttrs("sum")),
-           FusedOp("activation", FusedActivationAttrs("clamp", a=-0.5, b=1.5))] if fused else None
+    clamp = FusedOp("activation", FusedActivationAttrs("clamp", a=-0.5, b=1.5))
+    ops = {"": None, "clamp": [clamp], "residual": [FusedOp("eltwise", FusedEltwiseAttrs("sum")), clamp]}[fused]
     rlay = Layout(DataType.f32, Format.bfyx, r.shape, Padding((0, 0, 0, 1), (0, 0, 1, 0)))
     got, chosen = run_kernel(cpu_engine, "winograd_output", inputs, lout,
                              dict(out_y=oh, out_x=ow, tiles_y=ty, tiles_x=tx, channel_major=True),
                              [mc] + ([b] if bias else []), OUT,
-                             ops, [(rlay, r)] if fused else None)
+                             ops, [(rlay, r)] if fused == "residual" else None)
     assert chosen == OUT
     ref = y64(m, n, oh, ow, ty, tx, b if bias else None)
     if fused:
-        ref = np.clip(ref + r, -0.5, 1.5)
+        ref = np.clip(ref + (r if fused == "residual" else 0), -0.5, 1.5)
     assert_close(got, ref, rtol=1e-5, atol=1e-5 * float(np.abs(ref).max()))
 
 
