@@ -26,7 +26,7 @@ import numpy as np
 from numba import prange
 
 from cldnn_py.layout import DataType, Format
-from cldnn_py.ops.winograd import ALPHA, WinogradInputAttrs, WinogradOutputAttrs
+from cldnn_py.ops.winograd import WinogradInputAttrs, WinogradOutputAttrs
 
 from ...common.cpu_epilogue import EMPTY, NJIT, chain_arrays, chain_span, fused_reason, operand_index
 from ...common.cpu_launch import Launcher, viewer
@@ -242,5 +242,4 @@ class WinogradOutputKernelCpuPlanes(CpuKernelBase):
         return fn
 
 
-__all__ = ["WinogradInputKernelCpuPlanes", "WinogradOutputKernelCpuPlanes", "transform_input", "transform_output",
-           "ALPHA"]
+__all__ = ["WinogradInputKernelCpuPlanes", "WinogradOutputKernelCpuPlanes", "transform_input", "transform_output"]
