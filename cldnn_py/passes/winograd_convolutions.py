@@ -26,8 +26,8 @@ convolution kernels). Gains on PoCL (2 Zen 4 cores): docs/performance.md.
 On the CPU engine (bfyx input and output, any channel counts): the channel-major form (``ops/winograd.py``), the
 36 products one 1×1 convolution with 36 groups whose weights (``winograd_weights_grouped``) get the packing reorder
 reorder_inputs gives every convolution (this pass runs after it), so the engine's packed-panel GEMM runs them;
-and only where the products outweigh the transforms (MIN_MACS_PER_VALUE_PLAIN). VGG-19 0.60×, ResNet-50 0.93-0.97×
-the direct kernels' time at batch 1.
+and only where the products outweigh the transforms (MIN_MACS_PER_VALUE_PLAIN). VGG-19 0.60-0.66×, ResNet-50
+0.91-0.97× the direct kernels' time at batch 1 (``benchmarks/winograd_ab.py``).
 
 Fake-quantized (QDQ) layers, whose fused chain rounds the sum to the output's quantization step, are rewritten too
 (since 2026-11-26): Winograd's float rounding moves a sum across a half step a little more often than the direct

@@ -13,7 +13,8 @@ image and channel):
   goes to its row of V, in order of the tiles.
 - output: per tile row, the 36 rows of M are read along the tiles, Aᵀ applied along y then x, plus the bias; each
   of the 4 output rows is stored and the fused chain applied on it
-  (:func:`~kernel_selector.common.cpu_epilogue.chain_span`).
+  (:func:`~kernel_selector.common.cpu_epilogue.chain_span`), or on the whole plane at once when it is contiguous
+  and the chain reads no operand.
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ def transform_output(m: np.ndarray, out: np.ndarray, mo: np.ndarray, bias: np.nd
                      res: np.ndarray, mr: np.ndarray, has_res: bool) -> None:  # pragma: no cover - numba
     """The (n_img, oc_n, oh, ow) output, element (b, o, y, x) at mo[0] + b·mo[1] + o·mo[2] + y·mo[3] + x·mo[4],
     from M (1, 36·oc_n, n_img·ty_n·tx_n, 1) flat (channel ξν·oc_n + o, row t): Aᵀ M A per tile plus ``bias``
-    (oc_n values), then the fused chain row by row. One task per (image, output channel) plane."""
+    (oc_n values), then the fused chain row by row (once per plane when the plane is contiguous and there is no
+    operand). One task per (image, output channel) plane."""
     n_t = n_img * ty_n * tx_n
     st = 6 * oc_n * n_t  # between M's rows ξ (positions 6ξ + ν)
     whole = not has_res and mo[4] == 1 and mo[3] == ow  # ~100 ns a chain_span call: 27,648 rows of a 27×27 layer
