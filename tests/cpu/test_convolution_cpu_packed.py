@@ -280,3 +280,44 @@ def test_packed_fake_quantization_in_registers(rng, name):
         assert res_at == 4 and flags & 16 and flags & 2 and not rest
     if "tanh" in chain:
         assert [op.act().func for op in rest] == ["tanh"]
+
+
+@pytest.mark.parametrize("extra", [0.0, 1e9], ids=["grid-copied-out", "row-panels"])
+@pytest.mark.parametrize("shape,oc,k,stride,dil,pad,groups", [
+    ((2, 3, 23, 37), 20, (3, 3), (2, 2), (1, 1), (0, 0), 1),  # a first layer: stride phases, rows of 18 = 16 + 2
+    ((1, 16, 9, 33), 24, (3, 3), (1, 1), (1, 1), (1, 1), 1),  # rows of 33: three panels, the last of 1 column
+    ((1, 3, 20, 21), 16, (7, 7), (2, 2), (1, 1), (3, 3), 1),
+    ((1, 12, 11, 17), 20, (3, 5), (1, 1), (2, 1), (2, 2), 2),  # dilation, 2 groups sharing a weight panel
+    ((1, 8, 6, 7), 16, (3, 3), (1, 1), (1, 1), (1, 1), 1),  # rows narrower than a panel
+], ids=["phases", "rows-33", "7x7s2", "dilated-groups", "narrow"])
+@pytest.mark.parametrize("chain", ["relu", "hard_swish"], ids=["register-epilogue", "chain-pass"])
+def test_packed_grid_rows_in_place_or_copied(rng, monkeypatch, extra, shape, oc, k, stride, dil, pad, groups,
+                                             chain):
+    """The padded grid's two ways out (ROW_PANELS_EXTRA): the GEMM writing the output rows itself (row panels,
+    no panel spans two rows; the rest of the chain in :func:`output_chain`) or the grid scratch copied out. Both
+    equal the reference on a padded output (the harness checks its padding stays NaN) and on a plain one, with
+    relu in registers or hard_swish after them."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+
+    monkeypatch.setattr(mod, "ROW_PANELS_EXTRA", extra)
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((oc, shape[1] // groups) + k))
+    b = f32(rng.standard_normal(oc))
+    ref = conv_ref(x, w, b, stride, dil, pad, pad, groups)
+    want = np.maximum(ref, 0) if chain == "relu" else ref * np.clip(ref + 3, 0, 6) / 6
+    for opad in (Padding(), Padding((0, 2, 1, 3), (0, 1, 2, 1))):
+        got, _ = run_direct(KERNEL, x, w, b, stride, dil, pad, pad, groups, xfmt=Format.bfyx, wfmt=OSV16,
+                            ofmt=Format.bfyx, opad=opad, fused=[("activation", {"func": chain})])
+        assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_packed_grid_row_panels_chosen_by_width():
+    """Row panels where they cost at most ROW_PANELS_EXTRA times the grid's panels: wide rows yes, 7-wide no."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+    from kernel_selector.kernels.convolution.cpu_conv_grid import grid_geometry
+
+    def rows(oh, ow, k):
+        return mod.row_panels(oh, ow, grid_geometry(oh, ow, k, k, 1, 1, 1)[2]) > 0
+
+    assert rows(112, 112, 3) and rows(56, 56, 3) and rows(28, 28, 3)
+    assert not rows(7, 7, 3)

@@ -56,11 +56,15 @@ from .cpu_conv_common import (
     validate_common,
 )
 from .cpu_conv_gemv import gemv_panels
-from .cpu_conv_grid import grid_geometry, grid_to_output, pad_planes
+from .cpu_conv_grid import grid_geometry, grid_to_output, output_chain, pad_planes
 from .cpu_im2col import im2col
 
 SCRATCH_BYTES = 48 << 20  # the im2col / grid / output scratch of the images that share one GEMM region
 NOPACK_TILES = 4  # a task with this many row tiles or fewer reads B in place instead of packing it
+ROW_PANELS_EXTRA = 1.25
+"""The padded grid's GEMM writes straight into the output rows (panels that never span two rows) when that takes at
+most this many times the grid's column panels: the copy out of the grid cost 15-35% of such a layer (3 → 64, 3×3
+stride 2 at 224²: 0.6 of 1.74 ms), a 56-wide row needs 4 panels of 16 for the grid's 3.6, a 7-wide one 1 for 0.6."""
 KC = 256  # K block: a packed B block of KC x NR floats (32 KB for NR = 32) stays in L1 (BLIS's kc)
 
 @numba.njit(parallel=True, **NJIT)
@@ -69,7 +73,7 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                 bias: np.ndarray, has_bias: int, res: np.ndarray, r_off: int, r_f: int, clamp: np.ndarray,
                 flags: int, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, rest: np.ndarray, q_off: int,
                 q_f: int, q_p: int, n_img: int, b_img: int, c_img: int, r_img: int, q_img: int,
-                nopack_tiles: int) -> None:  # pragma: no cover - numba
+                nopack_tiles: int, rp: int, rows: int, gw: int, cw: int) -> None:  # pragma: no cover - numba
     """``n_img`` images in one parallel region (image i's B, C, residual and chain operand start ``b_img``,
     ``c_img``, ``r_img``, ``q_img`` further than image 0's: one region for a batch instead of one per image, and
     more panels to share among the threads on 7×7 layers). Per image: for every column panel (NR pixels) and
@@ -87,15 +91,27 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
     output channel o's row starts at ``c_off + o * ldc``. Register epilogue (cpu_microkernel): bias when
     ``has_bias``, the residual of channel o at ``res[r_off + o * r_f + p]`` when ``r_off >= 0``, the clamps of
     ``clamp`` selected by ``flags``. The chain's eltwise operand of (o, pixel p) is
-    ``rest[q_off + o * q_f + p * q_p]``."""
+    ``rest[q_off + o * q_f + p * q_p]``.
+
+    Row panels (``rp`` > 0, the padded grid of :mod:`.cpu_conv_grid` written straight into the output): the
+    output has ``rows`` rows of ``npix`` columns, each split into ``rp`` panels of at most NR columns (none spans two
+    rows); column x of row y reads B at grid pixel ``y * gw + x`` and writes C (and reads the residual and the chain
+    operand) at pixel ``y * cw + x``. With ``rp`` = 0 pixel p is p in both."""
     nt = rtab.shape[0]
-    nb = (npix + NR - 1) // NR
+    nb = rows * rp if rp > 0 else (npix + NR - 1) // NR
     for task in prange(n_img * nb * splits):
         part = task % splits
         jb = (task // splits) % nb
         im = task // (splits * nb)
-        p0 = jb * NR
-        cnt = min(NR, npix - p0)
+        if rp > 0:
+            x0 = (jb % rp) * NR
+            cnt = min(NR, npix - x0)
+            p0 = (jb // rp) * gw + x0  # B's grid pixel
+            pc = (jb // rp) * cw + x0  # C's pixel
+        else:
+            p0 = jb * NR
+            cnt = min(NR, npix - p0)
+            pc = p0
         t_lo, t_hi = nt * part // splits, nt * (part + 1) // splits
         # few row tiles share the panel: read B where it lies (packing it would cost more than the FMAs it feeds)
         nopack = t_hi - t_lo <= nopack_tiles
@@ -113,8 +129,8 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                 a_off = (r0 // PANEL) * k * PANEL + k0 * PANEL + r0 % PANEL  # (k0 = 0 when nothing is packed)
                 if nopack:
                     src0 = b_off + im * b_img + g * b_grp + p0
-                    c0 = c_off + im * c_img + r0 * ldc + p0
-                    r_at = r_off + im * r_img + r0 * r_f + p0 if r_off >= 0 else -1
+                    c0 = c_off + im * c_img + r0 * ldc + pc
+                    r_at = r_off + im * r_img + r0 * r_f + pc if r_off >= 0 else -1
                     if koff.shape[0]:
                         micro_kernel_rows(wp, a_off, b, src0, koff, 0, c, c0, ldc, k, cnt, lo, hi, bias,
                                           r0 if has_bias else -1, res, r_at, r_f, clamp, flags)
@@ -133,21 +149,28 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                                 bp[r * NR + j] = b[s_r + j]
                     packed_g = g
                 if not nopack:
-                    micro_kernel(wp, a_off, bp, 0, NR, c, c_off + im * c_img + r0 * ldc + p0, ldc, kc, cnt, lo, hi,
+                    micro_kernel(wp, a_off, bp, 0, NR, c, c_off + im * c_img + r0 * ldc + pc, ldc, kc, cnt, lo, hi,
                                  bias, r0 if has_bias and last else -1, res,
-                                 r_off + im * r_img + r0 * r_f + p0 if r_off >= 0 and last else -1, r_f, clamp,
+                                 r_off + im * r_img + r0 * r_f + pc if r_off >= 0 and last else -1, r_f, clamp,
                                  (flags if last else 0) | (4 if k0 > 0 else 0))
                 if codes.shape[0] and last:
                     for i in range(lo, hi):
                         o = r0 + i
-                        chain_span(c, c_off + im * c_img + o * ldc + p0, cnt, codes, fa, fb, rest,
-                                   q_off + im * q_img + o * q_f + p0 * q_p, q_p)
+                        chain_span(c, c_off + im * c_img + o * ldc + pc, cnt, codes, fa, fb, rest,
+                                   q_off + im * q_img + o * q_f + pc * q_p, q_p)
 
 
 def row_splits(n_tiles: int, n_panels: int, threads: int) -> int:
     """Row ranges per column panel: 1 (each task packs its panel once) unless there are fewer panels than threads
     (a 7×7 image has 2), then enough ranges to give every thread a task (each range packs the panel again)."""
     return max(1, min(n_tiles, -(-threads // n_panels)))
+
+
+def row_panels(oh: int, ow: int, npg: int) -> int:
+    """Column panels per output row when the padded grid's GEMM (``npg`` grid pixels) should write the output rows
+    itself: ceil(OW / NR) where OH of those rows take at most ROW_PANELS_EXTRA times the grid's panels, else 0."""
+    rp = -(-ow // NR)
+    return rp if oh * rp <= ROW_PANELS_EXTRA * -(-npg // NR) else 0
 
 
 def split_chain(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, int, int, list[FusedOp]]:
@@ -285,6 +308,9 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
             and all(op.kind == "activation" for op in rest)
         hp, wpad, npg, koff = grid_geometry(oh, ow, kh, kw, a.dilation[0], a.dilation[1], icg, sy, sx) if grid else (
             0, 0, 0, np.zeros(0, np.int64))
+        # the grid's GEMM writes the output rows in place (no grid scratch, no copy out) where row panels cost at
+        # most ROW_PANELS_EXTRA times the grid's panels
+        rp = row_panels(oh, ow, npg) if grid else 0
         # the buffer index of each eltwise operand (after the output), in chain order
         elt_buf = [n_own + 1 + j for j, op in enumerate(op for op in ops for _ in op.extra_inputs)
                    if op.kind == "eltwise"]
@@ -302,18 +328,19 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # 3x3 layer of ResNet-50's first stage); CPU kernels run one at a time (cpu_engine._RUN_LOCK). Up to
         # ``ipc`` images share one GEMM region, each with its own slot of scratch (at most SCRATCH_BYTES in all)
         n_cols = 0 if direct or grid else g * k * npix
-        n_y = 0 if direct_out and not grid else oc * (npg if grid else npix)
+        n_y = 0 if (direct_out and not grid) or rp else oc * (npg if grid else npix)
         n_xpad = c * sy * sx * hp * wpad if grid else 0
         ipc = max(1, min(n_img, SCRATCH_BYTES // max(1, 4 * (n_cols + n_y + n_xpad))))
         cols = np.empty(ipc * n_cols, np.float32)
         y = np.empty(ipc * n_y, np.float32)
         xpad = np.zeros(ipc * n_xpad, np.float32)  # borders stay zero: only interiors are written
-        splits = row_splits(len(rtab), ipc * -(-(npg if grid else npix) // NR), numba.get_num_threads())
+        n_panels = oh * rp if rp else -(-(npg if grid else npix) // NR)  # column panels of one image
+        splits = row_splits(len(rtab), ipc * n_panels, numba.get_num_threads())
         # work for the Launcher: an eighth of the MACs plus the elements read and written
         # few tasks (column panels, or row ranges of them: a 14x14 image has 13 panels of NR = 16, a 7x7 one 4): one
         # per grab, since grabs of CHUNK_ITERATIONS gave one thread 8 of 13 or all 4; many small ones (MobileNet's
         # 56x56 layers) keep the default grab
-        n_tasks = ipc * -(-(npg if grid else npix) // NR) * splits
+        n_tasks = ipc * n_panels * splits
         launch = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix),
                           chunk=1 if n_tasks < 16 * numba.get_num_threads() else CHUNK_ITERATIONS)
 
@@ -332,11 +359,19 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     for i in range(cnt):
                         launch_pad(pad_planes, x, xd, n0 + i, xpad[i * n_xpad:(i + 1) * n_xpad], c, h, wd, hp, wpad,
                                    a.pad[0], a.pad[1], sy, sx)
+                    if rp:  # row panels: the tiles land in the output rows; the rest of the chain then runs on them
+                        launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, ow, splits,
+                               out, int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, EMPTY, -1, 0,
+                               bounds, flags, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, n_xpad, int(out_rows[1]), 0, 0,
+                               NOPACK_TILES, rp, oh, wpad, int(out_rows[3]))
+                        for i in range(cnt if codes.shape[0] else 0):
+                            launch_out(output_chain, out, out_rows, n0 + i, oc, oh, ow, codes, fa, fb)
+                        continue
                     # the activations after the register epilogue run on whole output rows as they are copied out
                     launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, npg, splits, y,
                            0, npg,
                            bias, has_bias, EMPTY, -1, 0, bounds, flags, no_ops, fa, fb, EMPTY, 0, 0, 0,
-                           cnt, n_xpad, n_y, 0, 0, NOPACK_TILES)
+                           cnt, n_xpad, n_y, 0, 0, NOPACK_TILES, 0, 0, 0, 0)
                     for i in range(cnt):
                         launch_out(grid_to_output, y[i * n_y:(i + 1) * n_y], npg, wpad, out, out_rows, n0 + i, oc,
                                    oh, ow, codes, fa, fb)
@@ -359,11 +394,11 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, out,
                            int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, res, r_off, r_f,
                            bounds, flags, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]), int(m[4]),
-                           cnt, b_img, int(out_rows[1]), r_img, int(m[1]), NOPACK_TILES)
+                           cnt, b_img, int(out_rows[1]), r_img, int(m[1]), NOPACK_TILES, 0, 0, 0, 0)
                 else:
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, y, 0, npix,
                            EMPTY, 0, EMPTY, -1, 0, bounds, 0, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, b_img, n_y, 0, 0,
-                           NOPACK_TILES)
+                           NOPACK_TILES, 0, 0, 0, 0)
                     for i in range(cnt):
                         _store(y[i * n_y:(i + 1) * n_y].reshape(oc, npix), out, bias, everything, ops_i, ops_f, geo,
                                od, rd, n0 + i)

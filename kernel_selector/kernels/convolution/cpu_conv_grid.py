@@ -91,3 +91,15 @@ def grid_to_output(grid: np.ndarray, npg: int, wp: int, out: np.ndarray, mo: np.
             dst[j] = src[j]
         if codes.shape[0]:
             chain_span(out, d0, ow, codes, fa, fb, no_res, 0, 0)
+
+
+@numba.njit(parallel=True, **NJIT)
+def output_chain(out: np.ndarray, mo: np.ndarray, n: int, oc: int, oh: int, ow: int, codes: np.ndarray,
+                 fa: np.ndarray, fb: np.ndarray) -> None:  # pragma: no cover - numba
+    """The activations ``codes`` (:func:`chain_span`, no eltwise operand) on every output row of image ``n`` in
+    place (bfyx, row map ``mo``): what :func:`grid_to_output` applies as it copies, for a GEMM that wrote the rows
+    itself (row panels, ``convolution_cpu_packed``); one call per OW pixels, not one per 16-pixel tile row."""
+    no_res = np.empty(0, np.float32)
+    for t in prange(oc * oh):
+        d0 = mo[0] + n * mo[1] + (t // oh) * mo[2] + (t % oh) * mo[3]
+        chain_span(out, d0, ow, codes, fa, fb, no_res, 0, 0)
