@@ -223,9 +223,10 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
 
 
 def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, col_mask: list[Any], bias: Any,
-              bias_off: Any, res: Any, r_off: Any, ldr: Any, clamp: Any, flags: Any, mload: Any) -> list[Any]:
+              bias_off: Any, res: Any, r_off: Any, ldr: Any, clamp: Any, flags: Any, mload: Any,
+              row_ok: list[Any] | None = None) -> list[Any]:
     """Bias, clamp, fake quantization, residual, clamp, fake quantization on the accumulators (module docstring);
-    each step selected by a flag."""
+    each step selected by a flag. With ``row_ok`` (an i1 per row), the residual of a row that is off is not read."""
     f32, i64, i32 = ir.FloatType(), ir.IntType(64), ir.IntType(32)
     vt = ir.VectorType(f32, w)
     fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fmuladd.v{w}f32")
@@ -282,7 +283,8 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
         rrow = builder.gep(res, [builder.add(safe_r, builder.mul(ii, ldr))])
         for v in range(nv):
             ptr = builder.bitcast(builder.gep(rrow, [ir.Constant(i64, v * w)]), vt.as_pointer())
-            rv = builder.call(mload, [ptr, ir.Constant(i32, 4), builder.select(has_res, col_mask[v], none), zero])
+            on = has_res if row_ok is None else builder.and_(has_res, row_ok[i])
+            rv = builder.call(mload, [ptr, ir.Constant(i32, 4), builder.select(on, col_mask[v], none), zero])
             out.append(clip(builder.fadd(xs[i * nv + v], rv), clamp2, bound[2], bound[3]))
     return fake_quant(out, 16, 10)
 

@@ -1,0 +1,186 @@
+"""The channel-vector micro-kernel of the CPU engine: a W × W output tile (W output channels × W pixels) with the
+output channels in the vector lanes during the reduction, written in LLVM IR.
+
+The other orientation of :mod:`.cpu_microkernel`'s GEMM, the one oneDNN's and onnxruntime's (MLAS NCHWc) direct
+convolutions use: per k step the kernel loads one vector of W weights (output channels oc0 .. oc0 + W − 1 of input
+row k, contiguous in an ``os_iyx_osv16`` panel), broadcasts W input values (pixels p0 .. p0 + W − 1 of input row k)
+and issues W fused multiply-adds into W accumulators, one per pixel. The pixels are the short side: a 7×7 image
+(49 pixels) fills 7 tiles of 8 (87% of the lanes busy) where the pixel-vector kernel fills 4 panels of 16 (77%), and
+the weight panel is read as it lies (no packed B, no im2col for a 1×1 convolution: the input planes are the A
+operand where they lie). After the reduction the W × W accumulator block is transposed in registers
+(``shufflevector``), so the epilogue and the stores are :mod:`.cpu_microkernel`'s own: one vector per output channel
+row of a plain (bfyx) output, bias per row, residual rows, clamps and fake quantizations in registers.
+
+Operand forms (float32, offsets in elements):
+- X: element (pixel i, k) at ``x[x_off + k * sak + min(i, npx - 1)]`` (pixels past ``npx`` re-read the last one,
+  so nothing past the tile is touched; their lanes are never stored).
+- Wt: element (k, lane j) at ``w[w_off + k * 16 + j]`` (an ``os_iyx_osv16`` panel, ``w_off`` at lane 0 or 8).
+- C: output channel row j, pixel i at ``c[c_off + j * ldc + i]``; rows ``oc_lo <= j < oc_hi`` and pixels
+  ``< npx`` are written (masked stores only on edge tiles).
+- Epilogue: ``bias[bias_off + j]`` when ``bias_off >= 0``; ``res[res_off + j * ldr + i]`` when ``res_off >= 0``; the
+  clamps and fake quantizations of ``clamp`` / ``flags`` as in :mod:`.cpu_microkernel` (bit 4, accumulate, unused).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from .cpu_microkernel import PANEL, W, _epilogue, _splat
+
+
+def _transpose(builder: ir.IRBuilder, rows: list[Any], w: int) -> list[Any]:
+    """The w × w transpose of ``rows`` (w vectors of w floats): out[j] lane i = rows[i] lane j, as log2(w) stages of
+    two-input shuffles (interleave pairs of vectors at distance w/2, w/4, ...)."""
+    i32 = ir.IntType(32)
+    cur = list(rows)
+    half = w // 2
+    while half >= 1:
+        nxt: list[Any] = [None] * w
+        for a in range(w):
+            if a & half:
+                continue
+            b = a | half
+            # within each block of 2·half lanes: lo takes a's first half-block then b's, hi the second halves
+            lo, hi = [], []
+            for base in range(0, w, 2 * half):
+                lo += [base + t for t in range(half)] + [w + base + t for t in range(half)]
+                hi += [base + half + t for t in range(half)] + [w + base + half + t for t in range(half)]
+            nxt[a] = builder.shuffle_vector(cur[a], cur[b], ir.Constant(ir.VectorType(i32, w), lo))
+            nxt[b] = builder.shuffle_vector(cur[a], cur[b], ir.Constant(ir.VectorType(i32, w), hi))
+        cur = nxt
+        half //= 2
+    return cur
+
+
+def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: int, nv: int, w: int) -> Any:
+    """``mr`` pixels (broadcast) × ``nv`` vectors of ``w`` output channels; after the reduction each of the nv
+    mr × w blocks is transposed to w rows of mr pixels, so the epilogue and stores run on <mr x float> rows."""
+    (x_arr, x_off, sak, npx, w_arr, w_off, k_len, c_arr, c_off, ldc, oc_lo, oc_hi, bias_arr, bias_off, r_arr, r_off,
+     ldr, clamp_arr, flags) = args
+    f32, i64, i32 = ir.FloatType(), ir.IntType(64), ir.IntType(32)
+    vt = ir.VectorType(f32, w)
+    rt, rm = ir.VectorType(f32, mr), ir.VectorType(ir.IntType(1), mr)  # an output row of mr pixels, its mask
+    x = builder.gep(context.make_array(sig.args[0])(context, builder, x_arr).data, [x_off])
+    wp = builder.gep(context.make_array(sig.args[4])(context, builder, w_arr).data, [w_off])
+    c = builder.gep(context.make_array(sig.args[7])(context, builder, c_arr).data, [c_off])
+    bias = context.make_array(sig.args[12])(context, builder, bias_arr).data
+    res = context.make_array(sig.args[14])(context, builder, r_arr).data
+    clamp = context.make_array(sig.args[17])(context, builder, clamp_arr).data
+    fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fmuladd.v{w}f32")
+    mload = cgutils.get_or_insert_function(builder.module, ir.FunctionType(rt, [rt.as_pointer(), i32, rm, rt]),
+                                           f"llvm.masked.load.v{mr}f32.p0v{mr}f32")
+    mstore = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [rt, rt.as_pointer(), i32,
+                                                                                            rm]),
+                                            f"llvm.masked.store.v{mr}f32.p0v{mr}f32")
+    zero = ir.Constant(vt, [0.0] * w)
+    none = ir.Constant(rm, [0] * mr)
+    every = ir.Constant(rm, [1] * mr)
+    lanes = ir.Constant(ir.VectorType(i64, mr), list(range(mr)))
+    px_mask = builder.icmp_signed("<", lanes, _splat(builder, npx, ir.VectorType(i64, mr)))
+    last = builder.sub(npx, ir.Constant(i64, 1))
+    rows_n = nv * w  # output channel rows of the tile
+
+    def rptr(base: Any, off: Any) -> Any:
+        return builder.bitcast(builder.gep(base, [off]), rt.as_pointer())
+
+    def tile(edge: bool) -> None:
+        """The tile's code; ``edge``: pixels past npx re-read the last one, masked stores on the rows the tile owns."""
+        if edge:
+            p_off = [builder.select(builder.icmp_signed("<", ir.Constant(i64, i), npx), ir.Constant(i64, i), last)
+                     for i in range(mr)]
+        else:
+            p_off = [ir.Constant(i64, i) for i in range(mr)]
+        entry = builder.block
+        loop = builder.append_basic_block("oc.loop")
+        done = builder.append_basic_block("oc.done")
+        builder.cbranch(builder.icmp_signed(">", k_len, ir.Constant(i64, 0)), loop, done)
+        builder.position_at_end(loop)
+        k = builder.phi(i64)
+        k.add_incoming(ir.Constant(i64, 0), entry)
+        acc = []
+        for _ in range(mr * nv):
+            p = builder.phi(vt)
+            p.add_incoming(zero, entry)
+            acc.append(p)
+        w_row = builder.gep(wp, [builder.mul(k, ir.Constant(i64, PANEL))])
+        wv = [builder.load(builder.bitcast(builder.gep(w_row, [ir.Constant(i64, v * w)]), vt.as_pointer()), align=4)
+              for v in range(nv)]
+        x_row = builder.gep(x, [builder.mul(k, sak)])
+        nxt: list[Any] = []
+        for i in range(mr):
+            xi = _splat(builder, builder.load(builder.gep(x_row, [p_off[i]])), vt)
+            nxt.extend(builder.call(fma, [xi, wv[v], acc[i * nv + v]]) for v in range(nv))
+        k1 = builder.add(k, ir.Constant(i64, 1))
+        tail = builder.block
+        k.add_incoming(k1, tail)
+        for p, q in zip(acc, nxt):
+            p.add_incoming(q, tail)
+        builder.cbranch(builder.icmp_signed("<", k1, k_len), loop, done)
+        builder.position_at_end(done)
+        final = []
+        for t in range(mr * nv):
+            p = builder.phi(vt)
+            p.add_incoming(zero, entry)
+            p.add_incoming(nxt[t], tail)
+            final.append(p)
+        rows: list[Any] = []
+        for v in range(nv):  # block v: pixels i = 0..mr-1 by channels v·w .. v·w + w - 1
+            block = [final[i * nv + v] for i in range(mr)] + [zero] * (w - mr)
+            full = _transpose(builder, block, w) if w > 1 else block
+            keep = ir.Constant(ir.VectorType(i32, mr), list(range(mr)))
+            rows.extend(builder.shuffle_vector(r, r, keep) if mr < w else r for r in full)
+        oks = [builder.and_(builder.icmp_signed("<=", oc_lo, ir.Constant(i64, j)),
+                            builder.icmp_signed("<", ir.Constant(i64, j), oc_hi)) for j in range(rows_n)]
+        rows = _epilogue(builder, rows, rows_n, 1, mr, [px_mask if edge else every], bias, bias_off, res, r_off, ldr,
+                         clamp, flags, mload, oks if edge else None)
+        for j in range(rows_n):
+            ptr = rptr(c, builder.mul(ir.Constant(i64, j), ldc))
+            if edge:
+                builder.call(mstore, [rows[j], ptr, ir.Constant(i32, 4), builder.select(oks[j], px_mask, none)])
+            else:
+                builder.store(rows[j], ptr, align=4)
+
+    whole = builder.and_(builder.icmp_signed(">=", npx, ir.Constant(i64, mr)),
+                         builder.and_(builder.icmp_signed("<=", oc_lo, ir.Constant(i64, 0)),
+                                      builder.icmp_signed(">=", oc_hi, ir.Constant(i64, rows_n))))
+    full_bb = builder.append_basic_block("oc.whole")
+    edge_bb = builder.append_basic_block("oc.edge")
+    end_bb = builder.append_basic_block("oc.end")
+    builder.cbranch(whole, full_bb, edge_bb)
+    builder.position_at_end(full_bb)
+    tile(False)
+    builder.branch(end_bb)
+    builder.position_at_end(edge_bb)
+    tile(True)
+    builder.branch(end_bb)
+    builder.position_at_end(end_bb)
+    return context.get_dummy_value()
+
+
+def make_micro_kernel_oc(mr: int, nv: int, w: int) -> Any:
+    """A numba intrinsic ``micro_oc(x, x_off, sak, npx, w, w_off, k, c, c_off, ldc, oc_lo, oc_hi, bias, bias_off, res,
+    res_off, ldr, clamp, flags)`` computing one tile of ``w`` output channels × ``w`` pixels and its epilogue as the
+    module docstring says (float32 1-D arrays, ``clamp`` float32[16], int64 offsets, counts and flags). Callable only
+    from numba-compiled code. Raises ValueError when ``w`` does not divide the panel height 16."""
+    if PANEL % (nv * w) or mr > w:
+        raise ValueError(f"{nv} vectors of {w} channels must divide the weight panel height {PANEL}, and {mr} pixels "
+                         f"fit one vector")
+
+    @intrinsic
+    def micro_oc(typingctx: Any, x: Any, x_off: Any, sak: Any, npx: Any, wt: Any, w_off: Any, k: Any, c: Any,
+                 c_off: Any, ldc: Any, oc_lo: Any, oc_hi: Any, bias: Any, bias_off: Any, res: Any, res_off: Any,
+                 ldr: Any, clamp: Any, flags: Any) -> Any:
+        ip = types.intp
+        sig = types.void(x, ip, ip, ip, wt, ip, ip, c, ip, ip, ip, ip, bias, ip, res, ip, ip, clamp, ip)
+        return sig, lambda context, builder, s, args: _emit(context, builder, s, args, mr, nv, w)
+
+    return micro_oc
+
+
+OC_PIXELS, OC_VECTORS = {16: (8, 1), 8: (4, 2)}.get(W, (4, 4))  # pixels x vectors: 16 channels a tile
+micro_kernel_oc = make_micro_kernel_oc(OC_PIXELS, OC_VECTORS, W)

@@ -1,0 +1,84 @@
+"""Small dense 1×1 convolutions on the CPU engine with the output channels in the vector lanes.
+
+``convolution_cpu_packed`` computes ``out (OC, pixels) = W (OC, C) · X (C, pixels)`` with the pixels in the vector
+lanes, packing a panel of X per task. For the small layers of mobile networks (MobileNet's, ShuffleNet's and
+SqueezeNet's 1×1 layers at 7×7 to 56×56, a few million multiply-adds each) that structure costs more than it
+computes: per-task packing, 16-pixel panels that end inside a 7×7 image. Here each tile is 16 output channels (one
+``os_iyx_osv16`` weight panel, read where it lies) × OC_PIXELS pixels broadcast from the input planes where they lie
+(:mod:`~kernel_selector.common.cpu_microkernel_oc`, the orientation of oneDNN's and onnxruntime's direct
+convolutions); nothing is copied. Measured against the pixel-vector GEMM in one process (isolated layers with bias
+and relu, 2 threads): 1.3-2× faster up to ~5 M multiply-adds (40 → 240 at 14×14: 0.055 vs 0.099 ms; 96 → 576 at
+7×7: 0.070 vs 0.116; 64 → 256 at 13×13: 0.047 vs 0.079), equal around 50 M, 10-20% slower on large layers (64 → 256
+at 56×56, 512 → 1000 at 13×13), hence OC_MAX_MACS.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import prange
+
+from ...common.cpu_epilogue import chain_span
+from ...common.cpu_microkernel import PANEL
+from ...common.cpu_microkernel_oc import OC_PIXELS, micro_kernel_oc
+from ...common.elementwise_numba import NJIT
+
+OC_MAX_MACS = 8 << 20
+"""A dense 1×1 stride-1 convolution with at most this many multiply-adds per image runs channel-vector tiles ..."""
+OC_MAX_INPUT_BYTES = 256 << 10
+"""... when its input image is at most this large (half the L2 of a Zen 4 core): every 16-channel panel sweeps the
+whole input, which then stays in L2. In GoogLeNet, 480-512 -> 24-64 channels at 13×13 (330 KB inputs, 2-4 panels)
+ran 1.1-1.3× slower than the pixel-vector GEMM, 832 -> 32-256 at 6×6 (120 KB) 1.3-2× faster."""
+
+
+def use_channel_vectors(oc: int, k: int, npix: int) -> bool:
+    """True when a dense (groups 1) 1×1 stride-1 convolution of ``oc`` output channels, K = ``k`` and ``npix``
+    pixels per image should run :func:`oc_tiles` (OC_MAX_MACS, OC_MAX_INPUT_BYTES)."""
+    return oc * k * npix <= OC_MAX_MACS and 4 * k * npix <= OC_MAX_INPUT_BYTES
+
+
+def oc_chunks(n_tasks: int, n_tiles: int, threads: int) -> int:
+    """Pixel-tile ranges per panel: enough that every thread gets about four tasks (a 24-channel layer has two
+    panels), never more than the tiles."""
+    return max(1, min(n_tiles, -(-4 * threads // max(1, n_tasks))))
+
+
+@numba.njit(parallel=True, **NJIT)
+def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndarray, oc: int, c: np.ndarray,
+             c_off: int, ldc: int, bias: np.ndarray, has_bias: int, res: np.ndarray, r_off: int, r_f: int,
+             clamp: np.ndarray, flags: int, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, rest: np.ndarray,
+             q_off: int, q_f: int, q_p: int, n_img: int, x_img: int, c_img: int, r_img: int, q_img: int,
+             chunks: int) -> None:  # pragma: no cover - numba
+    """``out[o, p] = Σ_k W[o, k] · X[k, p]`` (+ the epilogue) for ``n_img`` images in one parallel region.
+
+    Input channel k, pixel p of image i at ``x[x_off + i * x_img + k * ldx + p]``; weights
+    ``wp`` in ``os_iyx_osv16`` panels of K = ``k`` rows; output channel o, pixel p at ``c[c_off + i * c_img + o * ldc
+    + p]``; ``bias`` padded to whole panels. Register epilogue as the micro-kernel's (bias when ``has_bias``, the
+    residual of channel o at ``res[r_off + i * r_img + o * r_f + p]`` when ``r_off >= 0``, clamps and fake
+    quantizations by ``flags``); the rest of the chain (``codes``, operand ``rest[q_off + i * q_img + o * q_f + p *
+    q_p]``) then runs once per channel over the task's pixels. A task is one (image, weight panel, range of pixel
+    tiles)."""
+    n_pt = (npix + OC_PIXELS - 1) // OC_PIXELS
+    nt = (oc + PANEL - 1) // PANEL
+    for task in prange(n_img * nt * chunks):
+        part = task % chunks
+        t = (task // chunks) % nt
+        im = task // (chunks * nt)
+        o0 = t * PANEL
+        hi = min(PANEL, oc - o0)
+        w_off = t * k * PANEL
+        xb = x_off + im * x_img
+        cb = c_off + im * c_img + o0 * ldc
+        rb = r_off + im * r_img + o0 * r_f if r_off >= 0 else -1
+        t_lo, t_hi = n_pt * part // chunks, n_pt * (part + 1) // chunks
+        for pt in range(t_lo, t_hi):
+            p0 = pt * OC_PIXELS
+            micro_kernel_oc(x, xb + p0, ldx, min(OC_PIXELS, npix - p0), wp, w_off, k, c, cb + p0, ldc, 0, hi, bias,
+                            o0 if has_bias else -1, res, rb + p0 if rb >= 0 else -1, r_f, clamp, flags)
+        if codes.shape[0]:
+            p0 = t_lo * OC_PIXELS
+            cnt = min(t_hi * OC_PIXELS, npix) - p0
+            for j in range(hi):
+                o = o0 + j
+                chain_span(c, cb + j * ldc + p0, cnt, codes, fa, fb, rest, q_off + im * q_img + o * q_f + p0 * q_p,
+                           q_p)

@@ -1,0 +1,120 @@
+"""convolution_cpu_packed's two forms of a dense 1×1 stride-1 convolution: channel-vector tiles (cpu_conv_oc, small
+layers) and the pixel-vector GEMM, each forced through OC_MAX_MACS and OC_MAX_INPUT_BYTES, vs an independent float64
+convolution on NaN-poisoned buffers (conv_harness.py: the output's padding must stay NaN)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cldnn_py.layout import Format, Padding
+from tests.cpu.conv_harness import run_direct
+from tests.helpers import assert_close, f32
+from tests.references import conv_ref
+
+KERNEL = "convolution_cpu_packed"
+OSV16 = Format.os_iyx_osv16
+FORMS = pytest.mark.parametrize("macs", [1 << 62, 0], ids=["channel-vectors", "pixel-vectors"])  # both limits
+
+CASES = {  # name: (x shape, oc, groups)
+    "tails": ((1, 21, 5, 7), 37, 1),  # 35 pixels (8 tiles of 4, the last of 3), 3 panels, the last of 5 channels
+    "batch": ((3, 40, 6, 6), 24, 1),  # 3 images in one region; 24 channels: 2 panels, the second half empty
+    "one-panel": ((2, 30, 4, 5), 10, 1),  # 10 channels: one panel, 6 rows of it never stored
+    "wide": ((1, 16, 23, 24), 64, 1),  # 552 pixels: ranges of tiles per task
+}
+
+
+@FORMS
+@pytest.mark.parametrize("name", list(CASES))
+def test_forms_match_reference_with_relu(rng, monkeypatch, macs, name):
+    """Bias and relu in registers, on a plain output and on one padded in f (a concatenation's slice) and y/x."""
+    from kernel_selector.kernels.convolution import cpu_conv_oc as mod
+
+    monkeypatch.setattr(mod, "OC_MAX_MACS", macs)
+    monkeypatch.setattr(mod, "OC_MAX_INPUT_BYTES", macs)
+    shape, oc, g = CASES[name]
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((oc, shape[1] // g, 1, 1)))
+    b = f32(rng.standard_normal(oc))
+    want = np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), g), 0)
+    for opad in (Padding(), Padding((0, 3, 0, 0), (0, 5, 0, 0))):
+        got, _ = run_direct(KERNEL, x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), g, xfmt=Format.bfyx, wfmt=OSV16,
+                            ofmt=Format.bfyx, opad=opad, fused=[("activation", {"func": "relu"})])
+        assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
+@FORMS
+@pytest.mark.parametrize("name", ["tails", "one-panel"])
+def test_forms_residual_and_chain(rng, monkeypatch, macs, name):
+    """A residual sum between two clamps in registers; then, separately, hard_swish and a product with a
+    per-channel operand left to the chain pass (the squeeze-and-excitation shape); no bias."""
+    from kernel_selector.kernels.convolution import cpu_conv_oc as mod
+
+    monkeypatch.setattr(mod, "OC_MAX_MACS", macs)
+    monkeypatch.setattr(mod, "OC_MAX_INPUT_BYTES", macs)
+    shape, oc, g = CASES[name]
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((oc, shape[1] // g, 1, 1)))
+    ref = conv_ref(x, w, None, (1, 1), (1, 1), (0, 0), (0, 0), g)
+    res = f32(rng.standard_normal(ref.shape))
+    fused = [("activation", {"func": "clamp", "a": -1.0, "b": 3.0}), ("eltwise", {"mode": "sum"}),
+             ("activation", {"func": "relu"})]
+    got, _ = run_direct(KERNEL, x, w, None, (1, 1), (1, 1), (0, 0), (0, 0), g, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=fused, residual=res)
+    assert_close(got, np.maximum(np.clip(ref, -1, 3) + res, 0), rtol=1e-4, atol=1e-4)
+    gate = f32(rng.uniform(0.5, 1.5, (shape[0], oc, 1, 1)))
+    fused = [("activation", {"func": "hard_swish"}), ("eltwise", {"mode": "prod"})]
+    got, _ = run_direct(KERNEL, x, w, None, (1, 1), (1, 1), (0, 0), (0, 0), g, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=fused, residual=gate)
+    assert_close(got, ref * np.clip(ref + 3, 0, 6) / 6 * gate, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape,oc,groups,small", [((1, 40, 6, 6), 24, 1, True), ((1, 96, 40, 40), 64, 1, False),
+                                                   ((1, 40, 6, 6), 24, 2, False)], ids=["small", "large", "grouped"])
+def test_channel_vectors_chosen_for_small_dense_layers_only(rng, monkeypatch, shape, oc, groups, small):
+    """use_channel_vectors and the groups split the two forms: a 40 -> 24 layer at 6×6 runs channel-vector tiles;
+    96 -> 64 at 40×40 (9.8 M multiply-adds, a 614 KB input) and a grouped layer the pixel-vector GEMM; all equal
+    the reference."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+
+    calls = []
+    real = mod.oc_tiles
+    monkeypatch.setattr(mod, "oc_tiles", lambda *a: (calls.append(1), real(*a)))
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((oc, shape[1] // groups, 1, 1)))
+    b = f32(rng.standard_normal(oc))
+    got, _ = run_direct(KERNEL, x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), groups, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
+    want = np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), groups), 0)
+    assert_close(got, want, rtol=1e-4, atol=1e-4)
+    assert bool(calls) == small
+
+
+def test_channel_vector_micro_kernel_keeps_accumulators_in_vector_registers():
+    """The channel-vector micro-kernel's loop issues OC_PIXELS x OC_VECTORS vector FMAs per k step (a multiple, if
+    LLVM unrolls it) on the host's widest registers and moves no vector register to or from the stack. Compiled
+    here without numba's cache, whose code cannot be inspected."""
+    import re
+
+    import numba
+
+    from kernel_selector.common import cpu_microkernel as mk
+    from kernel_selector.common import cpu_microkernel_oc as mo
+
+    micro = mo.micro_kernel_oc
+
+    def tile(x, w, c, bias, res, clamp, k, n):  # pragma: no cover - numba
+        micro(x, 0, n, mo.OC_PIXELS, w, 0, k, c, 0, n, 0, 16, bias, 0, res, 0, n, clamp, 3)
+
+    fn = numba.njit(cache=False, fastmath=True)(tile)
+    f32a = numba.float32[::1]
+    sig = (f32a, f32a, f32a, f32a, f32a, f32a, numba.int64, numba.int64)
+    fn.compile(sig)
+    asm = fn.inspect_asm(sig)
+    reg = {16: "zmm", 8: "ymm"}.get(mk.W, "xmm")
+    blocks = re.split(r"\n\.LBB\S+:", asm)
+    body = max(blocks, key=lambda t: len(re.findall(r"vfmadd\w*ps", t)))  # the k loop
+    fmas = re.findall(rf"vfmadd\w*ps\s+[^\n]*%{reg}", body)
+    assert fmas and len(fmas) % (mo.OC_PIXELS * mo.OC_VECTORS) == 0, body[:2000]
+    spills = [ln for ln in body.splitlines() if "rsp" in ln and reg in ln]
+    assert not spills, spills
