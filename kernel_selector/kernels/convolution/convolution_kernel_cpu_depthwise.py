@@ -54,33 +54,45 @@ def _plane_phases(out: np.ndarray, o0: int, mo: np.ndarray, x: np.ndarray, i0: i
     GFLOP/s on a 72×56×56 layer). The OW valid columns of each grid row are copied out (the WQ − OW extra columns
     per row are the price). ``ph`` (sy·sx·HQ·WQ) and ``acc`` ((OH−1)·WQ + OW) are the task's scratch: the phases
     are zeroed in one loop, then each input row is scattered into its sx phase rows (one loop each: zeroing and
-    copying row by row took three loops per phase row, most of a 7×7 stride-2 layer's time)."""
+    copying row by row took three loops per phase row, most of a 7×7 stride-2 layer's time), the column range of
+    each phase computed once and stride 2 as a literal step (1.35-1.55× on 72 × 56² and 16 × 112² stride-2 layers,
+    one thread: 455 → 328 and 299 → 194 us)."""
     hq = oh + ((kh - 1) * dy) // sy
     wq = ow + ((kw - 1) * dx) // sx
     for i in range(sy * sx * hq * wq):
         ph[i] = 0.0
-    for iy in range(h):
-        r = iy + py
-        qy = r % sy
-        i = r // sy
-        if i >= hq:
+    xs = mi[4]
+    step = sx * xs
+    for qx in range(sx):  # per column phase, its columns j with 0 <= j·sx + qx − px < W: [j_lo, j_hi), once
+        off = qx - px
+        j_lo = min(wq, 0 if off >= 0 else (-off + sx - 1) // sx)
+        j_hi = max(j_lo, min(wq, (wd - 1 - off) // sx + 1)) if wd - 1 - off >= 0 else j_lo
+        cnt = j_hi - j_lo
+        if cnt <= 0:
             continue
-        for qx in range(sx):
-            # columns j with 0 <= j·sx + qx − px < W: [j_lo, j_hi)
-            off = qx - px
-            j_lo = min(wq, 0 if off >= 0 else (-off + sx - 1) // sx)
-            j_hi = max(j_lo, min(wq, (wd - 1 - off) // sx + 1)) if wd - 1 - off >= 0 else j_lo
-            d0 = ((qy * sx + qx) * hq + i) * wq
-            mid = ph[d0 + j_lo:d0 + j_hi]
-            step = sx * mi[4]
-            s0 = i0 + iy * mi[3] + (j_lo * sx + off) * mi[4]
+        qy = py % sy  # the row phase and phase row of input row iy, stepped (no division per row)
+        i = py // sy
+        for iy in range(h):
+            if i >= hq:
+                break
+            d0 = ((qy * sx + qx) * hq + i) * wq + j_lo
+            s0 = i0 + iy * mi[3] + (j_lo * sx + off) * xs
+            dst = ph[d0:d0 + cnt]
             if step == 1:
-                src = x[s0:s0 + j_hi - j_lo]
-                for j in range(j_hi - j_lo):
-                    mid[j] = src[j]
+                src = x[s0:s0 + cnt]
+                for j in range(cnt):
+                    dst[j] = src[j]
+            elif step == 2:  # a literal stride LLVM vectorizes (a runtime one gathers element by element)
+                src = x[s0:s0 + 2 * cnt]
+                for j in range(cnt):
+                    dst[j] = src[2 * j]
             else:
-                for j in range(j_hi - j_lo):
-                    mid[j] = x[s0 + j * step]
+                for j in range(cnt):
+                    dst[j] = x[s0 + j * step]
+            qy += 1
+            if qy == sy:
+                qy = 0
+                i += 1
     n = (oh - 1) * wq + ow
     for q in range(n):
         acc[q] = bv
