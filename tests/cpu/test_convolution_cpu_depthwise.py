@@ -30,9 +30,22 @@ CASES = [  # (N, C, H, W), (KH, KW), stride, dilation, pad, pad_end
 ]
 
 
+@pytest.fixture(params=["planes", "channels-last"])
+def form(request, monkeypatch):
+    """Force one of the kernel's two forms (cpu_depthwise_cl.use_channels_last) for every shape."""
+    from kernel_selector.kernels.convolution import cpu_depthwise_cl as mod
+
+    if request.param == "planes":
+        monkeypatch.setattr(mod, "CL_MIN_CHANNELS", 1 << 30)
+    else:
+        monkeypatch.setattr(mod, "CL_MIN_CHANNELS", 0)
+        monkeypatch.setattr(mod, "CL_MAX_PIXELS", 1 << 30)
+    return request.param
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-k{c[1]}-s{c[2]}-d{c[3]}")
 @pytest.mark.parametrize("padded", [False, True])
-def test_depthwise_matches_reference(rng, case, padded):
+def test_depthwise_matches_reference(rng, form, case, padded):
     shape, k, stride, dil, pad, pad_end = case
     c = shape[1]
     x = f32(rng.standard_normal(shape))
@@ -57,6 +70,29 @@ def test_depthwise_fused_residual_and_activation(rng, c, opad):
                         ofmt=Format.bfyx, fused=fused, residual=res, opad=opad)
     v = conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), c) + res
     assert_close(got, v * np.clip(v + 3, 0, 6) / 6, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])
+def test_depthwise_fused_activations_both_forms(rng, form, bias):
+    """hard_swish then clamp after the taps (on the channels-last rows before they are transposed out, or on the
+    planes), with and without bias, batch 2, a padded output."""
+    c = 40
+    x = f32(rng.standard_normal((2, c, 9, 8)))
+    w = f32(rng.standard_normal((c, 1, 5, 5)))
+    b = f32(rng.standard_normal(c)) if bias else None
+    fused = [("activation", {"func": "hard_swish"}), ("activation", {"func": "clamp", "a": -0.2, "b": 4.0})]
+    got, _ = run_direct(KERNEL, x, w, b, (2, 1), (1, 1), (2, 2), (1, 2), c, xfmt=Format.bfyx, wfmt=Format.oiyx,
+                        ofmt=Format.bfyx, fused=fused, opad=Padding((0, 1, 1, 0), (0, 2, 0, 1)))
+    v = conv_ref(x, w, b, (2, 1), (1, 1), (2, 2), (1, 2), c)
+    assert_close(got, np.clip(v * np.clip(v + 3, 0, 6) / 6, -0.2, 4.0), rtol=1e-5, atol=1e-5)
+
+
+def test_depthwise_channels_last_chosen_for_small_planes():
+    """use_channels_last: many channels on 7×7 / 8×8 outputs only."""
+    from kernel_selector.kernels.convolution.cpu_depthwise_cl import use_channels_last
+
+    assert use_channels_last(576, 7, 7) and use_channels_last(288, 8, 8)
+    assert not use_channels_last(240, 14, 14) and not use_channels_last(16, 7, 7)
 
 
 def test_depthwise_block_stays_bfyx_in_network(cpu_engine, rng):

@@ -35,6 +35,7 @@ from ...kernel_base import FORCE_PRIORITY_2
 from ...params import Params, SupportedKey
 from ...selector import register
 from .cpu_conv_common import PLAIN_WEIGHTS, f32_key, validate_common
+from .cpu_depthwise_cl import cl_scratch_shape, depthwise_cl, use_channels_last
 
 BFYX = frozenset({Format.bfyx})
 TASKS = 32  # thread tasks of one call (dynamic scheduling), each a contiguous range of planes with its scratch row
@@ -249,6 +250,21 @@ class ConvolutionKernelCpuDepthwise(CpuKernelBase):
         sy, sx, dy, dx = int(a.stride[0]), int(a.stride[1]), int(a.dilation[0]), int(a.dilation[1])
         wq = ow + ((kw - 1) * dx) // sx
         n_ph = sy * sx * (oh + ((kh - 1) * dy) // sy) * wq
+        if view_r is None and use_channels_last(c, oh, ow):  # small planes: channels-last rows
+            xs_shape, acc_shape = cl_scratch_shape(n, c, oh, ow, kh, kw, sy, sx, dy, dx)
+            xp = np.zeros(xs_shape, np.float32)  # borders stay zero: only interiors are written
+            acc = np.empty(acc_shape, np.float32)
+            wt = np.empty((kh * kw, c), np.float32)
+            zeros = np.zeros(c, np.float32)
+
+            launch_cl = Launcher(params.output.count() * kh * kw + params.inputs[0].count(), chunk=1)
+
+            def fn_cl(*bufs: Any) -> None:
+                bias = view_b(bufs[2]) if view_b is not None else zeros
+                launch_cl(depthwise_cl, view_o(bufs[n_own]), mo, view_x(bufs[0]), mi, view_w(bufs[1]), bias, geo,
+                          codes, fa, fb, xp, acc, wt)
+
+            return fn_cl
         # per-task scratch kept by the kernel (CPU kernels run one at a time): phase planes, then the output grid
         scratch = np.empty((min(n * c, TASKS), n_ph + (oh - 1) * wq + ow), np.float32)
 
