@@ -57,20 +57,29 @@ def _transpose(builder: ir.IRBuilder, rows: list[Any], w: int) -> list[Any]:
     return cur
 
 
-def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: int, nv: int, w: int) -> Any:
+def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: int, nv: int, w: int,
+          indirect: bool = False) -> Any:
     """``mr`` pixels (broadcast) × ``nv`` vectors of ``w`` output channels; after the reduction each of the nv
-    mr × w blocks is transposed to w rows of mr pixels, so the epilogue and stores run on <mr x float> rows."""
-    (x_arr, x_off, sak, npx, w_arr, w_off, k_len, c_arr, c_off, ldc, oc_lo, oc_hi, bias_arr, bias_off, r_arr, r_off,
-     ldr, clamp_arr, flags) = args
+    mr × w blocks is transposed to w rows of mr pixels, so the epilogue and stores run on <mr x float> rows.
+    ``indirect``: input row k at ``x_off + koff[k]``, pixel i ``sai`` further (two more arguments)."""
+    if indirect:
+        (x_arr, x_off, koff_arr, sai, npx, w_arr, w_off, k_len, c_arr, c_off, ldc, oc_lo, oc_hi, bias_arr, bias_off,
+         r_arr, r_off, ldr, clamp_arr, flags) = args
+        koff = context.make_array(sig.args[2])(context, builder, koff_arr).data
+        shift = 1
+    else:
+        (x_arr, x_off, sak, npx, w_arr, w_off, k_len, c_arr, c_off, ldc, oc_lo, oc_hi, bias_arr, bias_off, r_arr,
+         r_off, ldr, clamp_arr, flags) = args
+        shift = 0
     f32, i64, i32 = ir.FloatType(), ir.IntType(64), ir.IntType(32)
     vt = ir.VectorType(f32, w)
     rt, rm = ir.VectorType(f32, mr), ir.VectorType(ir.IntType(1), mr)  # an output row of mr pixels, its mask
     x = builder.gep(context.make_array(sig.args[0])(context, builder, x_arr).data, [x_off])
-    wp = builder.gep(context.make_array(sig.args[4])(context, builder, w_arr).data, [w_off])
-    c = builder.gep(context.make_array(sig.args[7])(context, builder, c_arr).data, [c_off])
-    bias = context.make_array(sig.args[12])(context, builder, bias_arr).data
-    res = context.make_array(sig.args[14])(context, builder, r_arr).data
-    clamp = context.make_array(sig.args[17])(context, builder, clamp_arr).data
+    wp = builder.gep(context.make_array(sig.args[4 + shift])(context, builder, w_arr).data, [w_off])
+    c = builder.gep(context.make_array(sig.args[7 + shift])(context, builder, c_arr).data, [c_off])
+    bias = context.make_array(sig.args[12 + shift])(context, builder, bias_arr).data
+    res = context.make_array(sig.args[14 + shift])(context, builder, r_arr).data
+    clamp = context.make_array(sig.args[17 + shift])(context, builder, clamp_arr).data
     fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fmuladd.v{w}f32")
     mload = cgutils.get_or_insert_function(builder.module, ir.FunctionType(rt, [rt.as_pointer(), i32, rm, rt]),
                                            f"llvm.masked.load.v{mr}f32.p0v{mr}f32")
@@ -95,6 +104,8 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
                      for i in range(mr)]
         else:
             p_off = [ir.Constant(i64, i) for i in range(mr)]
+        if indirect:
+            p_off = [builder.mul(p, sai) for p in p_off]
         entry = builder.block
         loop = builder.append_basic_block("oc.loop")
         done = builder.append_basic_block("oc.done")
@@ -110,7 +121,7 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
         w_row = builder.gep(wp, [builder.mul(k, ir.Constant(i64, PANEL))])
         wv = [builder.load(builder.bitcast(builder.gep(w_row, [ir.Constant(i64, v * w)]), vt.as_pointer()), align=4)
               for v in range(nv)]
-        x_row = builder.gep(x, [builder.mul(k, sak)])
+        x_row = builder.gep(x, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, sak)])
         nxt: list[Any] = []
         for i in range(mr):
             xi = _splat(builder, builder.load(builder.gep(x_row, [p_off[i]])), vt)
@@ -182,5 +193,27 @@ def make_micro_kernel_oc(mr: int, nv: int, w: int) -> Any:
     return micro_oc
 
 
+def make_micro_kernel_oc_rows(mr: int, nv: int, w: int) -> Any:
+    """The indirect form ``micro_oc_rows(x, x_off, koff, sai, npx, w, w_off, k, c, c_off, ldc, oc_lo, oc_hi, bias,
+    bias_off, res, res_off, ldr, clamp, flags)``: input element (pixel i, k) at ``x[x_off + koff[k] + min(i, npx - 1)
+    * sai]`` (int64 ``koff``): the patch rows of a padded grid
+    (:mod:`kernel_selector.kernels.convolution.cpu_conv_grid`) or the planes of a strided 1×1 convolution read where
+    they lie. Otherwise as :func:`make_micro_kernel_oc`."""
+    if PANEL % (nv * w) or mr > w:
+        raise ValueError(f"{nv} vectors of {w} channels must divide the weight panel height {PANEL}, and {mr} pixels "
+                         f"fit one vector")
+
+    @intrinsic
+    def micro_oc_rows(typingctx: Any, x: Any, x_off: Any, koff: Any, sai: Any, npx: Any, wt: Any, w_off: Any, k: Any,
+                      c: Any, c_off: Any, ldc: Any, oc_lo: Any, oc_hi: Any, bias: Any, bias_off: Any, res: Any,
+                      res_off: Any, ldr: Any, clamp: Any, flags: Any) -> Any:
+        ip = types.intp
+        sig = types.void(x, ip, koff, ip, ip, wt, ip, ip, c, ip, ip, ip, ip, bias, ip, res, ip, ip, clamp, ip)
+        return sig, lambda context, builder, s, args: _emit(context, builder, s, args, mr, nv, w, True)
+
+    return micro_oc_rows
+
+
 OC_PIXELS, OC_VECTORS = {16: (8, 1), 8: (4, 2)}.get(W, (4, 4))  # pixels x vectors: 16 channels a tile
 micro_kernel_oc = make_micro_kernel_oc(OC_PIXELS, OC_VECTORS, W)
+micro_kernel_oc_rows = make_micro_kernel_oc_rows(OC_PIXELS, OC_VECTORS, W)

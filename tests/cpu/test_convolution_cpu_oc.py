@@ -90,10 +90,11 @@ def test_channel_vectors_chosen_for_small_dense_layers_only(rng, monkeypatch, sh
     assert bool(calls) == small
 
 
-def test_channel_vector_micro_kernel_keeps_accumulators_in_vector_registers():
+@pytest.mark.parametrize("indirect", [False, True], ids=["strided-k", "koff-rows"])
+def test_channel_vector_micro_kernel_keeps_accumulators_in_vector_registers(indirect):
     """The channel-vector micro-kernel's loop issues OC_PIXELS x OC_VECTORS vector FMAs per k step (a multiple, if
-    LLVM unrolls it) on the host's widest registers and moves no vector register to or from the stack. Compiled
-    here without numba's cache, whose code cannot be inspected."""
+    LLVM unrolls it) on the host's widest registers and moves no vector register to or from the stack, in both
+    input forms. Compiled here without numba's cache, whose code cannot be inspected."""
     import re
 
     import numba
@@ -101,12 +102,16 @@ def test_channel_vector_micro_kernel_keeps_accumulators_in_vector_registers():
     from kernel_selector.common import cpu_microkernel as mk
     from kernel_selector.common import cpu_microkernel_oc as mo
 
-    micro = mo.micro_kernel_oc
+    micro, micro_rows = mo.micro_kernel_oc, mo.micro_kernel_oc_rows
 
     def tile(x, w, c, bias, res, clamp, k, n):  # pragma: no cover - numba
         micro(x, 0, n, mo.OC_PIXELS, w, 0, k, c, 0, n, 0, 16, bias, 0, res, 0, n, clamp, 3)
 
-    fn = numba.njit(cache=False, fastmath=True)(tile)
+    def tile_rows(x, w, c, bias, res, clamp, k, n):  # pragma: no cover - numba
+        koff = np.arange(k) * n
+        micro_rows(x, 0, koff, 2, mo.OC_PIXELS, w, 0, k, c, 0, n, 0, 16, bias, 0, res, 0, n, clamp, 3)
+
+    fn = numba.njit(cache=False, fastmath=True)(tile_rows if indirect else tile)
     f32a = numba.float32[::1]
     sig = (f32a, f32a, f32a, f32a, f32a, f32a, numba.int64, numba.int64)
     fn.compile(sig)

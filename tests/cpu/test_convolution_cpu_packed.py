@@ -22,6 +22,17 @@ from tests.references import conv_ref
 KERNEL = "convolution_cpu_packed"
 FSV16, OSV16 = Format.b_fs_yx_fsv16, Format.os_iyx_osv16
 
+
+@pytest.fixture(autouse=True, params=["pixel-vectors", "channel-vector-rows"])
+def small_output_form(request, monkeypatch):
+    """Every test twice: small outputs of the padded grid and strided 1×1 layers through the pixel-vector GEMM
+    (OC_ROWS_MAX_PIXELS 0), and through channel-vector row tiles wherever they apply (cpu_conv_oc.oc_row_tiles,
+    any output size)."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+
+    monkeypatch.setattr(mod, "OC_ROWS_MAX_PIXELS", 0 if request.param == "pixel-vectors" else 1 << 30)
+    return request.param
+
 LAYOUTS = [  # (data format, output format, padded)
     (Format.bfyx, Format.bfyx, False),
     (Format.bfyx, Format.bfyx, True),

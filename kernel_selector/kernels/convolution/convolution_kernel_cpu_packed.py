@@ -9,8 +9,11 @@ stride-1 convolution (no copy); a stride-1 k×k one with a bfyx output and no fu
 zero-bordered copies of its input planes at fixed offsets (:mod:`.cpu_conv_grid`, implicit im2col); others the
 patch matrix of :mod:`.cpu_im2col` (parallel, any format).
 
-A dense 1×1 convolution of a 1×1 image is a GEMV per image instead (:mod:`.cpu_conv_gemv`). The images of a batch
-share one parallel region (each with its own slot of im2col / grid / output scratch, up to
+A dense 1×1 convolution of a 1×1 image is a GEMV per image instead (:mod:`.cpu_conv_gemv`); small dense layers
+turn the product around (:mod:`.cpu_conv_oc`: 16 output channels in the vector lanes, pixels broadcast): a 1×1
+stride-1 layer of at most a few million multiply-adds, and any grid or strided 1×1 layer with at most 256 output
+pixels, along its output rows (ResNet-50's 3×3 layers at 7×7 0.62×, its stride-2 layers 0.8-0.87×). The images
+of a batch share one parallel region (each with its own slot of im2col / grid / output scratch, up to
 SCRATCH_BYTES in all; beyond it, groups of images in turn). A task is one column panel of NR pixels of one image
 (and a range of row tiles when there are few panels): it packs the
 panel's K × NR B values into a contiguous buffer (BLIS's packed B) and runs every row tile over it while it is in
@@ -58,7 +61,7 @@ from .cpu_conv_common import (
 )
 from .cpu_conv_gemv import gemv_panels
 from .cpu_conv_grid import grid_geometry, grid_to_output, output_chain, pad_planes
-from .cpu_conv_oc import oc_chunks, oc_tiles, use_channel_vectors
+from .cpu_conv_oc import OC_ROWS_MAX_PIXELS, oc_chunks, oc_row_tiles, oc_tiles, use_channel_vectors
 from .cpu_im2col import im2col
 
 SCRATCH_BYTES = 48 << 20  # the im2col / grid / output scratch of the images that share one GEMM region
@@ -316,6 +319,10 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # the grid's GEMM writes the output rows in place (no grid scratch, no copy out) where row panels cost at
         # most ROW_PANELS_EXTRA times the grid's panels
         rp = row_panels(oh, ow, npg) if grid else 0
+        # a small dense output from the padded grid or a strided 1x1 read in place: channel-vector tiles along its rows
+        strided_1x1 = flat_in and kh == kw == 1 and not direct and a.pad == (0, 0) and tuple(a.dilation) == (1, 1)
+        oc_rows = (g == 1 and oh * ow <= OC_ROWS_MAX_PIXELS and out_lay.format == Format.bfyx and res_at < 0
+                   and all(op.kind == "activation" for op in rest) and (grid or strided_1x1))
         # the buffer index of each eltwise operand (after the output), in chain order
         elt_buf = [n_own + 1 + j for j, op in enumerate(op for op in ops for _ in op.extra_inputs)
                    if op.kind == "eltwise"]
@@ -351,6 +358,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         oc_parts = oc_chunks(ipc * -(-oc // PANEL), -(-npix // OC_PIXELS), numba.get_num_threads())
         launch_oc = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix), chunk=1)
         bias_pad = np.zeros(-(-oc // PANEL) * PANEL, np.float32)  # the tiles read a whole panel of bias
+        row_parts = oc_chunks(ipc * -(-oc // PANEL), oh, numba.get_num_threads())
+        koff_1x1 = np.arange(icg, dtype=np.int64) * pitch["f"]
 
         def fn(*bufs: Any) -> None:
             x = f32_view(bufs[0])
@@ -361,12 +370,25 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                 everything = fused_buffers(params, bufs, n_own)
             res = f32_view(bufs[elt_buf[0]]) if rm is not None else EMPTY
             rest_buf = f32_view(bufs[elt_buf[-1]]) if elt_rest and direct_out else EMPTY
+            if has_bias and (oc_form or oc_rows):
+                bias_pad[:oc] = bias[:oc]
             for n0 in range(0, n_img, ipc):
                 cnt = min(ipc, n_img - n0)
+                out0 = int(out_rows[0] + n0 * out_rows[1])
+                if oc_rows and not grid:  # a strided 1x1: the input planes where they lie
+                    launch_oc(oc_row_tiles, x, x_off + n0 * pitch["b"], pitch["b"], koff_1x1, sy * pitch["y"],
+                              sx * pitch["x"], oh, ow, k, wp, oc, out, out0, int(out_rows[1]), int(out_rows[2]),
+                              int(out_rows[3]), bias_pad, has_bias, bounds, flags, codes, fa, fb, cnt, row_parts)
+                    continue
                 if grid:
                     for i in range(cnt):
                         launch_pad(pad_planes, x, xd, n0 + i, xpad[i * n_xpad:(i + 1) * n_xpad], c, h, wd, hp, wpad,
                                    a.pad[0], a.pad[1], sy, sx)
+                    if oc_rows:
+                        launch_oc(oc_row_tiles, xpad, 0, n_xpad, koff, wpad, 1, oh, ow, k, wp, oc, out, out0,
+                                  int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias, bounds,
+                                  flags, codes, fa, fb, cnt, row_parts)
+                        continue
                     if rp:  # row panels: the tiles land in the output rows; the rest of the chain then runs on them
                         launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, ow, splits,
                                out, int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, EMPTY, -1, 0,
@@ -394,8 +416,6 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \
                         else (-1, 0, 0)
                     if oc_form:
-                        if has_bias:
-                            bias_pad[:oc] = bias[:oc]
                         launch_oc(oc_tiles, b, b_off, ldb, npix, k, wp, oc, out,
                                   int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias_pad, has_bias, res, r_off,
                                   r_f, bounds, flags, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]),
