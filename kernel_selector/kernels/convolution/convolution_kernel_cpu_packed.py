@@ -320,7 +320,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # most ROW_PANELS_EXTRA times the grid's panels
         rp = row_panels(oh, ow, npg) if grid else 0
         # a small dense output from the padded grid or a strided 1x1 read in place: channel-vector tiles along its rows
-        strided_1x1 = flat_in and kh == kw == 1 and not direct and a.pad == (0, 0) and tuple(a.dilation) == (1, 1)
+        strided_1x1 = (flat_in and kh == kw == 1 and not direct and tuple(a.pad) == tuple(a.pad_end) == (0, 0)
+                       and tuple(a.dilation) == (1, 1))
         oc_rows = (g == 1 and oh * ow <= OC_ROWS_MAX_PIXELS and out_lay.format == Format.bfyx and res_at < 0
                    and all(op.kind == "activation" for op in rest) and (grid or strided_1x1))
         # the buffer index of each eltwise operand (after the output), in chain order
@@ -339,8 +340,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # scratch kept for the kernel's life (a fresh multi-MB array per run costs its page faults, ~1 ms for a
         # 3x3 layer of ResNet-50's first stage); CPU kernels run one at a time (cpu_engine._RUN_LOCK). Up to
         # ``ipc`` images share one GEMM region, each with its own slot of scratch (at most SCRATCH_BYTES in all)
-        n_cols = 0 if direct or grid else g * k * npix
-        n_y = 0 if (direct_out and not grid) or rp else oc * (npg if grid else npix)
+        n_cols = 0 if direct or grid or oc_rows else g * k * npix
+        n_y = 0 if (direct_out and not grid) or rp or oc_rows else oc * (npg if grid else npix)
         n_xpad = c * sy * sx * hp * wpad if grid else 0
         ipc = max(1, min(n_img, SCRATCH_BYTES // max(1, 4 * (n_cols + n_y + n_xpad))))
         cols = np.empty(ipc * n_cols, np.float32)
