@@ -205,12 +205,21 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
             ptr = builder.bitcast(builder.gep(base, [builder.mul(ii, ld)]), i8p)
             builder.call(prefetch, [ptr, ir.Constant(i32, rw), ir.Constant(i32, 3), ir.Constant(i32, 1)])
     # a whole tile (every column and row) runs unmasked code; an edge tile the masked form
-    whole = builder.and_(builder.icmp_signed(">=", ncols, ir.Constant(i64, nv * w)),
+    _whole_or_edge(builder, "micro", ncols, nv * w, row_lo, row_hi, mr, tile)
+    return context.get_dummy_value()
+
+
+def _whole_or_edge(builder: ir.IRBuilder, name: str, ncols: Any, cols: int, row_lo: Any, row_hi: Any, rows: int,
+                   tile: Any) -> None:
+    """Branch to ``tile(False)`` when the tile is whole (``ncols >= cols``, ``row_lo <= 0``, ``row_hi >= rows``),
+    else to ``tile(True)`` (the edge form), and continue after both."""
+    i64 = ir.IntType(64)
+    whole = builder.and_(builder.icmp_signed(">=", ncols, ir.Constant(i64, cols)),
                          builder.and_(builder.icmp_signed("<=", row_lo, ir.Constant(i64, 0)),
-                                      builder.icmp_signed(">=", row_hi, ir.Constant(i64, mr))))
-    full_bb = builder.append_basic_block("micro.whole")
-    edge_bb = builder.append_basic_block("micro.edge")
-    end_bb = builder.append_basic_block("micro.end")
+                                      builder.icmp_signed(">=", row_hi, ir.Constant(i64, rows))))
+    full_bb = builder.append_basic_block(f"{name}.whole")
+    edge_bb = builder.append_basic_block(f"{name}.edge")
+    end_bb = builder.append_basic_block(f"{name}.end")
     builder.cbranch(whole, full_bb, edge_bb)
     builder.position_at_end(full_bb)
     tile(False)
@@ -219,7 +228,6 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
     tile(True)
     builder.branch(end_bb)
     builder.position_at_end(end_bb)
-    return context.get_dummy_value()
 
 
 def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, col_mask: list[Any], bias: Any,

@@ -30,7 +30,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .cpu_microkernel import PANEL, W, _epilogue, _splat
+from .cpu_microkernel import PANEL, W, _epilogue, _splat, _whole_or_edge
 
 
 def _transpose(builder: ir.IRBuilder, rows: list[Any], w: int) -> list[Any]:
@@ -156,20 +156,7 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
             else:
                 builder.store(rows[j], ptr, align=4)
 
-    whole = builder.and_(builder.icmp_signed(">=", npx, ir.Constant(i64, mr)),
-                         builder.and_(builder.icmp_signed("<=", oc_lo, ir.Constant(i64, 0)),
-                                      builder.icmp_signed(">=", oc_hi, ir.Constant(i64, rows_n))))
-    full_bb = builder.append_basic_block("oc.whole")
-    edge_bb = builder.append_basic_block("oc.edge")
-    end_bb = builder.append_basic_block("oc.end")
-    builder.cbranch(whole, full_bb, edge_bb)
-    builder.position_at_end(full_bb)
-    tile(False)
-    builder.branch(end_bb)
-    builder.position_at_end(edge_bb)
-    tile(True)
-    builder.branch(end_bb)
-    builder.position_at_end(end_bb)
+    _whole_or_edge(builder, "oc", npx, mr, oc_lo, oc_hi, rows_n, tile)
     return context.get_dummy_value()
 
 

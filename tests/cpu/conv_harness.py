@@ -1,5 +1,5 @@
-"""Direct runs of the CPU convolution kernels on physical buffers, and the shape cases, shared by
-test_convolution_cpu_fsv16 and test_convolution_cpu_gemm."""
+"""Direct runs of the CPU convolution kernels on physical buffers, the shape cases, and the micro-kernels' machine
+code check, shared by the CPU convolution kernels' tests."""
 
 from __future__ import annotations
 
@@ -74,3 +74,27 @@ CASES = [
     ((1, 3, 15, 15), 16, (7, 7), (2, 2), (1, 1), (3, 3), (3, 3), 1),
     ((1, 32, 5, 19), 16, (1, 1), (1, 1), (1, 1), (0, 0), (0, 0), 1),
 ]
+
+
+def assert_loop_fmas_in_registers(py_fn, per_step):
+    """Compile ``py_fn(x, w, c, bias, res, clamp, k, n)`` (float32 1-D arrays, int64 k and n) without numba's cache
+    and check its machine code: the loop with the most vector FMAs issues a multiple of ``per_step`` of them on the
+    host's widest registers, and moves none of those registers to or from the stack (no spills)."""
+    import re
+
+    import numba
+
+    from kernel_selector.common import cpu_microkernel as mk
+
+    fn = numba.njit(cache=False, fastmath=True)(py_fn)
+    f32a = numba.float32[::1]
+    sig = (f32a, f32a, f32a, f32a, f32a, f32a, numba.int64, numba.int64)
+    fn.compile(sig)
+    asm = fn.inspect_asm(sig)
+    reg = {16: "zmm", 8: "ymm"}.get(mk.W, "xmm")
+    blocks = re.split(r"\n\.LBB\S+:", asm)
+    body = max(blocks, key=lambda t: len(re.findall(r"vfmadd\w*ps", t)))  # the k loop
+    fmas = re.findall(rf"vfmadd\w*ps\s+[^\n]*%{reg}", body)
+    assert fmas and len(fmas) % per_step == 0, body[:2000]
+    spills = [ln for ln in body.splitlines() if "rsp" in ln and reg in ln]
+    assert not spills, spills

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cldnn_py.layout import Format, Padding
-from tests.cpu.conv_harness import run_direct
+from tests.cpu.conv_harness import assert_loop_fmas_in_registers, run_direct
 from tests.helpers import assert_close, f32
 from tests.references import conv_ref
 
@@ -95,11 +95,6 @@ def test_channel_vector_micro_kernel_keeps_accumulators_in_vector_registers(indi
     """The channel-vector micro-kernel's loop issues OC_PIXELS x OC_VECTORS vector FMAs per k step (a multiple, if
     LLVM unrolls it) on the host's widest registers and moves no vector register to or from the stack, in both
     input forms. Compiled here without numba's cache, whose code cannot be inspected."""
-    import re
-
-    import numba
-
-    from kernel_selector.common import cpu_microkernel as mk
     from kernel_selector.common import cpu_microkernel_oc as mo
 
     micro, micro_rows = mo.micro_kernel_oc, mo.micro_kernel_oc_rows
@@ -111,15 +106,4 @@ def test_channel_vector_micro_kernel_keeps_accumulators_in_vector_registers(indi
         koff = np.arange(k) * n
         micro_rows(x, 0, koff, 2, mo.OC_PIXELS, w, 0, k, c, 0, n, 0, 16, bias, 0, res, 0, n, clamp, 3)
 
-    fn = numba.njit(cache=False, fastmath=True)(tile_rows if indirect else tile)
-    f32a = numba.float32[::1]
-    sig = (f32a, f32a, f32a, f32a, f32a, f32a, numba.int64, numba.int64)
-    fn.compile(sig)
-    asm = fn.inspect_asm(sig)
-    reg = {16: "zmm", 8: "ymm"}.get(mk.W, "xmm")
-    blocks = re.split(r"\n\.LBB\S+:", asm)
-    body = max(blocks, key=lambda t: len(re.findall(r"vfmadd\w*ps", t)))  # the k loop
-    fmas = re.findall(rf"vfmadd\w*ps\s+[^\n]*%{reg}", body)
-    assert fmas and len(fmas) % (mo.OC_PIXELS * mo.OC_VECTORS) == 0, body[:2000]
-    spills = [ln for ln in body.splitlines() if "rsp" in ln and reg in ln]
-    assert not spills, spills
+    assert_loop_fmas_in_registers(tile_rows if indirect else tile, mo.OC_PIXELS * mo.OC_VECTORS)

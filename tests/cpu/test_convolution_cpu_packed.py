@@ -8,14 +8,12 @@ the selector's choice in a network.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 
 import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Padding
-from tests.cpu.conv_harness import CASES, run_direct
+from tests.cpu.conv_harness import CASES, assert_loop_fmas_in_registers, run_direct
 from tests.helpers import assert_close, f32
 from tests.references import conv_ref
 
@@ -98,8 +96,6 @@ def test_micro_kernel_keeps_accumulators_in_vector_registers(indirect):
     registers the host has and moves no vector register to or from the stack (issue 16: FMAs on ymm/zmm, no
     spills in the inner loop), in both B forms. Compiled here without numba's cache, whose code cannot be
     inspected."""
-    import numba
-
     from kernel_selector.common import cpu_microkernel as mk
 
     micro, micro_rows = mk.micro_kernel, mk.micro_kernel_rows
@@ -111,18 +107,7 @@ def test_micro_kernel_keeps_accumulators_in_vector_registers(indirect):
         koff = np.arange(k) * n
         micro_rows(a, 0, b, 0, koff, 0, c, 0, n, k, n, 0, mk.MR, bias, 0, res, 0, n, clamp, 3)
 
-    fn = numba.njit(cache=False, fastmath=True)(tile_rows if indirect else tile)
-    f32 = numba.float32[::1]
-    sig = (f32, f32, f32, f32, f32, f32, numba.int64, numba.int64)
-    fn.compile(sig)
-    asm = fn.inspect_asm(sig)
-    reg = {16: "zmm", 8: "ymm"}.get(mk.W, "xmm")
-    blocks = re.split(r"\n\.LBB\S+:", asm)
-    body = max(blocks, key=lambda t: len(re.findall(r"vfmadd\w*ps", t)))  # the k loop
-    fmas = re.findall(rf"vfmadd\w*ps\s+[^\n]*%{reg}", body)
-    assert fmas and len(fmas) % (mk.MR * mk.NV) == 0, body[:2000]
-    spills = [ln for ln in body.splitlines() if "rsp" in ln and reg in ln]
-    assert not spills, spills
+    assert_loop_fmas_in_registers(tile_rows if indirect else tile, mk.MR * mk.NV)
 
 
 def test_packed_selected_in_network_with_packed_weights(cpu_engine, rng):
