@@ -160,14 +160,20 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
     return context.get_dummy_value()
 
 
-def make_micro_kernel_oc(mr: int, nv: int, w: int) -> Any:
-    """A numba intrinsic ``micro_oc(x, x_off, sak, npx, w, w_off, k, c, c_off, ldc, oc_lo, oc_hi, bias, bias_off, res,
-    res_off, ldr, clamp, flags)`` computing one tile of ``w`` output channels × ``w`` pixels and its epilogue as the
-    module docstring says (float32 1-D arrays, ``clamp`` float32[16], int64 offsets, counts and flags). Callable only
-    from numba-compiled code. Raises ValueError when ``w`` does not divide the panel height 16."""
+def _check_tile(mr: int, nv: int, w: int) -> None:
+    """Raises ValueError unless ``nv`` vectors of ``w`` channels divide the weight panel (16) and ``mr`` pixels fit
+    one vector (the transpose's square)."""
     if PANEL % (nv * w) or mr > w:
         raise ValueError(f"{nv} vectors of {w} channels must divide the weight panel height {PANEL}, and {mr} pixels "
                          f"fit one vector")
+
+
+def make_micro_kernel_oc(mr: int, nv: int, w: int) -> Any:
+    """A numba intrinsic ``micro_oc(x, x_off, sak, npx, w, w_off, k, c, c_off, ldc, oc_lo, oc_hi, bias, bias_off, res,
+    res_off, ldr, clamp, flags)`` computing one tile of ``nv`` · ``w`` output channels × ``mr`` pixels and its
+    epilogue as the module docstring says (float32 1-D arrays, ``clamp`` float32[16], int64 offsets, counts and
+    flags). Callable only from numba-compiled code. Raises ValueError for a tile shape :func:`_check_tile` refuses."""
+    _check_tile(mr, nv, w)
 
     @intrinsic
     def micro_oc(typingctx: Any, x: Any, x_off: Any, sak: Any, npx: Any, wt: Any, w_off: Any, k: Any, c: Any,
@@ -186,9 +192,7 @@ def make_micro_kernel_oc_rows(mr: int, nv: int, w: int) -> Any:
     * sai]`` (int64 ``koff``): the patch rows of a padded grid
     (:mod:`kernel_selector.kernels.convolution.cpu_conv_grid`) or the planes of a strided 1×1 convolution read where
     they lie. Otherwise as :func:`make_micro_kernel_oc`."""
-    if PANEL % (nv * w) or mr > w:
-        raise ValueError(f"{nv} vectors of {w} channels must divide the weight panel height {PANEL}, and {mr} pixels "
-                         f"fit one vector")
+    _check_tile(mr, nv, w)
 
     @intrinsic
     def micro_oc_rows(typingctx: Any, x: Any, x_off: Any, koff: Any, sai: Any, npx: Any, wt: Any, w_off: Any, k: Any,
