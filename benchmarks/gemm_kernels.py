@@ -1,11 +1,14 @@
 """GFLOP/s of the GEMM kernels (gemm, fully_connected) next to numpy sgemm, every result checked against numpy.
 
-    python benchmarks/gemm_kernels.py [--runs 7] [--shapes gemm1024 fc6_b64 ...] [--tiles 4 6] [--ref-runs 1]
+    python benchmarks/gemm_kernels.py [--runs 7] [--shapes gemm1024 fc6_b64 wino14 ...] [--tiles 4 6] [--ref-runs 1]
 
 Kernels are run directly (no Program), as in ``benchmarks/conv_kernels.py``: for ``gemm`` shapes ``gemm_tiled``
-(bfyx A, B) and ``gemm_ref``; for fully connected shapes (AlexNet FC6/7/8 and ResNet-50's FC at batch 8 and 64)
-``fully_connected_gemm`` (weights os_iyx_osv16; run even at batch 8, where validate() leaves the layer to gemv, to
-show why), ``fully_connected_gemv`` and ``fully_connected_ref`` (weights bfyx). Time is the device time from
+(bfyx A, B) and ``gemm_ref``; for ``wino`` shapes (the 36 batched products of a Winograd layer, tiles x C times
+C x OC: ResNet-50's 3x3 layers at 14x14, 28x28, 56x56) ``gemm_tiled`` with B plain (its panels copied per
+work-item) and as 16-column panels (transposed, b_fs_yx_fsv16: read in place, winograd_convolutions' form); for
+fully connected shapes (AlexNet FC6/7/8 and ResNet-50's FC at batch 8 and 64) ``fully_connected_gemm`` (weights
+os_iyx_osv16; run even at batch 8, where validate() leaves the layer to gemv, to show why),
+``fully_connected_gemv`` and ``fully_connected_ref`` (weights bfyx). Time is the device time from
 OpenCL profiling events, the median of ``--runs`` runs after one warm-up (``best``: GFLOP/s of the fastest run);
 the kernels of one shape run round-robin with numpy's sgemm of the same product (``numpy`` row, wall time, the
 calibration of this process and moment) so that load from other processes hits them alike. The reference kernels
@@ -30,7 +33,7 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-# name: ("gemm", M, K, N) or ("fc", batch, K, M_out)
+# name: ("gemm", M, K, N), ("fc", batch, K, M_out) or ("wino", M = tiles, K = C, N = OC), batch 36
 SHAPES = {
     "gemm1024": ("gemm", 1024, 1024, 1024),
     "gemm_bert": ("gemm", 384, 768, 768),
@@ -42,6 +45,9 @@ SHAPES = {
     "fc8_b64": ("fc", 64, 4096, 1000),
     "r50fc_b8": ("fc", 8, 2048, 1000),
     "r50fc_b64": ("fc", 64, 2048, 1000),
+    "wino14": ("wino", 16, 256, 256),
+    "wino28": ("wino", 49, 128, 128),
+    "wino56": ("wino", 196, 64, 64),
 }
 DEFAULT_SHAPES = [s for s in SHAPES if s != "gemm_bert"]
 
@@ -82,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     import cldnn_py as cl
     from benchmarks.conv_kernels import Candidate, hot_loop_report
     from cldnn_py.layout import DataType, Format, Layout
+    from cldnn_py.ops import GemmAttrs
     from kernel_selector import Params, selector
     from kernel_selector.kernels.fully_connected.fully_connected_kernel_gemm import FullyConnectedKernelGemm
     from kernel_selector.kernels.gemm.gemm_kernel_tiled import GemmKernelTiled
@@ -90,20 +97,33 @@ def main(argv: list[str] | None = None) -> int:
     tiled, fcg = GemmKernelTiled(), FullyConnectedKernelGemm()
     print(f"device: {engine.info.name} ({engine.info.platform_version}); median of {args.runs} runs, device time; "
           f"numpy: wall time, same process, round-robin")
-    print(f"{'shape':<10} {'kernel':<24} {'P':>2} {'med ms':>9} {'GFLOP/s':>8} {'best':>8} {'rel err':>8}")
+    print(f"{'shape':<10} {'kernel':<36} {'P':>2} {'med ms':>9} {'GFLOP/s':>8} {'best':>8} {'rel err':>8}")
     rng = np.random.default_rng(0)
     f32 = DataType.f32
     for name in args.shapes:
         kind, m, k, n = SHAPES[name]
-        a = rng.standard_normal((m, k)).astype(np.float32)
-        b = (rng.standard_normal((k, n)) / np.sqrt(k)).astype(np.float32)
+        z = (36,) if kind == "wino" else ()
+        a = rng.standard_normal(z + (m, k)).astype(np.float32)
+        b = (rng.standard_normal(z + (k, n)) / np.sqrt(k)).astype(np.float32)
         expect = a.astype(np.float64) @ b.astype(np.float64)
         scale = float(np.abs(expect).max())
-        flop = 2.0 * m * n * k
+        flop = 2.0 * m * n * k * (z[0] if z else 1)
         cands: list = [Numpy(a, b, expect)]
         refs = []
-        out_l = Layout(f32, Format.bfyx, (m, n))
-        if kind == "gemm":
+        out_l = Layout(f32, Format.bfyx, z + (m, n))
+        if kind == "wino":
+            bt = np.ascontiguousarray(b.transpose(0, 2, 1))
+            plain = [Layout(f32, Format.bfyx, a.shape), Layout(f32, Format.bfyx, b.shape)]
+            panels = [plain[0], Layout(f32, Format.b_fs_yx_fsv16, bt.shape)]
+            pp = Params("gemm", "ocl", plain, out_l, GemmAttrs(), layer_id=name, device=engine.info)
+            pb = Params("gemm", "ocl", panels, out_l, GemmAttrs(transpose_b=True), layer_id=name,
+                        device=engine.info)
+            for t in args.tiles:
+                kd = tiled.kernel_data(pp, {"tile": t} if t else None)
+                cands.append(_label(Candidate(engine, tiled.name, kd, plain, [a, b], out_l), kd))
+                kd = tiled.kernel_data(pb, {"tile": t} if t else None)
+                cands.append(_label(Candidate(engine, tiled.name + " (B panels)", kd, panels, [a, bt], out_l), kd))
+        elif kind == "gemm":
             lays = [Layout(f32, Format.bfyx, a.shape), Layout(f32, Format.bfyx, b.shape)]
             params = Params("gemm", "ocl", lays, out_l, {}, layer_id=name, device=engine.info)
             for t in args.tiles:
@@ -140,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             err = float(np.abs(cand.result() - expect).max()) / scale
             status = "" if err < 1e-4 else "  WRONG"
             med, best = float(np.median(cand.times)), min(cand.times)
-            print(f"{name:<10} {cand.label:<24} {getattr(cand, 'tile', 0) or '':>2} {med:9.3f} "
+            print(f"{name:<10} {cand.label:<36} {getattr(cand, 'tile', 0) or '':>2} {med:9.3f} "
                   f"{flop / med * 1e-6:8.1f} {flop / best * 1e-6:8.1f} {err:8.1e}{status}", flush=True)
             if args.asm and cand.label in (tiled.name, fcg.name):
                 entry = cand.kd.kernels[0].entry

@@ -13,6 +13,9 @@
 // then walks all its row blocks reading B from there (GotoBLAS's packing, per work-item; 1024^3: ~1.3x the
 // in-place loop). Between K blocks the partial sums live in the output buffer (stored raw, reloaded); the last
 // K block applies alpha, beta * C and stores.
+// B_PANELS: B is a constant stored as 16-column panels (transpose_b with B (.., N, K) in b_fs_yx_fsv16, e.g. the
+// Winograd filters U: [batch][N / 16][K][16]): each panel row is 64 contiguous bytes, read in place, so there is no
+// private copy and one K block; PANELS consecutive panels per work-item (one launch cost for all of them).
 // Edges: rows past M are clamped to M - 1 (those rows compute and store the same values as row M - 1, so the
 // partial sums stay exact); with N % 16 == 8 the last panel runs the same loop on one float8 (NV = 1).
 // Each tensor f32 or f16 storage (each its own), read and written through its LOAD / ILOAD / ALOAD8 / ASTORE8 macros
@@ -54,13 +57,23 @@
 #endif
 
 // The whole work of one work-item on NV float8 columns (2: a full 16-column panel, 1: the 8-column tail).
-#define PANEL(NV) \
-    for (int k0 = 0; k0 < GEMM_K; k0 += K_BLOCK) { \
-        const int k1 = k0 + K_BLOCK < GEMM_K ? k0 + K_BLOCK : GEMM_K; \
+#if B_PANELS
+#define PANEL_FILL(k0, k1, NV)
+#define PANEL_B0(k) INPUT1_ALOAD8(bp + (k) * 16, 0)
+#define PANEL_B1(k) INPUT1_ALOAD8(bp + (k) * 16, 8)
+#else
+#define PANEL_FILL(k0, k1, NV) \
         for (int k = k0; k < k1; ++k) { \
             pnl[2 * (k - k0)] = INPUT1_ALOAD8(bp + k * GEMM_N, 0); \
             if (NV == 2) pnl[2 * (k - k0) + 1] = INPUT1_ALOAD8(bp + k * GEMM_N, 8); \
-        } \
+        }
+#define PANEL_B0(k) pnl[2 * ((k) - k0)]
+#define PANEL_B1(k) pnl[2 * ((k) - k0) + 1]
+#endif
+#define PANEL(NV) \
+    for (int k0 = 0; k0 < GEMM_K; k0 += K_BLOCK) { \
+        const int k1 = k0 + K_BLOCK < GEMM_K ? k0 + K_BLOCK : GEMM_K; \
+        PANEL_FILL(k0, k1, NV) \
         for (int g = 0; g < ROW_GROUP; ++g) { \
             const int m0 = (mg * ROW_GROUP + g) * TILE_M; \
             if (m0 >= GEMM_M) break; \
@@ -76,8 +89,8 @@
             } \
             LOAD_PARTIAL(NV) \
             for (int k = k0; k < k1; ++k) { \
-                const float8 b0 = pnl[2 * (k - k0)]; \
-                const float8 b1 = NV == 2 ? pnl[2 * (k - k0) + 1] : (float8)(0.0f); \
+                const float8 b0 = PANEL_B0(k); \
+                const float8 b1 = NV == 2 ? PANEL_B1(k) : (float8)(0.0f); \
                 __attribute__((opencl_unroll_hint)) \
                 for (int p = 0; p < TILE_M; ++p) { \
                     const float x = INPUT0_ILOAD(ap[p], k * A_K_PITCH); \
@@ -108,13 +121,23 @@ KERNEL(gemm_tiled)(const __global INPUT0_TYPE* a, const __global INPUT1_TYPE* b,
                    __global OUTPUT_TYPE* output)
 {
     const int mg = get_global_id(0);
-    const int n0 = get_global_id(1) * 16;
     const int z = get_global_id(2);
     int bc0 = 0, bc1 = 0, bc2 = 0, bc3 = 0;
     GEMM_BATCH_COORDS(z)
     const __global INPUT0_TYPE* a_z = a + A_INDEX(0, 0);
-    const __global INPUT1_TYPE* bp = b + B_INDEX(0, n0);
     __global OUTPUT_TYPE* out_z = output + OUT_INDEX(0, 0);
+#if B_PANELS  // PANELS whole panels per work-item (N % 16 == 0); B's batch is the output's (no broadcast)
+    for (int pi = 0; pi < PANELS; ++pi) {
+        const int panel = get_global_id(1) * PANELS + pi;
+        if (panel * 16 >= GEMM_N)
+            break;
+        const int n0 = panel * 16;
+        const __global INPUT1_TYPE* bp = b + ((size_t)z * (GEMM_N / 16) + panel) * (GEMM_K * 16);
+        PANEL(2)
+    }
+#else
+    const int n0 = get_global_id(1) * 16;
+    const __global INPUT1_TYPE* bp = b + B_INDEX(0, n0);
     float8 pnl[2 * K_BLOCK];  // the packed K_BLOCK x 16 sub-panel of B (K_BLOCK * 64 bytes of stack)
 #if GEMM_N % 16
     if (n0 + 16 > GEMM_N) {
@@ -123,9 +146,13 @@ KERNEL(gemm_tiled)(const __global INPUT0_TYPE* a, const __global INPUT1_TYPE* b,
     }
 #endif
     PANEL(2)
+#endif
 }
 
 #undef ADD_C
 #undef LOAD_PARTIAL
 #undef STORE_PARTIAL
 #undef PANEL
+#undef PANEL_FILL
+#undef PANEL_B0
+#undef PANEL_B1

@@ -108,3 +108,85 @@ def test_gemm_tiled_variants_agree(engine, rng):
         raw = np.empty(out_l.buffer_size, dtype=np.float32)
         engine.read_buffer(out.buffer, raw)
         assert_close(out_l.from_physical(raw), expect, rtol=1e-4, atol=1e-4)
+
+
+def run_panels(engine, a, bt, c=None, alpha=1.0, beta=1.0, variant=None):
+    """A (input) times the constant B given transposed (.., N, K) and stored as 16-column panels (a Reorder of a
+    Data to b_fs_yx_fsv16, folded at build: winograd_convolutions' form); returns (output, kernel name)."""
+    topo = cl.Topology()
+    topo.add(cl.InputLayout("a", cl.Layout(cl.DataType.f32, cl.Format.bfyx, a.shape)))
+    topo.add(cl.Data("bt", bt), cl.Reorder("b", "bt", cl.Format.b_fs_yx_fsv16))
+    ins = ["a", "b"]
+    if c is not None:
+        topo.add(cl.Data("c", c))
+        ins.append("c")
+    topo.add(Gemm("y", inputs=ins, transpose_b=True, alpha=alpha, beta=beta))
+    net = cl.Network(cl.Program(engine, topo, cpu_tier()))
+    assert net.program.node("b").layout().format == cl.Format.b_fs_yx_fsv16
+    net.poison()
+    return net.run({"a": a})["y"], net.program.node("y").impl.kernel_name
+
+
+PANEL_CASES = [
+    # A shape, B^T shape (batch, N, K), C shape or None, alpha, beta
+    ((36, 16, 64), (36, 48, 64), None, 1.0, 1.0),    # the Winograd form: 3 panels, PANELS 2 (a short last group)
+    ((3, 7, 37), (3, 32, 37), (1, 32), 0.5, -1.5),   # M below the tile, odd K, C a row
+]
+
+
+@pytest.mark.parametrize("case", PANEL_CASES, ids=lambda c: f"{c[0]}x{c[1]}-c{c[2]}")
+def test_gemm_tiled_reads_b_panels(engine, rng, case):
+    sa, sbt, sc, alpha, beta = case
+    a, bt = f32(rng.standard_normal(sa)), f32(rng.standard_normal(sbt))
+    c = f32(rng.standard_normal(sc)) if sc is not None else None
+    out, kernel = run_panels(engine, a, bt, c, alpha, beta)
+    assert kernel == FAST
+    assert_close(out, gemm_ref(a, bt.transpose(0, 2, 1), c, False, False, alpha, beta), rtol=1e-4, atol=1e-4)
+
+
+def test_gemm_tiled_panels_need_the_output_batch(engine, rng):
+    """A panel-form B must carry the output's batch (a broadcast one, batch 1 under A's 3, is refused with the
+    reason) and be transposed."""
+    from kernel_selector import Params
+    from kernel_selector.kernels.gemm.gemm_kernel_tiled import GemmKernelTiled
+
+    lay = [cl.Layout(cl.DataType.f32, cl.Format.bfyx, (3, 5, 16)),
+           cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, (1, 32, 16))]
+    out_l = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (3, 5, 32))
+    params = Params("gemm", "ocl", lay, out_l, typed_attrs("gemm", {"transpose_b": True}), layer_id="y",
+                    device=engine.info)
+    reason = GemmKernelTiled().validate(params)
+    assert reason is not None and "batch" in reason
+    no_t = Params("gemm", "ocl", [lay[0], cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, (3, 16, 32))], out_l,
+                  typed_attrs("gemm", {}), layer_id="y", device=engine.info)
+    assert "transposed" in GemmKernelTiled().validate(no_t)
+
+
+def test_gemm_tiled_panel_variants_agree(engine, rng):
+    """Panels per work-item 1-3 (3 panels: full, short and empty last groups) x row tiles 1, 4, 6: all correct."""
+    from kernel_selector import Params
+    from kernel_selector.kernels.gemm.gemm_kernel_tiled import GemmKernelTiled
+
+    a, bt = f32(rng.standard_normal((4, 11, 29))), f32(rng.standard_normal((4, 48, 29)))
+    lay = [cl.Layout(cl.DataType.f32, cl.Format.bfyx, a.shape),
+           cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, bt.shape)]
+    out_l = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (4, 11, 48))
+    params = Params("gemm", "ocl", lay, out_l, typed_attrs("gemm", {"transpose_b": True}), layer_id="y",
+                    device=engine.info)
+    k = GemmKernelTiled()
+    assert k.validate(params) is None
+    mems = []
+    for lo, arr in zip(lay, (a, bt)):
+        mems.append(engine.allocate(lo))
+        engine.write_buffer(mems[-1].buffer, lo.to_physical(arr))
+    out = engine.allocate(out_l)
+    expect = gemm_ref(a, bt.transpose(0, 2, 1))
+    for variant in ({"panels": p, "tile": t} for p in (1, 2, 3) for t in (1, 4, 6)):
+        (kc,) = k.kernel_data(params, variant).kernels
+        assert "#define B_PANELS 1" in kc.source
+        engine.write_buffer(out.buffer, np.full(out_l.buffer_size, np.nan, dtype=np.float32))
+        knl = engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
+        engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
+        raw = np.empty(out_l.buffer_size, dtype=np.float32)
+        engine.read_buffer(out.buffer, raw)
+        assert_close(out_l.from_physical(raw), expect, rtol=1e-4, atol=1e-4)

@@ -530,6 +530,18 @@ def test_concatenation_is_oclgrind_clean_in_f16(oclgrind_engine, oclgrind_log, r
     np.testing.assert_array_equal(out, np.concatenate([a, b.astype(np.float16)], axis=1))
 
 
+def test_gemm_tiled_b_panels_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
+    """gemm_tiled reading a constant B as 16-column panels (transposed, b_fs_yx_fsv16: winograd_convolutions'
+    filters), 3 panels so that PANELS 2 leaves a short last group, M 7 below the row tile: clean log, correct."""
+    a, bt = _x(rng, (2, 7, 19)), _x(rng, (2, 48, 19))
+    case = Case(Gemm("p", inputs=["a", "b"], transpose_b=True), {"a": (a, BFYX)},
+                gemm_ref(a, bt.transpose(0, 2, 1)), {"b": (bt, FSV16)})
+    out, ran = run_case(oclgrind_engine, case, "gemm_tiled", "cpu")
+    assert ran == "gemm_tiled"
+    oclgrind_log.assert_clean()
+    assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
+
+
 def test_oclgrind_log_catches_an_out_of_bounds_write(oclgrind_engine, oclgrind_log):
     """The plumbing itself: a kernel writing one element past its buffer shows in the log (OCLGRIND_LOG was set
     before the platform loaded), and the check sees it."""

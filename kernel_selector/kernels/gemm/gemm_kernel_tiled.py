@@ -8,9 +8,13 @@ per row, badly cached), so the kernel blocks K GotoBLAS-style: per K block a wor
 into a private array and walks many row blocks over it, with the partial sums in the output buffer between K
 blocks. Each operand and the output f32 or f16 storage, through call-free loads and stores
 (:mod:`kernel_selector.common.inline_half`); an f16 output takes one K block (the partial sums would round to half
-between blocks). Anything else (transposed B, padded or blocked operands, other data types, an f16 output with
-K > 640) goes to ``gemm_ref``; a constant-B ONNX Gemm is a ``fully_connected`` already
-(``frontend/onnx_ops/nn_gemm.py``), run by ``fully_connected_gemm`` at batch > 8.
+between blocks). A constant B may come as 16-column panels instead (``transpose_b`` with B (.., N, K) in
+``b_fs_yx_fsv16``, physically [batch][N / 16][K][16], the layout ``fully_connected_gemm`` reads its
+``os_iyx_osv16`` weights in): each panel row is then 64 contiguous bytes read in place, no private copy
+(winograd_convolutions stores its filters so; against the plain-B kernel on ResNet-50's 14x14 and 28x28 products,
+``benchmarks/gemm_kernels.py --shapes wino14 wino28``: 1.4-1.7x). Anything else (a transposed plain B, padded or
+blocked operands, other data types, an f16 output with K > 640) goes to ``gemm_ref``; a constant-B ONNX Gemm is a
+``fully_connected`` already (``frontend/onnx_ops/nn_gemm.py``), run by ``fully_connected_gemm`` at batch > 8.
 """
 
 from __future__ import annotations
@@ -32,10 +36,43 @@ TILE_M = 6  # max rows per work-item: 2 * TILE_M accumulators + 2 B vectors + 1 
 K_BLOCK = 512  # rows of B's 16-column sub-panel a work-item packs (32 KiB private) and reuses over its row blocks
 MIN_WORK_ITEMS = 16  # row groups are split until the gws has this many work-items (2 threads, load balance)
 TUNE_TILES = (4, 5, 6)  # the row tiles auto-tuning times
+PANELS = 2  # B_PANELS: 16-column panels per work-item (1.0-1.1x one on the Winograd products, fewer launches)
 
 
 def _plain(x: Layout) -> bool:
     return x.format == Format.bfyx and x.padding.is_zero and x.dtype in FLOATS
+
+
+def b_panels(params: Params) -> bool:
+    """True when B comes as 16-column panels: (.., N, K) in b_fs_yx_fsv16 with ``transpose_b`` (:func:`panels_reason`
+    says whether the kernel takes it)."""
+    return params.inputs[1].format == Format.b_fs_yx_fsv16
+
+
+def panels_reason(params: Params) -> str | None:
+    """Why a panel-form B (:func:`b_panels`) cannot be read, or None: it must be transposed (.., N, K), rank 3,
+    unpadded f32 or f16, N a multiple of 16, and its batch the output's batch (no broadcast)."""
+    b = params.inputs[1]
+    if not params.attrs_as(GemmAttrs).transpose_b or b.rank != 3:
+        return f"a b_fs_yx_fsv16 B must be a transposed (batch, N, K) operand, got rank {b.rank}"
+    if not b.padding.is_zero or b.dtype not in FLOATS:
+        return f"a b_fs_yx_fsv16 B must be unpadded f32 or f16, got {b}"
+    try:
+        batch, _, _, n = gemm_dims(params)
+    except ValueError as e:
+        return str(e)
+    if n % 16 or batch != (b.shape[0],):
+        return f"a b_fs_yx_fsv16 B needs N % 16 == 0 and the output's batch; got N = {n}, batch {batch} vs {b.shape[0]}"
+    return None
+
+
+def _index_layouts(params: Params) -> list[Layout]:
+    """The operands as the N-D index helpers see them: a panel-form B as a plain stand-in of its logical shape
+    (the kernel addresses its panels itself; B_INDEX is unused then)."""
+    ins = list(params.inputs)
+    if b_panels(params):
+        ins[1] = Layout(ins[1].dtype, Format.bfyx, ins[1].shape)
+    return ins
 
 
 def gemm_dims(params: Params) -> tuple[tuple[int, ...], int, int, int]:
@@ -65,23 +102,27 @@ class GemmKernelTiled(KernelBase):
     n_data_inputs = None
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32 or f16, every operand and the output plain bfyx, no padding."""
+        """OpenCL, f32 or f16, every operand and the output plain bfyx (B also as panels: b_fs_yx_fsv16), no
+        padding."""
         plain = frozenset({Format.bfyx})
-        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=plain, output_formats=plain,
-                            padded_inputs=False, padded_output=False)
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=plain | {Format.b_fs_yx_fsv16},
+                            output_formats=plain, padded_inputs=False, padded_output=False)
 
     def validate(self, params: Params) -> str | None:
-        """B not transposed, rank >= 2, N % 8 == 0; all operands plain unpadded f32 or f16; ranks <= 6; an f16
-        output only with one K block (K <= 1.25 * K_BLOCK: the partial sums between K blocks live in the output)."""
+        """B not transposed, rank >= 2, N % 8 == 0, or B as panels (:func:`panels_reason`); all other operands
+        plain unpadded f32 or f16; ranks <= 6; an f16 output only with one K block (K <= 1.25 * K_BLOCK: the partial
+        sums between K blocks live in the output)."""
         if len(params.inputs) not in (2, 3):
             return f"expected 2 or 3 inputs, got {len(params.inputs)}"
         for i, x in enumerate([*params.inputs, params.output]):
-            if not _plain(x):
+            if not _plain(x) and not (i == 1 and b_panels(params)):
                 what = "output" if i == len(params.inputs) else f"input {i}"
                 return f"{what} must be plain unpadded f32 or f16 bfyx, got {x}"
-        bad = nd_check(params.inputs, params.output)
+        bad = nd_check(_index_layouts(params), params.output)
         if bad:
             return bad
+        if b_panels(params):
+            return panels_reason(params)
         if params.attrs_as(GemmAttrs).transpose_b:
             return "transposed B is not supported (the B row must be contiguous)"
         if params.inputs[1].rank < 2:
@@ -119,25 +160,34 @@ class GemmKernelTiled(KernelBase):
     def blocking(self, params: Params, variant: dict[str, int] | None = None) -> tuple[int, int, int]:
         """(TILE_M, K_BLOCK, ROW_GROUP) for ``params``; a ``variant`` may set ``tile``, ``k_block``, ``row_group``.
 
-        K_BLOCK: K when K <= 1.25 * K_BLOCK (one pass, no partial sums), else K_BLOCK. ROW_GROUP: all the row
-        blocks of a column panel in one work-item (the sub-panel of B is then read from memory once), split into
-        as many groups as it takes for MIN_WORK_ITEMS work-items.
+        K_BLOCK: K when K <= 1.25 * K_BLOCK (one pass, no partial sums) or B comes as panels (read in place),
+        else K_BLOCK. ROW_GROUP: all the row blocks of a column panel in one work-item (the sub-panel of B is then
+        read from memory once), split into as many groups as it takes for MIN_WORK_ITEMS work-items.
         """
         v = variant or {}
         batch, m, k, n = gemm_dims(params)
         tm = self.tile(params, v.get("tile"))
-        kb = v.get("k_block") or (k if k <= K_BLOCK * 5 // 4 else K_BLOCK)
+        kb = k if b_panels(params) else v.get("k_block") or (k if k <= K_BLOCK * 5 // 4 else K_BLOCK)
         blocks = -(-m // tm)
-        groups = min(blocks, max(1, -(-MIN_WORK_ITEMS // (-(-n // 16) * prod(batch)))))
+        groups = min(blocks, max(1, -(-MIN_WORK_ITEMS // (self.panel_items(params, variant) * prod(batch)))))
         rg = v.get("row_group") or -(-blocks // groups)
         return tm, min(kb, k), rg
 
+    def panels(self, params: Params, variant: dict[str, int] | None = None) -> int:
+        """PANELS, the 16-column panels per work-item: ``variant["panels"]`` or PANELS with a panel-form B, else 1."""
+        return (variant or {}).get("panels", PANELS) if b_panels(params) else 1
+
+    def panel_items(self, params: Params, variant: dict[str, int] | None = None) -> int:
+        """Work-items along N: ceil(ceil(N / 16) / PANELS)."""
+        panels = -(-gemm_dims(params)[3] // 16)
+        return -(-panels // self.panels(params, variant))
+
     def jit_constants(self, params: Params, variant: dict[str, int] | None = None) -> JitConstants:
-        """Tensors, gemm index macros (gemm_ref's), A's pitches, TILE_M, K_BLOCK, ROW_GROUP, ALPHA, BETA, HAS_C and
-        the call-free loads and stores of A, B, C and the output (:func:`inline_half_jit`)."""
+        """Tensors, gemm index macros (gemm_ref's), A's pitches, TILE_M, K_BLOCK, ROW_GROUP, B_PANELS, PANELS,
+        ALPHA, BETA, HAS_C and the call-free loads and stores of A, B, C and the output (:func:`inline_half_jit`)."""
         j = super().jit_constants(params)
         j.update(inline_half_jit({f"INPUT{i}": x for i, x in enumerate(params.inputs)} | {"OUTPUT": params.output}))
-        for i, x in enumerate(params.inputs):
+        for i, x in enumerate(_index_layouts(params)):
             j.update(nd_jit(f"INPUT{i}", x))
         j.update(nd_jit("OUTPUT", params.output))
         j.update(gemm_index_jit(params))
@@ -146,27 +196,32 @@ class GemmKernelTiled(KernelBase):
         tm, kb, rg = self.blocking(params, variant)
         a = params.attrs_as(GemmAttrs)
         j.update({"A_M_PITCH": 1 if ta else k, "A_K_PITCH": m if ta else 1, "TILE_M": tm, "K_BLOCK": kb,
-                  "ROW_GROUP": rg, "ALPHA": float_literal(a.alpha),
+                  "ROW_GROUP": rg, "B_PANELS": int(b_panels(params)), "PANELS": self.panels(params, variant),
+                  "ALPHA": float_literal(a.alpha),
                   "BETA": float_literal(a.beta), "HAS_C": len(params.inputs) > 2})
         return j
 
     def dispatch(self, params: Params, variant: dict[str, int] | None = None
                  ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """gws (row groups, ceil(N / 16) column panels, batch), lws (1, 1, 1)."""
-        batch, m, _, n = gemm_dims(params)
+        """gws (row groups, ceil(N / 16 / PANELS) column panel groups, batch), lws (1, 1, 1)."""
+        batch, m, _, _ = gemm_dims(params)
         tm, _, rg = self.blocking(params, variant)
-        return (-(-m // (tm * rg)), -(-n // 16), prod(batch)), (1, 1, 1)
+        return (-(-m // (tm * rg)), self.panel_items(params, variant), prod(batch)), (1, 1, 1)
 
     def tune_variants(self, params: Params) -> list[dict[str, int]]:
-        """``{"tile": TILE_M}`` for the default choice (:meth:`tile`) first, then each of TUNE_TILES up to M."""
+        """``{"tile": TILE_M}`` for the default choice (:meth:`tile`) first, then each of TUNE_TILES up to M; with a
+        panel-form B each of them with PANELS (the default first), 1 and 4 panels per work-item."""
         _, m, _, _ = gemm_dims(params)
         first = self.tile(params)
-        return [{"tile": first}] + [{"tile": t} for t in TUNE_TILES if t != first and t <= m]
+        tiles = [first] + [t for t in TUNE_TILES if t != first and t <= m]
+        if not b_panels(params):
+            return [{"tile": t} for t in tiles]
+        return [{"tile": t, "panels": p} for p in dict.fromkeys((PANELS, 1, 4)) for t in tiles]
 
     def kernel_data(self, params: Params, variant: dict[str, int] | None = None) -> KernelData:
-        """One enqueue; ``variant`` (``tile``, ``k_block``, ``row_group``) overrides the blocking (auto-tuning,
-        tests and ``benchmarks/gemm_kernels.py`` time several). Raises ValueError for a K blocking an f16 output
-        cannot take (:meth:`half_blocks_reason`)."""
+        """One enqueue; ``variant`` (``tile``, ``k_block``, ``row_group``, ``panels``) overrides the blocking
+        (auto-tuning, tests and ``benchmarks/gemm_kernels.py`` time several). Raises ValueError for a K blocking an
+        f16 output cannot take (:meth:`half_blocks_reason`)."""
         bad = self.half_blocks_reason(params, variant)
         if bad:
             raise ValueError(f"{self.name}: variant {variant}: {bad}")
