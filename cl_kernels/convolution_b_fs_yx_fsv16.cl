@@ -12,6 +12,9 @@
 // CHECK_Y / CHECK_X: 0 when the input's padding holds the whole halo (read without checks; it must be zero).
 // CHECK_Y skips rows outside the input. CHECK_X: work-items whose taps stay inside the row run the same unchecked
 // loops; the others copy, per row and input slice, the span of input they need into a private zero-padded row.
+// FLAT (a 1x1 stride-1 unpadded convolution whose input pixels are contiguous: no x padding): the OH * OW output
+// pixels are one row (gws y = 1), so the blocks tile the whole map and only its very end is recomputed, instead of
+// the end of every row; the epilogue finds each pixel's (y, x).
 // Fused ops: FUSED_OPS8(v, b, f, y, x) applies them to the float8 v of channels f..f+7 (from the kernel's Python
 // side: call-free vector forms where it can, lane by lane otherwise); extra inputs arrive as FUSED_OPS_ARGS.
 // DEPTHWISE: groups == IC == OC; each pixel's 16 input channels are loaded as two float8 and multiplied lane-wise.
@@ -21,6 +24,11 @@
 // float forms above. The private border row and every accumulator stay float.
 
 #define OCS ((OUTPUT_FEATURE_NUM + 15) / 16)
+#if FLAT
+#define ROW_PIXELS (OUTPUT_SIZE_X * OUTPUT_SIZE_Y)  // pixels along the work-items' "row"
+#else
+#define ROW_PIXELS OUTPUT_SIZE_X
+#endif
 #define OCG (OCS / OC_BLOCKS)  // work-items along the output channels (OC_BLOCKS divides OCS)
 #define W_TAP_PITCH (FILTER_SIZE_Y * FILTER_SIZE_X * 16)
 // INPUT_PLAIN: INPUT0 in bfyx (a first layer of at most 8 channels, read where the network input lies instead of
@@ -336,12 +344,12 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, const __glo
   // PoCL's per-work-group cost is paid once for all of them)
   for (int rb = 0; rb < ROW_BLOCKS; ++rb) {
     const int ox_start = ((int)get_global_id(0) * ROW_BLOCKS + rb) * OUT_BLOCK;
-    if (ROW_BLOCKS > 1 && ox_start >= OUTPUT_SIZE_X)
+    if (ROW_BLOCKS > 1 && ox_start >= ROW_PIXELS)
         break;
-    const int oy = get_global_id(1);
+    const int oy = FLAT ? 0 : get_global_id(1);
     const int ocs = (get_global_id(2) % OCG) * OC_BLOCKS;  // the first of the work-item's output slices
     const int b = get_global_id(2) / OCG;
-    const int ox0 = ox_start < OUTPUT_SIZE_X - OUT_BLOCK ? ox_start : OUTPUT_SIZE_X - OUT_BLOCK;
+    const int ox0 = ox_start < ROW_PIXELS - OUT_BLOCK ? ox_start : ROW_PIXELS - OUT_BLOCK;
 
 #if VEC16
     float16 a[OC_BLOCKS][OUT_BLOCK];
@@ -404,32 +412,42 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, const __glo
 #endif
 #if OUTPUT_PLAIN  // bfyx output (a narrow head): channel 0 of the slice at out, the pixels 1 apart
         __global OUTPUT_TYPE* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + oc0 * OUTPUT_FEATURE_PITCH
-                                    + oy * OUTPUT_Y_PITCH + ox0;
+                                    + (FLAT ? 0 : oy * OUTPUT_Y_PITCH + ox0);
         const int n_real = OUTPUT_FEATURE_NUM - oc0 < 16 ? OUTPUT_FEATURE_NUM - oc0 : 16;
 #else
         __global OUTPUT_TYPE* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + (ocs + o) * OUTPUT_FEATURE_PITCH
-                                    + oy * OUTPUT_Y_PITCH + ox0 * 16;
+                                    + (FLAT ? 0 : oy * OUTPUT_Y_PITCH + ox0 * 16);
 #endif
         __attribute__((opencl_unroll_hint))
         for (int p = 0; p < OUT_BLOCK; ++p) {
             if (ox0 + p < ox_start)
                 continue;  // the shifted last block: its neighbour owns (and writes) these pixels
+#if FLAT  // the pixel's (y, x) in the map; `out` is at (0, 0)
+            const int py = (ox0 + p) / OUTPUT_SIZE_X;
+            const int px = ox0 + p - py * OUTPUT_SIZE_X;
+            const int po = py * OUTPUT_Y_PITCH + px * (OUTPUT_PLAIN ? 1 : 16);
+#else  // `out` is at (oy, ox0)
+            const int py = oy;
+            const int px = ox0 + p;
+            const int po = p * (OUTPUT_PLAIN ? 1 : 16);
+#endif
             float8 v0 = ACC_LO(o, p) + b0;
             float8 v1 = ACC_HI(o, p) + b1;
-            FUSED_OPS8(v0, b, oc0, oy, ox0 + p);
-            FUSED_OPS8(v1, b, oc0 + 8, oy, ox0 + p);
+            FUSED_OPS8(v0, b, oc0, py, px);
+            FUSED_OPS8(v1, b, oc0 + 8, py, px);
 #if OUTPUT_PLAIN
-            CONV_PLAIN_PIXEL(out + p, v0, v1, n_real, OUTPUT_FEATURE_PITCH);
+            CONV_PLAIN_PIXEL(out + po, v0, v1, n_real, OUTPUT_FEATURE_PITCH);
             continue;
 #endif
             // the last slice of a channel count that is not a multiple of 16 writes only the real channels
-            CONV_STORE_PIXEL(out + p * 16, v0, v1, ocs + o == OCS - 1);
+            CONV_STORE_PIXEL(out + po, v0, v1, ocs + o == OCS - 1);
         }
     }
   }
 }
 
 #undef OCS
+#undef ROW_PIXELS
 #undef OCG
 #undef W_OC_PITCH
 #undef W_TAP_PITCH

@@ -542,6 +542,18 @@ def test_gemm_tiled_b_panels_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rn
     assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
 
 
+def test_convolution_fsv16_flat_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
+    """convolution_b_fs_yx_fsv16's FLAT form (1x1 stride 1 over OH * OW pixels as one row; 5 x 8 = 40 pixels leave a
+    shifted last block at the default P), batch 2, 20 -> 24 channels (tails on both sides): clean log, correct."""
+    x, w, b = _x(rng, (2, 20, 5, 8)), f32(rng.standard_normal((24, 20, 1, 1)) * 0.3), f32(rng.standard_normal(24))
+    case = Case(cl.Convolution("p", "x", weights="w", bias="b"), {"x": (x, FSV16)},
+                conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1), {"w": (w, OSV16), "b": (b, None)})
+    out, ran = run_case(oclgrind_engine, case, "convolution_b_fs_yx_fsv16", "cpu")
+    assert ran == "convolution_b_fs_yx_fsv16"
+    oclgrind_log.assert_clean()
+    assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
+
+
 def test_oclgrind_log_catches_an_out_of_bounds_write(oclgrind_engine, oclgrind_log):
     """The plumbing itself: a kernel writing one element past its buffer shows in the log (OCLGRIND_LOG was set
     before the platform loaded), and the check sees it."""

@@ -74,6 +74,27 @@ def oc_block_choices(params: Params) -> tuple[int, ...]:
     return (1,) + tuple(n for n in (2, 4) if oc % (16 * n) == 0)
 
 
+def flat(params: Params) -> bool:
+    """FLAT: a 1x1 stride-1 unpadded dense convolution (groups 1) on b_fs_yx_fsv16 input without x padding, over
+    more than one output row. Its input pixels are then contiguous across rows, so the work-items tile the OH * OW
+    pixels as one row and only the end of the map is recomputed by a shifted last block, not the end of every row
+    (P = 4 or 5 on 7-, 13- and 14-wide rows computes 8 pixels for 7 and 15 for 13 and 14; flat, 50 for 49, 174 for
+    169 and 198 for 196). Devices with 16-wide vectors keep rows: their OC_BLOCKS rules were measured on rows."""
+    a = params.attrs_as(ConvolutionAttrs)
+    x, w = params.inputs[0], params.inputs[1]
+    pad_end = a.pad if a.pad_end is None else a.pad_end
+    return (tuple(w.shape[2:]) == (1, 1) and tuple(a.stride) == (1, 1) and tuple(a.pad) == (0, 0)
+            and tuple(pad_end) == (0, 0) and a.groups == 1 and a.block_diagonal == 1
+            and x.format == Format.b_fs_yx_fsv16 and x.padding.lower[3] == 0 and x.padding.upper[3] == 0
+            and params.output.dims4[2] > 1 and not vec16(params))
+
+
+def row_pixels(params: Params) -> int:
+    """The pixels the work-items tile as one row: OH * OW when :func:`flat`, else OW."""
+    b, f, y, x = params.output.dims4
+    return y * x if flat(params) else x
+
+
 def only_loop_order_0(params: Params) -> bool:
     """True for depthwise and block-diagonal convolutions: only LOOP_ORDER 0 skips what they do not read."""
     a = params.attrs_as(ConvolutionAttrs)
@@ -175,7 +196,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         the weights and a broadcast)."""
         limit = (NARROW_BLOCK_LIMIT if narrow(params) else VEC16_BLOCK_LIMIT[oc_blocks]) if vec16(params) \
             else MAX_BLOCK
-        return choose_block(params.output.dims4[3], limit)
+        return choose_block(row_pixels(params), limit)
 
     @staticmethod
     def row_blocks(params: Params, block: int) -> int:
@@ -185,7 +206,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         1 vs 2 vs 4 vs 8 vs 16, 4 best or within noise of the best); 1 elsewhere (a GPU wants every work-item)."""
         if params.caps.device_type != "cpu":
             return 1
-        return max(1, min(ROW_BLOCKS_CPU, -(-params.output.dims4[3] // block)))
+        return max(1, min(ROW_BLOCKS_CPU, -(-row_pixels(params) // block)))
 
     def loop_order(self, params: Params) -> int:
         """LOOP_ORDER without a tuned winner: 0 (taps outside the input-channel slices), the order measured fastest
@@ -203,7 +224,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         VEC16_TUNE_BLOCKS up to VEC16_BLOCK_LIMIT[oc_blocks]) not wider than the output row (the row itself if
         narrower), each loop order (only 0 for depthwise) and each of :func:`oc_block_choices`, the priority
         rules' choice first."""
-        ow = params.output.dims4[3]
+        ow = row_pixels(params)
         first = self.default_variant(params)
         out = [first]
         blocks = VEC16_TUNE_BLOCKS if vec16(params) else TUNE_BLOCKS
@@ -219,7 +240,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
 
     def jit_constants(self, params: Params, block: int | None = None,
                       loop_order: int | None = None, oc_blocks: int | None = None) -> JitConstants:
-        """Tensors, conv geometry, OUT_BLOCK, LOOP_ORDER, OC_BLOCKS, IC slices, CHECK_Y / CHECK_X, DEPTHWISE,
+        """Tensors, conv geometry, OUT_BLOCK, LOOP_ORDER, OC_BLOCKS, IC slices, CHECK_Y / CHECK_X, DEPTHWISE, FLAT,
         LOAD_FORM (1: vload8/vstore8 where the device probe found them faster, 0: aligned float8 pointers; f32 tensors
         only), the NAME_IS_HALF flags and call-free half loads (:func:`half_flags_jit`, :func:`inline_half_jit`) and
         the pixel stores CONV_STORE_PIXEL / CONV_PLAIN_PIXEL (common.cl's float forms for an f32 output).
@@ -241,7 +262,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         if bd > 1:  # only loop order 0 and the border path skip the zero blocks
             loop_order = 0
         j.update({"BLOCK_DIAG": int(bd > 1), "BD_OFM": oc // bd, "BD_IFM": icg // bd})
-        p = min(block or self.block(params, n), params.output.dims4[3])
+        p = min(block or self.block(params, n), row_pixels(params))
         j.update({"STRIDE_Y": a.stride[0], "STRIDE_X": a.stride[1],
                   "DILATION_Y": a.dilation[0], "DILATION_X": a.dilation[1],
                   "PAD_Y": a.pad[0], "PAD_X": a.pad[1], "GROUPS": g,
@@ -256,18 +277,19 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                   "OUTPUT_PLAIN": int(params.output.format == Format.bfyx),
                   "LOOP_ORDER": self.loop_order(params) if loop_order is None else loop_order,
                   "LOAD_FORM": int(params.device_caps.get("load_form") == "vload"),
-                  "VEC16": int(vec16(params))})
+                  "VEC16": int(vec16(params)), "FLAT": int(flat(params))})
         return j
 
     def dispatch(self, params: Params, block: int | None = None,
                  oc_blocks: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """gws (ceil(ceil(OW / P) / ROW_BLOCKS), OH, ceil(OC / 16) / OC_BLOCKS * N): neighbouring work-items share
-        their slices' weights; lws (1, 1, 1)."""
-        b, f, y, x = params.output.dims4
+        """gws (ceil(ceil(OW / P) / ROW_BLOCKS), OH, ceil(OC / 16) / OC_BLOCKS * N), with FLAT (ceil(ceil(OH * OW /
+        P) / ROW_BLOCKS), 1, ...): neighbouring work-items share their slices' weights; lws (1, 1, 1)."""
+        b, f, y, _ = params.output.dims4
+        row = row_pixels(params)
         n = self.oc_blocks(params) if oc_blocks is None else oc_blocks
-        p = min(block or self.block(params, n), x)
-        nb = -(-x // p)
-        return (-(-nb // self.row_blocks(params, p)), y, -(-f // 16) // n * b), (1, 1, 1)
+        p = min(block or self.block(params, n), row)
+        nb = -(-row // p)
+        return (-(-nb // self.row_blocks(params, p)), 1 if flat(params) else y, -(-f // 16) // n * b), (1, 1, 1)
 
     def kernel_data(self, params: Params, variant: dict[str, int] | None = None) -> KernelData:
         """One enqueue (fused ops' extra inputs appended to the arguments); ``variant`` overrides ``block`` (P),
