@@ -10,14 +10,17 @@ Keys:
 - device key: device name, platform version (PoCL and its LLVM) and driver version, so a winner measured on one
   device/compiler is never applied to another;
 - params key: the first 20 hex digits of the SHA-1 of a canonical JSON of everything a kernel sees (kind, engine,
-  every input and output layout with padding, attributes, fused ops). Each entry keeps a readable ``desc`` too.
+  every input and output layout with padding, attributes, fused ops). Attributes at their default value are left
+  out, so that a new attribute with a default (``ConvolutionAttrs.block_diagonal`` was one) keeps the keys of the
+  entries stored before it: in version 1, which listed every attribute, that addition had silently orphaned every
+  shipped convolution entry for three days. Each entry keeps a readable ``desc`` too.
 
 Two files are read: the one shipped in the package (``kernel_selector/tuning/*.json``, measured on the pip PoCL on
 a 2-core Zen 4; used by anyone with the same device key) and the user's (``BuildOptions.tuning_cache``,
 ``CLDNN_PY_TUNING_CACHE`` or ``<platformdirs user cache>/cldnn_py/tuning_cache.json``), whose entries win. Only the
 user's file is written. File format::
 
-    {"version": 1, "devices": {"<device key>": {"<params key>":
+    {"version": 2, "devices": {"<device key>": {"<params key>":
         {"kernel": "convolution_b_fs_yx_fsv16", "variant": {"block": 5}, "ms": 0.61, "desc": "..."},
         "device:load_form": {"load_form": "pointer", "gflops": {"pointer": 160.0, "vload": 50.0}}}}}
 """
@@ -30,7 +33,7 @@ import logging
 import os
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -40,7 +43,9 @@ from .params import Params
 log = logging.getLogger("cldnn_py.tuning")
 
 TUNING_MODES = ("off", "cache", "tune")
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: attributes at their default value are left out of the params key (1 listed them all; its keys are not
+comparable, so a version-1 file is ignored with a warning)."""
 
 
 def device_key(device: Any) -> str:
@@ -52,15 +57,34 @@ def _layout_desc(lay: Any) -> str:
     return str(lay)
 
 
+def _plain_value(v: Any) -> Any:
+    return list(v) if isinstance(v, tuple) else v
+
+
+def attrs_desc(attrs: Any) -> dict[str, Any]:
+    """The attributes of a typed attrs dataclass (:class:`cldnn_py.ops.OpAttrs`) that differ from their field's
+    default, sorted by name, tuples as lists (a value equal to the default as a list or a tuple is left out too)."""
+    out = {}
+    for f in fields(attrs):
+        value = getattr(attrs, f.name)
+        default = f.default if f.default is not MISSING else (
+            f.default_factory() if f.default_factory is not MISSING else MISSING)
+        if default is not MISSING and _plain_value(value) == _plain_value(default):
+            continue
+        out[f.name] = _plain_value(value)
+    return dict(sorted(out.items()))
+
+
 def params_desc(params: Params) -> dict[str, Any]:
-    """The canonical, JSON-able description of everything a kernel sees of ``params`` (the layer id excluded)."""
+    """The canonical, JSON-able description of everything a kernel sees of ``params`` (the layer id excluded;
+    attributes at their default left out: :func:`attrs_desc`)."""
     return {
         "kind": params.kind,
         "engine": params.engine,
         "inputs": [_layout_desc(x) for x in params.inputs],
         "output": _layout_desc(params.output),
-        "attrs": {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(params.attrs.as_dict().items())},
-        "fused": [{"kind": op.kind, "attrs": dict(sorted(op.attrs.as_dict().items())),
+        "attrs": attrs_desc(params.attrs),
+        "fused": [{"kind": op.kind, "attrs": attrs_desc(op.attrs),
                    "inputs": [_layout_desc(x) for x in op.extra_inputs]} for op in params.fused_ops],
     }
 
@@ -107,8 +131,9 @@ def _entry_problem(key: Any, entry: Any) -> str | None:
 def _read(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
     """The ``devices`` of a tuning cache file, keeping only well-formed entries. Nothing in it is trusted: a file
     that is missing gives {}; one that is not a regular file, cannot be read, is not JSON (truncated, hand-edited),
-    or is not a version-1 cache gives {} with a warning naming it; malformed entries (:func:`_entry_problem`) are
-    dropped with one warning per file. Never raises for what is on disk (a bad file must not fail every build)."""
+    or is not a cache of this FORMAT_VERSION gives {} with a warning naming it; malformed entries
+    (:func:`_entry_problem`) are dropped with one warning per file. Never raises for what is on disk (a bad file
+    must not fail every build)."""
     try:
         if not path.is_file():
             if path.exists():
@@ -122,8 +147,8 @@ def _read(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
     if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION or not isinstance(data.get("devices"),
                                                                                               dict):
         got = f"version {data.get('version')!r}" if isinstance(data, dict) else f"a JSON {type(data).__name__}"
-        log.warning("tuning cache %s: expected {'version': %d, 'devices': {...}}, got %s; ignoring it", path,
-                    FORMAT_VERSION, got)
+        log.warning("tuning cache %s: expected {'version': %d, 'devices': {...}}, got %s; ignoring it (a version-1 "
+                    "file keys its entries by an older formula: tune again)", path, FORMAT_VERSION, got)
         return {}
     out: dict[str, dict[str, dict[str, Any]]] = {}
     problems = []
@@ -167,10 +192,10 @@ class TuningCache:
         path: the user's file (read if present, written by ``save``; the runtime's default is
             :func:`cldnn_py.kernel_cache.default_tuning_cache_path`).
         shipped: also read the caches shipped in the package.
-    Nothing read is trusted: a file that cannot be read or is not a version-1 cache is ignored with a warning, a
-    malformed entry is dropped (:func:`_read`), and the selector takes a stored winner only when its kernel and
-    variant are among the kernel's own candidates for the params (``KernelSelector.select``). The shipped files
-    go through the same checks.
+    Nothing read is trusted: a file that cannot be read or is not a cache of this FORMAT_VERSION is ignored with a
+    warning, a malformed entry is dropped (:func:`_read`), and the selector takes a stored winner only when its
+    kernel and variant are among the kernel's own candidates for the params (``KernelSelector.select``). The
+    shipped files go through the same checks.
     """
 
     def __init__(self, path: Path | str, shipped: bool = True) -> None:

@@ -19,7 +19,7 @@ import pytest
 import cldnn_py as cl
 from kernel_selector import Params
 from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import ConvolutionKernelBFsYxFsv16
-from kernel_selector.tuning_cache import TuningCache, device_key, params_key
+from kernel_selector.tuning_cache import FORMAT_VERSION, TuningCache, device_key, params_key
 from tests.helpers import assert_close, cpu_tier, f32
 from tests.ocl.networks import conv_relu_topology
 from tests.references import conv_ref
@@ -94,7 +94,8 @@ def test_invalid_stored_winner_falls_back_to_priority_rules(engine, tmp_path, ca
     for bad in ({"kernel": "convolution_ref", "variant": {}},            # does not validate on fsv16 / packed
                 {"kernel": FAST, "variant": {"block": 99, "loop_order": 0}},  # not one of its variants
                 {"kernel": "no_such_kernel", "variant": {}}):
-        path.write_text(json.dumps({"version": 1, "devices": {device_key(engine.info): {params_key(params): bad}}}))
+        path.write_text(json.dumps({"version": FORMAT_VERSION,
+                                    "devices": {device_key(engine.info): {params_key(params): bad}}}))
         p = cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning_cache=path))
         assert p.node("conv").impl.kernel_name == FAST
         assert jit_value(p, "OUT_BLOCK") == ConvolutionKernelBFsYxFsv16().block(params)
@@ -106,7 +107,7 @@ def test_broken_cache_file_is_ignored_not_fatal(engine, tmp_path, case, caplog):
     """A truncated user file (a crash mid-write, a full disk) used to fail every build until it was deleted."""
     x, w, b, expect = case
     path = tmp_path / "tuning.json"
-    path.write_text('{"version": 1, "devices": {"pthread')
+    path.write_text('{"version": 2, "devices": {"pthread')
     with caplog.at_level(logging.WARNING, logger="cldnn_py.tuning"):
         p = cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning_cache=path))
     assert str(path) in caplog.text and p.node("conv").impl.kernel_name == FAST
@@ -129,7 +130,8 @@ def test_a_stored_variant_must_be_one_of_the_kernels_own(engine, tmp_path, case,
     program = cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning="off"))
     params = params_of(program)
     entry = {"kernel": FAST, "variant": forged}
-    path.write_text(json.dumps({"version": 1, "devices": {device_key(engine.info): {params_key(params): entry}}}))
+    path.write_text(json.dumps({"version": FORMAT_VERSION,
+                                "devices": {device_key(engine.info): {params_key(params): entry}}}))
     with caplog.at_level(logging.WARNING, logger="cldnn_py.tuning"):
         p = cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning_cache=path))
     assert "ignored" in caplog.text  # at reading (not an int32) or at selection (not one of its variants)
@@ -145,7 +147,8 @@ def test_tune_mode_replaces_an_ignored_winner(engine, tmp_path, case, caplog):
     path = tmp_path / "tuning.json"
     params = params_of(cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning="off")))
     forged = {"kernel": FAST, "variant": {"block": 99, "loop_order": 0}}
-    path.write_text(json.dumps({"version": 1, "devices": {device_key(engine.info): {params_key(params): forged}}}))
+    path.write_text(json.dumps({"version": FORMAT_VERSION,
+                                "devices": {device_key(engine.info): {params_key(params): forged}}}))
     with caplog.at_level(logging.WARNING, logger="cldnn_py.tuning"):
         cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning="tune", tuning_cache=path))
     entry = json.loads(path.read_text())["devices"][device_key(engine.info)][params_key(params)]
@@ -162,3 +165,72 @@ def test_params_key_ignores_the_layer_id_and_sees_shapes(engine, tmp_path, case)
     assert params_key(wider) != params_key(p)
     cache = TuningCache(tmp_path / "t.json", shipped=False)
     assert cache.lookup(engine.info, p) is None and cache.save() is None  # nothing stored, nothing written
+
+
+def test_params_key_survives_a_new_attribute_at_its_default(engine, case):
+    """A new attribute with a default (as ConvolutionAttrs.block_diagonal once was) leaves the key alone, a
+    non-default value of it changes the key, and an existing attribute off its default changes it too."""
+    import dataclasses
+
+    from cldnn_py.ops import ConvolutionAttrs
+
+    @dataclasses.dataclass(frozen=True)
+    class Later(ConvolutionAttrs):
+        new_hint: int = 1
+
+    x, w, b, _ = case
+    p = params_of(cl.Program(engine, conv_relu_topology(x.shape, w, b), cl.BuildOptions(tuning="off")))
+    a = p.attrs
+    assert isinstance(a, ConvolutionAttrs)
+    later = Later(**{f.name: getattr(a, f.name) for f in dataclasses.fields(a)})
+
+    def key(attrs):
+        return params_key(Params(p.kind, p.engine, p.inputs, p.output, attrs, p.fused_ops, device=p.device))
+
+    assert key(later) == params_key(p)
+    assert key(dataclasses.replace(later, new_hint=2)) != params_key(p)
+    assert key(dataclasses.replace(a, dilation=(2, 2))) != params_key(p)
+
+
+def test_a_version_1_file_is_ignored_with_a_warning(engine, tmp_path, case, caplog):
+    """Version 1 keyed entries by every attribute: its keys are not this formula's, so the file is ignored, with a
+    warning that says to tune again, and the build takes the priority rules."""
+    x, w, b, expect = case
+    program = cl.Program(engine, conv_relu_topology(x.shape, w, b), cl.BuildOptions(tuning="off"))
+    params = params_of(program)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"version": 1, "devices": {device_key(engine.info): {params_key(params): {
+        "kernel": FAST, "variant": {"block": 3, "loop_order": 1}, "ms": 1.0}}}}))
+    with caplog.at_level(logging.WARNING, logger="cldnn_py.tuning"):
+        cached = cl.Program(engine, conv_relu_topology(x.shape, w, b), cpu_tier(tuning_cache=path))
+    assert "older formula" in caplog.text
+    assert cached.node("conv").impl.variant == {}
+    net = cl.Network(cached)
+    net.poison()
+    assert_close(net.run({"x": x})["relu"], expect, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.network
+def test_the_shipped_cache_covers_the_zoo_resnet50(engine):
+    """The shipped file holds winners for the zoo's ResNet-50 at batch 1 (and AlexNet, GoogLeNet, SqueezeNet; batch
+    1 and 8): every convolution and gemm of a fresh build must find its params key there (under any device key, so
+    the check does not depend on this machine's CPU). A change to the key formula or to the graph passes that
+    orphans the shipped entries fails here: in 2026-11 a new convolution attribute did exactly that, silently, for
+    three days."""
+    from cldnn_py.kernel_params import node_params
+    from cldnn_py.tools import zoo
+    from kernel_selector.tuning_cache import _read, shipped_files
+
+    program = cl.Program(engine, cl.load_onnx(zoo.make_model("resnet50", seed=0, batch=1, check=False)),
+                         cl.BuildOptions(tuning="off"))
+
+    class _B:
+        engine = program.engine
+        device_caps = program.device_caps
+        options = program.options
+
+    shipped = {key for f in shipped_files() for entries in _read(f).values() for key in entries}
+    tuned = [n for n in program.order if n.kind in ("convolution", "gemm") and n.impl is not None]
+    missing = [n.id for n in tuned if params_key(node_params(_B, n)) not in shipped]  # type: ignore[arg-type]
+    assert len(tuned) >= 50, [n.id for n in tuned]
+    assert not missing, f"{len(missing)} of {len(tuned)} nodes have no shipped entry: {missing[:5]}"

@@ -26,13 +26,13 @@ def write(path, data) -> None:
 
 
 @pytest.mark.parametrize("content", [
-    '{"version": 1, "devices": {"dev | OpenCL',   # truncated mid-write
+    '{"version": 2, "devices": {"dev | OpenCL',   # truncated mid-write
     "{not json",
     "[1, 2, 3]",
     '"a string"',
     "null",
     '{"version": 99, "devices": {}}',
-    '{"version": 1, "devices": [1]}',
+    '{"version": 2, "devices": [1]}',
     "[" * 100000 + "]" * 100000,                  # nested past the JSON parser's recursion limit
 ])
 def test_a_broken_file_is_ignored_with_a_warning(tmp_path, caplog, content):
@@ -66,7 +66,7 @@ def test_a_broken_file_is_replaced_when_the_cache_is_saved(tmp_path):
 ])
 def test_malformed_entries_are_dropped_and_good_ones_kept(tmp_path, caplog, bad):
     path = tmp_path / "tuning.json"
-    write(path, {"version": 1, "devices": {DEV: {"aaaa": GOOD, "bbbb": bad}}})
+    write(path, {"version": tuning_cache.FORMAT_VERSION, "devices": {DEV: {"aaaa": GOOD, "bbbb": bad}}})
     with caplog.at_level(logging.WARNING, logger="cldnn_py.tuning"):
         cache = TuningCache(path, shipped=False)
     assert cache.entries(DEVICE) == {"aaaa": GOOD}
@@ -75,14 +75,16 @@ def test_malformed_entries_are_dropped_and_good_ones_kept(tmp_path, caplog, bad)
 
 def test_a_device_holding_no_object_and_bad_device_facts_are_dropped(tmp_path):
     path = tmp_path / "tuning.json"
-    write(path, {"version": 1, "devices": {"other": [1], DEV: {"device:load_form": "vload", "aaaa": GOOD}}})
+    write(path, {"version": tuning_cache.FORMAT_VERSION,
+                 "devices": {"other": [1], DEV: {"device:load_form": "vload", "aaaa": GOOD}}})
     cache = TuningCache(path, shipped=False)
     assert cache.entries(DEVICE) == {"aaaa": GOOD} and cache.lookup_device(DEVICE, "load_form") is None
 
 
 def test_the_shipped_files_go_through_the_same_checks(tmp_path, monkeypatch, caplog):
     shipped = tmp_path / "shipped.json"
-    write(shipped, {"version": 1, "devices": {DEV: {"aaaa": GOOD, "bbbb": {"kernel": "k", "variant": [1]}}}})
+    write(shipped, {"version": tuning_cache.FORMAT_VERSION,
+                    "devices": {DEV: {"aaaa": GOOD, "bbbb": {"kernel": "k", "variant": [1]}}}})
     broken = tmp_path / "broken.json"
     write(broken, "{trunc")
     monkeypatch.setattr(tuning_cache, "shipped_files", lambda: [broken, shipped])
