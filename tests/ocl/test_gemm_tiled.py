@@ -5,12 +5,12 @@ variants; transposed B and N % 8 != 0 fall back to gemm_ref."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import cldnn_py as cl
 from cldnn_py.primitives.gemm import Gemm
 from tests.helpers import assert_close, cpu_tier, f32, typed_attrs
+from tests.ocl.padded import run_bound_kernel
 from tests.references import gemm_ref
 
 
@@ -93,20 +93,11 @@ def test_gemm_tiled_variants_agree(engine, rng):
     out_l = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, 23, 24))
     attrs = {"transpose_a": True, "alpha": 1.5, "beta": -0.5}
     params = Params("gemm", "ocl", lay, out_l, typed_attrs("gemm", attrs), layer_id="y", device=engine.info)
-    mems = []
-    for lo, arr in zip(lay, (a, b, c)):
-        mems.append(engine.allocate(lo))
-        engine.write_buffer(mems[-1].buffer, lo.to_physical(arr))
-    out = engine.allocate(out_l)
     expect = gemm_ref(a, b, c, True, False, 1.5, -0.5)
     k = GemmKernelTiled()
     for variant in VARIANTS:
         (kc,) = k.kernel_data(params, {key: v for key, v in variant.items() if v}).kernels
-        engine.write_buffer(out.buffer, np.full(out_l.buffer_size, np.nan, dtype=np.float32))
-        knl = engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
-        engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
-        raw = np.empty(out_l.buffer_size, dtype=np.float32)
-        engine.read_buffer(out.buffer, raw)
+        raw = run_bound_kernel(engine, kc, lay, [a, b, c], out_l)
         assert_close(out_l.from_physical(raw), expect, rtol=1e-4, atol=1e-4)
 
 
@@ -175,18 +166,9 @@ def test_gemm_tiled_panel_variants_agree(engine, rng):
                     device=engine.info)
     k = GemmKernelTiled()
     assert k.validate(params) is None
-    mems = []
-    for lo, arr in zip(lay, (a, bt)):
-        mems.append(engine.allocate(lo))
-        engine.write_buffer(mems[-1].buffer, lo.to_physical(arr))
-    out = engine.allocate(out_l)
     expect = gemm_ref(a, bt.transpose(0, 2, 1))
     for variant in ({"panels": p, "tile": t} for p in (1, 2, 3) for t in (1, 4, 6)):
         (kc,) = k.kernel_data(params, variant).kernels
         assert "#define B_PANELS 1" in kc.source
-        engine.write_buffer(out.buffer, np.full(out_l.buffer_size, np.nan, dtype=np.float32))
-        knl = engine.bind(kc, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
-        engine.enqueue_kernel(knl, kc.gws, kc.lws).wait()
-        raw = np.empty(out_l.buffer_size, dtype=np.float32)
-        engine.read_buffer(out.buffer, raw)
+        raw = run_bound_kernel(engine, kc, lay, [a, bt], out_l)
         assert_close(out_l.from_physical(raw), expect, rtol=1e-4, atol=1e-4)
