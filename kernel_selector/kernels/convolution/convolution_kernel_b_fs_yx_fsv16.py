@@ -118,8 +118,9 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
     of all G; loop order 0). Bias and fused ops
     (activations, an eltwise with an operand of the output's shape) run in the epilogue.
     Variants by jit constant: CHECK_Y / CHECK_X (bounds checks when the input padding does not hold the halo),
-    DEPTHWISE, INPUT_PLAIN, OUT_BLOCK = P (:func:`choose_block`), OC_BLOCKS (output slices per work-item).
-    gws (ceil(OW/P), OH, ceil(OC/16) / OC_BLOCKS * N), lws (1, 1, 1).
+    DEPTHWISE, INPUT_PLAIN, OUT_BLOCK = P (:func:`choose_block`), OC_BLOCKS (output slices per work-item), FLAT
+    (:func:`flat`: a 1x1 stride-1 layer tiles its OH * OW pixels as one row).
+    gws (ceil(OW/P), OH, ceil(OC/16) / OC_BLOCKS * N) (FLAT: (ceil(OH*OW/P), 1, ...)), lws (1, 1, 1).
     """
 
     name = "convolution_b_fs_yx_fsv16"
