@@ -82,9 +82,8 @@ def flat(params: Params) -> bool:
     169 and 198 for 196). Devices with 16-wide vectors keep rows: their OC_BLOCKS rules were measured on rows."""
     a = params.attrs_as(ConvolutionAttrs)
     x, w = params.inputs[0], params.inputs[1]
-    pad_end = a.pad if a.pad_end is None else a.pad_end
     return (tuple(w.shape[2:]) == (1, 1) and tuple(a.stride) == (1, 1) and tuple(a.pad) == (0, 0)
-            and tuple(pad_end) == (0, 0) and a.groups == 1 and a.block_diagonal == 1
+            and tuple(a.pad_end) == (0, 0) and a.groups == 1 and a.block_diagonal == 1
             and x.format == Format.b_fs_yx_fsv16 and x.padding.lower[3] == 0 and x.padding.upper[3] == 0
             and params.output.dims4[2] > 1 and not vec16(params))
 

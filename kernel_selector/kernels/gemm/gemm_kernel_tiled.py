@@ -11,10 +11,11 @@ blocks. Each operand and the output f32 or f16 storage, through call-free loads 
 between blocks). A constant B may come as 16-column panels instead (``transpose_b`` with B (.., N, K) in
 ``b_fs_yx_fsv16``, physically [batch][N / 16][K][16], the layout ``fully_connected_gemm`` reads its
 ``os_iyx_osv16`` weights in): each panel row is then 64 contiguous bytes read in place, no private copy
-(winograd_convolutions stores its filters so; against the plain-B kernel on ResNet-50's 14x14 and 28x28 products,
-``benchmarks/gemm_kernels.py --shapes wino14 wino28``: 1.4-1.7x). Anything else (a transposed plain B, padded or
-blocked operands, other data types, an f16 output with K > 640) goes to ``gemm_ref``; a constant-B ONNX Gemm is a
-``fully_connected`` already (``frontend/onnx_ops/nn_gemm.py``), run by ``fully_connected_gemm`` at batch > 8.
+(winograd_convolutions stores its filters so; against the plain-B kernel on ResNet-50's 14x14, 28x28 and 56x56
+products, ``benchmarks/gemm_kernels.py --shapes wino14 wino28 wino56``: 1.3-1.7x). Anything else (a transposed
+plain B, padded or blocked operands, other data types, an f16 output with K > 640) goes to ``gemm_ref``; a
+constant-B ONNX Gemm is a ``fully_connected`` already (``frontend/onnx_ops/nn_gemm.py``), run by
+``fully_connected_gemm`` at batch > 8.
 """
 
 from __future__ import annotations
