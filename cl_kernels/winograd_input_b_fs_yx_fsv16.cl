@@ -1,9 +1,10 @@
 // Winograd F(4x4, 3x3) input transform (Lavin & Gray 2016) of a b_fs_yx_fsv16 f32 input for CPU OpenCL (PoCL):
-// gws = (TILES_X, TILES_Y, N * C / 8), lws = (1, 1, 1). One work-item = one 6x6 input tile (rows 4*ty - PAD_Y ...,
-// columns 4*tx - PAD_X ..., zeros outside the image) x 8 channels (one float8 half of a 16-channel slice): the rows
-// are transformed first (t = d B, kept in private memory), then the columns (V = B^T t), and the 36 float8 results
-// are stored at V[(xi * 6 + nu), tile, c .. c + 7] of the (36, TILES, C) plain output, tile = (b * TILES_Y + ty) *
-// TILES_X + tx. Aligned float8 pointer accesses, no builtin call (docs/performance.md).
+// gws = (C / 8, TILES_X, TILES_Y * N), lws = (1, 1, 1): the channels fastest, so consecutive work-items (PoCL runs
+// the work-groups in order) touch the two 32-byte halves of the same cache lines. One work-item = one 6x6 input
+// tile (rows 4*ty - PAD_Y ..., columns 4*tx - PAD_X ..., zeros outside the image) x 8 channels (one float8 half of a
+// 16-channel slice): the rows are transformed first (t = d B, kept in private memory), then the columns (V = B^T t),
+// and the 36 float8 results are stored at V[(xi * 6 + nu), tile, c .. c + 7] of the (36, TILES, C) plain output,
+// tile = (b * TILES_Y + ty) * TILES_X + tx. Aligned float8 pointer accesses, no builtin call (docs/performance.md).
 #define WG_C INPUT0_FEATURE_NUM
 #define WG_TILES (INPUT0_BATCH_NUM * TILES_Y * TILES_X)
 // o0..o5 = B^T applied to d0..d5 (the rows of B^T for the points 0, +-1, +-2)
@@ -19,10 +20,10 @@
 __attribute__((reqd_work_group_size(1, 1, 1)))
 KERNEL(winograd_input_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
 {
-    const int tx = get_global_id(0);
-    const int ty = get_global_id(1);
-    const int c8 = (int)get_global_id(2) % (WG_C / 8);
-    const int b = (int)get_global_id(2) / (WG_C / 8);
+    const int c8 = get_global_id(0);
+    const int tx = get_global_id(1);
+    const int ty = (int)get_global_id(2) % TILES_Y;
+    const int b = (int)get_global_id(2) / TILES_Y;
     const int x0 = tx * 4 - PAD_X;
     const int y0 = ty * 4 - PAD_Y;
     const __global INPUT0_TYPE* in = input + INPUT0_OFFSET + b * INPUT0_BATCH_PITCH + (c8 / 2) * INPUT0_FEATURE_PITCH

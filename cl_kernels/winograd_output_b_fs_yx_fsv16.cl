@@ -1,9 +1,12 @@
 // Winograd F(4x4, 3x3) output transform (Lavin & Gray 2016) into a b_fs_yx_fsv16 f32 output for CPU OpenCL (PoCL):
-// gws = (TILES_X, TILES_Y, N * OC / 8), lws = (1, 1, 1). One work-item = one 4x4 output tile x 8 channels: the 36
-// float8 products M[(xi * 6 + nu), tile, c .. c + 7] of the (36, TILES, OC) plain input are reduced along xi first
-// (s = A^T M, kept in private memory), then along nu (y = s A), the bias (HAS_BIAS: INPUT1, OC contiguous values) is
-// added, the fused ops applied (FUSED_OPS8, as a convolution's epilogue) and the pixels inside the output stored
-// (the last tiles may stick out). Aligned float8 pointer accesses, no builtin call (docs/performance.md).
+// gws = (OC / 8, TILES_X, TILES_Y * N), lws = (1, 1, 1): the channels fastest, so consecutive work-items (PoCL runs
+// the work-groups in order) touch the two 32-byte halves of the same cache lines. One work-item = one 4x4 output
+// tile x 8 channels: the 36 float8 products M[(xi * 6 + nu), tile, c .. c + 7] of the (36, TILES, OC) plain input
+// are reduced along xi first (s = A^T M, kept in private memory), then along nu (y = s A), the bias (HAS_BIAS:
+// INPUT1, OC contiguous values) is added, the fused ops applied (FUSED_OPS8, as a convolution's epilogue) and the
+// pixels inside the output stored (the last tiles may stick out); the output may be padded along features by whole
+// slices (an in-place concatenation's input: OUTPUT_OFFSET holds them). Aligned float8 pointer accesses, no builtin
+// call (docs/performance.md).
 #define WG_OC OUTPUT_FEATURE_NUM
 #define WG_TILES (OUTPUT_BATCH_NUM * TILES_Y * TILES_X)
 // o0..o3 = A^T applied to m0..m5
@@ -21,10 +24,10 @@ KERNEL(winograd_output_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input,
 #endif
                                       __global OUTPUT_TYPE* output FUSED_OPS_ARGS)
 {
-    const int tx = get_global_id(0);
-    const int ty = get_global_id(1);
-    const int c8 = (int)get_global_id(2) % (WG_OC / 8);
-    const int b = (int)get_global_id(2) / (WG_OC / 8);
+    const int c8 = get_global_id(0);
+    const int tx = get_global_id(1);
+    const int ty = (int)get_global_id(2) % TILES_Y;
+    const int b = (int)get_global_id(2) / TILES_Y;
     const int tile = (b * TILES_Y + ty) * TILES_X + tx;
     const __global INPUT0_TYPE* m = input + INPUT0_OFFSET + tile * WG_OC + c8 * 8;
     float8 s[4][6];

@@ -33,7 +33,7 @@ class WinogradInputKernelBFsYxFsv16(KernelBase):
 
     INPUT0 (N, C, H, W) b_fs_yx_fsv16 f32, C a multiple of 16, padded along y/x/batch as it likes (not along
     features; the padding is never read: outside the image counts as zeros); OUTPUT (36, N·tiles_y·tiles_x, C) f32
-    bfyx, unpadded. gws (tiles_x, tiles_y, N·C/8), lws (1, 1, 1): each work-item loads its tile's 36 float8 (8
+    bfyx, unpadded. gws (C/8, tiles_x, tiles_y·N), lws (1, 1, 1): each work-item loads its tile's 36 float8 (8
     channels), transforms rows then columns in private memory and stores 36 float8 (cl_kernels/
     winograd_input_b_fs_yx_fsv16.cl)."""
 
@@ -67,10 +67,11 @@ class WinogradInputKernelBFsYxFsv16(KernelBase):
         return j.update({"TILES_X": a.tiles_x, "TILES_Y": a.tiles_y, "PAD_X": a.pad_x, "PAD_Y": a.pad_y})
 
     def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """(tiles_x, tiles_y, N·C/8), (1, 1, 1)."""
+        """(C/8, tiles_x, tiles_y·N), (1, 1, 1): the channels fastest, so consecutive work-items (PoCL runs the
+        work-groups in order, x fastest) read and write neighbouring 32-byte halves of the same cache lines."""
         a = params.attrs_as(WinogradInputAttrs)
         n, c = params.inputs[0].shape[:2]
-        return (a.tiles_x, a.tiles_y, n * c // 8), (1, 1, 1)
+        return (c // 8, a.tiles_x, a.tiles_y * n), (1, 1, 1)
 
     def kernel_data(self, params: Params) -> KernelData:
         """One enqueue: input, output."""
