@@ -109,7 +109,8 @@ DIMS = "bfyx"
 
 @dataclass(frozen=True)
 class Padding:
-    """Lower and upper padding in elements for (b, f, y, x). Padding of a blocked dimension is not allowed."""
+    """Lower and upper padding in elements for (b, f, y, x). A blocked format's blocked dimension takes lower padding
+    in whole blocks only (an in-place concatenation's slices, :mod:`cldnn_py.passes.prepare_buffer_fusing`)."""
 
     lower: tuple[int, int, int, int] = (0, 0, 0, 0)
     upper: tuple[int, int, int, int] = (0, 0, 0, 0)
@@ -134,7 +135,8 @@ class Layout:
 
     Derived quantities: ``dims4`` (b, f, y, x), ``padded_dims`` (physical extent per dimension including padding
     and block round-up), ``pitches`` (elements between neighbours in b, f-slice, y, x), ``buffer_size``
-    (elements) and ``bytes``. Raises ShapeError for a bad shape and for padding a blocked dimension.
+    (elements) and ``bytes``. Raises ShapeError for a bad shape and for lower padding of a blocked dimension that
+    is not a whole number of blocks.
     """
 
     dtype: DataType
@@ -157,8 +159,10 @@ class Layout:
         blk = self.format.block
         if blk is not None:
             i = DIMS.index(blk[0])
-            if self.padding.lower[i] or self.padding.upper[i]:
-                raise ShapeError(f"format {self.format.value} cannot pad its blocked dimension '{blk[0]}'")
+            if self.padding.lower[i] % blk[1]:
+                raise ShapeError(f"format {self.format.value} pads its blocked dimension '{blk[0]}' only by whole "
+                                 f"blocks before the data: lower padding {self.padding.lower[i]} is not a multiple "
+                                 f"of {blk[1]}")
 
     # ----- sizes -------------------------------------------------------------------------------------------------
     @property
@@ -288,15 +292,16 @@ class Layout:
         if blk is None:
             np.copyto(out4, full[tuple(box)])
             return out
-        i, n = DIMS.index(blk[0]), blk[1]  # the blocked dimension is never padded
+        i, n = DIMS.index(blk[0]), blk[1]
+        s0 = lo[i] // n  # the blocked dimension's lower padding is whole slices (checked in __post_init__)
         whole, rem = divmod(dims[i], n)
         if whole:  # the full slices: out's axis i seen as (slice, lane), the same split as ``full``
             st = out4.strides
             dst = np.lib.stride_tricks.as_strided(out4, shape=dims[:i] + (whole, n) + dims[i + 1:],
                                                   strides=st[:i] + (st[i] * n, st[i]) + st[i + 1:])
-            np.copyto(dst, full[tuple(box[:i] + [slice(0, whole), slice(None)] + box[i + 1:])])
+            np.copyto(dst, full[tuple(box[:i] + [slice(s0, s0 + whole), slice(None)] + box[i + 1:])])
         if rem:  # the last, partial slice
             tail = [slice(None)] * 4
             tail[i] = slice(whole * n, dims[i])
-            np.copyto(out4[tuple(tail)], full[tuple(box[:i] + [whole, slice(0, rem)] + box[i + 1:])])
+            np.copyto(out4[tuple(tail)], full[tuple(box[:i] + [s0 + whole, slice(0, rem)] + box[i + 1:])])
         return out

@@ -6,7 +6,8 @@ tensor NAME (INPUT0, INPUT1, OUTPUT ...) the jitter emits, in clDNN's vocabulary
 - ``NAME_TYPE``, ``NAME_RANK``, ``NAME_BATCH_NUM``, ``NAME_FEATURE_NUM``, ``NAME_SIZE_Y``, ``NAME_SIZE_X``,
   ``NAME_LENGTH`` (logical elements);
 - ``NAME_PAD_BEFORE_{BATCH_NUM,FEATURE_NUM,SIZE_Y,SIZE_X}`` and ``..._PAD_AFTER_...``;
-- ``NAME_{BATCH,FEATURE,Y,X}_PITCH`` (elements; for the blocked dimension, between slices), ``NAME_OFFSET``;
+- ``NAME_{BATCH,FEATURE,Y,X}_PITCH`` (elements; for the blocked dimension, between slices), ``NAME_OFFSET`` (the
+  element at logical (0, 0, 0, 0): every dimension's lower padding, a blocked one's in whole slices);
 - ``NAME_GET_INDEX(b, f, y, x)``: the element's offset in the buffer for any format (plain or blocked), so a
   ``_ref`` kernel handles ``bfyx``, ``byxf``, ``yxfb``, ``b_fs_yx_fsv16`` ... through one macro;
 - ``NAME_FORMAT_<format>`` set to 1;
@@ -97,6 +98,7 @@ def tensor_jit(name: str, layout: Layout) -> JitConstants:
         arg = f"(({d.upper()}) + {lo})" if lo else f"({d.upper()})"
         if blk and blk[0] == d:
             terms.append(f"({arg} / {blk[1]}) * {pitches[d]} + ({arg} % {blk[1]})")
+            offset += lo // blk[1] * pitches[d]  # whole slices (Layout checks it)
         else:
             terms.append(f"{arg} * {pitches[d]}")
             offset += lo * pitches[d]

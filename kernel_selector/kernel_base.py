@@ -125,6 +125,7 @@ class KernelBase:
     supports_fused_ops: bool = False  # True when the template ends with FUSED_OPS(...) and FUSED_OPS_ARGS
     tier: str = ""  # "cpu": shaped for CPU devices (work-groups of one); "gpu": work-groups, __local; "": both
     offsets_64bit: bool = False  # True when an OpenCL kernel computes every offset in 64 bits (long / size_t)
+    writes_padded_blocks: bool = False  # True when the output is written through OUTPUT_OFFSET and pitches only
 
     def index_reason(self, params: Params) -> str | None:
         """Why an OpenCL kernel with 32-bit offsets cannot address ``params``' tensors: one (input, fused-op input or
@@ -138,6 +139,23 @@ class KernelBase:
             if lay.buffer_size > INT32_MAX:
                 return (f"{what} {lay} has {lay.buffer_size} elements, more than the {INT32_MAX} a 32-bit (int) "
                         f"offset reaches")
+        return None
+
+    def blocked_padding_reason(self, params: Params) -> str | None:
+        """Why this kernel cannot take a tensor padded along its blocked dimension, or None. Only an output is ever
+        padded so (the feature slices an in-place concatenation's inputs write, :mod:`cldnn_py.passes.
+        prepare_buffer_fusing`), and only kernels that write every output element through ``OUTPUT_OFFSET`` plus
+        pitches or ``OUTPUT_GET_INDEX`` say they take it (``writes_padded_blocks``); inputs so padded are refused."""
+        tensors = [(f"input {i}", lay) for i, lay in enumerate(params.inputs)]
+        tensors += [(f"fused op input {lay}", lay) for op in params.fused_ops for lay in op.extra_inputs]
+        if not self.writes_padded_blocks:
+            tensors.append(("output", params.output))
+        for what, lay in tensors:
+            blk = lay.format.block
+            if blk is not None:
+                i = "bfyx".index(blk[0])
+                if lay.padding.lower[i] or lay.padding.upper[i]:
+                    return f"{what} {lay} is padded along its blocked dimension '{blk[0]}'"
         return None
 
     def tier_reason(self, params: Params) -> str | None:

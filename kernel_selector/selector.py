@@ -147,14 +147,16 @@ class KernelSelector:
 
     @staticmethod
     def _reason(k: KernelBase, params: Params) -> str | None:
-        """Why kernel ``k`` cannot run ``params`` (engine kind, key, index range, tier, fused ops, ``validate``), or
-        None when it can."""
+        """Why kernel ``k`` cannot run ``params`` (engine kind, key, index range, tier, padding along a blocked
+        dimension, fused ops, ``validate``), or None when it can."""
         reason = k.supported_key().mismatch(params, k.n_data_inputs) if k.engine == params.engine else \
             f"engine kind '{k.engine}' is not '{params.engine}'"
         if reason is None:
             reason = k.index_reason(params)
         if reason is None:
             reason = k.tier_reason(params)
+        if reason is None:
+            reason = k.blocked_padding_reason(params)
         if reason is None and params.fused_ops and not k.supports_fused_ops:
             reason = f"does not support fused ops ({', '.join(op.kind for op in params.fused_ops)})"
         if reason is None:

@@ -167,6 +167,21 @@ def test_params_key_ignores_the_layer_id_and_sees_shapes(engine, tmp_path, case)
     assert cache.lookup(engine.info, p) is None and cache.save() is None  # nothing stored, nothing written
 
 
+def test_params_key_ignores_an_in_place_concatenations_feature_slices(engine, case):
+    """A producer's output padded along features by whole slices (its slice of an in-place concatenation) keeps
+    the key of its unpadded output; y/x padding still changes it."""
+    x, w, b, _ = case
+    p = params_of(cl.Program(engine, conv_relu_topology(x.shape, w, b), cl.BuildOptions(tuning="off")))
+    fsv16 = p.output.with_(format=cl.Format.b_fs_yx_fsv16, padding=cl.Padding())
+
+    def key(out):
+        return params_key(Params(p.kind, p.engine, p.inputs, out, p.attrs, p.fused_ops, device=p.device))
+
+    sliced = fsv16.with_(padding=cl.Padding((0, 16, 0, 0), (0, 32, 0, 0)))
+    assert key(sliced) == key(fsv16)
+    assert key(fsv16.with_(padding=cl.Padding((0, 16, 1, 0), (0, 32, 0, 0)))) != key(fsv16)
+
+
 def test_params_key_survives_a_new_attribute_at_its_default(engine, case):
     """A new attribute with a default (as ConvolutionAttrs.block_diagonal once was) leaves the key alone, a
     non-default value of it changes the key, and an existing attribute off its default changes it too."""

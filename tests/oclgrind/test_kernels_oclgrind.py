@@ -554,6 +554,29 @@ def test_convolution_fsv16_flat_is_oclgrind_clean(oclgrind_engine, oclgrind_log,
     assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
 
 
+def test_in_place_fsv16_concatenation_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
+    """A b_fs_yx_fsv16 concatenation in place (prepare_buffer_fusing): a 1x1 convolution (16 channels, slice 0), a
+    3x3 max pooling (slice 1) and a 3x3 convolution (24 channels, slices 2-3: the last ends inside its slice) write
+    into one buffer through outputs padded along features: no write outside a producer's slice, correct."""
+    x = _x(rng, (1, 16, 5, 7))
+    w1, w2 = f32(rng.standard_normal((16, 16, 1, 1)) * 0.3), f32(rng.standard_normal((24, 16, 3, 3)) * 0.2)
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, BFYX, x.shape)),
+                       cl.Reorder("xb", "x", FSV16), cl.Data("w1", w1), cl.Data("w2", w2),
+                       cl.Convolution("c1", "xb", "w1"),
+                       cl.Pooling("p", "xb", mode="max", kernel=(3, 3), stride=(1, 1), pad=(1, 1)),
+                       cl.Convolution("c2", "xb", "w2", pad=(1, 1)),
+                       cl.Concatenation("cat", ["c1", "p", "c2"], axis=1), cl.Reorder("out", "cat", BFYX))
+    net = cl.Network(cl.Program(oclgrind_engine, topo, cl.BuildOptions(kernel_tier="cpu", tuning="off")))
+    assert net.program.node("cat").in_place
+    net.poison()
+    out = net.run({"x": x})["out"]
+    oclgrind_log.assert_clean()
+    expected = np.concatenate([conv_ref(x, w1, None, (1, 1), (1, 1), (0, 0), (0, 0), 1),
+                               pool_ref(x, "max", (3, 3), (1, 1), (1, 1), (1, 1)),
+                               conv_ref(x, w2, None, (1, 1), (1, 1), (1, 1), (1, 1), 1)], axis=1)
+    assert_close(out, expected, rtol=1e-4, atol=1e-4)
+
+
 def test_oclgrind_log_catches_an_out_of_bounds_write(oclgrind_engine, oclgrind_log):
     """The plumbing itself: a kernel writing one element past its buffer shows in the log (OCLGRIND_LOG was set
     before the platform loaded), and the check sees it."""

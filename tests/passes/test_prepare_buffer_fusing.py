@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import cldnn_py as cl
+from tests.references import conv_ref, pool_ref
 
 
 def _concat_topology(axis, fmt=cl.Format.bfyx):
@@ -79,3 +80,85 @@ def test_crop_is_a_view(engine, rng):
     kinds = {p.id: p.kernel for p in net.get_profiling_info()}
     assert kinds["left"] == "view" and kinds["right"] == "view"
     assert "a" not in net.program.memory_slots  # viewed: its buffer lives as long as the views' readers
+
+
+
+def _fsv16_concat_case(rng, widths, pool=True):
+    """x (2, 32, 14, 18) -> a 1x1 convolution (fsv16 on PoCL) -> one convolution per width (1x1 and 3x3 with bias in
+    turn: the 3x3 ones run as Winograd products) and a 3x3 max pooling (second) -> concatenation along features ->
+    ReLU. Returns the topology and a float64 reference of its output for an input."""
+    consts = {}
+
+    def data(name, shape):
+        consts[name] = (rng.standard_normal(shape) * 0.2).astype(np.float32)
+        return cl.Data(name, consts[name])
+
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, 32, 14, 18))),
+                    data("w0", (32, 32, 1, 1)), cl.Convolution("c0", "x", "w0"))
+    names = []
+    for i, oc in enumerate(widths, 1):
+        k = 3 if i % 2 == 0 else 1
+        t.add(data(f"w{i}", (oc, 32, k, k)), data(f"b{i}", (oc,)),
+              cl.Convolution(f"c{i}", "c0", f"w{i}", bias=f"b{i}", pad=(k // 2, k // 2)))
+        names.append(f"c{i}")
+    if pool:
+        t.add(cl.Pooling("p", "c0", mode="max", kernel=(3, 3), stride=(1, 1), pad=(1, 1)))
+        names.insert(1, "p")
+    t.add(cl.Concatenation("cat", names, axis=1), cl.Activation("out", "cat", "relu"))
+
+    def reference(x):
+        c0 = conv_ref(x.astype(np.float64), consts["w0"], None, (1, 1), (1, 1), (0, 0), (0, 0), 1)
+        parts = []
+        for n in names:
+            if n == "p":
+                parts.append(pool_ref(c0, "max", (3, 3), (1, 1), (1, 1), (1, 1)))
+            else:
+                w, b = consts["w" + n[1:]], consts["b" + n[1:]]
+                p = w.shape[2] // 2
+                parts.append(conv_ref(c0, w, b, (1, 1), (1, 1), (p, p), (p, p), 1))
+        return np.maximum(np.concatenate(parts, axis=1), 0)
+
+    return t, names, reference
+
+
+@pytest.mark.parametrize("widths", [(16, 32, 24), (32, 48)], ids=["tail-24", "whole"])
+def test_fsv16_concat_of_whole_slices_runs_no_kernel_and_matches(engine, rng, widths):
+    """PoCL: convolution, Winograd and pooling producers write their 16-channel slices of the concatenation's
+    b_fs_yx_fsv16 buffer (their outputs padded along features by whole slices); the last input may end inside a
+    slice. The CPU engine keeps the copy (its kernels take no such padding)."""
+    t, names, reference = _fsv16_concat_case(rng, widths)
+    net = cl.Network(cl.Program(engine, t))
+    net.poison()
+    x = rng.standard_normal((2, 32, 14, 18)).astype(np.float32)
+    np.testing.assert_allclose(net.run({"x": x})["out"], reference(x), rtol=1e-4, atol=1e-4)
+    prog = net.program
+    if engine.kind == "cpu" or prog.node("cat").layout().format != cl.Format.b_fs_yx_fsv16:
+        assert not prog.node("cat").in_place or prog.node("cat").layout().format != cl.Format.b_fs_yx_fsv16
+        return
+    assert prog.node("cat").in_place
+    assert {p.id: p.kernel for p in net.get_profiling_info()}["cat"] == "in place"
+    offset = 0
+    for n in names:
+        lay = prog.node(n).layout()
+        assert prog.node(n).buffer_of == "cat" and lay.padding.lower[1] == offset
+        offset += lay.shape[1]
+    assert {prog.node(n).kind for n in names} >= {"convolution", "pooling", "winograd_output"}
+
+
+def test_fsv16_concat_with_a_slice_starting_inside_a_block_keeps_its_kernel(ocl_engine, rng):
+    t, names, reference = _fsv16_concat_case(rng, (24, 16), pool=False)
+    net = cl.Network(cl.Program(ocl_engine, t))
+    x = rng.standard_normal((2, 32, 14, 18)).astype(np.float32)
+    np.testing.assert_allclose(net.run({"x": x})["out"], reference(x), rtol=1e-4, atol=1e-4)
+    prog = net.program
+    assert not prog.node("cat").in_place and all(prog.node(n).buffer_of is None for n in names)
+
+
+def test_fsv16_concat_whose_producer_kernel_writes_no_slices_keeps_its_kernel(ocl_engine, rng):
+    """A producer whose best kernel would change with a padded output (here a forced one) keeps its own buffer."""
+    t, names, reference = _fsv16_concat_case(rng, (16, 32), pool=False)
+    opts = cl.BuildOptions(force_implementations={"c1": "convolution_ref"})
+    net = cl.Network(cl.Program(ocl_engine, t, opts))
+    x = rng.standard_normal((2, 32, 14, 18)).astype(np.float32)
+    np.testing.assert_allclose(net.run({"x": x})["out"], reference(x), rtol=1e-4, atol=1e-4)
+    assert not net.program.node("cat").in_place

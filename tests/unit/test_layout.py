@@ -10,6 +10,7 @@ import pytest
 
 import cldnn_py as cl
 from cldnn_py.layout import Format, Layout, Padding
+from kernel_selector.jitter import tensor_jit
 
 F32 = cl.DataType.f32
 
@@ -177,12 +178,31 @@ def test_bad_shapes_raise_shape_error(shape):
 
 @pytest.mark.parametrize("fmt,pad", [
     (Format.b_fs_yx_fsv16, Padding((0, 1, 0, 0), (0, 0, 0, 0))),
-    (Format.b_fs_yx_fsv16, Padding((0, 0, 0, 0), (0, 2, 0, 0))),
+    (Format.b_fs_yx_fsv16, Padding((0, 24, 0, 0), (0, 8, 0, 0))),
     (Format.os_iyx_osv16, Padding((1, 0, 0, 0), (0, 0, 0, 0))),
-], ids=["fsv16-lower-f", "fsv16-upper-f", "osv16-lower-o"])
-def test_padding_a_blocked_dimension_is_refused(fmt, pad):
-    with pytest.raises(cl.ShapeError, match=f"{fmt.value} cannot pad its blocked dimension"):
+], ids=["fsv16-lower-f", "fsv16-lower-f-1.5-blocks", "osv16-lower-o"])
+def test_padding_a_blocked_dimension_by_part_of_a_block_is_refused(fmt, pad):
+    with pytest.raises(cl.ShapeError, match=f"{fmt.value} pads its blocked dimension .* only by whole blocks"):
         Layout(F32, fmt, (16, 16, 2, 2), pad)
+
+
+def test_whole_slices_of_feature_padding_place_the_data_after_them():
+    """An in-place concatenation's second input: 20 channels after 16, 12 more after (48 in all, 3 slices)."""
+    lay = Layout(F32, Format.b_fs_yx_fsv16, (2, 20, 3, 4), Padding((0, 16, 0, 0), (0, 12, 0, 0)))
+    whole = Layout(F32, Format.b_fs_yx_fsv16, (2, 48, 3, 4))
+    assert lay.padded_dims == whole.padded_dims and lay.pitches == whole.pitches
+    assert lay.buffer_size == whole.buffer_size == 2 * 48 * 12
+    x = np.random.default_rng(3).standard_normal(lay.shape).astype(np.float32)
+    mine = whole.from_physical(lay.to_physical(x))  # the 48-channel tensor the concatenation's users read
+    np.testing.assert_array_equal(mine[:, 16:36], x)
+    assert not mine[:, :16].any() and not mine[:, 36:].any()
+    # the jitter's offset of element (0, 0, 0, 0) is one slice in
+    assert int(tensor_jit("OUTPUT", lay)["OUTPUT_OFFSET"]) == lay.pitches["f"] == 3 * 4 * 16
+
+
+def test_upper_feature_padding_rounds_the_last_slice_up():
+    lay = Layout(F32, Format.b_fs_yx_fsv16, (1, 16, 2, 2), Padding((0, 0, 0, 0), (0, 2, 0, 0)))
+    assert lay.padded_dims == (1, 32, 2, 2)
 
 
 @pytest.mark.parametrize("lower,upper", [((0, 0, 0), (0, 0, 0, 0)), ((0, 0, 0, 0), (0, -1, 0, 0))])

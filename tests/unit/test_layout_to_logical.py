@@ -9,7 +9,8 @@ import pytest
 import cldnn_py as cl
 
 F = cl.Format
-PADS = [cl.Padding(), cl.Padding((0, 0, 1, 2), (0, 0, 2, 1)), cl.Padding((1, 0, 0, 1), (0, 0, 1, 0))]
+PADS = [cl.Padding(), cl.Padding((0, 0, 1, 2), (0, 0, 2, 1)), cl.Padding((1, 0, 0, 1), (0, 0, 1, 0)),
+        cl.Padding((0, 16, 1, 0), (0, 3, 0, 1))]  # features by a whole slice (an in-place concatenation's input)
 
 
 @pytest.mark.parametrize("fmt", [F.bfyx, F.byxf, F.yxfb, F.fyxb, F.b_fs_yx_fsv16, F.os_iyx_osv16])
@@ -18,7 +19,7 @@ def test_to_logical_inverts_to_physical(rng, fmt, shape):
     for pad in PADS:
         try:
             lay = cl.Layout(cl.DataType.f32, fmt, shape, pad)
-        except cl.ShapeError:  # padding of a blocked dimension
+        except cl.ShapeError:  # padding of a blocked dimension by a part of a block
             continue
         x = rng.standard_normal(shape).astype(np.float32)
         phys = lay.to_physical(x)

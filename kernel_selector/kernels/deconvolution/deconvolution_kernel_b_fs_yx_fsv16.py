@@ -42,6 +42,7 @@ class DeconvolutionKernelBFsYxFsv16(KernelBase):
     name = "deconvolution_b_fs_yx_fsv16"
     primitive = "deconvolution"
     tier = "cpu"  # work-groups of one work-item: shaped for CPU devices
+    writes_padded_blocks = True  # out = output + OUTPUT_OFFSET + b, slice, y, x pitches
 
     def supported_key(self) -> SupportedKey:
         """OpenCL, f32 or f16, data b_fs_yx_fsv16 in, b_fs_yx_fsv16 or (a narrow head: OUTPUT_PLAIN) bfyx out
@@ -51,16 +52,15 @@ class DeconvolutionKernelBFsYxFsv16(KernelBase):
                             input_formats=fsv16, output_formats=fsv16 | {Format.bfyx})
 
     def validate(self, params: Params) -> str | None:
-        """Groups 1, rank 4, no feature padding, plain unpadded f32 or f16 weights and bias."""
+        """Groups 1, rank 4, no input feature padding, plain unpadded f32 or f16 weights and bias."""
         a = params.attrs_as(DeconvolutionAttrs)
         x, w, out = params.inputs[0], params.inputs[1], params.output
         if a.groups != 1:
             return f"groups={a.groups}: groups 1 only"
         if x.rank != 4 or w.rank != 4:
             return f"input rank {x.rank} / weights rank {w.rank} are not 4"
-        for t in (x, out):
-            if t.padding.lower[1] or t.padding.upper[1]:
-                return "feature padding"
+        if x.padding.lower[1] or x.padding.upper[1]:
+            return "input padded along features"
         for name, t in zip(("weights", "bias"), params.inputs[1:3]):
             if t.format.value not in ("bfyx", "oiyx") or not t.padding.is_zero or t.dtype not in FLOATS:
                 return f"{name} must be plain unpadded f32 or f16, got {t.dtype.value} {t.format.value}"

@@ -48,6 +48,7 @@ class PoolingKernelBFsYxFsv16(KernelBase):
     name = "pooling_b_fs_yx_fsv16"
     primitive = "pooling"
     tier = "cpu"  # work-groups of one work-item, registers as the tile: shaped for CPU devices
+    writes_padded_blocks = True  # out = output + OUTPUT_OFFSET + b, slice, y, x pitches
     supports_fused_ops = True  # through FUSED_OPS8 (fused_ops8_jit), not the jitter's scalar FUSED_OPS
 
     def supported_key(self) -> SupportedKey:

@@ -33,14 +33,16 @@ class ResizeKernelBFsYxFsv16(KernelBase):
     name = "resize_b_fs_yx_fsv16"
     primitive = "resize"
     tier = "cpu"  # work-groups of one work-item: shaped for CPU devices
+    writes_padded_blocks = True  # out = output + OUTPUT_OFFSET + b, slice, y, x pitches
 
     def supported_key(self) -> SupportedKey:
-        """OpenCL, f32 or f16, b_fs_yx_fsv16 in and out, padding allowed (validate refuses feature padding)."""
+        """OpenCL, f32 or f16, b_fs_yx_fsv16 in and out, padding allowed (validate refuses input feature padding)."""
         fsv16 = frozenset({Format.b_fs_yx_fsv16})
         return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=fsv16, output_formats=fsv16)
 
     def validate(self, params: Params) -> str | None:
-        """Rank 4, batch and channels unchanged, no feature padding, no extrapolated (tf_crop_and_resize) pixel."""
+        """Rank 4, batch and channels unchanged, no input feature padding (the output's: whole slices, an in-place
+        concatenation's input), no extrapolated (tf_crop_and_resize) pixel."""
         x, out = params.inputs[0], params.output
         if x.rank != 4 or out.rank != 4:
             return f"rank {x.rank} -> {out.rank}: rank 4 only"
@@ -48,9 +50,8 @@ class ResizeKernelBFsYxFsv16(KernelBase):
         for d in (0, 1):
             if not is_identity_axis(a, d, x.shape[d], out.shape[d]):
                 return f"axis {d} is resized ({x.shape[d]} -> {out.shape[d]}): only H and W here"
-        for t in (x, out):
-            if t.padding.lower[1] or t.padding.upper[1]:
-                return "feature padding"
+        if x.padding.lower[1] or x.padding.upper[1]:
+            return "input padded along features"
         for d in (2, 3):
             if axis_taps(a, d, x.shape[d], out.shape[d])[2].any():
                 return "tf_crop_and_resize extrapolation"

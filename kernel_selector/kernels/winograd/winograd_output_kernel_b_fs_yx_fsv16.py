@@ -42,13 +42,15 @@ class WinogradOutputKernelBFsYxFsv16(KernelBase):
 
     INPUT0 M (36, N·tiles_y·tiles_x, OC) f32 bfyx unpadded; INPUT1 the optional bias, OC contiguous f32 values;
     OUTPUT (N, OC, out_y, out_x) b_fs_yx_fsv16 f32, OC a multiple of 16, padded along y/x/batch as the next layer
-    likes (not along features). gws (tiles_x, tiles_y, N·OC/8), lws (1, 1, 1): each work-item reduces its tile's 36
-    float8 (8 channels) along ξ then ν in private memory, adds the bias, applies FUSED_OPS8 (activations, the
-    residual sum ...) and stores the pixels inside the output (cl_kernels/winograd_output_b_fs_yx_fsv16.cl)."""
+    likes, and along features by whole slices (an in-place concatenation's input). gws (OC/8, tiles_x, tiles_y·N),
+    lws (1, 1, 1): each work-item reduces its tile's 36 float8 (8 channels) along ξ then ν in private memory, adds
+    the bias, applies FUSED_OPS8 (activations, the residual sum ...) and stores the pixels inside the output
+    (cl_kernels/winograd_output_b_fs_yx_fsv16.cl)."""
 
     name = "winograd_output_b_fs_yx_fsv16"
     primitive = "winograd_output"
     tier = "cpu"  # work-groups of one work-item: shaped for CPU devices
+    writes_padded_blocks = True  # out = output + OUTPUT_OFFSET + b, slice, y, x pitches
     supports_fused_ops = True  # through FUSED_OPS8
     n_data_inputs = 1
 
@@ -57,13 +59,13 @@ class WinogradOutputKernelBFsYxFsv16(KernelBase):
         return SupportedKey(input_dtypes=frozenset({DataType.f32}), output_dtypes=frozenset({DataType.f32}))
 
     def validate(self, params: Params) -> str | None:
-        """Output b_fs_yx_fsv16 without feature padding, OC % 16 == 0; shapes as :func:`winograd_output_reason`;
-        fused ops FUSED_OPS8 expresses."""
+        """Output b_fs_yx_fsv16 (feature padding: whole slices, an in-place concatenation's), OC % 16 == 0; shapes
+        as :func:`winograd_output_reason`; fused ops FUSED_OPS8 expresses."""
         out = params.output
         if params.attrs_as(WinogradOutputAttrs).channel_major:
             return "channel_major is the CPU engine's layout (winograd_output_cpu_planes)"
-        if out.format != Format.b_fs_yx_fsv16 or out.padding.lower[1] or out.padding.upper[1]:
-            return f"output must be b_fs_yx_fsv16 without feature padding, got {out.format.value}"
+        if out.format != Format.b_fs_yx_fsv16:
+            return f"output must be b_fs_yx_fsv16, got {out.format.value}"
         if out.rank == 4 and out.shape[1] % 16:
             return f"output channels must be a multiple of 16, got {out.shape[1]}"
         return winograd_output_reason(params) or fused_ops8_reason(params)
@@ -79,10 +81,11 @@ class WinogradOutputKernelBFsYxFsv16(KernelBase):
         return j.update({"TILES_X": a.tiles_x, "TILES_Y": a.tiles_y, "HAS_BIAS": int(len(params.inputs) > 1)})
 
     def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """(tiles_x, tiles_y, N·OC/8), (1, 1, 1)."""
+        """(OC/8, tiles_x, tiles_y·N), (1, 1, 1): the channels fastest, so consecutive work-items (PoCL runs the
+        work-groups in order, x fastest) read and write neighbouring 32-byte halves of the same cache lines."""
         a = params.attrs_as(WinogradOutputAttrs)
         n, oc = params.output.shape[:2]
-        return (a.tiles_x, a.tiles_y, n * oc // 8), (1, 1, 1)
+        return (oc // 8, a.tiles_x, a.tiles_y * n), (1, 1, 1)
 
     def kernel_data(self, params: Params) -> KernelData:
         """One enqueue: M, the bias when given, output, then the fused ops' extra inputs."""
