@@ -34,6 +34,11 @@ CASES = [
     ((1, 7, 9), (64, 128, 32, 32), (NO_PAD,) * 4, NO_PAD),                       # GoogLeNet inception (3a)
     ((2, 3, 17), (16, 7), (NO_PAD, ((0, 0, 2, 2), (0, 0, 2, 2))), ((1, 0, 0, 0), (0, 0, 0, 3))),
     ((1, 3, 4), (19,), (NO_PAD,), NO_PAD),                                      # one input: a copy
+    # slices that mix inputs (lane by lane): ShuffleNet's 24 + 112, a 20 + 16 whose slice 1 holds both, three
+    # inputs inside one slice, padded inputs and output
+    ((2, 4, 9), (24, 112), (NO_PAD, NO_PAD), NO_PAD),
+    ((1, 3, 3), (20, 16), (((0, 0, 1, 0), (0, 0, 0, 1)), NO_PAD), ((0, 0, 1, 1), (0, 0, 1, 1))),
+    ((2, 5, 10), (3, 5, 7, 17), (NO_PAD, ((1, 0, 1, 2), (0, 0, 2, 0)), NO_PAD, NO_PAD), ((0, 0, 0, 2), (1, 0, 0, 0))),
 ]
 
 
@@ -55,13 +60,17 @@ def test_fsv16_concatenation_matches_numpy(engine, rng, case):
     assert_close(out, np.concatenate(arrays, axis=1).astype(np.float64), rtol=0, atol=0)
 
 
-def test_fsv16_concatenation_refuses_split_slices():
-    """A first input of 20 channels would put channels 16-19 and the next input's first 12 in one slice."""
-    ins = [_layout(1, 20, 3, 3, NO_PAD), _layout(1, 16, 3, 3, NO_PAD)]
-    params = Params("concatenation", "ocl", ins, _layout(1, 36, 3, 3, NO_PAD),
-                    typed_attrs("concatenation", {"axis": 1}))
-    verdicts = {v.kernel: v.reason for v in selector.explain(params)}
-    assert "input 0 has 20 channels" in verdicts[FAST] and verdicts["concatenation_ref"] is None
+def test_fsv16_concatenation_copies_lanes_only_where_a_slice_mixes_inputs(engine):
+    """Slice-aligned inputs compile the float8 copy (CAT_LANES 0), a first input of 20 channels the lane copy."""
+    def lanes(chans):
+        ins = [_layout(1, c, 3, 3, NO_PAD) for c in chans]
+        params = Params("concatenation", "ocl", ins, _layout(1, sum(chans), 3, 3, NO_PAD),
+                        typed_attrs("concatenation", {"axis": 1}), device=engine.info)
+        kern, kd = selector.select(params)
+        assert kern.name == FAST
+        return "#define CAT_LANES 1" in kd.kernels[0].source
+
+    assert not lanes((32, 16, 7)) and lanes((20, 16))
 
 
 def test_fsv16_concatenation_in_a_network(engine, rng):

@@ -554,6 +554,18 @@ def test_convolution_fsv16_flat_is_oclgrind_clean(oclgrind_engine, oclgrind_log,
     assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
 
 
+def test_concatenation_fsv16_lane_copy_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
+    """concatenation_b_fs_yx_fsv16 where slices mix inputs (CAT_LANES: 20 + 5 + 9 channels, three inputs in slice
+    1, a partial last slice), batch 2: clean log, exact."""
+    xs = [_x(rng, (2, c, 3, 4)) for c in (20, 5, 9)]
+    case = Case(cl.Concatenation("p", ["a", "b", "c"], axis=1), {k: (x, FSV16) for k, x in zip("abc", xs)},
+                np.concatenate(xs, axis=1))
+    out, ran = run_case(oclgrind_engine, case, "concatenation_b_fs_yx_fsv16", "cpu")
+    assert ran == "concatenation_b_fs_yx_fsv16"
+    oclgrind_log.assert_clean()
+    np.testing.assert_array_equal(out, case.expected)
+
+
 def test_in_place_fsv16_concatenation_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
     """A b_fs_yx_fsv16 concatenation in place (prepare_buffer_fusing): a 1x1 convolution (16 channels, slice 0), a
     3x3 max pooling (slice 1) and a 3x3 convolution (24 channels, slices 2-3: the last ends inside its slice) write

@@ -1,9 +1,11 @@
 """concatenation_b_fs_yx_fsv16: feature-axis concatenation of blocked data in one enqueue, float8 copies.
 
 GoogLeNet's inception outputs and SqueezeNet's fire outputs are feature concatenations of b_fs_yx_fsv16
-convolution outputs. prepare_buffer_fusing cannot make them in place (a blocked dimension cannot be padded in
-``Layout``), so they run a kernel: ``concatenation_ref`` copies element by element through GET_INDEX in one enqueue
-per input; this kernel copies whole 16-channel slices as aligned float8 pairs, all inputs in one enqueue.
+convolution outputs, which prepare_buffer_fusing makes in place; the others run a kernel (a slice that starts
+inside a block, as ShuffleNet's 24 + 112 channels; an input read twice, as DenseNet's; a producer that cannot write
+slices): ``concatenation_ref`` copies element by element through GET_INDEX in one enqueue per input; this kernel
+copies whole 16-channel slices as aligned float8 pairs (or, where a slice mixes inputs, lane by lane), all inputs in
+one enqueue.
 """
 
 from __future__ import annotations
@@ -22,16 +24,24 @@ from .concatenation_kernel_ref import ConcatenationKernelRef
 CAT_BLOCK = 8  # pixels of one row per work-item
 
 
+def slice_aligned(params: Params) -> bool:
+    """True when every input but the last has a multiple of 16 channels: each output slice is one input slice."""
+    return all(x.dims4[1] % 16 == 0 for x in params.inputs[:-1])
+
+
 @register
 class ConcatenationKernelBFsYxFsv16(KernelBase):
     """Concatenation along features (axis 1) of rank-4 ``b_fs_yx_fsv16`` inputs into a ``b_fs_yx_fsv16``
-    output, all f32 or all f16 (storage); every input except the last has a multiple of 16 channels, so every
-    output slice is one input slice.
+    output, all f32 or all f16 (storage). When every input except the last has a multiple of 16 channels, every
+    output slice is one input slice, copied as float8 pairs; otherwise (``CAT_LANES``) each lane of an output slice
+    finds its input channel once and the pixels are copied lane by lane.
 
     Inputs and output may be padded along batch, y and x (not features). The output's block tail is not written.
     Jit: ``CAT_INPUTS_DECL`` (one pointer per input), ``CAT_SOURCE`` (picks the input slice of output slice ``fs``
-    by the inputs' first slices ``CAT_FIRSTi``), ``CAT_BLOCK``; sizes, pitches, offsets and ``CAT_FIRSTi`` are int
-    arguments (``RUNTIME_SHAPE_ARGS``), so the binary depends only on the number of inputs and the data type.
+    by the inputs' first slices ``CAT_FIRSTi``), ``CAT_LANE_SOURCE`` (a lane's source by the inputs' first channels
+    ``CAT_CHi``), ``CAT_LANES``, ``CAT_BLOCK``; sizes, pitches, offsets, ``CAT_FIRSTi`` and ``CAT_CHi`` are int
+    arguments (``RUNTIME_SHAPE_ARGS``), so the binary depends only on the number of inputs, the data type and
+    ``CAT_LANES``.
     gws (ceil(X / CAT_BLOCK), Y, ceil(C / 16) * N), lws (1, 1, 1); one enqueue.
     """
 
@@ -47,7 +57,7 @@ class ConcatenationKernelBFsYxFsv16(KernelBase):
 
     def validate(self, params: Params) -> str | None:
         """The reference's shape rules, one data type everywhere (no f32 / f16 mix: one ``src`` pointer type),
-        rank 4, axis 1, slice-aligned inputs, no feature padding."""
+        rank 4, axis 1, no feature padding."""
         reason = ConcatenationKernelRef().validate(params)
         if reason is not None:
             return reason
@@ -57,9 +67,6 @@ class ConcatenationKernelBFsYxFsv16(KernelBase):
         if params.output.rank != 4 or concat_axis4(params) != 1:
             axis = params.attrs_as(ConcatenationAttrs).axis
             return f"only the feature axis of rank-4 data (axis {axis}, rank {params.output.rank})"
-        for i, x in enumerate(params.inputs[:-1]):
-            if x.dims4[1] % 16:
-                return f"input {i} has {x.dims4[1]} channels, not a multiple of 16 (it is not the last input)"
         for i, lay in enumerate([*params.inputs, params.output]):
             if lay.padding.lower[1] or lay.padding.upper[1]:
                 return f"{'output' if i == len(params.inputs) else f'input {i}'} padded along features"
@@ -80,6 +87,13 @@ class ConcatenationKernelBFsYxFsv16(KernelBase):
                    f"INPUT{i}_FEATURE_PITCH + y * INPUT{i}_Y_PITCH;")
             branches.append(row if i == n - 1 else f"if (fs < CAT_FIRST{i + 1}) {{ {row} }} else")
         j.add("CAT_SOURCE", " ".join(branches[:-1]) + (" { " + branches[-1] + " }" if n > 1 else branches[-1]))
+        lanes = []
+        for i in range(n):
+            row = (f"{{ const int c = f - CAT_CH{i}; sp[l] = input{i} + INPUT{i}_OFFSET + b * INPUT{i}_BATCH_PITCH + "
+                   f"(c / 16) * INPUT{i}_FEATURE_PITCH + y * INPUT{i}_Y_PITCH + c % 16 + x0 * 16; }}")
+            lanes.append(row if i == n - 1 else f"if (f < CAT_CH{i + 1}) {row} else")
+        j.add("CAT_LANE_SOURCE", " ".join(lanes))
+        j.add("CAT_LANES", int(not slice_aligned(params)))
         j.add("CAT_BLOCK", CAT_BLOCK)
         return j
 
@@ -93,10 +107,12 @@ class ConcatenationKernelBFsYxFsv16(KernelBase):
         (``CAT_FIRSTi``) as int arguments (``common/runtime_shapes.py``): one binary for every concatenation of as
         many inputs (DenseNet-121 has 58 of two inputs, each of its own size)."""
         jit = self.jit_constants(params)
-        firsts, first = {}, 0
+        firsts, first, ch = {}, 0, 0
         for i, x in enumerate(params.inputs):
             firsts[f"CAT_FIRST{i}"] = first
+            firsts[f"CAT_CH{i}"] = ch
             first += -(-x.dims4[1] // 16)
+            ch += x.dims4[1]
         shape_args = move_shapes_to_args(jit, [f"INPUT{i}" for i in range(len(params.inputs))] + ["OUTPUT"], firsts)
         entry, src = self.make_source(jit)
         gws, lws = self.dispatch(params)
