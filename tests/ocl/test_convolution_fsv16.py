@@ -230,3 +230,29 @@ def test_choose_block():
     assert choose_block(3) == 3 and choose_block(6) == 6
     assert choose_block(56) == 6 and choose_block(14) == 5 and choose_block(7) == 4
     assert all(3 <= choose_block(w) <= 6 for w in range(7, 300))
+
+
+@pytest.mark.parametrize("x_shape, oc, k, stride, pad, groups, want", [
+    ((1, 128, 56, 56), 128, 3, 2, 1, 1, (4, 2)),    # ResNet-50's 3x3/2: P 4, channel by channel
+    ((1, 256, 14, 14), 256, 3, 1, 1, 1, (5, 2)),    # 3x3 stride 1: P up to 5
+    ((1, 512, 7, 7), 512, 3, 1, 1, 1, (4, 2)),      # a 7-wide row: 4 (8 computed) beats 5 (10)
+    ((1, 32, 27, 27), 96, 5, 1, 2, 1, (4, 2)),      # 5x5: P 4
+    ((1, 64, 56, 56), 256, 1, 1, 0, 1, (6, 0)),     # 1x1 keeps P 6 and LOOP_ORDER 0 (FLAT here)
+    ((1, 64, 28, 28), 64, 3, 1, 1, 64, (6, 0)),     # depthwise: LOOP_ORDER 0 only, the general P
+])
+def test_priority_rules_for_filters_wider_than_1x1(engine, x_shape, oc, k, stride, pad, groups, want):
+    """Without a tuning cache: LOOP_ORDER 2 and P <= 4 (5 for a 3x3 stride-1 filter) for filters wider than 1x1 on
+    two-float8 devices (convolution_kernel_b_fs_yx_fsv16.SPATIAL_BLOCK_LIMIT); 1x1 and depthwise as before."""
+    from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import vec16
+
+    oh = (x_shape[2] + 2 * pad - k) // stride + 1
+    inputs, output = _layouts(x_shape, (oc, x_shape[1] // groups, k, k), oc, (oh, oh),
+                              ((0, 0, pad, pad), (0, 0, pad, pad)), ((0, 0, 0, 0), (0, 0, 0, 0)))
+    attrs = {**_attrs((stride, stride), (pad, pad)), "groups": groups}
+    params = Params("convolution", engine.kind, inputs, output, typed_attrs("convolution", attrs),
+                    device=engine.info, caps=engine.info.caps, kernel_tier="cpu")
+    if vec16(params):
+        pytest.skip("16-wide vectors: one float16 accumulator per pixel, other limits")
+    kern, kd = selector.select(params, FAST)
+    v = kern.default_variant(params)
+    assert (v["block"], v["loop_order"]) == want

@@ -101,6 +101,31 @@ def only_loop_order_0(params: Params) -> bool:
     return depthwise or a.block_diagonal > 1
 
 
+SPATIAL_BLOCK_LIMIT = 4
+"""P for a filter wider than 1x1 on two-float8 devices, with LOOP_ORDER 2 (a 3x3 stride-1 filter: 5). Measured on
+the pip PoCL, Zen 4 (``benchmarks/conv_kernels.py --blocks 4 5 6 --loop-order 0 2``, 2026-11-27): P = 6 lost
+everywhere on 3x3 layers (with LOOP_ORDER 2 by 1.5-2.4x: 12 accumulators, 2 weights, a broadcast and the tap
+addresses overflow 16 ymm registers); LOOP_ORDER 2 at P = 4 or 5 won or tied on every ResNet-50 3x3 shape: 3x3/2
+128 @ 56 1.67 ms against 2.38-2.41 for LOOP_ORDER 0 at any P (the priority rules' P = 6 / LOOP_ORDER 0 ran 3.8 ms
+in the untuned int8 ResNet-50), 3x3/2 512 @ 14 2.17 against 2.35, 3x3 512 @ 7 2.27 against 2.72, 3x3 256 @ 14
+(P = 5) 1.60 against 1.91; stride 2 at P = 5 lost to P = 4 (2.24 against 1.67 ms), and so did GoogLeNet's 5x5
+32 -> 96 @ 27 (1.91 against 0.75 ms tuned at P = 4). The shipped tuning cache had found the same: LOOP_ORDER 2 for
+25 of its 34 3x3 and 5x5 winners, P 3-5."""
+
+
+def spatial_block_limit(params: Params) -> int:
+    """:data:`SPATIAL_BLOCK_LIMIT`, or 5 for a 3x3 (or narrower) stride-1 filter."""
+    a = params.attrs_as(ConvolutionAttrs)
+    return 5 if params.inputs[1].shape[3] <= 3 and a.stride[1] == 1 else SPATIAL_BLOCK_LIMIT
+
+
+def spatial_rule(params: Params) -> bool:
+    """True when :func:`spatial_block_limit` and LOOP_ORDER 2 apply: a filter wider than 1x1 on b_fs_yx_fsv16
+    input (not the plain first layer), all three loop orders allowed, two float8 accumulators per pixel."""
+    return (tuple(params.inputs[1].shape[2:]) != (1, 1) and params.inputs[0].format == Format.b_fs_yx_fsv16
+            and not only_loop_order_0(params) and not vec16(params))
+
+
 @register
 class ConvolutionKernelBFsYxFsv16(KernelBase):
     """Blocked direct convolution: one work-item computes 16 output channels x P output pixels of one row.
@@ -194,9 +219,13 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
     def block(self, params: Params, oc_blocks: int = 1) -> int:
         """P, the output pixels per work-item: :func:`choose_block` of the output width (up to
         VEC16_BLOCK_LIMIT[oc_blocks] with float16 accumulators: 32 zmm registers hold OC_BLOCKS * P accumulators,
-        the weights and a broadcast)."""
-        limit = (NARROW_BLOCK_LIMIT if narrow(params) else VEC16_BLOCK_LIMIT[oc_blocks]) if vec16(params) \
-            else MAX_BLOCK
+        the weights and a broadcast; up to :func:`spatial_block_limit` for a filter wider than 1x1 with two float8)."""
+        if vec16(params):
+            limit = NARROW_BLOCK_LIMIT if narrow(params) else VEC16_BLOCK_LIMIT[oc_blocks]
+        elif spatial_rule(params):
+            limit = spatial_block_limit(params)
+        else:
+            limit = MAX_BLOCK
         return choose_block(row_pixels(params), limit)
 
     @staticmethod
@@ -211,8 +240,9 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
 
     def loop_order(self, params: Params) -> int:
         """LOOP_ORDER without a tuned winner: 0 (taps outside the input-channel slices), the order measured fastest
-        on most ResNet-50 shapes (``benchmarks/conv_kernels.py --loop-order 0 1 2``); 1 and 2 are tuning variants."""
-        return 0
+        on ResNet-50's 1x1 shapes (``benchmarks/conv_kernels.py --loop-order 0 1 2``), or 2 (channel by channel,
+        every tap of a channel in a row) for wider filters (:func:`spatial_rule`); the others are tuning variants."""
+        return 2 if spatial_rule(params) else 0
 
     def default_variant(self, params: Params) -> dict[str, int]:
         """The variant the priority rules choose: ``{"block", "loop_order", "oc_blocks"}``."""
