@@ -27,10 +27,12 @@ F32, FSV16 = DataType.f32, Format.b_fs_yx_fsv16
 SLICES = Padding((0, 16, 1, 0), (0, 32, 0, 2))  # one slice before, two after, and a y/x halo
 
 
-def _select(engine, kind, inputs, output, attrs) -> str:
+def _run_sliced(engine, kind, kernel, inputs, output, attrs, arrays):
+    """Assert the selector picks ``kernel`` unforced for this sliced output, then run it (padded.py's checks)."""
     params = Params(kind, engine.kind, inputs, output, typed_attrs(kind, attrs), layer_id=kind, device=engine.info,
                     caps=engine.info.caps, kernel_tier="cpu")
-    return selector.select(params)[0].name
+    assert selector.select(params)[0].name == kernel
+    return run_kernel_padded(engine, kind, inputs, output, attrs, arrays, kernel=kernel)
 
 
 @pytest.mark.parametrize("k,stride,pad", [(1, 1, 0), (3, 1, 1), (3, 2, 1)], ids=["1x1-flat", "3x3", "3x3-s2"])
@@ -42,9 +44,7 @@ def test_convolution_writes_its_slice(ocl_engine, rng, k, stride, pad):
     attrs = {"stride": (stride,) * 2, "dilation": (1, 1), "pad": (pad,) * 2, "pad_end": (pad,) * 2, "groups": 1}
     inputs = [Layout(F32, FSV16, x.shape), Layout(F32, Format.os_iyx_osv16, w.shape), Layout(F32, Format.bfyx, (32,))]
     out = Layout(F32, FSV16, ref.shape, SLICES)
-    assert _select(ocl_engine, "convolution", inputs, out, attrs) == "convolution_b_fs_yx_fsv16"
-    got = run_kernel_padded(ocl_engine, "convolution", inputs, out, attrs, [x, w, b],
-                            kernel="convolution_b_fs_yx_fsv16")
+    got = _run_sliced(ocl_engine, "convolution", "convolution_b_fs_yx_fsv16", inputs, out, attrs, [x, w, b])
     assert_close(got, ref, rtol=1e-4, atol=1e-4)
 
 
@@ -54,8 +54,7 @@ def test_pooling_writes_its_slice(ocl_engine, rng, mode):
     prim = cl.Pooling("p", "x", mode=mode, kernel=(3, 3), stride=(2, 2), pad=(1, 1))
     lin = Layout(F32, FSV16, x.shape)
     out = prim.calc_output_layout([lin]).with_(padding=SLICES)
-    assert _select(ocl_engine, "pooling", [lin], out, prim.attrs()) == "pooling_b_fs_yx_fsv16"
-    got = run_kernel_padded(ocl_engine, "pooling", [lin], out, prim.attrs(), [x], kernel="pooling_b_fs_yx_fsv16")
+    got = _run_sliced(ocl_engine, "pooling", "pooling_b_fs_yx_fsv16", [lin], out, prim.attrs(), [x])
     assert_close(got, pool_ref(x, mode, (3, 3), (2, 2), (1, 1), (1, 1)), rtol=1e-5, atol=1e-6)
 
 
@@ -65,8 +64,7 @@ def test_resize_writes_its_slice(ocl_engine, rng):
                   nearest_mode="floor")
     lin = Layout(F32, FSV16, x.shape)
     out = prim.calc_output_layout([lin]).with_(padding=SLICES)
-    assert _select(ocl_engine, "resize", [lin], out, prim.attrs()) == "resize_b_fs_yx_fsv16"
-    got = run_kernel_padded(ocl_engine, "resize", [lin], out, prim.attrs(), [x], kernel="resize_b_fs_yx_fsv16")
+    got = _run_sliced(ocl_engine, "resize", "resize_b_fs_yx_fsv16", [lin], out, prim.attrs(), [x])
     assert_close(got, resize_ref(x, (1, 32, 10, 12), ctm="asymmetric", nearest_mode="floor"), rtol=1e-6, atol=0)
 
 
@@ -78,13 +76,12 @@ def test_deconvolution_writes_its_slice(ocl_engine, rng):
     attrs = dataclasses.asdict(DeconvolutionAttrs(stride=(2, 2), pad=(0, 0), pad_end=(0, 0)))
     inputs = [Layout(F32, FSV16, x.shape), Layout(F32, Format.bfyx, w.shape), Layout(F32, Format.bfyx, (16,))]
     out = Layout(F32, FSV16, ref.shape, SLICES)
-    assert _select(ocl_engine, "deconvolution", inputs, out, attrs) == "deconvolution_b_fs_yx_fsv16"
-    got = run_kernel_padded(ocl_engine, "deconvolution", inputs, out, attrs, [x, w, b],
-                            kernel="deconvolution_b_fs_yx_fsv16")
+    got = _run_sliced(ocl_engine, "deconvolution", "deconvolution_b_fs_yx_fsv16", inputs, out, attrs, [x, w, b])
     assert_close(got, ref, rtol=1e-4, atol=1e-4)
 
 
-# winograd_output_b_fs_yx_fsv16 runs inside a Program there (its input is a Winograd product)
+# winograd_output_b_fs_yx_fsv16 writes its slice inside a Program (its input is a Winograd product):
+# tests/passes/test_prepare_buffer_fusing.py::test_fsv16_concat_of_whole_slices_runs_no_kernel_and_matches
 COVERED = {"convolution_b_fs_yx_fsv16", "pooling_b_fs_yx_fsv16", "resize_b_fs_yx_fsv16",
            "deconvolution_b_fs_yx_fsv16", "winograd_output_b_fs_yx_fsv16"}
 
