@@ -216,6 +216,22 @@ class Layout:
         """Bytes of the physical buffer."""
         return self.buffer_size * self.dtype.size
 
+    @property
+    def pads_blocked_dim(self) -> bool:
+        """True when the blocked dimension is padded (whole slices: an in-place concatenation's input)."""
+        blk = self.format.block
+        i = DIMS.index(blk[0]) if blk else -1
+        return blk is not None and bool(self.padding.lower[i] or self.padding.upper[i])
+
+    def without_blocked_padding(self) -> Layout:
+        """This layout with the blocked dimension's padding removed (every other dimension's kept)."""
+        if not self.pads_blocked_dim:
+            return self
+        i = DIMS.index(self.format.block[0])  # type: ignore[index]
+        lower, upper = list(self.padding.lower), list(self.padding.upper)
+        lower[i] = upper[i] = 0
+        return self.with_(padding=Padding(tuple(lower), tuple(upper)))  # type: ignore[arg-type]
+
     def with_(self, **changes: object) -> Layout:
         """A copy with some fields replaced (dtype, format, shape, padding)."""
         kw = {"dtype": self.dtype, "format": self.format, "shape": self.shape, "padding": self.padding}

@@ -151,11 +151,8 @@ class KernelBase:
         if not self.writes_padded_blocks:
             tensors.append(("output", params.output))
         for what, lay in tensors:
-            blk = lay.format.block
-            if blk is not None:
-                i = "bfyx".index(blk[0])
-                if lay.padding.lower[i] or lay.padding.upper[i]:
-                    return f"{what} {lay} is padded along its blocked dimension '{blk[0]}'"
+            if lay.pads_blocked_dim:
+                return f"{what} {lay} is padded along its blocked dimension '{lay.format.block[0]}'"  # type: ignore[index]
         return None
 
     def tier_reason(self, params: Params) -> str | None:

@@ -57,14 +57,7 @@ def _layout_desc(lay: Any) -> str:
     """``str(lay)`` without padding along a blocked dimension: the slices of an in-place concatenation that a
     producer writes into (prepare_buffer_fusing) change where its output lands, not its work, so the producer keeps
     the winner tuned for its unpadded output."""
-    blk = lay.format.block
-    if blk is not None:
-        i = "bfyx".index(blk[0])
-        lower, upper = list(lay.padding.lower), list(lay.padding.upper)
-        if lower[i] or upper[i]:
-            lower[i] = upper[i] = 0
-            lay = lay.with_(padding=type(lay.padding)(tuple(lower), tuple(upper)))
-    return str(lay)
+    return str(lay.without_blocked_padding())
 
 
 def _plain_value(v: Any) -> Any:

@@ -198,6 +198,10 @@ def test_whole_slices_of_feature_padding_place_the_data_after_them():
     assert not mine[:, :16].any() and not mine[:, 36:].any()
     # the jitter's offset of element (0, 0, 0, 0) is one slice in
     assert int(tensor_jit("OUTPUT", lay)["OUTPUT_OFFSET"]) == lay.pitches["f"] == 3 * 4 * 16
+    assert lay.pads_blocked_dim and not whole.pads_blocked_dim
+    halo = lay.with_(padding=Padding((0, 16, 1, 0), (0, 12, 0, 2)))
+    assert halo.without_blocked_padding().padding == Padding((0, 0, 1, 0), (0, 0, 0, 2))
+    assert not Layout(F32, Format.bfyx, (2, 20, 3, 4), Padding((0, 1, 0, 0))).pads_blocked_dim  # f is not blocked
 
 
 def test_upper_feature_padding_rounds_the_last_slice_up():
