@@ -22,6 +22,7 @@ from .engine import Engine
 from .errors import CldnnError, DeviceError, DTypeError, ShapeError, TopologyError
 from .host_io import InputBinding, OutputBinding, fill_output
 from .io_signature import TensorSignature, as_feed, check_dims, check_dtype, from_engine, storage_dtype, to_engine
+from .layout import Layout
 from .memory import Memory
 from .network_io import NetworkIO
 from .program import BuildOptions, Program
@@ -152,6 +153,8 @@ class Network(NetworkIO):
         self._broken = ""  # set when the watchdog gave up on a run whose kernel could not be interrupted
         self._insts: dict[str, PrimitiveInst] = {}
         self._inputs: dict[str, Any] = {}  # id -> host array kept alive while its copy runs (or its InputBinding)
+        self._stage: dict[str, np.ndarray] = {}  # id -> the plain input's reused host array (_staged)
+        self._stage_copy: dict[str, Any] = {}  # id -> the event of the last device copy from it
         self._in_bind: dict[str, InputBinding] = {}  # set_input_memory's bindings
         self._out_bind: dict[str, OutputBinding] = {}  # set_output_memory's bindings
         self._own_mem: dict[str, Memory] = {}  # the network's own Memory of each node whose buffer a binding replaced
@@ -271,13 +274,30 @@ class Network(NetworkIO):
         with self._lock:
             if pid in self._in_bind:  # fed by copy again: the network's own buffer, the user's array let go
                 self._unbind_input(pid)
-            phys = lay.to_physical(arr)
+            phys = self._staged(pid, lay, arr)
             # the previous execution's commands finish before the buffer is overwritten (write-after-read), as does
             # an earlier copy to it (write-after-write); other networks' commands on the queue are not waited for
             wait = self._tail() + inst.events
             ev = self.engine.write_buffer(inst.memory.buffer, phys, wait_for=wait or None, blocking=False)
             inst.events = [ev]
             self._inputs[pid] = phys
+            self._stage_copy[pid] = ev
+
+    def _staged(self, pid: str, lay: Layout, arr: np.ndarray) -> np.ndarray:
+        """The physical host array the device copy of input ``pid`` reads. A plain layout reuses one array per
+        input, refilled once the previous copy from it has completed (normally long since): a new 600 KB array
+        per run cost page faults, 0.1-0.15 ms of a 4 ms MobileNetV3 run on PoCL. Other layouts convert
+        (:meth:`Layout.to_physical`)."""
+        if not lay.is_plain:
+            return lay.to_physical(arr)
+        buf = self._stage.get(pid)
+        if buf is None or buf.size != lay.buffer_size or buf.dtype != lay.dtype.numpy:
+            buf = self._stage[pid] = np.empty(lay.buffer_size, dtype=lay.dtype.numpy)
+        prev = self._stage_copy.pop(pid, None)
+        if prev is not None:
+            prev.wait()
+        np.copyto(buf.reshape(lay.shape), arr)
+        return buf
 
     # ----- execution --------------------------------------------------------------------------------------------
     def execute(self) -> dict[str, NetworkOutput]:

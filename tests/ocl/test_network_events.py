@@ -89,3 +89,25 @@ def test_repeated_runs_give_fresh_results(engine, rng):
     again = net.run({"data": xs[0]})[last]
     np.testing.assert_array_equal(outs[0], again)
     assert not np.allclose(outs[0], outs[1])
+
+
+
+def test_feeds_in_flight_keep_their_own_values(engine, rng):
+    """set_input_data copies into one reused host array per plain input (Network._staged). A feed the caller
+    changes afterwards, and a feed whose device copy still waits behind a queued run when the next feed is set,
+    each reach the device as given: run A (long) is queued, x1 is set (its copy waits for A) and run B queued, x2
+    is set before anything is read: B must still compute on x1."""
+    topo, last = _chain(rng, n_layers=4, c=32, hw=40)
+    net = cl.Network(cl.Program(engine, topo, REF))
+    xs = [rng.standard_normal((1, 32, 40, 40)).astype(np.float32) for _ in range(3)]
+    want = [net.run({"data": x})[last].copy() for x in xs[:2]]
+    feed = xs[0].copy()
+    net.set_input_data("data", feed)
+    feed[...] = np.nan  # the caller's array, changed after the call: not what runs
+    np.testing.assert_array_equal(net.execute()[last].numpy(), want[0])
+    net.set_input_data("data", xs[0])
+    net.execute()  # run A
+    net.set_input_data("data", xs[1])
+    b = net.execute()[last]  # run B, its input copy queued behind A
+    net.set_input_data("data", xs[2])  # refills the host array only once B's copy has read it
+    np.testing.assert_array_equal(b.numpy(), want[1])
