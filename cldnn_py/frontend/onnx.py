@@ -25,11 +25,10 @@ from ..io_signature import TensorSignature
 from ..topology import Topology
 from .onnx_context import ImportContext, NotConstantError
 from .onnx_external import external_tensors, inline_external_data
-from .onnx_ops import CONVERTERS
+from .onnx_ops import CONVERTERS, DEFAULT_DOMAINS, key_of
 
 log = logging.getLogger("cldnn_py.frontend.onnx")
 
-DEFAULT_DOMAINS = ("", "ai.onnx")
 SHAPE_ONLY = ("Shape", "Size")
 """Operators that read only their input's shape: they fold once that shape is known."""
 
@@ -190,10 +189,11 @@ def _convert(ctx: ImportContext, index: int, node: Any) -> None:
         if ctx.foldable(node):
             ctx.mark_folded(index, node)
             return
-        if node.op_type not in CONVERTERS:  # deferred by _check_supported as foldable later; it was not
+        conv = CONVERTERS.get(key_of(node.op_type, node.domain))
+        if conv is None:  # deferred by _check_supported as foldable later; it was not
             raise UnsupportedError(f"{node.op_type} '{node.name}': its inputs are computed at run time (a "
                                    f"{node.op_type} is only supported when it folds at import)")
-        CONVERTERS[node.op_type].fn(ctx, node)
+        conv.fn(ctx, node)
     except CldnnError as e:
         if getattr(e, "onnx_node", None) is None:
             e.onnx_node = node.name  # type: ignore[attr-defined]  # the partitioner hands this node to onnxruntime
@@ -217,7 +217,7 @@ def _check_supported(ctx: ImportContext, name: str) -> None:
         if node.op_type in SHAPE_ONLY or all((not t) or t in later or ctx.is_const(t) for t in node.input):
             later |= {o for o in node.output if o}  # folded (or, with a converter, converted) by the walk
             continue
-        reason = unsupported_reason(node, ctx.opset)
+        reason = unsupported_reason(node, ctx.opset, ctx.model)
         if reason:
             bad.append(reason)
     raise_unsupported(bad, name)
@@ -234,12 +234,21 @@ def since_version(node: Any, opset: int) -> int:
         return -1
 
 
-def unsupported_reason(node: Any, opset: int) -> str | None:
-    """Why a node (not folded) cannot be converted: no converter, or not for its operator version; None if it can."""
+def unsupported_reason(node: Any, opset: int, model: Any = None) -> str | None:
+    """Why a node (not folded) cannot be converted: no converter, or not for its operator version; None if it can.
+    ``opset`` is the model's ONNX opset; a node of another domain (``com.microsoft``) is checked against that
+    domain's version in ``model``'s ``opset_import`` (1 when no model is given: every onnxruntime contrib operator
+    is at version 1)."""
     domain = node.domain or ""
-    conv = CONVERTERS.get(node.op_type) if domain in DEFAULT_DOMAINS else None
+    conv = CONVERTERS.get(key_of(node.op_type, domain))
     if conv is None:
         return f"{node.op_type} (domain '{domain}', opset {opset}, node '{node.name}')"
+    if domain not in DEFAULT_DOMAINS:
+        ver = next((o.version for o in model.opset_import if o.domain == domain), 1) if model is not None else 1
+        if ver not in conv.versions:
+            return (f"{node.op_type} (domain '{domain}' version {ver}, node '{node.name}'): versions "
+                    f"{sorted(conv.versions)} are supported")
+        return None
     since = since_version(node, opset)
     if since not in conv.versions:
         return (f"{node.op_type} version {since} (opset {opset}, node '{node.name}'): "

@@ -106,7 +106,7 @@ def check_supported_dynamic(m: Any, name: str, opset: int) -> None:
         if node.op_type in SHAPE_ONLY or all((not i) or i in maybe for i in node.input):
             maybe |= {o for o in node.output if o}
             continue
-        reason = unsupported_reason(node, opset)
+        reason = unsupported_reason(node, opset, m)
         if reason:
             bad.append(reason)
     raise_unsupported(bad, name)

@@ -94,7 +94,7 @@ def _move_to_onnxruntime(e: CldnnError, moved: set[str], fallback: str) -> None:
 
 def _refuse_unsupported(m: Any, name: str, opset: int, kinds: dict[str, str]) -> None:
     """Without the fallback: one UnsupportedError listing every node of kind onnxruntime (none: nothing happens)."""
-    bad = [unsupported_reason(n, opset) or f"{n.op_type} (node '{n.name}'): a tensor of rank above 6"
+    bad = [unsupported_reason(n, opset, m) or f"{n.op_type} (node '{n.name}'): a tensor of rank above 6"
            for n in m.graph.node if kinds.get(n.name) == "onnxruntime"]
     raise_unsupported(bad, name)
 
@@ -172,7 +172,7 @@ def _kinds(m: Any, opset: int, moved: set[str], typed: dict[str, Any]) -> dict[s
         if default and n.op_type in FOLLOWERS and reads_host and n.name not in moved:
             out[n.name] = "host"
             continue
-        ok = n.name not in moved and (n.op_type in SHAPE_ONLY and default or unsupported_reason(n, opset) is None)
+        ok = n.name not in moved and (n.op_type in SHAPE_ONLY and default or unsupported_reason(n, opset, m) is None)
         ok = ok and all(_rank(typed, t) <= 6 for t in list(node_inputs(n)) + list(n.output) if t not in const)
         out[n.name] = "engine" if ok else "onnxruntime"
     return out

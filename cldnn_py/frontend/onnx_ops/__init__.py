@@ -3,6 +3,10 @@
 Each module in this package registers its converters with ``@converter("Op", versions=...)``; the modules are
 imported by walking the package, so adding an operator is adding a function (or a file). A converter receives the
 ImportContext and the NodeProto and adds primitives whose ids are the node's output names.
+
+Operators of the ONNX domain are keyed by their op type; those of another domain (onnxruntime's ``com.microsoft``
+contrib operators, which its quantization tools write) by ``"<domain>.<op type>"`` (:func:`key_of`), registered
+with ``@converter("Op", versions=(1,), domain="com.microsoft")``: their versions are the domain's opset version.
 """
 
 from __future__ import annotations
@@ -23,16 +27,26 @@ class Converter:
 
 
 CONVERTERS: dict[str, Converter] = {}
+DEFAULT_DOMAINS = ("", "ai.onnx")
+"""The names of the ONNX operator domain in ``NodeProto.domain`` / ``opset_import``."""
 
 
-def converter(*ops: str, versions: Iterable[int]) -> Callable[[Callable[[Any, Any], None]], Callable[[Any, Any], None]]:
-    """Register ``fn`` for every op type in ``ops`` with the op versions it supports."""
+def key_of(op_type: str, domain: str = "") -> str:
+    """The CONVERTERS key of an operator: its op type in the ONNX domain, ``"<domain>.<op type>"`` elsewhere."""
+    return op_type if (domain or "") in DEFAULT_DOMAINS else f"{domain}.{op_type}"
+
+
+def converter(*ops: str, versions: Iterable[int],
+              domain: str = "") -> Callable[[Callable[[Any, Any], None]], Callable[[Any, Any], None]]:
+    """Register ``fn`` for every op type in ``ops`` of ``domain`` with the op versions it supports (for another
+    domain than ONNX's: the versions of that domain's opset). Raises TypeError for a second registration."""
 
     def deco(fn: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
         for op in ops:
-            if op in CONVERTERS:
-                raise TypeError(f"ONNX converter for {op} registered twice")
-            CONVERTERS[op] = Converter(fn, frozenset(versions))
+            key = key_of(op, domain)
+            if key in CONVERTERS:
+                raise TypeError(f"ONNX converter for {key} registered twice")
+            CONVERTERS[key] = Converter(fn, frozenset(versions))
         return fn
 
     return deco
