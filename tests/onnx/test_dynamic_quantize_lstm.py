@@ -18,7 +18,7 @@ from cldnn_py.errors import UnsupportedError
 
 pytest.importorskip("onnxruntime.quantization")
 
-T, B, I, H = 6, 2, 10, 12
+T, B, I, H = 6, 2, 10, 12  # noqa: E741 - steps, batch, input, hidden as ONNX's LSTM names them
 
 
 def float_lstm(seed: int, direction: str, states: bool) -> onnx.ModelProto:

@@ -45,7 +45,7 @@ def _dequantized(ctx: Any, node: Any, q_index: int, s_index: int) -> str:
         if name is None or not ctx.is_const(name):
             raise UnsupportedError(f"{where(node)}: {w} must be a constant (an initializer), got "
                                    f"{'none' if name is None else 'a tensor computed at run time'}")
-    q, s, z = (np.asarray(ctx.const(n)) for n in names)  # type: ignore[arg-type]
+    q, s, z = (np.asarray(ctx.const(n)) for n in names)
     if q.dtype not in QUANT_TYPES or q.ndim != 3:
         raise UnsupportedError(f"{where(node)}: {what} must be a 3-D int8 or uint8 tensor, got {q.dtype} {q.shape}")
     if z.dtype != q.dtype:
