@@ -95,6 +95,12 @@ class ReorderInputs(BasePass):
             if src.layout().format != Format.bfyx and src.layout().rank <= 4 and \
                     (packed or fast_plain_kernel(program, fc) is not None):
                 self._reorder(program, src, fc, f"{fc.id}__input_bfyx", Format.bfyx)
+        # an LSTM sequence: R packed when a fast kernel takes it so (lstm_sequence_packed)
+        for node in [n for n in program.order if n.kind == "lstm_sequence" and n.id not in program.forced_impls]:
+            p = node_params(program, node)
+            p.inputs[3] = p.inputs[3].with_(format=PACKED_WEIGHTS, padding=Padding())
+            if best_fast_kernel(p) is not None:
+                self._pack_weights(program, node, 3)
         program.order = topological_order(program.nodes)
         recompute_layouts(program.order)
 
@@ -136,17 +142,17 @@ class ReorderInputs(BasePass):
         p.inputs = [p.inputs[0]] + [p.inputs[1].with_(format=PACKED_WEIGHTS)] + p.inputs[2:]
         return best_fast_kernel(p) is not None
 
-    def _pack_weights(self, program: ProgramGraph, node: ProgramNode) -> None:
-        """Reorder ``node``'s weights (dependency 1) to os_iyx_osv16; weights shared by several nodes get one
-        packed copy."""
-        weights = node.dependencies[1]
+    def _pack_weights(self, program: ProgramGraph, node: ProgramNode, index: int = 1) -> None:
+        """Reorder ``node``'s weights (dependency ``index``: 1, or an LSTM sequence's R, 3) to os_iyx_osv16;
+        weights shared by several nodes get one packed copy."""
+        weights = node.dependencies[index]
         if weights.layout().format == PACKED_WEIGHTS:
             return
         existing = program.nodes.get(f"{weights.id}__{PACKED_WEIGHTS.value}")
         if existing is not None:
             weights.users = [u for u in weights.users if u is not node]
             existing.users.append(node)
-            node.dependencies[1] = existing
+            node.dependencies[index] = existing
         else:
             self._reorder(program, weights, node, f"{weights.id}__{PACKED_WEIGHTS.value}", PACKED_WEIGHTS)
 

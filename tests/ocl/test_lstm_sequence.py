@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import cldnn_py as cl
-from tests.helpers import run_single
+from tests.helpers import assert_close, cpu_tier, run_single
 from tests.references import lstm_ref
 
 
@@ -17,6 +17,8 @@ from tests.references import lstm_ref
     (4, 3, 8, True, True, 0.0),
     (3, 2, 6, False, True, 0.7),
     (3, 2, 300, True, False, 0.0),      # 300 > the 256 cap: two units per work-item
+    (6, 2, 24, False, True, 0.9),       # packed R: gate rows 24..31 in lanes 8-15 of a 16-row slice
+    (4, 1, 128, True, True, 0.0),       # packed R: 16 work-items of 8 units
 ], ids=str)
 def test_lstm_sequence_matches_reference(engine, rng, case):
     seq, batch, n, reverse, peep, clip = case
@@ -29,6 +31,29 @@ def test_lstm_sequence_matches_reference(engine, rng, case):
     data = {"r": r} | ({"p": p} if peep else {})
     out = run_single(engine, prim, {"xw": xw, "h0": h0, "c0": c0}, data=data)
     np.testing.assert_allclose(out, lstm_ref(xw, h0, c0, r, p, reverse, clip), rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("n,kernel", [(16, "lstm_sequence_packed"), (40, "lstm_sequence_packed"),
+                                      (12, "lstm_sequence_ref")])
+def test_lstm_sequence_packed_is_chosen_and_matches(ocl_engine, rng, n, kernel):
+    """hidden % 8 == 0: reorder_inputs packs R to os_iyx_osv16 and lstm_sequence_packed runs it, unforced; other
+    sizes keep the reference. Poisoned output, float64 reference, batch 3, peepholes and clip."""
+    seq, batch = 5, 3
+    xw = (rng.standard_normal((seq * batch, 4 * n)) * 0.8).astype(np.float32)
+    h0, c0 = (rng.standard_normal((batch, n)).astype(np.float32) for _ in range(2))
+    r = (rng.standard_normal((4 * n, n)) / np.sqrt(n)).astype(np.float32)
+    p = rng.standard_normal(3 * n).astype(np.float32)
+    topo = cl.Topology()
+    for name, a in (("xw", xw), ("h0", h0), ("c0", c0)):
+        topo.add(cl.InputLayout(name, cl.Layout(cl.DataType.f32, cl.Format.bfyx, a.shape)))
+    topo.add(cl.Data("r", r), cl.Data("p", p), cl.LstmSequence("l", "xw", "h0", "c0", "r", "p", clip=1.5))
+    net = cl.Network(cl.Program(ocl_engine, topo, cpu_tier()))
+    assert net.program.node("l").impl.kernel_name == kernel
+    packed = net.program.node("l").dependencies[3].layout().format
+    assert (packed == cl.Format.os_iyx_osv16) == (kernel == "lstm_sequence_packed")
+    net.poison()
+    out = net.run({"xw": xw, "h0": h0, "c0": c0})["l"]
+    assert_close(out, lstm_ref(xw, h0, c0, r, p, False, 1.5), rtol=2e-5, atol=2e-5)
 
 
 def test_lstm_sequence_blocked_inputs(engine, rng):

@@ -187,6 +187,13 @@ def _lstm(rng):
                 "c": (c, BFYX)}, lstm_ref(xw, h, c, r, p, False, 2.0), {"r": (r, None), "pp": (p, None)})
 
 
+def _lstm_packed(rng):
+    xw, h, c = _x(rng, (6, 64)), _x(rng, (2, 16)), _x(rng, (2, 16))
+    r, p = _x(rng, (64, 16)) * 0.3, _x(rng, (48,))
+    return Case(cl.LstmSequence("p", "xw", "h", "c", "r", "pp", reverse=True), {"xw": (xw, BFYX), "h": (h, BFYX),
+                "c": (c, BFYX)}, lstm_ref(xw, h, c, r, p, True, 0.0), {"r": (r, OSV16), "pp": (p, None)})
+
+
 def _scatter(rng):
     x = _x(rng, (2, 3, 4))
     flat = rng.integers(0, x.size, (5,)).astype(np.int32)
@@ -252,6 +259,7 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
                                            -np.sort(-x, axis=1, kind="stable")[:, :3]))(_x(r, (2, 7, 3, 4))),
     "scatter_ref": _scatter,
     "lstm_sequence_ref": _lstm,
+    "lstm_sequence_packed": _lstm_packed,
     "batch_norm_ref": _batch_norm,
     "batch_norm_b_fs_yx_fsv16": _batch_norm,
     "broadcast_ref": lambda r: (lambda x: _one(Broadcast("p", "x", shape=(2, 3, 5, 4)), x, BFYX,
