@@ -1,4 +1,5 @@
-"""Gemm → FullyConnected (constant B, transA=0) or Gemm; MatMul → Gemm (numpy matmul semantics)."""
+"""Gemm → FullyConnected (constant B, transA=0) or Gemm; MatMul → FullyConnected (constant 2-D B: OpenVINO's
+ConvertMatMulToFullyConnected, with Reshapes around it for a rank > 2 A) or Gemm (numpy matmul semantics)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ...errors import UnsupportedError
 from ...primitives.eltwise import Eltwise, EltwiseMode
 from ...primitives.fully_connected import FullyConnected
 from ...primitives.gemm import Gemm
+from ...primitives.reshape import Reshape
 from . import converter
 from .nn_common import const_data, optional_input, where
 
@@ -58,5 +60,25 @@ def gemm(ctx: Any, node: Any) -> None:
 
 @converter("MatMul", versions=(1, 9, 13))
 def matmul(ctx: Any, node: Any) -> None:
-    """MatMul → Gemm: numpy matmul semantics (1-D operands, batch broadcasting), ranks up to 6."""
+    """MatMul → Gemm: numpy matmul semantics (1-D operands, batch broadcasting), ranks up to 6. A constant 2-D B
+    (K, N) with a computed A (.., K) of rank >= 2 is a FullyConnected with weights Bᵀ (N, K), as a constant-B
+    Gemm: its kernels take any N and pack the weights at build (``fully_connected_gemv`` for up to 8 rows,
+    ``fully_connected_gemm`` above), where ``gemm_tiled`` reads B in place and needs N % 8 == 0 (a CRNN's
+    (80, 1, 256) × (256, 97) classifier ran ``gemm_ref``, 0.9 ms). A of rank > 2 is reshaped to (rows, K) and
+    the result back to (.., N)."""
+    a, b = node.input[0], node.input[1]
+    if ctx.is_const(b) and not ctx.is_const(a) and np.ndim(ctx.const(b)) == 2 and len(ctx.shape(a)) >= 2:
+        sa = ctx.shape(a)
+        k, n = np.shape(ctx.const(b))
+        if sa[-1] != k:
+            raise UnsupportedError(f"{where(node)}: A {sa} and B {(k, n)}: inner dimensions differ")
+        out = node.output[0]
+        rows = a
+        if len(sa) > 2:
+            rows = ctx.add(Reshape(ctx.fresh(f"{out}_rows"), ctx.ref(a), shape=(int(np.prod(sa[:-1])), k)))
+        w = const_data(ctx, f"{out}_weights", np.ascontiguousarray(np.asarray(ctx.const(b), np.float32).T))
+        fc = ctx.add(FullyConnected(out if len(sa) == 2 else ctx.fresh(out), ctx.ref(rows), weights=w))
+        if len(sa) > 2:
+            ctx.add(Reshape(out, fc, shape=(*sa[:-1], n)))
+        return
     ctx.add(Gemm(node.output[0], inputs=[ctx.ref(node.input[0]), ctx.ref(node.input[1])]))
