@@ -77,3 +77,13 @@ def test_matmul(engine, rng, shapes):
 def test_matmul_constant_b_opset9(engine, rng):
     m = model("MatMul", 9, [("a", (2, 3, 6)), "b"], inits={"b": randn(rng, (6, 4))})
     check(engine, m, {"a": randn(rng, (2, 3, 6))}, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("sa,sb", [((3, 6), (6, 13)), ((20, 2, 16), (16, 13)), ((2, 3, 4, 9), (9, 24))], ids=str)
+def test_matmul_constant_b_is_fully_connected(engine, rng, sa, sb):
+    """A constant 2-D B: FullyConnected (any N; Reshapes around a rank > 2 A), against onnxruntime."""
+    m = model("MatMul", 13, [("a", sa), "b"], inits={"b": randn(rng, sb)})
+    topo = load_onnx(m)
+    assert [p.type_name for p in topo if p.type_name in ("gemm", "fully_connected")] == \
+        ["fully_connected"]
+    check(engine, m, {"a": randn(rng, sa)}, rtol=1e-4, atol=1e-4)
