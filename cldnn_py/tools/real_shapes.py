@@ -2,7 +2,7 @@
 
 The zoo (``cldnn_py.tools.zoo``) holds the onnx wheel's 2012-2016 ImageNet classifiers: dense 3x3 / 1x1
 convolutions with channel counts that are multiples of 16 or 32 at 224x224. The models of today that people deploy
-look different, and this module builds three of them from scratch with ``onnx.helper`` (opset 13, IR version 10:
+look different, and this module builds four of them from scratch with ``onnx.helper`` (opset 13, IR version 10:
 onnxruntime refuses newer IR versions), in the op forms the PyTorch exporter emits at opset 13:
 
 * ``mobilenet_v3``: imitates torchvision's MobileNetV3-small. Stem Conv 3x3 stride 2 (16) + BatchNormalization +
@@ -27,12 +27,18 @@ onnxruntime refuses newer IR versions), in the op forms the PyTorch exporter emi
   Resize x8 / x4 / x2 (nearest) to stride 4 and Concat (64), then the probability head Conv 3x3 + BN + Relu,
   ConvTranspose 2x2 stride 2 + BN + Relu, ConvTranspose 2x2 stride 2 (1 channel) + Sigmoid. Default 320x320;
   output (N, 1, 320, 320).
+* ``crnn``: imitates a CRNN text-line recognizer (Shi et al. 2015; the recognizers of PaddleOCR / EasyOCR): input
+  (N, 3, 32, width); six Conv 3x3 + BN + Relu (32, 64, 128, 128, 256, 256 channels) with MaxPool 2x2 twice and
+  2x1 (height only) twice, a Conv 2x1 that folds the last two rows, Squeeze of the height and Transpose to the
+  sequence (T = width / 4, N, 256); two bidirectional LSTMs (hidden 128, as torch exports ``nn.LSTM``: Transpose
+  and Reshape of Y to (T, N, 256)); a per-step classifier MatMul + Add to 97 classes (CTC logits). Default width
+  320 (80 steps); output (80, N, 97).
 
 Weights come from ``np.random.default_rng(seed)``: convolutions He-normal (std sqrt(2 / fan_in)), biases
 N(0, 0.02), BatchNormalization scale U(0.8, 1.2), bias N(0, 0.05), mean N(0, 0.05), variance U(0.8, 1.2); the last
 BN of a residual branch has its scale multiplied by ``RESIDUAL_SCALE`` and the Gemm of the classifier by
 ``CLASSIFIER_GAIN``, so intermediate activations and the pre-softmax / pre-sigmoid values stay O(1) on an N(0, 1)
-input. The input is named ``"input"``, (N, 3, size, size) float32, the single output ``"output"``; any size that is
+input. The input is named ``"input"``, (N, 3, size, size) float32 ((N, 3, 32, size) for crnn), the single output ``"output"``; any size that is
 a multiple of 32 works (tests use 64).
 
 API: ``MODELS``, ``make_model(name, seed=0, batch=1, size=None)``, ``input_name(name)``,
@@ -51,8 +57,8 @@ import numpy as np
 
 IR_VERSION = 10
 OPSET = 13
-MODELS: tuple[str, ...] = ("mobilenet_v3", "yolo_neck", "dbnet_head")
-DEFAULT_SIZE: dict[str, int] = {"mobilenet_v3": 224, "yolo_neck": 320, "dbnet_head": 320}
+MODELS: tuple[str, ...] = ("mobilenet_v3", "yolo_neck", "dbnet_head", "crnn")
+DEFAULT_SIZE: dict[str, int] = {"mobilenet_v3": 224, "yolo_neck": 320, "dbnet_head": 320, "crnn": 320}
 RESIDUAL_SCALE = 0.5  # scale of the last BatchNormalization of a residual branch
 # MobileNetV3 (measured on N(0, 1) inputs, seed 0): the Gemm's gain brings the logits RMS near 1; the gain of the
 # project conv after squeeze-excitation (whose HardSigmoid ~0.5 shrinks the feature map) keeps the block outputs'
@@ -291,10 +297,47 @@ def _dbnet(g: _Graph, x: str) -> str:
     return g.node("Sigmoid", [y], out="output")
 
 
+# ----- CRNN ---------------------------------------------------------------------------------------------------------
+CRNN_HEIGHT = 32  # the text-line height (the input is (N, 3, 32, width))
+CRNN_HIDDEN = 128
+CRNN_CLASSES = 97  # printable ASCII and the CTC blank: not a multiple of 8, as real alphabets
+
+
+def _bilstm(g: _Graph, x: str, cin: int, hidden: int) -> str:
+    """Bidirectional LSTM as torch exports nn.LSTM at opset 13 (W, R, B uniform ±1/sqrt(hidden), as torch
+    initializes them), Y (T, 2, N, hidden) → Transpose → Reshape to (T, N, 2·hidden)."""
+    s = 1.0 / np.sqrt(hidden)
+    w = g.const("lstm_w", g.rng.uniform(-s, s, (2, 4 * hidden, cin)).astype(np.float32))
+    r = g.const("lstm_r", g.rng.uniform(-s, s, (2, 4 * hidden, hidden)).astype(np.float32))
+    b = g.const("lstm_b", g.rng.uniform(-s, s, (2, 8 * hidden)).astype(np.float32))
+    y = g.node("LSTM", [x, w, r, b], hidden_size=hidden, direction="bidirectional")
+    y = g.node("Transpose", [y], perm=[0, 2, 1, 3])
+    return g.node("Reshape", [y, g.ints("shape", [0, 0, -1])])
+
+
+def _crnn(g: _Graph, x: str) -> str:
+    y = x
+    for cin, cout, pool in ((3, 32, 2), (32, 64, 2), (64, 128, 0), (128, 128, 1), (128, 256, 0), (256, 256, 1)):
+        y = _cbr(g, y, cin, cout, 3)
+        if pool:  # 2x2, or 2x1 (height only: the width is the sequence)
+            y = g.node("MaxPool", [y], kernel_shape=[2, pool], strides=[2, pool])
+    w = g.rng.standard_normal((256, 256, 2, 1)) * np.sqrt(2.0 / 512)  # the last 2 rows into one: (N, 256, 1, W/4)
+    y = g.relu(g.node("Conv", [y, g.const("w", w.astype(np.float32))], kernel_shape=[2, 1]))
+    y = g.node("Squeeze", [y, g.ints("axes", [2])])                  # (N, 256, T)
+    y = g.node("Transpose", [y], perm=[2, 0, 1])                     # (T, N, 256)
+    y = _bilstm(g, y, 256, CRNN_HIDDEN)
+    y = _bilstm(g, y, 2 * CRNN_HIDDEN, CRNN_HIDDEN)
+    fc = g.rng.standard_normal((2 * CRNN_HIDDEN, CRNN_CLASSES)) * np.sqrt(1.0 / (2 * CRNN_HIDDEN))
+    fb = g.rng.standard_normal(CRNN_CLASSES) * 0.02
+    y = g.node("MatMul", [y, g.const("fc_w", fc.astype(np.float32))])  # torch's Linear on a 3-D input
+    return g.node("Add", [y, g.const("fc_b", fb.astype(np.float32))], out="output")
+
+
 _BUILDERS: dict[str, Callable[[_Graph, str, int], str]] = {
     "mobilenet_v3": lambda g, x, batch: _mobilenet_v3(g, x),
     "yolo_neck": _yolo,
     "dbnet_head": lambda g, x, batch: _dbnet(g, x),
+    "crnn": lambda g, x, batch: _crnn(g, x),
 }
 
 
@@ -304,7 +347,8 @@ def _check_name(name: str) -> None:
 
 
 def default_size(name: str) -> int:
-    """The input height = width of ``name`` when none is given: 224 for mobilenet_v3, 320 for the others."""
+    """The input height = width of ``name`` when none is given (crnn: the width; its height is CRNN_HEIGHT): 224
+    for mobilenet_v3, 320 for the others."""
     _check_name(name)
     return DEFAULT_SIZE[name]
 
@@ -316,9 +360,9 @@ def input_name(name: str) -> str:
 
 
 def input_shape(name: str, batch: int = 1, size: int | None = None) -> tuple[int, int, int, int]:
-    """(batch, 3, size, size), size defaulting to ``default_size(name)``."""
+    """(batch, 3, size, size), size defaulting to ``default_size(name)``; crnn: (batch, 3, CRNN_HEIGHT, size)."""
     s = size or default_size(name)
-    return (batch, 3, s, s)
+    return (batch, 3, CRNN_HEIGHT if name == "crnn" else s, s)
 
 
 def logits_name(name: str) -> str:
@@ -329,7 +373,7 @@ def logits_name(name: str) -> str:
 
 def make_model(name: str, seed: int = 0, batch: int = 1, size: int | None = None) -> Any:
     """The ``onnx.ModelProto`` of ``name`` (one of ``MODELS``) with weights from seed ``seed``, input "input"
-    (batch, 3, size, size) float32 and output "output" (see the module docstring for shapes); ``size`` must be a
+    (batch, 3, size, size) float32 (crnn: (batch, 3, 32, size)) and output "output" (see the module docstring); ``size`` must be a
     multiple of 32 (default ``default_size(name)``). The model passes ``onnx.checker.check_model``; the weights
     depend on ``seed`` only, not on ``batch`` or ``size``."""
     import onnx
@@ -339,8 +383,8 @@ def make_model(name: str, seed: int = 0, batch: int = 1, size: int | None = None
     if batch < 1:
         raise ValueError(f"batch must be >= 1, got {batch}")
     shape = input_shape(name, batch, size)
-    if shape[2] < 32 or shape[2] % 32:
-        raise ValueError(f"size must be a positive multiple of 32, got {shape[2]}")
+    if shape[3] < 32 or shape[3] % 32:
+        raise ValueError(f"size must be a positive multiple of 32, got {shape[3]}")
     g = _Graph(seed)
     out = _BUILDERS[name](g, "input", batch)
     assert out == "output"
@@ -349,7 +393,7 @@ def make_model(name: str, seed: int = 0, batch: int = 1, size: int | None = None
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                           producer_name="cldnn_py.tools.real_shapes")
     m.ir_version = IR_VERSION
-    m.doc_string = f"{name} with seeded random weights (seed {seed}, batch {batch}, size {shape[2]})"
+    m.doc_string = f"{name} with seeded random weights (seed {seed}, batch {batch}, size {shape[3]})"
     # the output shape from shape inference, so that tools reading the graph output see it
     inferred = onnx.shape_inference.infer_shapes(m)
     m.graph.output[0].CopyFrom(inferred.graph.output[0])
