@@ -38,8 +38,8 @@ Weights come from ``np.random.default_rng(seed)``: convolutions He-normal (std s
 N(0, 0.02), BatchNormalization scale U(0.8, 1.2), bias N(0, 0.05), mean N(0, 0.05), variance U(0.8, 1.2); the last
 BN of a residual branch has its scale multiplied by ``RESIDUAL_SCALE`` and the Gemm of the classifier by
 ``CLASSIFIER_GAIN``, so intermediate activations and the pre-softmax / pre-sigmoid values stay O(1) on an N(0, 1)
-input. The input is named ``"input"``, (N, 3, size, size) float32 ((N, 3, 32, size) for crnn), the single output ``"output"``; any size that is
-a multiple of 32 works (tests use 64).
+input. The input is named ``"input"``, (N, 3, size, size) float32 ((N, 3, 32, size) for crnn), the single
+output ``"output"``; any size that is a multiple of 32 works (tests use 64).
 
 API: ``MODELS``, ``make_model(name, seed=0, batch=1, size=None)``, ``input_name(name)``,
 ``input_shape(name, batch=1, size=None)``, ``default_size(name)``, ``logits_name(name)``,
@@ -373,8 +373,8 @@ def logits_name(name: str) -> str:
 
 def make_model(name: str, seed: int = 0, batch: int = 1, size: int | None = None) -> Any:
     """The ``onnx.ModelProto`` of ``name`` (one of ``MODELS``) with weights from seed ``seed``, input "input"
-    (batch, 3, size, size) float32 (crnn: (batch, 3, 32, size)) and output "output" (see the module docstring); ``size`` must be a
-    multiple of 32 (default ``default_size(name)``). The model passes ``onnx.checker.check_model``; the weights
+    (batch, 3, size, size) float32 (crnn: (batch, 3, 32, size)) and output "output" (see the module docstring);
+    ``size`` must be a multiple of 32 (default ``default_size(name)``). The model passes ``onnx.checker.check_model``; the weights
     depend on ``seed`` only, not on ``batch`` or ``size``."""
     import onnx
     from onnx import TensorProto, helper
