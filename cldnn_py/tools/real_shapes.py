@@ -374,8 +374,8 @@ def logits_name(name: str) -> str:
 def make_model(name: str, seed: int = 0, batch: int = 1, size: int | None = None) -> Any:
     """The ``onnx.ModelProto`` of ``name`` (one of ``MODELS``) with weights from seed ``seed``, input "input"
     (batch, 3, size, size) float32 (crnn: (batch, 3, 32, size)) and output "output" (see the module docstring);
-    ``size`` must be a multiple of 32 (default ``default_size(name)``). The model passes ``onnx.checker.check_model``; the weights
-    depend on ``seed`` only, not on ``batch`` or ``size``."""
+    ``size`` must be a multiple of 32 (default ``default_size(name)``). The model passes
+    ``onnx.checker.check_model``; the weights depend on ``seed`` only, not on ``batch`` or ``size``."""
     import onnx
     from onnx import TensorProto, helper
 
