@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import cldnn_py as cl
-from tests.helpers import assert_close, cpu_tier, run_single
+from tests.helpers import assert_close, run_single
 from tests.references import lstm_ref
 
 
@@ -33,11 +33,13 @@ def test_lstm_sequence_matches_reference(engine, rng, case):
     np.testing.assert_allclose(out, lstm_ref(xw, h0, c0, r, p, reverse, clip), rtol=2e-5, atol=2e-5)
 
 
-@pytest.mark.parametrize("n,kernel", [(16, "lstm_sequence_packed"), (40, "lstm_sequence_packed"),
-                                      (12, "lstm_sequence_ref")])
-def test_lstm_sequence_packed_is_chosen_and_matches(ocl_engine, rng, n, kernel):
-    """hidden % 8 == 0: reorder_inputs packs R to os_iyx_osv16 and lstm_sequence_packed runs it, unforced; other
-    sizes keep the reference. Poisoned output, float64 reference, batch 3, peepholes and clip."""
+@pytest.mark.parametrize("n,tier,kernel", [(16, "cpu", "lstm_sequence_packed"), (40, "cpu", "lstm_sequence_packed"),
+                                           (12, "cpu", "lstm_sequence_ref"), (24, "gpu", "lstm_sequence_gpu_packed"),
+                                           (40, "gpu", "lstm_sequence_gpu_packed")])
+def test_lstm_sequence_packed_is_chosen_and_matches(ocl_engine, rng, n, tier, kernel):
+    """hidden % 8 == 0: reorder_inputs packs R to os_iyx_osv16 and the packed kernel of the tier runs it, unforced
+    (40: a last lone 8-unit block); other sizes keep the reference. Poisoned output, float64 reference, batch 3,
+    peepholes and clip."""
     seq, batch = 5, 3
     xw = (rng.standard_normal((seq * batch, 4 * n)) * 0.8).astype(np.float32)
     h0, c0 = (rng.standard_normal((batch, n)).astype(np.float32) for _ in range(2))
@@ -47,10 +49,10 @@ def test_lstm_sequence_packed_is_chosen_and_matches(ocl_engine, rng, n, kernel):
     for name, a in (("xw", xw), ("h0", h0), ("c0", c0)):
         topo.add(cl.InputLayout(name, cl.Layout(cl.DataType.f32, cl.Format.bfyx, a.shape)))
     topo.add(cl.Data("r", r), cl.Data("p", p), cl.LstmSequence("l", "xw", "h0", "c0", "r", "p", clip=1.5))
-    net = cl.Network(cl.Program(ocl_engine, topo, cpu_tier()))
+    net = cl.Network(cl.Program(ocl_engine, topo, cl.BuildOptions(kernel_tier=tier)))
     assert net.program.node("l").impl.kernel_name == kernel
     packed = net.program.node("l").dependencies[3].layout().format
-    assert (packed == cl.Format.os_iyx_osv16) == (kernel == "lstm_sequence_packed")
+    assert (packed == cl.Format.os_iyx_osv16) == kernel.endswith("_packed")
     net.poison()
     out = net.run({"xw": xw, "h0": h0, "c0": c0})["l"]
     assert_close(out, lstm_ref(xw, h0, c0, r, p, False, 1.5), rtol=2e-5, atol=2e-5)

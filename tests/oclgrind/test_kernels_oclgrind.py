@@ -260,6 +260,7 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "scatter_ref": _scatter,
     "lstm_sequence_ref": _lstm,
     "lstm_sequence_packed": _lstm_packed,
+    "lstm_sequence_gpu_packed": _lstm_packed,
     "batch_norm_ref": _batch_norm,
     "batch_norm_b_fs_yx_fsv16": _batch_norm,
     "broadcast_ref": lambda r: (lambda x: _one(Broadcast("p", "x", shape=(2, 3, 5, 4)), x, BFYX,

@@ -1,12 +1,15 @@
-"""lstm_sequence_packed: the LSTM time loop with R packed in os_iyx_osv16, 8 hidden units per work-item in float8.
+"""lstm_sequence_packed (CPU tier) and lstm_sequence_gpu_packed (GPU tier): the LSTM time loop with R packed in
+os_iyx_osv16 and 8 hidden units per float8.
 
 ``lstm_sequence_ref`` gives each work-item one hidden unit j and reads row j of R (4·hidden, hidden) along k: the
 work-items of a group read R with a stride of ``hidden`` floats, which PoCL's work-item loop vectorizer turns into
 gathers (and a GPU into uncoalesced loads): 40 µs per step at hidden 128 on this machine. Packed [4·hidden/16]
 [hidden][16] (the fully connected layers' ``os_iyx_osv16``, which reorder_inputs writes and propagate_constants
-folds at build), the 8 rows of one gate that a work-item owns are 32 contiguous bytes at every k, so each step is
-hidden × 4 float8 loads and ``a*b+c`` with h[k] broadcast from local memory (the recipe of the fsv16
-convolution, docs/performance.md).
+folds at build), the 8 rows of one gate that a unit block needs are 32 contiguous bytes at every k, so a step is
+hidden × 4 float8 loads and ``a*b+c`` per block, h[k] broadcast (the recipe of the fsv16 convolution,
+docs/performance.md). On the CPU one work-item runs a whole sequence, two blocks at a time (8 accumulators), with
+no barriers: 5.5 µs per step at hidden 128 (``lstm_sequence_gpu_packed``, a work-group of hidden/8 work-items with
+two barriers per step, took 7.5-15 µs on PoCL).
 """
 
 from __future__ import annotations
@@ -23,16 +26,18 @@ PACKED = Format.os_iyx_osv16
 
 
 @register
-class LstmSequenceKernelPacked(LstmSequenceKernelRef):
+class LstmSequenceKernelGpuPacked(LstmSequenceKernelRef):
     """LSTM sequence (the semantics of :class:`LstmSequenceKernelRef`) for hidden % 8 == 0 with INPUT3 R
-    (4·hidden, hidden) in ``os_iyx_osv16`` unpadded: gws = (hidden/8, batch), lws = (hidden/8, 1); work-item l
-    of group b keeps c of units 8l .. 8l+7 in a float8 and h in ``__local float[hidden]``; per step and k, four
-    aligned float8 loads of R times h[k]. INPUT0 xw (seq·batch, 4·hidden), INPUT1 h0 / INPUT2 c0 (batch, hidden),
-    INPUT4 P (3·hidden) in any format and padding (rank <= 4, read through the N-D index macros); OUTPUT (seq,
-    batch, 2·hidden); all f32. Hidden above 8 × the work-group limit (2048 at 256) is left to the reference."""
+    (4·hidden, hidden) in ``os_iyx_osv16`` unpadded, GPU tier: gws = (hidden/8, batch), lws = (hidden/8, 1);
+    work-item l of group b keeps c of units 8l .. 8l+7 in a float8 and h in ``__local float[hidden]``; per step
+    and k, four aligned float8 loads of R (neighbouring work-items read neighbouring 32 bytes) times h[k]. INPUT0
+    xw (seq·batch, 4·hidden), INPUT1 h0 / INPUT2 c0 (batch, hidden), INPUT4 P (3·hidden) in any format and
+    padding (rank <= 4, read through the N-D index macros); OUTPUT (seq, batch, 2·hidden); all f32. Hidden above
+    8 × the work-group limit (2048 at 256) is left to the reference."""
 
-    name = "lstm_sequence_packed"
+    name = "lstm_sequence_gpu_packed"
     primitive = "lstm_sequence"
+    tier = "gpu"
 
     def supported_key(self) -> SupportedKey:
         """OpenCL, f32 everywhere."""
@@ -60,3 +65,24 @@ class LstmSequenceKernelPacked(LstmSequenceKernelRef):
     def lws(params: Params) -> int:
         """hidden / 8 work-items per sequence."""
         return max(1, params.inputs[1].shape[1] // UNITS)
+
+
+@register
+class LstmSequenceKernelPacked(LstmSequenceKernelGpuPacked):
+    """The CPU-tier form of :class:`LstmSequenceKernelGpuPacked` (same inputs and output): gws = (batch,),
+    lws = (1,); one work-item runs sequence b alone, two 8-unit blocks at a time, with h double-buffered and c in
+    ``__local`` memory of its group of one (12·hidden bytes)."""
+
+    name = "lstm_sequence_packed"
+    tier = "cpu"
+
+    def validate(self, params: Params) -> str | None:
+        """hidden % 8 == 0, R packed unpadded, 12·hidden bytes of local memory."""
+        n = params.inputs[1].shape[1]
+        if 12 * n > params.caps.local_mem_bytes:
+            return f"hidden {n} needs {12 * n} bytes of local memory, the device has {params.caps.local_mem_bytes}"
+        return super().validate(params) if n % UNITS == 0 else f"hidden {n} is not a multiple of {UNITS}"
+
+    def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+        """One work-item per sequence."""
+        return (params.inputs[1].shape[0],), (1,)
