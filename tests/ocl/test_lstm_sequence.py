@@ -79,3 +79,23 @@ def test_lstm_sequence_layout_and_errors():
     with pytest.raises(cl.ShapeError, match="xw shape"):
         cl.LstmSequence("l", "xw", "h0", "c0", "r").calc_output_layout([cl.Layout(f, cl.Format.bfyx, (5, 16))]
                                                                       + lays[1:])
+
+
+def test_cpu_engine_runs_the_numba_loop(rng):
+    """The CPU engine picks lstm_sequence_cpu_loop over the numpy reference; poisoned output, float64 reference,
+    batch 2 (the parallel loop), reverse, peepholes and clip."""
+    seq, batch, n = 7, 2, 20
+    xw = (rng.standard_normal((seq * batch, 4 * n)) * 0.8).astype(np.float32)
+    h0, c0 = (rng.standard_normal((batch, n)).astype(np.float32) for _ in range(2))
+    r = (rng.standard_normal((4 * n, n)) / np.sqrt(n)).astype(np.float32)
+    p = rng.standard_normal(3 * n).astype(np.float32)
+    topo = cl.Topology()
+    for name, a in (("xw", xw), ("h0", h0), ("c0", c0)):
+        topo.add(cl.InputLayout(name, cl.Layout(cl.DataType.f32, cl.Format.bfyx, a.shape)))
+    topo.add(cl.Data("r", r), cl.Data("p", p), cl.LstmSequence("l", "xw", "h0", "c0", "r", "p", reverse=True,
+                                                               clip=1.2))
+    net = cl.Network(cl.Program(cl.Engine("cpu"), topo))
+    assert net.program.node("l").impl.kernel_name == "lstm_sequence_cpu_loop"
+    net.poison()
+    out = net.run({"xw": xw, "h0": h0, "c0": c0})["l"]
+    assert_close(out, lstm_ref(xw, h0, c0, r, p, True, 1.2), rtol=2e-5, atol=2e-5)
