@@ -1,6 +1,6 @@
 """Quantized zoo networks (onnxruntime's own quantization tools) on cldnn_py against onnxruntime's int8 run.
 
-    python benchmarks/int8.py [--models resnet50 squeezenet googlenet] [--kinds qdq_per_channel dynamic]
+    python benchmarks/int8.py [--models resnet50 squeezenet googlenet crnn] [--kinds qdq_per_channel dynamic]
                               [--runs 10] [--devices cl:1:0 cpu] [--json .cache/int8.json]
 
 For each model and kind (``cldnn_py.tools.quantized``: static QDQ per channel calibrated on 4 seeded images, or
@@ -30,7 +30,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from cldnn_py.tools import quantized, zoo  # noqa: E402
+from cldnn_py.tools import quantized, real_shapes, zoo  # noqa: E402
 
 
 def _sessions(path: str, f32_model: Any) -> dict[str, Any]:
@@ -62,7 +62,7 @@ def measure(name: str, kind: str, devices: list[str], runs: int) -> dict[str, An
 
     import cldnn_py as cl
 
-    model = zoo.make_model(name, seed=0)
+    model = real_shapes.make_model(name, seed=0) if name in real_shapes.MODELS else zoo.make_model(name, seed=0)
     folder = ROOT / ".cache" / "models" / "int8"
     path = folder / f"{name}_{kind}.onnx"
     if not path.exists():
@@ -97,7 +97,9 @@ def measure(name: str, kind: str, devices: list[str], runs: int) -> dict[str, An
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the comparison (module docstring); exit status 0."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--models", nargs="+", default=["resnet50", "squeezenet", "googlenet"])
+    ap.add_argument("--models", nargs="+", default=["resnet50", "squeezenet", "googlenet"],
+                    choices=(*zoo.MODELS, *real_shapes.MODELS),
+                    help="zoo or real-shapes models (crnn: dynamic quantization makes its LSTMs DynamicQuantizeLSTM)")
     ap.add_argument("--kinds", nargs="+", default=["qdq_per_channel", "dynamic"])
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--devices", nargs="+", default=None, help="cldnn_py device specs (default: OpenCL default, cpu)")
