@@ -48,6 +48,7 @@ from .primitives import (
     FullyConnected,
     Gather,
     Gemm,
+    GruSequence,
     InputLayout,
     LstmSequence,
     MVNResult,
@@ -90,7 +91,8 @@ configure_debug_logging()  # CLDNN_PY_DEBUG=1: the cldnn_py loggers' debug recor
 
 __all__ = [
     "InferenceSession", "NodeArg", "compile_model", "AsyncInferQueue", "InferRequest", "AsyncRun",
-    "ArgMax", "TopK", "Scatter", "LstmSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
+    "ArgMax", "TopK", "Scatter", "LstmSequence", "GruSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm",
+    "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize", "RoiAlign", "WinogradInput", "WinogradOutput",
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",
     "Convolution", "Crop", "DTypeError", "Data", "DataType", "DeviceError", "DeviceInfo", "Eltwise", "EltwiseMode",

@@ -603,3 +603,30 @@ def nms_ref(boxes, scores, max_out, iou_threshold, score_threshold=None, center_
                     kept.append(i)
             rows += [[bi, ci, k] for k in kept]
     return rows
+
+
+def gru_ref(xw, h, r, rbh, reverse, clip):
+    """ONNX GRU (gates z, r, h; σ, tanh) in float64 over precomputed xw rows; ``rbh`` (hidden,) for
+    linear_before_reset = 1, None for 0 (Rb_h already in xw then); (seq, batch, n)."""
+    batch, n = h.shape
+    seq = xw.shape[0] // batch
+    xw, h, r = (a.astype(np.float64) for a in (xw, h, r))
+
+    def sig(v):
+        return 0.5 * (1.0 + np.tanh(0.5 * v))
+
+    def cl_(v):
+        return np.clip(v, -clip, clip) if clip else v
+
+    out = np.zeros((seq, batch, n))
+    for t in (range(seq - 1, -1, -1) if reverse else range(seq)):
+        x = xw[t * batch:(t + 1) * batch]
+        z = sig(cl_(x[:, :n] + h @ r[:n].T))
+        rg = sig(cl_(x[:, n:2 * n] + h @ r[n:2 * n].T))
+        if rbh is None:
+            hh = np.tanh(cl_(x[:, 2 * n:] + (rg * h) @ r[2 * n:].T))
+        else:
+            hh = np.tanh(cl_(x[:, 2 * n:] + rg * (h @ r[2 * n:].T + rbh.astype(np.float64))))
+        h = (1 - z) * hh + z * h
+        out[t] = h
+    return out

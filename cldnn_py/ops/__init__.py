@@ -15,7 +15,7 @@ from .eltwise import EltwiseAttrs, EltwiseMode, FusedEltwiseAttrs
 from .gemm import GemmAttrs, gemm_shapes
 from .normalization import BatchNormAttrs, LRNAttrs, MVNAttrs, MVNResult, ScaleAttrs, SoftmaxAttrs, mvn_scale_offset
 from .pooling import ROI_ALIGN_COORDINATE_MODES, ROI_ALIGN_MODES, PoolingAttrs, PoolingMode, RoiAlignAttrs
-from .recurrent import LstmSequenceAttrs
+from .recurrent import GruSequenceAttrs, LstmSequenceAttrs
 from .reduction import ArgMaxAttrs, ReduceAttrs, ReduceMode, TopKAttrs, normalize_axes
 from .reorder import ReorderAttrs
 from .resize import ResizeAttrs
@@ -38,7 +38,7 @@ from .winograd import WinogradInputAttrs, WinogradOutputAttrs
 
 __all__ = [
     "ACTIVATION_DEFAULTS", "ActivationAttrs", "ActivationFunc", "ArgMaxAttrs", "BatchNormAttrs", "BroadcastAttrs",
-    "TopKAttrs", "ScatterAttrs", "LstmSequenceAttrs",
+    "TopKAttrs", "ScatterAttrs", "LstmSequenceAttrs", "GruSequenceAttrs",
     "RoiAlignAttrs", "ROI_ALIGN_MODES", "ROI_ALIGN_COORDINATE_MODES", "WinogradInputAttrs", "WinogradOutputAttrs",
     "ConcatenationAttrs", "ConvolutionAttrs", "CropAttrs", "DeconvolutionAttrs", "EltwiseAttrs", "EltwiseMode",
     "FusedActivationAttrs", "FusedEltwiseAttrs", "GatherAttrs", "GemmAttrs", "LRNAttrs", "MVNAttrs", "MVNResult",

@@ -10,7 +10,7 @@ kernel the selector would pick for it in f32 also takes it in f16 (so no node tr
 one), except (as OpenVINO keeps them in f32 by default):
 
 - primitive types whose results are sensitive to rounding: softmax, mvn, reduce (normalization statistics), and
-  those whose outputs are not plain activations (arg_max, top_k, lstm_sequence);
+  those whose outputs are not plain activations (arg_max, top_k, lstm_sequence, gru_sequence);
 - network outputs (the last classifier and whatever the user reads stays f32, so outputs keep their dtype);
 - the ids the user names in ``BuildOptions(keep_f32=...)``;
 - reorders that are explicit casts (a Reorder with a ``dtype``: the model asked for that type).
@@ -36,7 +36,7 @@ from ..primitives import Data, Reorder
 from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode, recompute_layouts, topological_order
 
-KEEP_F32_KINDS = frozenset({"softmax", "mvn", "reduce", "arg_max", "top_k", "lstm_sequence"})
+KEEP_F32_KINDS = frozenset({"softmax", "mvn", "reduce", "arg_max", "top_k", "lstm_sequence", "gru_sequence"})
 """Primitive types that stay f32 under ``inference_precision="f16"``."""
 
 _FLOAT = (DataType.f32, DataType.f16)

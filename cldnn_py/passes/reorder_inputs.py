@@ -49,6 +49,7 @@ def fast_plain_kernel(program: ProgramGraph, node: ProgramNode, packed_weights: 
     return None
 
 
+RECURRENT_R = {"lstm_sequence": 3, "gru_sequence": 2}  # the recurrence weights' dependency index
 NARROW_CHANNELS = 8  # at most this many output channels: a head writes bfyx (_narrow_heads_plain)
 
 
@@ -95,12 +96,13 @@ class ReorderInputs(BasePass):
             if src.layout().format != Format.bfyx and src.layout().rank <= 4 and \
                     (packed or fast_plain_kernel(program, fc) is not None):
                 self._reorder(program, src, fc, f"{fc.id}__input_bfyx", Format.bfyx)
-        # an LSTM sequence: R packed when a fast kernel takes it so (lstm_sequence_packed)
-        for node in [n for n in program.order if n.kind == "lstm_sequence" and n.id not in program.forced_impls]:
+        # an LSTM / GRU sequence: R packed when a fast kernel takes it so (lstm_sequence_packed, gru_sequence_packed)
+        for node in [n for n in program.order if n.kind in RECURRENT_R and n.id not in program.forced_impls]:
+            i = RECURRENT_R[node.kind]
             p = node_params(program, node)
-            p.inputs[3] = p.inputs[3].with_(format=PACKED_WEIGHTS, padding=Padding())
+            p.inputs[i] = p.inputs[i].with_(format=PACKED_WEIGHTS, padding=Padding())
             if best_fast_kernel(p) is not None:
-                self._pack_weights(program, node, 3)
+                self._pack_weights(program, node, i)
         program.order = topological_order(program.nodes)
         recompute_layouts(program.order)
 
@@ -143,7 +145,7 @@ class ReorderInputs(BasePass):
         return best_fast_kernel(p) is not None
 
     def _pack_weights(self, program: ProgramGraph, node: ProgramNode, index: int = 1) -> None:
-        """Reorder ``node``'s weights (dependency ``index``: 1, or an LSTM sequence's R, 3) to os_iyx_osv16;
+        """Reorder ``node``'s weights (dependency ``index``: 1, or a recurrent sequence's R) to os_iyx_osv16;
         weights shared by several nodes get one packed copy."""
         weights = node.dependencies[index]
         if weights.layout().format == PACKED_WEIGHTS:

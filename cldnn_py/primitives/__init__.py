@@ -15,6 +15,7 @@ from .eltwise import Eltwise, EltwiseMode
 from .fully_connected import FullyConnected
 from .gather import Gather
 from .gemm import Gemm
+from .gru_sequence import GruSequence
 from .input_layout import InputLayout
 from .lrn import LRN
 from .lstm_sequence import LstmSequence
@@ -37,7 +38,8 @@ from .top_k import TopK
 from .winograd import WinogradInput, WinogradOutput
 
 __all__ = [
-    "ArgMax", "TopK", "Scatter", "LstmSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm", "MVN", "MVNResult",
+    "ArgMax", "TopK", "Scatter", "LstmSequence", "GruSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm",
+    "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize", "RoiAlign", "WinogradInput", "WinogradOutput",
     "Activation", "ActivationFunc", "BatchNorm", "Concatenation", "Convolution", "Crop", "Data", "Eltwise",
     "EltwiseMode", "FullyConnected", "InputLayout", "LRN", "Permute", "Pooling", "PoolingMode", "Primitive",

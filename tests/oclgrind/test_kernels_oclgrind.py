@@ -44,6 +44,7 @@ from tests.references import (
     eltwise_ref,
     fc_ref,
     gemm_ref,
+    gru_ref,
     lrn_ref,
     lstm_ref,
     mvn_ref,
@@ -194,6 +195,14 @@ def _lstm_packed(rng):
                 "c": (c, BFYX)}, lstm_ref(xw, h, c, r, p, True, 0.0), {"r": (r, OSV16), "pp": (p, None)})
 
 
+def _gru(rng, lbr, r_fmt):
+    xw, h = _x(rng, (6, 48)), _x(rng, (2, 16))
+    r, b = _x(rng, (48, 16)) * 0.3, _x(rng, (16,))
+    prim = cl.GruSequence("p", "xw", "h", "r", "rb" if lbr else "", linear_before_reset=lbr, clip=2.0)
+    return Case(prim, {"xw": (xw, BFYX), "h": (h, BFYX)}, gru_ref(xw, h, r, b if lbr else None, False, 2.0),
+                {"r": (r, r_fmt)} | ({"rb": (b, None)} if lbr else {}))
+
+
 def _scatter(rng):
     x = _x(rng, (2, 3, 4))
     flat = rng.integers(0, x.size, (5,)).astype(np.int32)
@@ -261,6 +270,8 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "lstm_sequence_ref": _lstm,
     "lstm_sequence_packed": _lstm_packed,
     "lstm_sequence_gpu_packed": _lstm_packed,
+    "gru_sequence_ref": lambda r: _gru(r, False, None),
+    "gru_sequence_packed": lambda r: _gru(r, True, OSV16),
     "batch_norm_ref": _batch_norm,
     "batch_norm_b_fs_yx_fsv16": _batch_norm,
     "broadcast_ref": lambda r: (lambda x: _one(Broadcast("p", "x", shape=(2, 3, 5, 4)), x, BFYX,

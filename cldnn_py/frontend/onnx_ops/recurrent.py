@@ -31,7 +31,7 @@ from ..onnx_context import NotConstantError
 from . import converter
 from .nn_common import const_data, optional_input, since_version, where
 from .recurrent_cells import Steps, parse_activations
-from .recurrent_fused import fusable, fused_direction
+from .recurrent_fused import fusable, fusable_gru, fused_direction, fused_gru_direction
 
 # op -> (gates, default activations of one direction)
 _CELLS = {"LSTM": (4, ["Sigmoid", "Tanh", "Tanh"]), "GRU": (3, ["Sigmoid", "Tanh"]), "RNN": (1, ["Tanh"])}
@@ -269,6 +269,7 @@ def recurrent(ctx: Any, node: Any) -> None:
         x = ctx.add(Permute(ctx.fresh(f"{base}_x"), x, order=(1, 0, 2)))
     x2d = ctx.add(Reshape(ctx.fresh(f"{base}_x2d"), x, shape=(seq * batch, inp)))
     clip_value = None if clip is None else float(clip)
+    results: list[tuple[str | None, str, str | None]]
     if fusable(node, p):
         results = []
         for d in range(nd):
@@ -276,6 +277,10 @@ def recurrent(ctx: Any, node: Any) -> None:
             c0 = _state(ctx, f"{base}_d{d}", node, 6, [d], layout, batch, n)
             results.append(fused_direction(ctx, node, f"{base}_d{d}", x2d, d, direction == "reverse" or d == 1, p,
                                            h0, c0, clip_value))
+    elif fusable_gru(node, p):
+        results = [fused_gru_direction(ctx, node, f"{base}_d{d}", x2d, d, direction == "reverse" or d == 1, p,
+                                       _state(ctx, f"{base}_d{d}", node, 5, [d], layout, batch, n), clip_value)
+                   for d in range(nd)]
     elif nd == 2 and p["acts"][0] == p["acts"][1]:
         results = _merged(ctx, node, Steps(ctx, f"{base}_bi", 2 * n, clip_value), x2d, p)
     else:
