@@ -90,3 +90,15 @@ def test_gru_sequence_layout_and_errors():
         cl.GruSequence("g", "xw", "h0", "r", linear_before_reset=True)
     with pytest.raises(cl.TopologyError, match="rbh must be given exactly when"):
         cl.GruSequence("g", "xw", "h0", "r", "b")
+
+
+@pytest.mark.parametrize("lbr", [False, True])
+def test_cpu_engine_runs_the_numba_loop(rng, lbr):
+    """The CPU engine picks gru_sequence_cpu_loop over the numpy reference; poisoned output, float64 reference,
+    batch 2 (the parallel loop), reverse and clip."""
+    xw, h0, r, rbh = _arrays(rng, 7, 2, 20, lbr)
+    net = cl.Network(cl.Program(cl.Engine("cpu"), _topology(xw, h0, r, rbh, reverse=True, clip=1.2)))
+    assert net.program.node("g").impl.kernel_name == "gru_sequence_cpu_loop"
+    net.poison()
+    out = net.run({"xw": xw, "h0": h0})["g"]
+    assert_close(out, gru_ref(xw, h0, r, rbh, True, 1.2), rtol=2e-5, atol=2e-5)
