@@ -3,10 +3,6 @@
 // pass 1 over pairs of 8-unit blocks, float8 accumulators of H·R_zᵀ, H·R_rᵀ and, with linear_before_reset, H·R_hᵀ
 // (6 accumulators, h[k] broadcast, one aligned float8 load per gate row block and k), the gates to local scratch;
 // without linear_before_reset, pass 2 computes (r∘H)·R_hᵀ from the scratch the same way; then h~ and the new state.
-#ifndef GRU_SEQUENCE_PACKED_HELPERS_CL
-#define GRU_SEQUENCE_PACKED_HELPERS_CL
-static inline float8 gru_sigmoid8(float8 x) { return 1.0f / (1.0f + exp(-x)); }
-#endif
 #if GRU_HAS_CLIP
 #define GRU_CLAMP8(v) clamp((v), -GRU_CLIP, GRU_CLIP)
 #else
@@ -63,16 +59,16 @@ KERNEL(gru_sequence_packed)(const __global INPUT0_TYPE* xw, const __global INPUT
                     a0 = ph0[2 * k] * hk + a0; a1 = ph1[2 * k] * hk + a1;
                 }
             }
-            vstore8(gru_sigmoid8(GRU_CLAMP8(r1)) * a1, 0, tbuf + j1);
-            vstore8(gru_sigmoid8(GRU_CLAMP8(r0)) * a0, 0, tbuf + jb);
+            vstore8(cldnn_sigmoid8(GRU_CLAMP8(r1)) * a1, 0, tbuf + j1);
+            vstore8(cldnn_sigmoid8(GRU_CLAMP8(r0)) * a0, 0, tbuf + jb);
 #else
             MATVEC2(z0, z1, 0, jb, j1, h);
             MATVEC2(r0, r1, 1, jb, j1, h);
-            vstore8(gru_sigmoid8(GRU_CLAMP8(r1)) * vload8(0, h + j1), 0, tbuf + j1);
-            vstore8(gru_sigmoid8(GRU_CLAMP8(r0)) * vload8(0, h + jb), 0, tbuf + jb);
+            vstore8(cldnn_sigmoid8(GRU_CLAMP8(r1)) * vload8(0, h + j1), 0, tbuf + j1);
+            vstore8(cldnn_sigmoid8(GRU_CLAMP8(r0)) * vload8(0, h + jb), 0, tbuf + jb);
 #endif
-            vstore8(gru_sigmoid8(GRU_CLAMP8(z1)), 0, zbuf + j1);
-            vstore8(gru_sigmoid8(GRU_CLAMP8(z0)), 0, zbuf + jb);
+            vstore8(cldnn_sigmoid8(GRU_CLAMP8(z1)), 0, zbuf + j1);
+            vstore8(cldnn_sigmoid8(GRU_CLAMP8(z0)), 0, zbuf + jb);
         }
         for (int jb = 0; jb < GRU_HIDDEN; jb += 16) {
             const int j1 = min(jb + 8, GRU_HIDDEN - 8);

@@ -1,10 +1,6 @@
 // Reference GRU sequence: gws = (batch), lws = (1). One work-item runs the recurrence of sequence b (ONNX GRU, gates
 // z, r, h): per step z and r for every unit, then h~ and the new state; h double-buffered in local memory, the gate
 // values in local scratch. Any format and padding through the N-D index macros.
-#ifndef GRU_SEQUENCE_HELPERS_CL  // several gru_sequence kernels may share one batched cl.Program
-#define GRU_SEQUENCE_HELPERS_CL
-static inline float gru_sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
-#endif
 #if GRU_HAS_CLIP
 #define GRU_CLAMP(v) clamp((v), -GRU_CLIP, GRU_CLIP)
 #else
@@ -37,8 +33,8 @@ KERNEL(gru_sequence_ref)(const __global INPUT0_TYPE* xw, const __global INPUT1_T
                 az += R(j, k) * h[k];
                 ar += R(GRU_HIDDEN + j, k) * h[k];
             }
-            zg[j] = gru_sigmoid(GRU_CLAMP(az));
-            rg[j] = gru_sigmoid(GRU_CLAMP(ar));
+            zg[j] = cldnn_sigmoid(GRU_CLAMP(az));
+            rg[j] = cldnn_sigmoid(GRU_CLAMP(ar));
         }
         for (int j = 0; j < GRU_HIDDEN; ++j) {
             float acc = 0.0f;

@@ -5,10 +5,6 @@
 // (one aligned float8 load each: rows g·hidden + j0 .. +7 lie in one 16-row slice, as hidden % 8 == 0), the
 // blocked-direct-convolution recipe of docs/performance.md; then peepholes, clip, c and h on float8; a barrier
 // before h is overwritten and one after.
-#ifndef LSTM_SEQUENCE_PACKED_HELPERS_CL  // shared with lstm_sequence_packed
-#define LSTM_SEQUENCE_PACKED_HELPERS_CL
-static inline float8 lstm_sigmoid8(float8 x) { return 1.0f / (1.0f + exp(-x)); }
-#endif
 #if LSTM_HAS_CLIP
 #define LSTM_CLAMP8(v) clamp((v), -LSTM_CLIP, LSTM_CLIP)
 #else
@@ -61,10 +57,10 @@ KERNEL(lstm_sequence_gpu_packed)(const __global INPUT0_TYPE* xw, const __global 
             zf = rf[2 * k] * hk + zf;
             zc = rc[2 * k] * hk + zc;
         }
-        const float8 gi = lstm_sigmoid8(LSTM_CLAMP8(zi + pi * c));
-        const float8 gf = lstm_sigmoid8(LSTM_CLAMP8(zf + pf * c));
+        const float8 gi = cldnn_sigmoid8(LSTM_CLAMP8(zi + pi * c));
+        const float8 gf = cldnn_sigmoid8(LSTM_CLAMP8(zf + pf * c));
         c = gf * c + gi * tanh(LSTM_CLAMP8(zc));
-        const float8 go = lstm_sigmoid8(LSTM_CLAMP8(zo + po * c));
+        const float8 go = cldnn_sigmoid8(LSTM_CLAMP8(zo + po * c));
         const float8 hn = go * tanh(c);
         barrier(CLK_LOCAL_MEM_FENCE);   // every work-item has read h
         vstore8(hn, 0, h + j0);

@@ -5,10 +5,6 @@
 // per pair of 8-unit blocks: eight float8 accumulators (2 blocks x 4 gates) over k with h[k] broadcast, each gate
 // row block one aligned float8 load (rows g·hidden + j0 .. +7 lie in one 16-row slice, as hidden % 8 == 0); h
 // double-buffered and c in __local memory of the group of one.
-#ifndef LSTM_SEQUENCE_PACKED_HELPERS_CL
-#define LSTM_SEQUENCE_PACKED_HELPERS_CL
-static inline float8 lstm_sigmoid8(float8 x) { return 1.0f / (1.0f + exp(-x)); }
-#endif
 #if LSTM_HAS_CLIP
 #define LSTM_CLAMP8(v) clamp((v), -LSTM_CLIP, LSTM_CLIP)
 #else
@@ -85,10 +81,10 @@ KERNEL(lstm_sequence_packed)(const __global INPUT0_TYPE* xw, const __global INPU
 #else
             const float8 pi = 0.0f, po = 0.0f, pf = 0.0f;
 #endif
-            const float8 gi = lstm_sigmoid8(LSTM_CLAMP8(zi + pi * c));
-            const float8 gf = lstm_sigmoid8(LSTM_CLAMP8(zf + pf * c));
+            const float8 gi = cldnn_sigmoid8(LSTM_CLAMP8(zi + pi * c));
+            const float8 gf = cldnn_sigmoid8(LSTM_CLAMP8(zf + pf * c));
             c = gf * c + gi * tanh(LSTM_CLAMP8(zc));
-            const float8 go = lstm_sigmoid8(LSTM_CLAMP8(zo + po * c));
+            const float8 go = cldnn_sigmoid8(LSTM_CLAMP8(zo + po * c));
             const float8 hv = go * tanh(c);
             vstore8(c, 0, cbuf + j0);
             vstore8(hv, 0, hn + j0);

@@ -45,6 +45,9 @@
         for (int i_ = 0; i_ < 16; ++i_) \
             if (i_ < (n)) (p)[i_ * (lp)] = st_.s[i_]; \
     } while (0)
+// The logistic function, for the recurrent kernels' gates (LSTM, GRU).
+static inline float cldnn_sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
+static inline float8 cldnn_sigmoid8(float8 x) { return 1.0f / (1.0f + exp(-x)); }
 #if defined(cl_khr_subgroups)
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
 #endif

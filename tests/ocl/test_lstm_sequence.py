@@ -33,6 +33,23 @@ def test_lstm_sequence_matches_reference(engine, rng, case):
     np.testing.assert_allclose(out, lstm_ref(xw, h0, c0, r, p, reverse, clip), rtol=2e-5, atol=2e-5)
 
 
+def _arrays(rng, seq, batch, n):
+    """xw (seq·batch, 4n), h0, c0 (batch, n), R (4n, n), peepholes (3n,): seeded N(0, 1), R scaled by 1/sqrt(n)."""
+    xw = (rng.standard_normal((seq * batch, 4 * n)) * 0.8).astype(np.float32)
+    h0, c0 = (rng.standard_normal((batch, n)).astype(np.float32) for _ in range(2))
+    r = (rng.standard_normal((4 * n, n)) / np.sqrt(n)).astype(np.float32)
+    return xw, h0, c0, r, rng.standard_normal(3 * n).astype(np.float32)
+
+
+def _topology(xw, h0, c0, r, p, **attrs):
+    """Inputs xw, h0, c0; Data r, p; LstmSequence "l" with ``attrs``."""
+    topo = cl.Topology()
+    for name, a in (("xw", xw), ("h0", h0), ("c0", c0)):
+        topo.add(cl.InputLayout(name, cl.Layout(cl.DataType.f32, cl.Format.bfyx, a.shape)))
+    topo.add(cl.Data("r", r), cl.Data("p", p), cl.LstmSequence("l", "xw", "h0", "c0", "r", "p", **attrs))
+    return topo
+
+
 @pytest.mark.parametrize("n,tier,kernel", [(16, "cpu", "lstm_sequence_packed"), (40, "cpu", "lstm_sequence_packed"),
                                            (12, "cpu", "lstm_sequence_ref"), (24, "gpu", "lstm_sequence_gpu_packed"),
                                            (40, "gpu", "lstm_sequence_gpu_packed")])
@@ -40,16 +57,8 @@ def test_lstm_sequence_packed_is_chosen_and_matches(ocl_engine, rng, n, tier, ke
     """hidden % 8 == 0: reorder_inputs packs R to os_iyx_osv16 and the packed kernel of the tier runs it, unforced
     (40: a last lone 8-unit block); other sizes keep the reference. Poisoned output, float64 reference, batch 3,
     peepholes and clip."""
-    seq, batch = 5, 3
-    xw = (rng.standard_normal((seq * batch, 4 * n)) * 0.8).astype(np.float32)
-    h0, c0 = (rng.standard_normal((batch, n)).astype(np.float32) for _ in range(2))
-    r = (rng.standard_normal((4 * n, n)) / np.sqrt(n)).astype(np.float32)
-    p = rng.standard_normal(3 * n).astype(np.float32)
-    topo = cl.Topology()
-    for name, a in (("xw", xw), ("h0", h0), ("c0", c0)):
-        topo.add(cl.InputLayout(name, cl.Layout(cl.DataType.f32, cl.Format.bfyx, a.shape)))
-    topo.add(cl.Data("r", r), cl.Data("p", p), cl.LstmSequence("l", "xw", "h0", "c0", "r", "p", clip=1.5))
-    net = cl.Network(cl.Program(ocl_engine, topo, cl.BuildOptions(kernel_tier=tier)))
+    xw, h0, c0, r, p = _arrays(rng, 5, 3, n)
+    net = cl.Network(cl.Program(ocl_engine, _topology(xw, h0, c0, r, p, clip=1.5), cl.BuildOptions(kernel_tier=tier)))
     assert net.program.node("l").impl.kernel_name == kernel
     packed = net.program.node("l").dependencies[3].layout().format
     assert (packed == cl.Format.os_iyx_osv16) == kernel.endswith("_packed")
@@ -84,17 +93,8 @@ def test_lstm_sequence_layout_and_errors():
 def test_cpu_engine_runs_the_numba_loop(rng):
     """The CPU engine picks lstm_sequence_cpu_loop over the numpy reference; poisoned output, float64 reference,
     batch 2 (the parallel loop), reverse, peepholes and clip."""
-    seq, batch, n = 7, 2, 20
-    xw = (rng.standard_normal((seq * batch, 4 * n)) * 0.8).astype(np.float32)
-    h0, c0 = (rng.standard_normal((batch, n)).astype(np.float32) for _ in range(2))
-    r = (rng.standard_normal((4 * n, n)) / np.sqrt(n)).astype(np.float32)
-    p = rng.standard_normal(3 * n).astype(np.float32)
-    topo = cl.Topology()
-    for name, a in (("xw", xw), ("h0", h0), ("c0", c0)):
-        topo.add(cl.InputLayout(name, cl.Layout(cl.DataType.f32, cl.Format.bfyx, a.shape)))
-    topo.add(cl.Data("r", r), cl.Data("p", p), cl.LstmSequence("l", "xw", "h0", "c0", "r", "p", reverse=True,
-                                                               clip=1.2))
-    net = cl.Network(cl.Program(cl.Engine("cpu"), topo))
+    xw, h0, c0, r, p = _arrays(rng, 7, 2, 20)
+    net = cl.Network(cl.Program(cl.Engine("cpu"), _topology(xw, h0, c0, r, p, reverse=True, clip=1.2)))
     assert net.program.node("l").impl.kernel_name == "lstm_sequence_cpu_loop"
     net.poison()
     out = net.run({"xw": xw, "h0": h0, "c0": c0})["l"]
