@@ -1,6 +1,6 @@
 // Register-tiled gemm for CPU OpenCL (PoCL): y = ALPHA * op(A) . B (+ BETA * C[broadcast]).
 // A (.., M, K) or transposed (.., K, M), B (.., K, N) not transposed, both plain unpadded bfyx (f32 or f16),
-// N % 8 == 0; output (.., M, N) plain unpadded bfyx. Batch dimensions broadcast (numpy matmul): GEMM_BATCH_COORDS(z)
+// N % 8 == 0, or any N in one K block (B_UNALIGNED); output (.., M, N) plain unpadded bfyx. Batch dimensions broadcast (numpy matmul): GEMM_BATCH_COORDS(z)
 // sets the output batch coordinates, A_INDEX / B_INDEX / OUT_INDEX / C_INDEX map them (gemm_kernel_ref's macros).
 // gws = (row groups, column panels of 16, batch), lws (1, 1, 1). One work-item owns the 16-column panel n0..n0+15
 // of ROW_GROUP row blocks of TILE_M rows. For each K block of K_BLOCK (outer) and each of its row blocks (inner):
@@ -26,7 +26,7 @@
 #define ADD_C(v, row, col) { \
         union { float8 v; float s[8]; } t_; \
         __attribute__((opencl_unroll_hint)) \
-        for (int i_ = 0; i_ < 8; ++i_) t_.s[i_] = INPUT2_ILOAD(c, C_INDEX(row, (col) + i_)); \
+        for (int i_ = 0; i_ < 8; ++i_) t_.s[i_] = (col) + i_ < GEMM_N ? INPUT2_ILOAD(c, C_INDEX(row, (col) + i_)) : 0.0f; \
         v = BETA * t_.v + v; \
     }
 #else
@@ -57,7 +57,26 @@
 #endif
 
 // The whole work of one work-item on NV float8 columns (2: a full 16-column panel, 1: the 8-column tail).
-#if B_PANELS
+#if B_UNALIGNED
+// N % 8 != 0 (one K block, validate()): B's rows and the output's are not 32-byte aligned. The panel is packed
+// element by element (columns past N as zeros) and the output stored element by element, past N not at all.
+#define PANEL_FILL(k0, k1, NV) \
+        for (int k = k0; k < k1; ++k) { \
+            __private float* pf_ = (__private float*)(pnl + 2 * (k - k0)); \
+            __attribute__((opencl_unroll_hint)) \
+            for (int i_ = 0; i_ < 16; ++i_) \
+                pf_[i_] = n0 + i_ < GEMM_N ? INPUT1_LOAD(bp, k * GEMM_N + i_) : 0.0f; \
+        }
+#define STORE_OUT8(row, off, v) { \
+        union { float8 v; float s[8]; } o_; \
+        o_.v = (v); \
+        __attribute__((opencl_unroll_hint)) \
+        for (int i_ = 0; i_ < 8; ++i_) \
+            if (n0 + (off) + i_ < GEMM_N) OUTPUT_STORE(out_z, (row) * GEMM_N + n0 + (off) + i_, o_.s[i_]); \
+    }
+#define PANEL_B0(k) pnl[2 * ((k) - k0)]
+#define PANEL_B1(k) pnl[2 * ((k) - k0) + 1]
+#elif B_PANELS
 #define PANEL_FILL(k0, k1, NV)
 #define PANEL_B0(k) INPUT1_ALOAD8(bp + (k) * 16, 0)
 #define PANEL_B1(k) INPUT1_ALOAD8(bp + (k) * 16, 8)
@@ -69,6 +88,9 @@
         }
 #define PANEL_B0(k) pnl[2 * ((k) - k0)]
 #define PANEL_B1(k) pnl[2 * ((k) - k0) + 1]
+#endif
+#ifndef STORE_OUT8
+#define STORE_OUT8(row, off, v) OUTPUT_ASTORE8(out_z + (row) * GEMM_N + n0, off, v);
 #endif
 #define PANEL(NV) \
     for (int k0 = 0; k0 < GEMM_K; k0 += K_BLOCK) { \
@@ -103,11 +125,11 @@
             for (int p = 0; p < TILE_M; ++p) { \
                 float8 v0 = ALPHA * acc0[p]; \
                 ADD_C(v0, row[p], n0) \
-                OUTPUT_ASTORE8(out_z + row[p] * GEMM_N + n0, 0, v0); \
+                STORE_OUT8(row[p], 0, v0) \
                 if (NV == 2) { \
                     float8 v1 = ALPHA * acc1[p]; \
                     ADD_C(v1, row[p], n0 + 8) \
-                    OUTPUT_ASTORE8(out_z + row[p] * GEMM_N + n0, 8, v1); \
+                    STORE_OUT8(row[p], 8, v1) \
                 } \
             } \
         } \
@@ -139,7 +161,7 @@ KERNEL(gemm_tiled)(const __global INPUT0_TYPE* a, const __global INPUT1_TYPE* b,
     const int n0 = get_global_id(1) * 16;
     const __global INPUT1_TYPE* bp = b + B_INDEX(0, n0);
     float8 pnl[2 * K_BLOCK];  // the packed K_BLOCK x 16 sub-panel of B (K_BLOCK * 64 bytes of stack)
-#if GEMM_N % 16
+#if GEMM_N % 16 && !B_UNALIGNED
     if (n0 + 16 > GEMM_N) {
         PANEL(1)
         return;
@@ -156,3 +178,4 @@ KERNEL(gemm_tiled)(const __global INPUT0_TYPE* a, const __global INPUT1_TYPE* b,
 #undef PANEL_FILL
 #undef PANEL_B0
 #undef PANEL_B1
+#undef STORE_OUT8

@@ -57,8 +57,8 @@ import numpy as np
 
 IR_VERSION = 10
 OPSET = 13
-MODELS: tuple[str, ...] = ("mobilenet_v3", "yolo_neck", "dbnet_head", "crnn")
-DEFAULT_SIZE: dict[str, int] = {"mobilenet_v3": 224, "yolo_neck": 320, "dbnet_head": 320, "crnn": 320}
+MODELS: tuple[str, ...] = ("mobilenet_v3", "yolo_neck", "dbnet_head", "crnn", "vit_tiny")
+DEFAULT_SIZE: dict[str, int] = {"mobilenet_v3": 224, "yolo_neck": 320, "dbnet_head": 320, "crnn": 320, "vit_tiny": 224}
 RESIDUAL_SCALE = 0.5  # scale of the last BatchNormalization of a residual branch
 # MobileNetV3 (measured on N(0, 1) inputs, seed 0): the Gemm's gain brings the logits RMS near 1; the gain of the
 # project conv after squeeze-excitation (whose HardSigmoid ~0.5 shrinks the feature map) keeps the block outputs'
@@ -88,6 +88,14 @@ class _Graph:
 
         name = self.name(prefix)
         self.inits.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def scalar(self, prefix: str, value: float, dtype: Any = np.float32) -> str:
+        """A rank-0 initializer (``const`` stores at least rank 1)."""
+        from onnx import numpy_helper
+
+        name = self.name(prefix)
+        self.inits.append(numpy_helper.from_array(np.array(value, dtype), name))
         return name
 
     def node(self, op: str, inputs: Sequence[str], out: str | None = None, **attrs: Any) -> str:
@@ -333,11 +341,86 @@ def _crnn(g: _Graph, x: str) -> str:
     return g.node("Add", [y, g.const("fc_b", fb.astype(np.float32))], out="output")
 
 
-_BUILDERS: dict[str, Callable[[_Graph, str, int], str]] = {
-    "mobilenet_v3": lambda g, x, batch: _mobilenet_v3(g, x),
-    "yolo_neck": _yolo,
-    "dbnet_head": lambda g, x, batch: _dbnet(g, x),
-    "crnn": lambda g, x, batch: _crnn(g, x),
+# ----- ViT (DeiT-Tiny) ---------------------------------------------------------------------------------------------
+VIT_DIM, VIT_HEADS, VIT_MLP, VIT_DEPTH, VIT_PATCH = 192, 3, 768, 4, 16
+
+
+def _layer_norm(g: _Graph, x: str, dim: int) -> str:
+    """LayerNorm over the last axis as torch exports it at opset 13: ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt,
+    Div, Mul, Add."""
+    mean = g.node("ReduceMean", [x], axes=[-1], keepdims=1)
+    d = g.node("Sub", [x, mean])
+    var = g.node("ReduceMean", [g.node("Pow", [d, g.scalar("two", 2.0, np.float32)])], axes=[-1],
+                 keepdims=1)
+    den = g.node("Sqrt", [g.node("Add", [var, g.scalar("eps", 1e-6, np.float32)])])
+    y = g.node("Div", [d, den])
+    gamma = g.const("ln_w", g.rng.uniform(0.8, 1.2, dim).astype(np.float32))
+    beta = g.const("ln_b", (g.rng.standard_normal(dim) * 0.02).astype(np.float32))
+    return g.node("Add", [g.node("Mul", [y, gamma]), beta])
+
+
+def _linear(g: _Graph, x: str, cin: int, cout: int, gain: float = 1.0) -> str:
+    """torch's Linear on a 3-D input: MatMul with the (cin, cout) weight, then Add of the bias."""
+    w = g.rng.standard_normal((cin, cout)) * np.sqrt(1.0 / cin) * gain
+    b = g.rng.standard_normal(cout) * 0.02
+    return g.node("Add", [g.node("MatMul", [x, g.const("fc_w", w.astype(np.float32))]),
+                          g.const("fc_b", b.astype(np.float32))])
+
+
+def _attention(g: _Graph, x: str, batch: int, tokens: int) -> str:
+    """Multi-head self-attention as timm exports it: one QKV Linear, Reshape (N, T, 3, heads, d), Transpose to
+    (3, N, heads, T, d), Gather q / k / v, q·kᵀ · d^-0.5, Softmax, ·v, Transpose and Reshape back, the output
+    Linear."""
+    d = VIT_DIM // VIT_HEADS
+    qkv = _linear(g, x, VIT_DIM, 3 * VIT_DIM)
+    qkv = g.node("Reshape", [qkv, g.ints("shape", [batch, tokens, 3, VIT_HEADS, d])])
+    qkv = g.node("Transpose", [qkv], perm=[2, 0, 3, 1, 4])
+    q, k, v = (g.node("Gather", [qkv, g.scalar("idx", i, np.int64)], axis=0) for i in range(3))
+    kt = g.node("Transpose", [k], perm=[0, 1, 3, 2])
+    att = g.node("Mul", [g.node("MatMul", [q, kt]), g.scalar("scale", d ** -0.5, np.float32)])
+    att = g.node("Softmax", [att], axis=-1)
+    y = g.node("Transpose", [g.node("MatMul", [att, v])], perm=[0, 2, 1, 3])
+    y = g.node("Reshape", [y, g.ints("shape", [batch, tokens, VIT_DIM])])
+    return _linear(g, y, VIT_DIM, VIT_DIM, gain=0.5)
+
+
+def _gelu(g: _Graph, x: str) -> str:
+    """GELU as torch exports it at opset 13: x · 0.5 · (1 + erf(x / sqrt 2))."""
+    e = g.node("Erf", [g.node("Div", [x, g.scalar("sqrt2", np.sqrt(2.0), np.float32)])])
+    one = g.scalar("one", 1.0, np.float32)
+    return g.node("Mul", [g.node("Mul", [x, g.node("Add", [e, one])]), g.scalar("half", 0.5, np.float32)])
+
+
+def _vit(g: _Graph, x: str, batch: int, size: int) -> str:
+    side = size // VIT_PATCH
+    tokens = side * side + 1
+    w = g.rng.standard_normal((VIT_DIM, 3, VIT_PATCH, VIT_PATCH)) * np.sqrt(1.0 / (3 * VIT_PATCH * VIT_PATCH))
+    b = g.rng.standard_normal(VIT_DIM) * 0.02
+    y = g.node("Conv", [x, g.const("w", w.astype(np.float32)), g.const("b", b.astype(np.float32))],
+               kernel_shape=[VIT_PATCH, VIT_PATCH], strides=[VIT_PATCH, VIT_PATCH])
+    y = g.node("Transpose", [g.node("Reshape", [y, g.ints("shape", [batch, VIT_DIM, side * side])])], perm=[0, 2, 1])
+    cls = g.const("cls", (g.rng.standard_normal((1, 1, VIT_DIM)) * 0.02).astype(np.float32))
+    cls = g.node("Expand", [cls, g.ints("shape", [batch, 1, VIT_DIM])])
+    y = g.node("Concat", [cls, y], axis=1)
+    pos = g.const("pos", (g.rng.standard_normal((1, tokens, VIT_DIM)) * 0.02).astype(np.float32))
+    y = g.node("Add", [y, pos])
+    for _ in range(VIT_DEPTH):
+        y = g.node("Add", [y, _attention(g, _layer_norm(g, y, VIT_DIM), batch, tokens)])
+        h = _gelu(g, _linear(g, _layer_norm(g, y, VIT_DIM), VIT_DIM, VIT_MLP))
+        y = g.node("Add", [y, _linear(g, h, VIT_MLP, VIT_DIM, gain=0.5)])
+    y = _layer_norm(g, y, VIT_DIM)
+    y = g.node("Gather", [y, g.scalar("cls_idx", 0, np.int64)], axis=1)   # (N, dim): the class token
+    wh = g.rng.standard_normal((1000, VIT_DIM)) * np.sqrt(1.0 / VIT_DIM)
+    return g.node("Gemm", [y, g.const("head_w", wh.astype(np.float32)), g.const("head_b", np.zeros(1000, np.float32))],
+                  out="output", transB=1)
+
+
+_BUILDERS: dict[str, Callable[[_Graph, str, int, int], str]] = {  # (graph, input, batch, size) -> "output"
+    "mobilenet_v3": lambda g, x, batch, size: _mobilenet_v3(g, x),
+    "yolo_neck": lambda g, x, batch, size: _yolo(g, x, batch),
+    "dbnet_head": lambda g, x, batch, size: _dbnet(g, x),
+    "crnn": lambda g, x, batch, size: _crnn(g, x),
+    "vit_tiny": _vit,
 }
 
 
@@ -386,7 +469,7 @@ def make_model(name: str, seed: int = 0, batch: int = 1, size: int | None = None
     if shape[3] < 32 or shape[3] % 32:
         raise ValueError(f"size must be a positive multiple of 32, got {shape[3]}")
     g = _Graph(seed)
-    out = _BUILDERS[name](g, "input", batch)
+    out = _BUILDERS[name](g, "input", batch, shape[3])
     assert out == "output"
     graph = helper.make_graph(g.nodes, name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, shape)],
                               [helper.make_tensor_value_info("output", TensorProto.FLOAT, None)], g.inits)

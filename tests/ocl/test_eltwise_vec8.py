@@ -119,6 +119,20 @@ def test_fsv16_per_channel_operand(engine, rng, mode, shape, first):
     assert_close(got, eltwise_ref(arrays, mode))
 
 
+@pytest.mark.parametrize("mode", [E.div, E.sub, E.prod, E.max], ids=lambda m: m.value)
+@pytest.mark.parametrize("shape, first", [((1, 5, 9, 7), False), ((3, 2), True), ((1, 197, 13), False)],
+                         ids=["tail3", "count6", "tokens"])
+def test_flat_scalar_operand(engine, rng, mode, shape, first):
+    """A one-element operand (GELU's x / sqrt(2), attention's scale) broadcast to every element, first or second,
+    in the flat variant; counts with a tail and below one float8."""
+    data = Layout(DataType.f32, Format.bfyx, shape)
+    one = Layout(DataType.f32, Format.bfyx, (1,))
+    x, c = f32(rng.standard_normal(shape)), f32(rng.uniform(0.5, 2.0, (1,)))
+    lays, arrays = ([one, data], [c, x]) if first else ([data, one], [x, c])
+    got = _run(engine, lays, data, {"mode": mode.value}, arrays)
+    assert_close(got, eltwise_ref(arrays, mode))
+
+
 def test_rejects_pow_and_broadcasting():
     """pow needs the pow() builtin; a broadcast operand that is not per channel in b_fs_yx_fsv16: eltwise_ref runs
     both."""

@@ -45,6 +45,11 @@ CASES = [
     ((3, 11), (11, 8), (3, 8), False, 0.25, 0.75),            # M < tile, N == 8 (one float8 column), full C
     ((24,), (2, 24, 48), None, False, 1.0, 1.0),              # 1-D A (M = 1)
     ((2, 13, 64), (64, 56), (2, 13, 56), False, 1.5, 1.0),    # B without batch, full batched C
+    # N % 8 != 0 (B_UNALIGNED): B packed and the output stored element by element
+    ((1, 3, 21, 16), (1, 3, 16, 21), None, False, 0.125, 1.0),  # attention's q·kᵀ: N = tokens, one partial panel
+    ((2, 7, 33), (2, 33, 13), (1, 13), False, 0.5, 2.0),      # N < 8, C a row
+    ((19, 9), (19, 37), (9, 1), True, 1.0, -0.5),             # transposed A, two full panels + 5 columns, C column
+    ((5, 20), (20, 3), (5, 3), False, 1.0, 1.0),              # N = 3, full C
 ]
 
 
@@ -58,10 +63,10 @@ def test_gemm_tiled_matches_reference(engine, rng, case):
     assert_close(out, gemm_ref(a, b, c, ta, False, alpha, beta), rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("sa, sb, tb", [((6, 16), (24, 16), True), ((6, 16), (16, 20), False)],
-                         ids=["transposed-B", "N20"])
+@pytest.mark.parametrize("sa, sb, tb", [((6, 16), (24, 16), True), ((6, 700), (700, 20), False)],
+                         ids=["transposed-B", "N20-K700"])
 def test_gemm_tiled_falls_back_to_ref(engine, rng, sa, sb, tb):
-    """Transposed B or N % 8 != 0: gemm_ref runs, still correct."""
+    """Transposed B, or N % 8 != 0 with K beyond one K block: gemm_ref runs, still correct."""
     a, b = f32(rng.standard_normal(sa)), f32(rng.standard_normal(sb))
     out, kernel = run_gemm(engine, a, b, tb=tb)
     assert kernel == "gemm_ref"

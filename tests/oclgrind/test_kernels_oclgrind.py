@@ -562,6 +562,28 @@ def test_gemm_tiled_b_panels_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rn
     assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
 
 
+def test_gemm_tiled_unaligned_n_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
+    """gemm_tiled with N % 8 != 0 (B_UNALIGNED: the panel packed and the output stored element by element, past N
+    neither read nor written): attention's q·kᵀ shape with 21 tokens, batch (1, 3): clean log, correct."""
+    case = _gemm(rng, (1, 3, 21, 16), (1, 3, 16, 21))
+    out, ran = run_case(oclgrind_engine, case, "gemm_tiled", "cpu")
+    assert ran == "gemm_tiled"
+    oclgrind_log.assert_clean()
+    assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
+
+
+def test_eltwise_vec8_scalar_operand_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
+    """eltwise_vec8's flat variant with a one-element operand (x / c, 3 x 7 x 5 = 105 elements: a tail of 1):
+    clean log (the scalar is read at its one element only), correct."""
+    x, c = _x(rng, (3, 7, 5)), f32(rng.uniform(0.5, 2.0, (1,)))
+    case = Case(cl.Eltwise("p", ["x", "c"], mode=cl.EltwiseMode.div), {"x": (x, BFYX), "c": (c, BFYX)},
+                eltwise_ref([x, c], cl.EltwiseMode.div))
+    out, ran = run_case(oclgrind_engine, case, "eltwise_vec8", "cpu")
+    assert ran == "eltwise_vec8"
+    oclgrind_log.assert_clean()
+    assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
+
+
 def test_convolution_fsv16_flat_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
     """convolution_b_fs_yx_fsv16's FLAT form (1x1 stride 1 over OH * OW pixels as one row; 5 x 8 = 40 pixels leave a
     shifted last block at the default P), batch 2, 20 -> 24 channels (tails on both sides): clean log, correct."""

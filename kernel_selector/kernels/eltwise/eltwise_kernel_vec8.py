@@ -41,18 +41,24 @@ def per_channel(x: Layout, out: Layout) -> bool:
             and out.shape[2:] != (1, 1))
 
 
+def scalar(x: Layout, out: Layout) -> bool:
+    """True for a one-element operand of a larger output, unpadded (a constant divisor or scale, as GELU's
+    x / sqrt(2) and attention's q·kᵀ · d^-0.5 are exported): one value broadcast to every element."""
+    return x.count() == 1 < out.count() and is_flat(x)
+
+
 def variant(params: Params) -> str | None:
     """``flat``, ``fsv16`` or None (neither applies) for these layouts. Only the fsv16 variant takes per-channel
-    operands (:func:`per_channel`)."""
-    tensors = [*params.inputs, params.output]
+    operands (:func:`per_channel`), only the flat one scalar operands (:func:`scalar`)."""
     out = params.output
-    if any(x.shape != out.shape and not per_channel(x, out) for x in params.inputs):
+    full = [x for x in params.inputs if not scalar(x, out)]
+    if any(x.shape != out.shape and not per_channel(x, out) for x in full):
         return None
-    same = all(x.shape == out.shape for x in params.inputs)
-    if same and all(x.format == out.format and is_flat(x) for x in tensors):
+    tensors = [*full, out]
+    if all(x.shape == out.shape for x in full) and all(x.format == out.format and is_flat(x) for x in tensors):
         return "flat"
-    if all(x.format == Format.b_fs_yx_fsv16 and not x.padding.lower[1] and not x.padding.upper[1]
-           for x in tensors):
+    if len(full) == len(params.inputs) and all(x.format == Format.b_fs_yx_fsv16 and not x.padding.lower[1]
+                                               and not x.padding.upper[1] for x in tensors):
         return "fsv16"
     return None
 
@@ -60,7 +66,8 @@ def variant(params: Params) -> str | None:
 @register
 class EltwiseKernelVec8(KernelBase):
     """y = in0 ∘ in1 ∘ ... (left to right, as ``eltwise_ref``) for N inputs of the output's shape, or, in the
-    b_fs_yx_fsv16 variant, of shape (N, C, 1, 1) broadcast over the pixels (a squeeze-excitation scale). Inputs and
+    b_fs_yx_fsv16 variant, of shape (N, C, 1, 1) broadcast over the pixels (a squeeze-excitation scale), or, in the
+    flat variant, of one element broadcast to all (a constant scalar). Inputs and
     output f32 or f16 (storage, each tensor its own), float8 arithmetic either way.
 
     Modes sum (coefficients too), sub, prod, div, max, min, prelu; ``pow`` is rejected (only the ``pow`` builtin,
@@ -92,8 +99,9 @@ class EltwiseKernelVec8(KernelBase):
             return f"{len(coeffs)} coefficients for {len(params.inputs)} inputs"
         v = variant(params)
         if v is None:
-            return ("inputs must have the output's shape (broadcasting only (N, C, 1, 1) in b_fs_yx_fsv16), "
-                    "either all the output's unpadded layout without block tails, or all b_fs_yx_fsv16")
+            return ("inputs must have the output's shape (broadcasting only (N, C, 1, 1) in b_fs_yx_fsv16 and one "
+                    "element in the flat variant), either all the output's unpadded layout without block tails, or "
+                    "all b_fs_yx_fsv16")
         if v == "flat" and any(op.kind != "activation" for op in params.fused_ops):
             return "fused eltwise operands need the b_fs_yx_fsv16 variant (the flat one has no coordinates)"
         return fused_ops8_reason(params)
@@ -125,10 +133,12 @@ class EltwiseKernelVec8(KernelBase):
                   "EV_BLOCK": FLAT_BLOCK if flat else self.fsv16_block(params),
                   "EV_COUNT": params.output.count(), "ELTWISE_INPUT_NUM": n,
                   "ELTWISE_INPUTS_DECL": ", ".join(f"const __global INPUT{i}_TYPE* input{i}" for i in range(n))})
-        if flat:
-            j.add("ELTWISE_VEC8_RESULT(i)", fold([f"EV_LD8(INPUT{k}, input{k}, (i))" for k in range(n)]))
+        if flat:  # a scalar operand: its one value broadcast to a float8
+            one = [scalar(x, params.output) for x in params.inputs]
+            j.add("ELTWISE_VEC8_RESULT(i)", fold([f"((float8)(INPUT{k}_LOAD(input{k}, 0)))" if one[k]
+                                                  else f"EV_LD8(INPUT{k}, input{k}, (i))" for k in range(n)]))
             j.add("ELTWISE_VEC8_STAGE(t, k, idx)",
-                  " ".join(f"t[{m}].s[k] = INPUT{m}_LOAD(input{m}, idx);" for m in range(n)))
+                  " ".join(f"t[{m}].s[k] = INPUT{m}_LOAD(input{m}, {'0' if one[m] else 'idx'});" for m in range(n)))
             j.add("ELTWISE_VEC8_STAGED_RESULT(t)", fold([f"t[{m}].v" for m in range(n)]))
         else:
             bcast = [per_channel(x, params.output) for x in params.inputs]

@@ -3,8 +3,9 @@
 The blocked-direct-convolution recipe (docs/performance.md) applied to a plain GEMM: a TILE_M x 16 block of
 C in 2 * TILE_M float8 accumulators; per k B's row segment as two aligned float8 and one broadcast scalar of A per
 row (pointer loads and ``a*b+c``, no builtins, local size 1). B is read in place (no packing pass), so it must be
-plain row-major with N % 8 == 0 for the aligned loads; its 16-column panel is strided by N (at N = 1024 one page
-per row, badly cached), so the kernel blocks K GotoBLAS-style: per K block a work-item packs its sub-panel of B
+plain row-major with N % 8 == 0 for the aligned loads (any other N, attention's q·kᵀ over 197 tokens say, in one K
+block: B packed and the output stored element by element); its 16-column panel is strided by N (at N = 1024 one
+page per row, badly cached), so the kernel blocks K GotoBLAS-style: per K block a work-item packs its sub-panel of B
 into a private array and walks many row blocks over it, with the partial sums in the output buffer between K
 blocks. Each operand and the output f32 or f16 storage, through call-free loads and stores
 (:mod:`kernel_selector.common.inline_half`); an f16 output takes one K block (the partial sums would round to half
@@ -110,7 +111,8 @@ class GemmKernelTiled(KernelBase):
                             output_formats=plain, padded_inputs=False, padded_output=False)
 
     def validate(self, params: Params) -> str | None:
-        """B not transposed, rank >= 2, N % 8 == 0, or B as panels (:func:`panels_reason`); all other operands
+        """B not transposed, rank >= 2, N % 8 == 0 or K <= 1.25 * K_BLOCK (one K block: the unaligned form), or B as
+        panels (:func:`panels_reason`); all other operands
         plain unpadded f32 or f16; ranks <= 6; an f16 output only with one K block (K <= 1.25 * K_BLOCK: the partial
         sums between K blocks live in the output)."""
         if len(params.inputs) not in (2, 3):
@@ -132,8 +134,9 @@ class GemmKernelTiled(KernelBase):
             _, _, _, n = gemm_dims(params)
         except ValueError as e:
             return str(e)
-        if n % 8:
-            return f"N = {n} is not a multiple of 8 (float8 rows of B would be misaligned)"
+        if n % 8 and gemm_dims(params)[2] > K_BLOCK * 5 // 4:
+            return (f"N = {n} is not a multiple of 8 and K = {gemm_dims(params)[2]} > {K_BLOCK * 5 // 4}: the "
+                    f"unaligned form packs B element by element in one K block")
         return self.half_blocks_reason(params)
 
     def half_blocks_reason(self, params: Params, variant: dict[str, int] | None = None) -> str | None:
@@ -168,7 +171,7 @@ class GemmKernelTiled(KernelBase):
         v = variant or {}
         batch, m, k, n = gemm_dims(params)
         tm = self.tile(params, v.get("tile"))
-        kb = k if b_panels(params) else v.get("k_block") or (k if k <= K_BLOCK * 5 // 4 else K_BLOCK)
+        kb = k if b_panels(params) or n % 8 else v.get("k_block") or (k if k <= K_BLOCK * 5 // 4 else K_BLOCK)
         blocks = -(-m // tm)
         groups = min(blocks, max(1, -(-MIN_WORK_ITEMS // (self.panel_items(params, variant) * prod(batch)))))
         rg = v.get("row_group") or -(-blocks // groups)
@@ -197,6 +200,7 @@ class GemmKernelTiled(KernelBase):
         tm, kb, rg = self.blocking(params, variant)
         a = params.attrs_as(GemmAttrs)
         j.update({"A_M_PITCH": 1 if ta else k, "A_K_PITCH": m if ta else 1, "TILE_M": tm, "K_BLOCK": kb,
+                  "B_UNALIGNED": int(gemm_dims(params)[3] % 8 != 0),
                   "ROW_GROUP": rg, "B_PANELS": int(b_panels(params)), "PANELS": self.panels(params, variant),
                   "ALPHA": float_literal(a.alpha),
                   "BETA": float_literal(a.beta), "HAS_C": len(params.inputs) > 2})
