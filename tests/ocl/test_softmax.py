@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import cldnn_py as cl
-from tests.helpers import assert_close, f32, run_single
+from tests.helpers import assert_close, cpu_tier, f32, run_single
 from tests.ocl.padded import run_kernel_padded
 from tests.ocl.softmax_cases import CASES, GENERAL, softmax_general_ref
 from tests.references import softmax_ref
@@ -71,3 +71,39 @@ def test_log_softmax_padded_buffers(engine, rng):
     x = f32(rng.standard_normal(shape) * 3)
     out = run_kernel_padded(engine, "softmax", [lin], lout, {"axis": 1, "log": True, "coerce_2d": True}, [x])
     assert_close(out, softmax_general_ref(x, 1, log=True, coerce_2d=True), rtol=1e-4, atol=1e-5)
+
+
+ROWS = [
+    # shape, axis, log, coerce_2d: the normalized axes are the trailing ones (softmax_rows)
+    ((1, 3, 21, 21), -1, False, False),      # attention scores: rows of 21 (2 float8 + 5)
+    ((2, 1000), 1, False, False),            # a classifier
+    ((4, 5), 1, True, False),                # rows shorter than one float8, log-softmax
+    ((2, 3, 4, 5), 1, False, True),          # coerce_2d from axis 1: rows of 60
+    ((2, 3, 2, 2, 17), 4, True, False),      # rank 5
+]
+
+
+@pytest.mark.parametrize("case", ROWS, ids=lambda c: f"{c[0]}-axis{c[1]}-log{int(c[2])}-c2d{int(c[3])}")
+def test_softmax_rows_on_contiguous_rows(ocl_engine, rng, case):
+    """Trailing axes of unpadded bfyx: softmax_rows is chosen on the CPU tier (unforced), poisoned output, float64
+    reference; large logits for the stability of the row maximum."""
+    shape, axis, log, coerce = case
+    x = f32(rng.standard_normal(shape) * 30)
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, shape)),
+                       cl.Softmax("sm", "x", axis=axis, log=log, coerce_2d=coerce))
+    net = cl.Network(cl.Program(ocl_engine, topo, cpu_tier()))
+    assert net.program.node("sm").impl.kernel_name == "softmax_rows"
+    net.poison()
+    out = net.run({"x": x})["sm"]
+    assert_close(out, softmax_general_ref(x, axis, log, coerce), rtol=1e-4, atol=1e-6)
+
+
+def test_softmax_rows_leaves_inner_axes_to_the_reference(ocl_engine):
+    """An axis with axes after it: the rows are strided, softmax_rows refuses (the reference runs)."""
+    from kernel_selector import Params, selector
+    from tests.helpers import typed_attrs
+
+    lay = cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, 5, 3, 4))
+    params = Params("softmax", "ocl", [lay], lay, typed_attrs("softmax", {"axis": 1}))
+    verdicts = {v.kernel: v.reason for v in selector.explain(params)}
+    assert "not the trailing axes" in verdicts["softmax_rows"] and verdicts["softmax_ref"] is None

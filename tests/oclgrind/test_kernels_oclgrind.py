@@ -332,6 +332,8 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
                                                                 .reshape(2, 18, 3, 9)))(_x(r, (2, 18, 3, 9))),
     "softmax_ref": lambda r: (lambda x: _one(cl.Softmax("p", "x", axis=1), x, BFYX,
                                              softmax_ref(x, 1)))(_x(r, (2, 5, 3, 4))),
+    "softmax_rows": lambda r: (lambda x: _one(cl.Softmax("p", "x", axis=-1), x, BFYX,
+                                              softmax_ref(x, 3)))(_x(r, (1, 2, 3, 21))),
     "strided_slice_ref": lambda r: (lambda x: _one(StridedSlice("p", "x", begin=(1, 0, 4), end=(3, 6, 0),
                                                                 steps=(1, 2, -1)), x, BFYX,
                                                    x[1:3, 0:6:2, 4:0:-1]))(_x(r, (4, 6, 5))),
