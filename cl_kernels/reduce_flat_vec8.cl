@@ -1,6 +1,9 @@
-// Reduction of a whole unpadded bfyx tensor (any rank) to one value: gws = lws = (1); the work-item walks the
-// buffer as float8 (INPUT0_LOAD8: aligned float8, or half8 converted), folds the 8 lanes, then the last
-// REDUCE_COUNT % 8 elements. max / min propagate NaN as numpy does (a NaN operand wins and stays).
+// Reduction of the trailing axes of an unpadded bfyx tensor (any rank): gws = (REDUCE_ROWS), lws = (1); work-item g
+// reduces the row of REDUCE_COUNT elements at g * REDUCE_COUNT (one row: the whole tensor to one value) as float8
+// (RF_LD8: INPUT0_LOAD8, an aligned float8 or half8 converted; rows not 32-byte aligned, REDUCE_COUNT % 8 != 0 with
+// several rows, as 8 adjacent scalar loads), folds the 8 lanes, then the last REDUCE_COUNT % 8 elements. max / min
+// propagate NaN as numpy does (a NaN operand wins and stays). Several rows: output element g of an unpadded bfyx
+// output; one row: the output's element 0 in any layout.
 #define RF_MAX(a, b) ((((b) > (a)) | ((b) != (b))) ? (b) : (a))
 #define RF_MIN(a, b) ((((b) < (a)) | ((b) != (b))) ? (b) : (a))
 #define RF_SMAX(a, b) (((b) > (a) || (b) != (b)) ? (b) : (a))
@@ -19,12 +22,22 @@
 #define RF_INIT (0.0f)
 #endif
 
+#if REDUCE_ROWS > 1 && REDUCE_COUNT % 8
+#define RF_LD8(p, i) ((float8)(INPUT0_LOAD(p, (i)), INPUT0_LOAD(p, (i) + 1), INPUT0_LOAD(p, (i) + 2), \
+                               INPUT0_LOAD(p, (i) + 3), INPUT0_LOAD(p, (i) + 4), INPUT0_LOAD(p, (i) + 5), \
+                               INPUT0_LOAD(p, (i) + 6), INPUT0_LOAD(p, (i) + 7)))
+#else
+#define RF_LD8(p, i) INPUT0_LOAD8(p, (i))
+#endif
+
 __attribute__((reqd_work_group_size(1, 1, 1)))
-KERNEL(reduce_flat_vec8)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE* output)
+KERNEL(reduce_flat_vec8)(const __global INPUT0_TYPE* input_all, __global OUTPUT_TYPE* output)
 {
+    const int g = (int)get_global_id(0);
+    const __global INPUT0_TYPE* input = input_all + (size_t)g * REDUCE_COUNT;
     float8 acc = (float8)(RF_INIT);
     for (int i = 0; i < REDUCE_COUNT / 8; ++i) {
-        const float8 v = INPUT0_LOAD8(input, i * 8);
+        const float8 v = RF_LD8(input, i * 8);
         acc = RF_OP8(acc, v);
     }
     float r = RF_OP(RF_OP(RF_OP(acc.s0, acc.s1), RF_OP(acc.s2, acc.s3)), RF_OP(RF_OP(acc.s4, acc.s5),
@@ -34,8 +47,13 @@ KERNEL(reduce_flat_vec8)(const __global INPUT0_TYPE* input, __global OUTPUT_TYPE
 #if defined(REDUCE_MODE_MEAN)
     r = r / (float)REDUCE_COUNT;
 #endif
+#if REDUCE_ROWS > 1
+    OUTPUT_STORE(output, g, r);
+#else
     OUTPUT_STORE(output, OUTPUT_GET_INDEX(0, 0, 0, 0), r);
+#endif
 }
+#undef RF_LD8
 #undef RF_OP8
 #undef RF_OP
 #undef RF_INIT

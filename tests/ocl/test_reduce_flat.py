@@ -1,6 +1,7 @@
-"""reduce_flat_vec8 (a whole unpadded bfyx tensor to one value) vs float64 numpy on fresh random data: every mode,
-ranks 1-6, sizes that are and are not multiples of 8, NaN propagation of max/min, f16 storage, a padded output; and
-that the selector prefers it (CPU tier) over reduce_ref only where it applies."""
+"""reduce_flat_vec8 (the trailing axes of an unpadded bfyx tensor: the whole tensor to one value, or one value per
+row) vs float64 numpy on fresh random data: every mode, ranks 1-6, sizes that are and are not multiples of 8, rows
+not 32-byte aligned, NaN propagation of max/min, f16 storage, a padded output; and that the selector prefers it (CPU
+tier) over reduce_ref only where it applies."""
 
 from __future__ import annotations
 
@@ -60,6 +61,27 @@ def test_selected_only_where_it_applies(ocl_engine):
         return selector.explain(p)[0].kernel
 
     assert best((1, 16, 9, 13), ()) == K
-    assert best((1, 16, 9, 13), (0, 2, 3)) == "reduce_ref"  # channels kept
+    assert best((2, 16, 9, 13), (0, 2, 3)) == "reduce_ref"  # channels kept between reduced axes
+    assert best((1, 16, 9, 13), (0, 2, 3)) == K  # ... unless the batch is 1: rows per channel
+    assert best((1, 16, 9, 13), (2, 3)) == K  # trailing axes: one row per channel
     assert best((1, 16, 9, 13), (), cl.Format.b_fs_yx_fsv16) == "reduce_ref"  # blocked: tails in the buffer
     assert best((1, 16, 9, 13), (), tier="gpu") == "reduce_ref"  # one work-item: never on a GPU
+
+
+@pytest.mark.parametrize("shape, axes, keep", [((1, 197, 21), (-1,), True), ((2, 3, 4, 5), (2, 3), False),
+                                               ((3, 8, 16), (2,), True), ((1, 5, 1, 7), (1, 3), True)],
+                         ids=["tokens-21", "two-axes", "aligned-rows", "size-one-axes-between"])
+@pytest.mark.parametrize("mode", ["sum", "mean", "max", "min"])
+def test_reduce_trailing_rows(ocl_engine, rng, shape, axes, keep, mode):
+    """One work-item per row (a LayerNorm's ReduceMean over the last axis): rows of 21 floats are not 32-byte
+    aligned; chosen on its own on the CPU tier; poisoned output, float64 reference."""
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, shape)),
+                       cl.Reduce("r", "x", mode=mode, axes=axes, keep_dims=keep))
+    net = cl.Network(cl.Program(ocl_engine, topo, cl.BuildOptions(kernel_tier="cpu")))
+    assert net.program.node("r").impl.kernel_name == K
+    net.poison()
+    out = net.run({"x": x})["r"]
+    ref = NP[mode](x.astype(np.float64), axis=tuple(a % len(shape) for a in axes), keepdims=keep)
+    assert out.shape == ref.shape
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)

@@ -586,6 +586,18 @@ def test_eltwise_vec8_scalar_operand_is_oclgrind_clean(oclgrind_engine, oclgrind
     assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
 
 
+def test_reduce_flat_vec8_rows_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
+    """reduce_flat_vec8 over the last axis, one work-item per row: rows of 21 floats (not 32-byte aligned, a tail of
+    5), mean: clean log (no read past the last row), correct."""
+    x = _x(rng, (2, 3, 21))
+    case = Case(Reduce("p", "x", mode="mean", axes=(-1,), keep_dims=True), {"x": (x, BFYX)},
+                reduce_ref(x, "mean", (2,), True))
+    out, ran = run_case(oclgrind_engine, case, "reduce_flat_vec8", "cpu")
+    assert ran == "reduce_flat_vec8"
+    oclgrind_log.assert_clean()
+    assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
+
+
 def test_convolution_fsv16_flat_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
     """convolution_b_fs_yx_fsv16's FLAT form (1x1 stride 1 over OH * OW pixels as one row; 5 x 8 = 40 pixels leave a
     shifted last block at the default P), batch 2, 20 -> 24 channels (tails on both sides): clean log, correct."""
