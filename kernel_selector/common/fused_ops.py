@@ -45,6 +45,38 @@ VECTOR_ACTIVATIONS = {
     # (as CLDNN_EXP8_N does); |x| >= 2^22 is already an integer (and inf / NaN fail the test and stay). A negative
     # value that rounds to zero gives +0 where rint gives -0 (equal in comparisons; fake quantization multiplies it).
     "round": "(((x) < 4194304.0f && (x) > -4194304.0f) ? (((x) + 12582912.0f) - 12582912.0f) : (x))",
+    # exp: CLDNN_EXP8 with the float32 ends (inf above ln(FLT_MAX), 0 below the normal range); in (88.3, 88.72]
+    # 2^n would overflow the exponent bits, so e^x = 2 e^{0.000212194440} e^{x - 0.693359375} (ln 2's two parts,
+    # x - 0.693359375 exact in float32)
+    "exp": "((x) > 88.7228394f ? (float8)(INFINITY) : ((x) < -87.3f ? (float8)(0.0f) : ((x) > 88.3f ? "
+           "2.00042443f * CLDNN_EXP8((x) - 0.693359375f) : CLDNN_EXP8(x))))",
+    "tanh": "CLDNN_TANH8(x)",
+    "erf": "CLDNN_ERF8(x)",
+}
+# CLDNN_TANH8(x): Cephes' tanhf (S. Moshier): x + x z P(z), z = x^2, for |x| < 0.625 (no cancellation near 0), else
+# sign(x) (1 - 2 / (e^{2|x|} + 1)) through CLDNN_EXP8 (whose clamp keeps e^{2|x|} finite: 1 for |x| > 44). NaN stays.
+# CLDNN_ERF8(x): for |x| < 0.5 the Maclaurin series of erf to x^13 (truncation under 1e-9 relative), else
+# sign(x) (1 - (a1 t + ... + a5 t^5) e^{-x^2}), t = 1 / (1 + p |x|) (Abramowitz & Stegun 7.1.26, |error| <= 1.5e-7,
+# where erf >= 0.52: under 3e-7 relative). The pip PoCL's erf / tanh / exp builtins are library calls per lane: a
+# (1, 197, 768) erf took 3.4-7.5 ms, tanh 1.9-3.5, exp 0.8-2.1 (logistic through CLDNN_EXP8: 0.11-0.16 ms).
+# The activation ``gelu`` keeps its scalar erfc: its tails (x << 0) need erfc's relative accuracy, which 7.1.26's
+# absolute bound does not give.
+SPECIAL8_MACROS = {
+    "CLDNN_ABS8(x)": "((x) < 0.0f ? -(x) : (x))",
+    "CLDNN_TANH8_S(x, z)": "((((((-5.70498872745e-3f * (z) + 2.06390887954e-2f) * (z) - 5.37397155531e-2f) * (z)"
+                           " + 1.33314422036e-1f) * (z) - 3.33332819422e-1f) * (z)) * (x) + (x))",
+    "CLDNN_TANH8_L(a)": "(1.0f - 2.0f / (CLDNN_EXP8(2.0f * (a)) + 1.0f))",
+    "CLDNN_TANH8(x)": "(CLDNN_ABS8(x) < 0.625f ? CLDNN_TANH8_S(x, (x) * (x)) : "
+                      "((x) < 0.0f ? -CLDNN_TANH8_L(-(x)) : CLDNN_TANH8_L(x)))",
+    "CLDNN_ERF8_S(x, z)": "((x) * (1.1283791670955126f + (z) * (-0.37612638903183754f + (z) * (0.11283791670955126f"
+                          " + (z) * (-0.026866170645131252f + (z) * (0.005223977625442188f"
+                          " + (z) * (-0.0008548327023450852f + (z) * 0.00012055332981789664f)))))))",
+    "CLDNN_ERF8_T(a)": "(1.0f / (1.0f + 0.3275911f * (a)))",
+    "CLDNN_ERF8_P(t)": "(((((1.061405429f * (t) - 1.453152027f) * (t) + 1.421413741f) * (t) - 0.284496736f) * (t)"
+                       " + 0.254829592f) * (t))",
+    "CLDNN_ERF8_L(a)": "(1.0f - CLDNN_ERF8_P(CLDNN_ERF8_T(a)) * CLDNN_EXP8(-(a) * (a)))",
+    "CLDNN_ERF8(x)": "(CLDNN_ABS8(x) < 0.5f ? CLDNN_ERF8_S(x, (x) * (x)) : "
+                     "((x) < 0.0f ? -CLDNN_ERF8_L(-(x)) : CLDNN_ERF8_L(x)))",
 }
 
 # CLDNN_EXP8(x): e^x for a float8 without calls: Cephes' expf (S. Moshier), as cldnn_py's numba exp_f32 does. The
@@ -101,8 +133,8 @@ def fused_ops8_jit(fused_ops: list[FusedOp], out_features: int) -> JitConstants:
             func, a, b = op.act().func, op.act().a, op.act().b
             if func in VECTOR_ACTIVATIONS:
                 form = VECTOR_ACTIVATIONS[func].replace("%A%", float_literal(a)).replace("%B%", float_literal(b))
-                if "CLDNN_EXP8" in form:
-                    for name, body in EXP8_MACROS.items():
+                if "CLDNN_" in form:  # the call-free exp and what is built on it
+                    for name, body in {**EXP8_MACROS, **SPECIAL8_MACROS}.items():
                         if name not in j:
                             j.add(name, body)
                 j.add(f"FUSED8_ACT{k}(x)", form)

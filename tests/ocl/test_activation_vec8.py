@@ -106,3 +106,35 @@ def test_call_free_round_is_rint(ocl_engine, rng):
     net.poison()
     out = net.run({"x": x})["out"]
     np.testing.assert_array_equal(out, np.rint(x))  # -0 == +0 for assert_array_equal; NaN == NaN
+
+
+@pytest.mark.parametrize("func, rtol", [("exp", 1e-6), ("tanh", 2e-6), ("erf", 2e-6)])
+def test_call_free_exp_tanh_erf_are_accurate(ocl_engine, func, rtol):
+    """exp, tanh and erf through their call-free float8 forms (CLDNN_EXP8, CLDNN_TANH8, CLDNN_ERF8 of FUSED_OPS8)
+    on every step of 1/64 in [-100, 100], values near 0 down to 1e-30 (relative accuracy of tanh and erf there),
+    +-inf and NaN, vs float64 rounded to float32."""
+    from scipy import special
+
+    grid = np.arange(-6400, 6401, dtype=np.float64) / 64
+    tiny = np.geomspace(1e-30, 0.7, 400)
+    x = np.concatenate([grid, tiny, -tiny, [np.inf, -np.inf, np.nan]]).astype(np.float32)
+    x = np.concatenate([x, np.zeros((-len(x)) % 64, np.float32)]).reshape(1, -1, 4, 4)
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)),
+                       cl.Reorder("xr", "x", format=cl.Format.b_fs_yx_fsv16), cl.Activation("a", "xr", func=func),
+                       cl.Reorder("out", "a", format=cl.Format.bfyx))
+    net = cl.Network(cl.Program(ocl_engine, topo, cl.BuildOptions(kernel_tier="cpu")))
+    assert net.program.node("a").impl.kernel_name == "activation_vec8"
+    assert "CLDNN_" in net.program.node("a").impl.kernels[0].source
+    net.poison()
+    out = net.run({"x": x})["out"]
+    x64 = x.astype(np.float64)
+    with np.errstate(over="ignore"):
+        expect = {"exp": np.exp, "tanh": np.tanh, "erf": special.erf}[func](x64).astype(np.float32)
+    nan = np.isnan(x64)
+    assert np.isnan(out[nan]).all()
+    inf = np.isinf(expect)
+    np.testing.assert_array_equal(out[inf], expect[inf])  # exp above ln(FLT_MAX), tanh / erf of +-inf: exact
+    under = (func == "exp") & (expect < 1.2e-38)  # exp below the normal range: 0 (float32 has denormals there)
+    assert ((out[under] >= 0) & (out[under] < 1.2e-38)).all()
+    ok = ~nan & ~inf & ~under
+    np.testing.assert_allclose(out[ok].astype(np.float64), expect[ok].astype(np.float64), rtol=rtol, atol=1e-37)
