@@ -5,8 +5,8 @@ batch 1 and 8.
                                [--batches 1 8] [--runs N] [--devices cl:0:0 cpu ...] [--json .cache/bench.json]
 
 ``--models`` takes the zoo's models (``cldnn_py.tools.zoo``) and the real-shapes models (``cldnn_py.tools.
-real_shapes``: mobilenet_v3, yolo_neck, dbnet_head, crnn, at their default input sizes 224 / 320 / 320 / 32x320);
-``all`` is
+real_shapes``: mobilenet_v3, yolo_neck, dbnet_head, crnn, vit_tiny, at their default input sizes 224 / 320 / 320 /
+32x320 / 224); ``all`` is
 every one of both. For each model and batch the seeded model (weights seed 0, written once to
 ``.cache/models/<name>_b<batch>_s0.onnx`` and reused) is built on every OpenCL device of ``list_devices()`` and on the
 CPU (numba) engine ``"cpu"`` with the default ``BuildOptions`` (program build time and kernel count recorded) and

@@ -2,7 +2,7 @@
 
 The zoo (``cldnn_py.tools.zoo``) holds the onnx wheel's 2012-2016 ImageNet classifiers: dense 3x3 / 1x1
 convolutions with channel counts that are multiples of 16 or 32 at 224x224. The models of today that people deploy
-look different, and this module builds four of them from scratch with ``onnx.helper`` (opset 13, IR version 10:
+look different, and this module builds five of them from scratch with ``onnx.helper`` (opset 13, IR version 10:
 onnxruntime refuses newer IR versions), in the op forms the PyTorch exporter emits at opset 13:
 
 * ``mobilenet_v3``: imitates torchvision's MobileNetV3-small. Stem Conv 3x3 stride 2 (16) + BatchNormalization +
@@ -33,6 +33,13 @@ onnxruntime refuses newer IR versions), in the op forms the PyTorch exporter emi
   sequence (T = width / 4, N, 256); two bidirectional LSTMs (hidden 128, as torch exports ``nn.LSTM``: Transpose
   and Reshape of Y to (T, N, 256)); a per-step classifier MatMul + Add to 97 classes (CTC logits). Default width
   320 (80 steps); output (80, N, 97).
+* ``vit_tiny``: imitates a DeiT-Tiny / ViT-Ti vision transformer at depth 4 (the real one has 12): Conv 16x16
+  stride 16 patch embedding to 192, Reshape + Transpose to tokens, a class token (Expand + Concat) and a position
+  Add; four pre-norm blocks of LayerNorm (the opset-13 export: ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div,
+  Mul, Add), multi-head self-attention as timm exports it (one QKV MatMul + Add, Reshape to (N, T, 3, 3 heads, 64),
+  Transpose, Gather of q / k / v, q·kᵀ MatMul of rank 4, Mul by 1/8, Softmax, ·v, Transpose + Reshape back, the
+  output MatMul + Add, residual Add) and an MLP (192 → 768 → 192, GELU as x · 0.5 · (1 + Erf(x / sqrt 2))); a last
+  LayerNorm, Gather of the class token and a Gemm to 1000. Default 224x224 (197 tokens); output (N, 1000).
 
 Weights come from ``np.random.default_rng(seed)``: convolutions He-normal (std sqrt(2 / fan_in)), biases
 N(0, 0.02), BatchNormalization scale U(0.8, 1.2), bias N(0, 0.05), mean N(0, 0.05), variance U(0.8, 1.2); the last

@@ -1,6 +1,6 @@
 """The real-shapes models (cldnn_py.tools.real_shapes: MobileNetV3-small, a YOLOv8n backbone + neck + head, a
-DBNet head, a CRNN text recognizer) on cldnn_py vs onnxruntime, at 64x64 (the CRNN 32x64) and batch 1 so that
-each case stays short.
+DBNet head, a CRNN text recognizer, a ViT-Tiny-style transformer) on cldnn_py vs onnxruntime, at 64x64 (the CRNN
+32x64) and batch 1 so that each case stays short.
 
 Each model is written to tests/.generated/ (git-ignored) with a seed from the test's ``rng``, imported from the
 file, built on the engine, run on poisoned buffers with an N(0, 1) input, and its output compared with
@@ -51,9 +51,9 @@ def test_real_shapes_model_matches_onnxruntime(engine, rng, generated_dir, name)
 
 def test_model_shapes_and_names():
     """Shapes, names and determinism without a device."""
-    assert real_shapes.MODELS == ("mobilenet_v3", "yolo_neck", "dbnet_head", "crnn")
+    assert real_shapes.MODELS == ("mobilenet_v3", "yolo_neck", "dbnet_head", "crnn", "vit_tiny")
     expected = {"mobilenet_v3": (2, 1000), "yolo_neck": (2, 144, 84), "dbnet_head": (2, 1, 64, 64),
-                "crnn": (16, 2, 97)}
+                "crnn": (16, 2, 97), "vit_tiny": (2, 1000)}
     for name in real_shapes.MODELS:
         m = real_shapes.make_model(name, seed=1, batch=2, size=SIZE)
         assert m.ir_version == real_shapes.IR_VERSION and m.opset_import[0].version == 13

@@ -97,12 +97,12 @@ def test_models_include_real_shapes(bench):
 
     ap = bench.build_parser()
     choices = next(a for a in ap._actions if a.dest == "models").choices
-    for name in ("mobilenet_v3", "yolo_neck", "dbnet_head", "crnn", *zoo.MODELS, "all"):
+    for name in ("mobilenet_v3", "yolo_neck", "dbnet_head", "crnn", "vit_tiny", *zoo.MODELS, "all"):
         assert name in choices
     assert ap.parse_args([]).models == ["resnet50", "alexnet", "googlenet", "squeezenet"]
     args = ap.parse_args(["--models", "yolo_neck", "all"])
     assert bench.parse_models(args.models) == ["yolo_neck", *zoo.MODELS, "mobilenet_v3", "dbnet_head",
-                                                 "crnn"]
+                                                 "crnn", "vit_tiny"]
     assert bench.source_of("dbnet_head") is real_shapes and bench.source_of("vgg19") is zoo
     with pytest.raises(ValueError, match="unknown model"):
         bench.source_of("lenet")
