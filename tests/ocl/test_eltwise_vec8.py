@@ -133,6 +133,20 @@ def test_flat_scalar_operand(engine, rng, mode, shape, first):
     assert_close(got, eltwise_ref(arrays, mode))
 
 
+@pytest.mark.parametrize("shape, row, first", [((1, 21, 24), (24,), False), ((2, 3, 5, 16), (1, 5, 16), True),
+                                               ((3, 40), (1, 40), False)], ids=["bias", "two-dims", "rank2"])
+@pytest.mark.parametrize("mode", [E.sum, E.prod, E.sub], ids=lambda m: m.value)
+def test_flat_row_operand(engine, rng, shape, row, first, mode):
+    """An operand broadcast along the leading axes (a bias added to a (1, T, C) MatMul result), first or second;
+    row counts that are multiples of 8 (so every output is whole float8s)."""
+    data = Layout(DataType.f32, Format.bfyx, shape)
+    r = Layout(DataType.f32, Format.bfyx, row)
+    x, b = f32(rng.standard_normal(shape)), f32(rng.standard_normal(row))
+    lays, arrays = ([r, data], [b, x]) if first else ([data, r], [x, b])
+    got = _run(engine, lays, data, {"mode": mode.value}, arrays)
+    assert_close(got, eltwise_ref(arrays, mode))
+
+
 def test_rejects_pow_and_broadcasting():
     """pow needs the pow() builtin; a broadcast operand that is not per channel in b_fs_yx_fsv16: eltwise_ref runs
     both."""

@@ -47,11 +47,24 @@ def scalar(x: Layout, out: Layout) -> bool:
     return x.count() == 1 < out.count() and is_flat(x)
 
 
+def row_operand(x: Layout, out: Layout) -> bool:
+    """True for an operand that numpy broadcasts along the leading axes only: its shape, right-aligned, is the
+    output's trailing dims (leading 1s allowed), a multiple of 8 elements, both unpadded bfyx (a bias of C values
+    added to a (1, T, C) MatMul result): output element i reads operand element i mod its count."""
+    if x.format != Format.bfyx or out.format != Format.bfyx or not is_flat(x) or x.count() == out.count() or \
+            x.count() % 8 or out.count() % x.count():
+        return False
+    dims = list(x.shape)
+    while dims and dims[0] == 1 and len(dims) > 1:
+        dims.pop(0)
+    return len(dims) <= out.rank and tuple(out.shape[out.rank - len(dims):]) == tuple(dims)
+
+
 def variant(params: Params) -> str | None:
     """``flat``, ``fsv16`` or None (neither applies) for these layouts. Only the fsv16 variant takes per-channel
     operands (:func:`per_channel`), only the flat one scalar operands (:func:`scalar`)."""
     out = params.output
-    full = [x for x in params.inputs if not scalar(x, out)]
+    full = [x for x in params.inputs if not scalar(x, out) and not row_operand(x, out)]
     if any(x.shape != out.shape and not per_channel(x, out) for x in full):
         return None
     tensors = [*full, out]
@@ -67,7 +80,8 @@ def variant(params: Params) -> str | None:
 class EltwiseKernelVec8(KernelBase):
     """y = in0 ∘ in1 ∘ ... (left to right, as ``eltwise_ref``) for N inputs of the output's shape, or, in the
     b_fs_yx_fsv16 variant, of shape (N, C, 1, 1) broadcast over the pixels (a squeeze-excitation scale), or, in the
-    flat variant, of one element broadcast to all (a constant scalar). Inputs and
+    flat variant, of one element broadcast to all (a constant scalar) or of the output's trailing dims broadcast
+    along the leading ones (a bias row, :func:`row_operand`). Inputs and
     output f32 or f16 (storage, each tensor its own), float8 arithmetic either way.
 
     Modes sum (coefficients too), sub, prod, div, max, min, prelu; ``pow`` is rejected (only the ``pow`` builtin,
@@ -133,12 +147,24 @@ class EltwiseKernelVec8(KernelBase):
                   "EV_BLOCK": FLAT_BLOCK if flat else self.fsv16_block(params),
                   "EV_COUNT": params.output.count(), "ELTWISE_INPUT_NUM": n,
                   "ELTWISE_INPUTS_DECL": ", ".join(f"const __global INPUT{i}_TYPE* input{i}" for i in range(n))})
-        if flat:  # a scalar operand: its one value broadcast to a float8
-            one = [scalar(x, params.output) for x in params.inputs]
-            j.add("ELTWISE_VEC8_RESULT(i)", fold([f"((float8)(INPUT{k}_LOAD(input{k}, 0)))" if one[k]
-                                                  else f"EV_LD8(INPUT{k}, input{k}, (i))" for k in range(n)]))
+        if flat:  # a scalar operand: its one value broadcast to a float8; a row operand: float8 i mod its count
+            out = params.output
+            one = [scalar(x, out) for x in params.inputs]
+            rows = [not one[k] and x.shape != out.shape and row_operand(x, out) for k, x in enumerate(params.inputs)]
+
+            def vec(k: int) -> str:
+                if one[k]:
+                    return f"((float8)(INPUT{k}_LOAD(input{k}, 0)))"
+                if rows[k]:
+                    return f"EV_LD8(INPUT{k}, input{k}, ((i) % {params.inputs[k].count() // 8}))"
+                return f"EV_LD8(INPUT{k}, input{k}, (i))"
+
+            def elem(k: int) -> str:
+                return "0" if one[k] else f"(idx) % {params.inputs[k].count()}" if rows[k] else "idx"
+
+            j.add("ELTWISE_VEC8_RESULT(i)", fold([vec(k) for k in range(n)]))
             j.add("ELTWISE_VEC8_STAGE(t, k, idx)",
-                  " ".join(f"t[{m}].s[k] = INPUT{m}_LOAD(input{m}, {'0' if one[m] else 'idx'});" for m in range(n)))
+                  " ".join(f"t[{m}].s[k] = INPUT{m}_LOAD(input{m}, {elem(m)});" for m in range(n)))
             j.add("ELTWISE_VEC8_STAGED_RESULT(t)", fold([f"t[{m}].v" for m in range(n)]))
         else:
             bcast = [per_channel(x, params.output) for x in params.inputs]
