@@ -28,22 +28,30 @@ def test_activation_vec8_chosen_and_correct(ocl_engine, rng, fmt, shape, func):
     assert np.isfinite(out).all()
 
 
+def _run_call_free(engine, values, func, a, marker):
+    """``values`` as float32 (zero-padded to whole 4x4 pixels of 16 channels), reordered to b_fs_yx_fsv16 so that
+    ``func`` runs activation_vec8 (CPU tier, unforced) whose source holds ``marker``; poisoned output. Returns
+    (x, output) in bfyx."""
+    x = np.asarray(values, np.float32)
+    x = np.concatenate([x, np.zeros((-len(x)) % 64, np.float32)]).reshape(1, -1, 4, 4)
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)),
+                       cl.Reorder("xr", "x", format=cl.Format.b_fs_yx_fsv16), cl.Activation("a", "xr", func=func, a=a),
+                       cl.Reorder("out", "a", format=cl.Format.bfyx))
+    net = cl.Network(cl.Program(engine, topo, cl.BuildOptions(kernel_tier="cpu")))
+    assert net.program.node("a").impl.kernel_name == "activation_vec8"
+    assert marker in net.program.node("a").impl.kernels[0].source
+    net.poison()
+    return x, net.run({"x": x})["out"]
+
+
 @pytest.mark.parametrize("func, a", [("logistic", None), ("swish", 1.0), ("swish", 1.702), ("swish", 0.0)])
 def test_call_free_exp_form_is_accurate(ocl_engine, func, a):
     """logistic and swish (SiLU) through FUSED_OPS8's call-free float8 exp (CLDNN_EXP8) on values that cover the
     exp argument's whole range: every step of 1/64 in [-100, 100] plus +-inf and NaN, vs float64; an activation
     after a reorder runs activation_vec8, whose epilogue is FUSED_OPS8."""
-    x = np.concatenate([np.arange(-6400, 6401, dtype=np.float32) / 64, [np.inf, -np.inf, np.nan]]).astype(np.float32)
-    x = np.concatenate([x, np.zeros((-len(x)) % 64, np.float32)]).reshape(1, -1, 4, 4)
-    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)),
-                       cl.Reorder("xr", "x", format=cl.Format.b_fs_yx_fsv16), cl.Activation("a", "xr", func=func, a=a),
-                       cl.Reorder("out", "a", format=cl.Format.bfyx))
-    net = cl.Network(cl.Program(ocl_engine, topo, cl.BuildOptions(kernel_tier="cpu")))
-    assert net.program.node("a").impl.kernel_name == "activation_vec8"
-    src = net.program.node("a").impl.kernels[0].source
-    assert "CLDNN_EXP8" in src
-    net.poison()
-    out = net.run({"x": x})["out"].astype(np.float64)
+    x, out = _run_call_free(ocl_engine, np.concatenate([np.arange(-6400, 6401) / 64, [np.inf, -np.inf, np.nan]]),
+                            func, a, "CLDNN_EXP8")
+    out = out.astype(np.float64)
     x64 = x.astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         beta = 1.0 if func == "logistic" else a
@@ -115,18 +123,9 @@ def test_call_free_exp_tanh_erf_are_accurate(ocl_engine, func, rtol):
     +-inf and NaN, vs float64 rounded to float32."""
     from scipy import special
 
-    grid = np.arange(-6400, 6401, dtype=np.float64) / 64
     tiny = np.geomspace(1e-30, 0.7, 400)
-    x = np.concatenate([grid, tiny, -tiny, [np.inf, -np.inf, np.nan]]).astype(np.float32)
-    x = np.concatenate([x, np.zeros((-len(x)) % 64, np.float32)]).reshape(1, -1, 4, 4)
-    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)),
-                       cl.Reorder("xr", "x", format=cl.Format.b_fs_yx_fsv16), cl.Activation("a", "xr", func=func),
-                       cl.Reorder("out", "a", format=cl.Format.bfyx))
-    net = cl.Network(cl.Program(ocl_engine, topo, cl.BuildOptions(kernel_tier="cpu")))
-    assert net.program.node("a").impl.kernel_name == "activation_vec8"
-    assert "CLDNN_" in net.program.node("a").impl.kernels[0].source
-    net.poison()
-    out = net.run({"x": x})["out"]
+    values = np.concatenate([np.arange(-6400, 6401) / 64, tiny, -tiny, [np.inf, -np.inf, np.nan]])
+    x, out = _run_call_free(ocl_engine, values, func, None, "CLDNN_")
     x64 = x.astype(np.float64)
     with np.errstate(over="ignore"):
         expect = {"exp": np.exp, "tanh": np.tanh, "erf": special.erf}[func](x64).astype(np.float32)
