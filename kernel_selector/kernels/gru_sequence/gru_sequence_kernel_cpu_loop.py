@@ -14,16 +14,12 @@ import numpy as np
 
 from cldnn_py.ops import GruSequenceAttrs
 
+from ...common.cpu_gates import gate_clip
 from ...cpu_kernel_base import CpuRefKernel
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params
 from ...selector import register
 from .gru_sequence_kernel_ref import GruSequenceKernelRef
-
-
-@numba.njit(cache=True, fastmath=True)
-def _gate_clip(v: Any, clip: float) -> Any:
-    return np.minimum(np.maximum(v, np.float32(-clip)), np.float32(clip)) if clip > 0.0 else v
 
 
 @numba.njit(parallel=True, cache=True, fastmath=True)
@@ -39,13 +35,13 @@ def _recurrence(xw: Any, h0: Any, rzr: Any, rh: Any, rbh: Any, lbr: bool, clip: 
             s = seq - 1 - t if reverse else t
             x = xw[s, b]
             zr = x[:2 * n] + np.dot(h, rzr)
-            z = one / (one + np.exp(-_gate_clip(zr[:n], clip)))
-            r = one / (one + np.exp(-_gate_clip(zr[n:], clip)))
+            z = one / (one + np.exp(-gate_clip(zr[:n], clip)))
+            r = one / (one + np.exp(-gate_clip(zr[n:], clip)))
             if lbr:
                 a = x[2 * n:] + r * (np.dot(h, rh) + rbh)
             else:
                 a = x[2 * n:] + np.dot(r * h, rh)
-            h = (one - z) * np.tanh(_gate_clip(a, clip)) + z * h
+            h = (one - z) * np.tanh(gate_clip(a, clip)) + z * h
             out[s, b] = h
 
 

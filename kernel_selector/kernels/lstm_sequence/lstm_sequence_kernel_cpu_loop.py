@@ -18,16 +18,12 @@ import numpy as np
 
 from cldnn_py.ops import LstmSequenceAttrs
 
+from ...common.cpu_gates import gate_clip
 from ...cpu_kernel_base import CpuRefKernel
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params
 from ...selector import register
 from .lstm_sequence_kernel_ref import LstmSequenceKernelRef
-
-
-@numba.njit(cache=True, fastmath=True)
-def _gate_clip(v: Any, clip: float) -> Any:
-    return np.minimum(np.maximum(v, np.float32(-clip)), np.float32(clip)) if clip > 0.0 else v
 
 
 @numba.njit(parallel=True, cache=True, fastmath=True)
@@ -42,10 +38,10 @@ def _recurrence(xw: Any, h0: Any, c0: Any, rt: Any, p: Any, clip: float, reverse
         for t in range(seq):
             s = seq - 1 - t if reverse else t
             z = xw[s, b] + np.dot(h, rt)
-            gi = one / (one + np.exp(-_gate_clip(z[:n] + p[0] * c, clip)))
-            gf = one / (one + np.exp(-_gate_clip(z[2 * n:3 * n] + p[2] * c, clip)))
-            c = gf * c + gi * np.tanh(_gate_clip(z[3 * n:], clip))
-            go = one / (one + np.exp(-_gate_clip(z[n:2 * n] + p[1] * c, clip)))
+            gi = one / (one + np.exp(-gate_clip(z[:n] + p[0] * c, clip)))
+            gf = one / (one + np.exp(-gate_clip(z[2 * n:3 * n] + p[2] * c, clip)))
+            c = gf * c + gi * np.tanh(gate_clip(z[3 * n:], clip))
+            go = one / (one + np.exp(-gate_clip(z[n:2 * n] + p[1] * c, clip)))
             h = go * np.tanh(c)
             out[s, b, :n] = h
             out[s, b, n:] = c
