@@ -157,6 +157,13 @@ def _x(rng, shape):
     return f32(rng.standard_normal(shape))
 
 
+def _mvn_rows(rng):
+    """A LayerNorm row of 13 (one float8 and a tail) with per-element gamma and a scalar bias."""
+    x, g, b = _x(rng, (2, 3, 13)), _x(rng, (13,)), _x(rng, (1,))
+    return Case(MVN("p", "x", axes=(-1,), epsilon=1e-5, scale="g", bias="b"), {"x": (x, BFYX)},
+                mvn_ref(x, (-1,), 1e-5, scale=g, bias=b), {"g": (g, None), "b": (b, None)})
+
+
 def _deconv(rng):
     x, w, b = _x(rng, (1, 3, 4, 4)), _x(rng, (3, 4, 3, 3)), _x(rng, (4,))
     return Case(Deconvolution("p", "x", weights="w", bias="b", stride=(2, 2), pad=(1, 1), pad_end=(1, 1)),
@@ -300,6 +307,7 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "lrn_b_fs_yx_fsv16": lambda r: _lrn(r, 20, FSV16),
     "mvn_ref": lambda r: (lambda x: _one(MVN("p", "x", axes=(2, 3), epsilon=1e-5), x, BFYX,
                                          mvn_ref(x, (2, 3), 1e-5)))(_x(r, (2, 3, 4, 5))),
+    "mvn_rows": lambda r: _mvn_rows(r),
     "pad_ref": lambda r: (lambda x: _one(Pad("p", "x", pads_begin=(0, 1, 1, 2), pads_end=(0, 0, 2, 1),
                                              mode="reflect"), x, BFYX,
                                          pad_ref(x, (0, 1, 1, 2), (0, 0, 2, 1), "reflect")))(_x(r, (1, 2, 3, 4))),
