@@ -20,6 +20,7 @@ from .compile_graph import CompileGraph
 from .convert_precision import ConvertPrecision
 from .densify_grouped_convolutions import DensifyGroupedConvolutions
 from .fold_channel_shuffle import FoldChannelShuffle
+from .fold_gelu import FoldGelu
 from .fold_layer_norm import FoldLayerNorm
 from .graph_initializations import GraphInitializations
 from .mark_nodes import MarkNodes
@@ -45,8 +46,8 @@ def pipeline(optimize_data: bool = True, evaluate: Evaluate | None = None) -> li
     to fold raises RuntimeError, and listing the passes works as before)."""
     passes: list[BasePass] = [GraphInitializations(), TrimToOutputs(), MarkNodes(), PlainInputs()]
     if optimize_data:
-        passes += [FoldChannelShuffle(), FoldLayerNorm(), PreparePrimitiveFusing(), DensifyGroupedConvolutions(),
-                   ReorderInputs(), WinogradConvolutions()]
+        passes += [FoldChannelShuffle(), FoldLayerNorm(), FoldGelu(), PreparePrimitiveFusing(),
+                   DensifyGroupedConvolutions(), ReorderInputs(), WinogradConvolutions()]
     passes += [ConvertPrecision(), AddRequiredReorders()]
     if optimize_data:
         passes += [RemoveRedundantReorders(), PropagateConstants(evaluate or _no_evaluate), PrepareBufferFusing(),

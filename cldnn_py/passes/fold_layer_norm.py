@@ -22,19 +22,12 @@ decomposed form over other axes runs as fast as ``mvn_ref`` would.
 
 from __future__ import annotations
 
-from ..ops import ActivationAttrs, ActivationFunc, EltwiseAttrs, EltwiseMode, ReduceAttrs, ReduceMode
+from ..ops import ActivationFunc, EltwiseMode, ReduceAttrs, ReduceMode
 from ..pass_manager import BasePass
 from ..primitives import MVN
 from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode, remove_node, topological_order
-
-
-def _only_user(node: ProgramNode) -> ProgramNode | None:
-    """The single user of a node that is not an output, else None."""
-    users = {id(u): u for u in node.users}
-    if len(users) != 1 or node.is_output:
-        return None
-    return next(iter(users.values()))
+from .patterns import is_activation, is_eltwise, only_user, other_operand, scalar
 
 
 def _mean_axes(node: ProgramNode, x: ProgramNode) -> tuple[int, ...] | None:
@@ -50,42 +43,6 @@ def _mean_axes(node: ProgramNode, x: ProgramNode) -> tuple[int, ...] | None:
     return axes if axes == tuple(range(rank - len(axes), rank)) else None
 
 
-def _eltwise(node: ProgramNode, mode: EltwiseMode) -> bool:
-    """``node`` is a two-input eltwise of ``mode`` without coefficients."""
-    if node.kind != "eltwise" or len(node.dependencies) != 2:
-        return False
-    a = node.primitive.attrs()
-    assert isinstance(a, EltwiseAttrs)
-    return a.mode == mode and a.coefficients is None
-
-
-def _activation(node: ProgramNode, func: ActivationFunc) -> bool:
-    """``node`` is an activation of ``func``."""
-    if node.kind != "activation":
-        return False
-    a = node.primitive.attrs()
-    assert isinstance(a, ActivationAttrs)
-    return a.func == func
-
-
-def _scalar(node: ProgramNode) -> float | None:
-    """The value of a one-element constant data node, else None."""
-    arr = getattr(node.primitive, "array", None)
-    if node.kind != "data" or arr is None or arr.size != 1 or arr.dtype.kind != "f":
-        return None
-    return float(arr.reshape(-1)[0])
-
-
-def _other(node: ProgramNode, one: ProgramNode) -> ProgramNode | None:
-    """The operand of a two-input node that is not ``one`` (None when both or neither are)."""
-    a, b = node.dependencies
-    if a is one and b is not one:
-        return b
-    if b is one and a is not one:
-        return a
-    return None
-
-
 class LayerNormMatch:
     """One matched pattern: X, the axes, ε, γ / β nodes (or None), the nodes to remove and the last node."""
 
@@ -98,10 +55,10 @@ class LayerNormMatch:
 
 def _affine(y: ProgramNode, mode: EltwiseMode, shape: tuple[int, ...]) -> tuple[ProgramNode, ProgramNode] | None:
     """(next, constant operand) when y's only user is ``y ∘ c`` of ``mode`` with a constant c and X's shape."""
-    nxt = _only_user(y)
-    if nxt is None or not _eltwise(nxt, mode) or nxt.layout().shape != shape:
+    nxt = only_user(y)
+    if nxt is None or not is_eltwise(nxt, mode) or nxt.layout().shape != shape:
         return None
-    c = _other(nxt, y)
+    c = other_operand(nxt, y)
     if c is None or not c.constant:
         return None
     return nxt, c
@@ -112,8 +69,8 @@ def match(x: ProgramNode) -> LayerNormMatch | None:
     shape = x.layout().shape
     for m in {id(u): u for u in x.users}.values():
         axes = _mean_axes(m, x)
-        d = _only_user(m) if axes else None
-        if d is None or not _eltwise(d, EltwiseMode.sub) or d.dependencies != [x, m] or d.is_output:
+        d = only_user(m) if axes else None
+        if d is None or not is_eltwise(d, EltwiseMode.sub) or d.dependencies != [x, m] or d.is_output:
             continue
         users = list({id(u): u for u in d.users}.values())
         if len(users) != 2 or d.layout().shape != shape:
@@ -128,29 +85,29 @@ def match(x: ProgramNode) -> LayerNormMatch | None:
 def _tail(x: ProgramNode, axes: tuple[int, ...], m: ProgramNode, d: ProgramNode, s: ProgramNode, y: ProgramNode,
           shape: tuple[int, ...]) -> LayerNormMatch | None:
     """The rest of the pattern after d = X − mean, with s the square and y the division."""
-    squares = (_activation(s, ActivationFunc.square) and s.dependencies == [d]) or \
-        (_eltwise(s, EltwiseMode.prod) and s.dependencies == [d, d])
-    v = _only_user(s) if squares else None
+    squares = (is_activation(s, ActivationFunc.square) and s.dependencies == [d]) or \
+        (is_eltwise(s, EltwiseMode.prod) and s.dependencies == [d, d])
+    v = only_user(s) if squares else None
     if v is None or _mean_axes(v, s) != axes:
         return None
-    e = _only_user(v)
+    e = only_user(v)
     eps, eps_node, inner = 0.0, None, [m, d, s, v]
-    if e is not None and _eltwise(e, EltwiseMode.sum):
-        c = _other(e, v)
-        val = _scalar(c) if c is not None else None
+    if e is not None and is_eltwise(e, EltwiseMode.sum):
+        c = other_operand(e, v)
+        val = scalar(c) if c is not None else None
         if val is None:
             return None
         eps, eps_node = val, c
         inner.append(e)
-        e = _only_user(e)
-    if e is None or not _activation(e, ActivationFunc.sqrt) or eps < 0:
+        e = only_user(e)
+    if e is None or not is_activation(e, ActivationFunc.sqrt) or eps < 0:
         return None
     inner.append(e)
-    r_user = _only_user(e)
-    rec = r_user if r_user is not None and _activation(r_user, ActivationFunc.reciprocal) else None
-    if rec is None and _eltwise(y, EltwiseMode.div) and y.dependencies == [d, e] and r_user is y:
+    r_user = only_user(e)
+    rec = r_user if r_user is not None and is_activation(r_user, ActivationFunc.reciprocal) else None
+    if rec is None and is_eltwise(y, EltwiseMode.div) and y.dependencies == [d, e] and r_user is y:
         pass
-    elif rec is not None and _eltwise(y, EltwiseMode.prod) and _only_user(rec) is y and _other(y, d) is rec:
+    elif rec is not None and is_eltwise(y, EltwiseMode.prod) and only_user(rec) is y and other_operand(y, d) is rec:
         inner.append(rec)
     else:
         return None

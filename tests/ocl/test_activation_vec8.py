@@ -137,3 +137,24 @@ def test_call_free_exp_tanh_erf_are_accurate(ocl_engine, func, rtol):
     assert ((out[under] >= 0) & (out[under] < 1.2e-38)).all()
     ok = ~nan & ~inf & ~under
     np.testing.assert_allclose(out[ok].astype(np.float64), expect[ok].astype(np.float64), rtol=rtol, atol=1e-37)
+
+
+def test_call_free_gelu_is_accurate_in_its_tails(ocl_engine):
+    """gelu (erf form) through its call-free float8 form (CLDNN_GELU8 over Numerical Recipes' erfc): every step of 1/64
+    in [-100, 100], values near 0, +-inf and NaN, vs x * Phi(x) in float64 (scipy's erfc). Relative accuracy holds in
+    the negative tail, where 1 + erf(x / sqrt 2) would cancel: 2e-6 down to x = -5.6, 1e-5 down to float32's
+    denormals."""
+    from scipy import special
+
+    tiny = np.geomspace(1e-30, 0.7, 400)
+    values = np.concatenate([np.arange(-6400, 6401) / 64, tiny, -tiny, [np.inf, -np.inf, np.nan]])
+    x, out = _run_call_free(ocl_engine, values, "gelu", None, "CLDNN_GELU8")
+    x64 = x.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        expect = 0.5 * x64 * special.erfc(-x64 / np.sqrt(2.0))
+    out = out.astype(np.float64)
+    assert out[x64 == np.inf][0] == np.inf and np.isnan(out[np.isnan(x64)]).all()
+    ok = np.isfinite(x64)
+    near = ok & (x64 > -5.6)
+    np.testing.assert_allclose(out[near], expect[near], rtol=2e-6, atol=0)
+    np.testing.assert_allclose(out[ok], expect[ok], rtol=1e-5, atol=1e-37)  # atol: float32's denormals

@@ -1,7 +1,10 @@
 """Fold an activation into the kernel of its producer (convolution, fully connected), applied in the epilogue.
 
 The producer must have the activation as its only user. The activation's users then read the producer; the
-activation's id resolves to the producer, and profiling shows it as FUSED.
+activation's id resolves to the producer, and profiling shows it as FUSED. An activation after a reshape of the
+producer (the reshape its only user, the activation the reshape's only user) fuses the same way, and its users read
+the reshape: an element-wise function commutes with a reshape (a transformer's linear layer is imported as
+FullyConnected → Reshape, then GELU).
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ def fuse_activation(program: ProgramGraph, act: ProgramNode) -> bool:
     """Apply the rule to ``act``; True when it fused."""
     if act.kind != "activation" or len(act.dependencies) != 1:
         return False
-    host = act.dependencies[0]
-    if not can_host(program, host) or sole_user(host) is not act:
+    host = view = act.dependencies[0]
+    if host.kind == "reshape" and len(host.dependencies) == 1 and sole_user(host) is act:
+        host = host.dependencies[0]
+    if not can_host(program, host) or sole_user(host) is not (act if view is host else view):
         return False
     if host.output_layout is not None and act.output_layout is not None and \
             host.output_layout.dtype != act.output_layout.dtype:
@@ -28,5 +33,5 @@ def fuse_activation(program: ProgramGraph, act: ProgramNode) -> bool:
     assert isinstance(a, ActivationAttrs)
     host.fused_ops.append(FusedOp("activation", FusedActivationAttrs(a.func.value, a.a, a.b),
                                   fused_id=act.id))
-    program.fuse(act, host)
+    program.fuse(act, view)
     return True

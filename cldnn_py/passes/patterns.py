@@ -1,0 +1,56 @@
+"""Node tests shared by the passes that recognise a decomposed operation (fold_layer_norm, fold_gelu): what kind of
+node it is, its single user, the value of a one-element constant."""
+
+from __future__ import annotations
+
+from ..ops import ActivationAttrs, ActivationFunc, EltwiseAttrs, EltwiseMode
+from ..program_node import ProgramNode
+
+
+def only_user(node: ProgramNode) -> ProgramNode | None:
+    """The single user of a node that is not a network output, else None."""
+    users = {id(u): u for u in node.users}
+    if len(users) != 1 or node.is_output:
+        return None
+    return next(iter(users.values()))
+
+
+def is_eltwise(node: ProgramNode, mode: EltwiseMode) -> bool:
+    """``node`` is a two-input eltwise of ``mode`` without coefficients."""
+    if node.kind != "eltwise" or len(node.dependencies) != 2:
+        return False
+    a = node.primitive.attrs()
+    assert isinstance(a, EltwiseAttrs)
+    return a.mode == mode and a.coefficients is None
+
+
+def is_activation(node: ProgramNode, func: ActivationFunc) -> bool:
+    """``node`` is an activation of ``func``."""
+    if node.kind != "activation":
+        return False
+    a = node.primitive.attrs()
+    assert isinstance(a, ActivationAttrs)
+    return a.func == func
+
+
+def scalar(node: ProgramNode | None) -> float | None:
+    """The value of a one-element floating-point Data node, else None."""
+    arr = getattr(node.primitive, "array", None) if node is not None else None
+    if node is None or node.kind != "data" or arr is None or arr.size != 1 or arr.dtype.kind != "f":
+        return None
+    return float(arr.reshape(-1)[0])
+
+
+def other_operand(node: ProgramNode, one: ProgramNode) -> ProgramNode | None:
+    """The operand of a two-input node that is not ``one`` (None when both or neither are)."""
+    a, b = node.dependencies
+    if a is one and b is not one:
+        return b
+    if b is one and a is not one:
+        return a
+    return None
+
+
+def scalar_operand(node: ProgramNode, one: ProgramNode) -> float | None:
+    """The value of the one-element constant that ``node`` combines with ``one``, else None."""
+    return scalar(other_operand(node, one))
