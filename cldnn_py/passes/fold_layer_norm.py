@@ -70,7 +70,7 @@ def match(x: ProgramNode) -> LayerNormMatch | None:
     for m in {id(u): u for u in x.users}.values():
         axes = _mean_axes(m, x)
         d = only_user(m) if axes else None
-        if d is None or not is_eltwise(d, EltwiseMode.sub) or d.dependencies != [x, m] or d.is_output:
+        if axes is None or d is None or not is_eltwise(d, EltwiseMode.sub) or d.dependencies != [x, m] or d.is_output:
             continue
         users = list({id(u): u for u in d.users}.values())
         if len(users) != 2 or d.layout().shape != shape:

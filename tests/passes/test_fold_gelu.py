@@ -29,7 +29,10 @@ def _graph(scale="div", group="xt", swap=False, half=0.5, side=False):
                     cl.Data("one", f32(np.array([1.0]))), cl.Data("half", f32(np.array([half]))))
     t.add(cl.Eltwise("y", ["p", "c"], mode="div" if scale == "div" else "prod"), cl.Activation("e", "y", "erf"),
           cl.Eltwise("t", ["one", "e"] if swap else ["e", "one"]))
-    pair = (lambda a, b: [b, a] if swap else [a, b])
+
+    def pair(a, b):
+        return [b, a] if swap else [a, b]
+
     if group == "xt":
         t.add(cl.Eltwise("m1", pair("p", "t"), mode="prod"), cl.Eltwise("out", pair("m1", "half"), mode="prod"))
     elif group == "th":
