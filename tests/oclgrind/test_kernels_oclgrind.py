@@ -311,6 +311,8 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "pad_ref": lambda r: (lambda x: _one(Pad("p", "x", pads_begin=(0, 1, 1, 2), pads_end=(0, 0, 2, 1),
                                              mode="reflect"), x, BFYX,
                                          pad_ref(x, (0, 1, 1, 2), (0, 0, 2, 1), "reflect")))(_x(r, (1, 2, 3, 4))),
+    "permute_tiled": lambda r: (lambda x: _one(cl.Permute("p", "x", order=(0, 2, 1)), x, BFYX,
+                                               permute_ref(x, (0, 2, 1))))(_x(r, (2, 13, 10))),
     "permute_ref": lambda r: (lambda x: _one(cl.Permute("p", "x", order=(0, 2, 3, 1)), x, FSV16,
                                              permute_ref(x, (0, 2, 3, 1))))(_x(r, (2, 19, 3, 4))),
     "pooling_ref": lambda r: _pool(r, 3, BFYX, "max"),
@@ -604,6 +606,17 @@ def test_reduce_flat_vec8_rows_is_oclgrind_clean(oclgrind_engine, oclgrind_log, 
     assert ran == "reduce_flat_vec8"
     oclgrind_log.assert_clean()
     assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
+
+
+def test_permute_tiled_runs_are_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
+    """permute_tiled with the innermost axis kept (runs of 13: one vector and a tail, copied per chunk): clean log,
+    exact."""
+    x = _x(rng, (3, 4, 13))
+    case = Case(cl.Permute("p", "x", order=(1, 0, 2)), {"x": (x, BFYX)}, permute_ref(x, (1, 0, 2)))
+    out, ran = run_case(oclgrind_engine, case, "permute_tiled", "cpu")
+    assert ran == "permute_tiled"
+    oclgrind_log.assert_clean()
+    np.testing.assert_array_equal(out, x.transpose(1, 0, 2))
 
 
 def test_convolution_fsv16_flat_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
