@@ -30,12 +30,14 @@ assert sorted(ORDER) == sorted(zoo.MODELS)
 
 # Batch 4 and the forced GPU tier on a subset: each case costs tens of seconds of PoCL compiling on a fresh cache
 # (the batch is a jit constant, so batch 4 compiles every kernel again), and the kernels they reach are checked one by
-# one under tests/ocl at several batches. The subsets keep every kind of network: residual (ResNet-50), inception
-# concats and LRN (GoogLeNet), grouped and depthwise convolutions with the channel shuffle (ShuffleNet), fully
-# connected layers at batch > 1 (AlexNet), fire modules (SqueezeNet); the GPU tier's batch folding at batch 4 on
-# ShuffleNet.
-BATCH4 = ("resnet50", "shufflenet", "alexnet")
-GPU_TIER = ("googlenet", "resnet50", "shufflenet", "squeezenet", "alexnet")
+# one under tests/ocl at several batches. The subsets keep every kind of network: grouped and depthwise convolutions
+# with the channel shuffle (ShuffleNet), fully connected layers at batch > 1 (AlexNet), fire modules and concats
+# (SqueezeNet); the GPU tier's batch folding at batch 4 on ShuffleNet. ResNet-50 (residual sums, 1x1 / 3x3 / 7x7
+# convolutions) runs at batch 1 on both tiers' default here and in tests/e2e/test_resnet50.py; its GPU-tier run
+# (77 s) and GoogLeNet's (54 s) were left out to keep `make test` under 20 minutes: their GPU-tier kernels are the
+# same as SqueezeNet's and AlexNet's, at other shapes, which tests/ocl covers kernel by kernel.
+BATCH4 = ("shufflenet", "alexnet")
+GPU_TIER = ("shufflenet", "squeezenet", "alexnet")
 GPU_TIER_BATCH4 = ("shufflenet",)
 
 
