@@ -182,6 +182,12 @@ def _gather(rng):
     return Case(Gather("p", "x", "i", axis=1), {"x": (x, BFYX)}, np.take(x, idx, axis=1), {"i": (idx, None)})
 
 
+def _gather_rows(rng):
+    """Rows of 13 (one vector and a tail) gathered along axis 1, a negative index."""
+    x, idx = _x(rng, (2, 4, 13)), np.array([3, -4, 2], dtype=np.int32)
+    return Case(Gather("p", "x", "i", axis=1), {"x": (x, BFYX)}, np.take(x, idx, axis=1), {"i": (idx, None)})
+
+
 def _scale(rng):
     x, s, b = _x(rng, (2, 5, 3, 4)), _x(rng, (1, 5, 1, 1)), _x(rng, (1, 5, 1, 1))
     return Case(cl.Scale("p", "x", scale="s", bias="b"), {"x": (x, BYXF)}, scale_ref(x, s, b),
@@ -301,6 +307,7 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
     "fully_connected_gemm": lambda r: _fc(r, 10, 24, 20, OSV16),
     "fully_connected_gemv": lambda r: _fc(r, 2, 16, 5, None),
     "gather_ref": _gather,
+    "gather_rows": _gather_rows,
     "gemm_ref": lambda r: _gemm(r, (3, 5), (5, 4)),
     "gemm_tiled": lambda r: _gemm(r, (5, 24), (24, 16)),
     "lrn_ref": lambda r: _lrn(r, 7, BFYX),
