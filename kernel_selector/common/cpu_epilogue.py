@@ -24,7 +24,7 @@ import numpy as np
 from cldnn_py.layout import DIMS, Layout
 from cldnn_py.ops import EltwiseMode
 
-from ..common.cpu_fastmath import exp_f32
+from ..common.cpu_fastmath import exp_f32, gelu_f32
 from ..common.cpu_fused import cpu_fused_reason
 from ..common.cpu_layout import layout_offset
 from ..common.elementwise_numba import ACT_CODES, ELT_CODES, NJIT, activate, binary
@@ -46,16 +46,17 @@ def _c(name: str) -> int:
 # activation codes of act_span's vector loops as module constants: numba freezes globals at compile time
 RELU, RELU_NS, CLAMP, LINEAR = _c("relu"), _c("relu_negative_slope"), _c("clamp"), _c("linear")
 HSWISH, HSIGMOID, LOGISTIC, SWISH = _c("hard_swish"), _c("hard_sigmoid"), _c("logistic"), _c("swish")
-ROUND = _c("round")
+ROUND, GELU = _c("round"), _c("gelu")
 
 
 @numba.njit(**NJIT)
 def act_span(buf: np.ndarray, s: int, cnt: int, code: int, a: float, b: float) -> None:
     """buf[s:s+cnt] = activation ``code`` of itself; relu, relu_negative_slope, clamp, linear, hard_swish,
-    hard_sigmoid, logistic, swish (SiLU) and round (half to even: ``np.rint``, LLVM's vectorized rint; the fake
-    quantization of QDQ models) as straight float32 loops (logistic and swish on the vectorized
-    :func:`~.cpu_fastmath.exp_f32`: 9x faster than ``expf`` per element), the rest through :func:`activate` (float64,
-    a code switch per element: 5-10x slower; round that way cost the int8 ResNet-50 about 110 of its 240 ms).
+    hard_sigmoid, logistic, swish (SiLU), gelu and round (half to even: ``np.rint``, LLVM's vectorized rint; the
+    fake quantization of QDQ models) as straight float32 loops (logistic, swish and gelu on the vectorized
+    :func:`~.cpu_fastmath.exp_f32`: 9x faster than ``expf`` per element; :func:`~.cpu_fastmath.gelu_f32`), the
+    rest through :func:`activate` (float64, a code switch per element: 5-10x slower; round that way cost the int8
+    ResNet-50 about 110 of its 240 ms).
     (Loops index a sub-view with the bare loop variable: an index like ``s + i`` keeps numba's negative-index
     wraparound check in the loop and LLVM from vectorizing it, 13x slower measured.)"""
     v = buf[s:s + cnt]
@@ -103,6 +104,9 @@ def act_span(buf: np.ndarray, s: int, cnt: int, code: int, a: float, b: float) -
     elif code == ROUND:
         for i in range(cnt):
             v[i] = np.rint(v[i])
+    elif code == GELU:
+        for i in range(cnt):
+            v[i] = gelu_f32(v[i])
     else:
         for i in range(cnt):
             v[i] = activate(v[i], code, a, b)

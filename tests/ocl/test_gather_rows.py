@@ -1,6 +1,7 @@
-"""gather_rows (OpenCL, CPU tier): Gather of contiguous rows on unpadded bfyx, chosen unforced, against numpy.take
-on poisoned outputs: a q / k / v split, an embedding lookup with negative indices, rows off the vector grid and
-longer than one chunk, run-time indices, int32 data; rows shorter than a vector stay with gather_ref."""
+"""gather_rows (OpenCL, CPU tier) and gather_cpu_rows (CPU engine): Gather of contiguous rows on unpadded bfyx,
+chosen unforced, against numpy.take on poisoned outputs: a q / k / v split, an embedding lookup with negative
+indices, rows off the vector grid and longer than one chunk, run-time indices, int32 data; rows shorter than a vector
+stay with the reference."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 import cldnn_py as cl
 from cldnn_py.primitives.gather import Gather
 from tests.helpers import cpu_tier, f32
+
+KERNEL = {"ocl": ("gather_rows", "gather_ref"), "cpu": ("gather_cpu_rows", "gather_cpu_ref")}
 
 CASES = [
     # data shape, indices (None: a scalar index 1), axis
@@ -35,24 +38,24 @@ def _net(engine, x, idx, axis, runtime=False):
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}@{c[2]}")
-def test_rows_match_numpy(ocl_engine, rng, case):
+def test_rows_match_numpy(engine, rng, case):
     shape, idx, axis = case
     x = f32(rng.standard_normal(shape))
-    net, i = _net(ocl_engine, x, idx, axis)
-    assert net.program.node("g").impl.kernel_name == "gather_rows"
+    net, i = _net(engine, x, idx, axis)
+    assert net.program.node("g").impl.kernel_name == KERNEL[engine.kind][0]
     expect = np.take(x, 1, axis=axis) if idx is None else np.take(x, i, axis=axis)
     np.testing.assert_array_equal(net.run({"x": x})["g"], expect)
 
 
-def test_rows_runtime_indices_and_int32(ocl_engine, rng):
+def test_rows_runtime_indices_and_int32(engine, rng):
     x = rng.integers(-2**31, 2**31 - 1, (5, 4, 16), dtype=np.int64).astype(np.int32)
     idx = rng.integers(-4, 4, (3, 2)).astype(np.int32)
-    net, i = _net(ocl_engine, x, idx, 1, runtime=True)
-    assert net.program.node("g").impl.kernel_name == "gather_rows"
+    net, i = _net(engine, x, idx, 1, runtime=True)
+    assert net.program.node("g").impl.kernel_name == KERNEL[engine.kind][0]
     np.testing.assert_array_equal(net.run({"x": x, "i": idx})["g"], np.take(x, idx, axis=1))
 
 
-def test_short_rows_stay_with_the_reference(ocl_engine, rng):
+def test_short_rows_stay_with_the_reference(engine, rng):
     x = f32(rng.standard_normal((4, 6, 5)))
-    net, _ = _net(ocl_engine, x, np.array([1, 3]), 1)
-    assert net.program.node("g").impl.kernel_name == "gather_ref"
+    net, _ = _net(engine, x, np.array([1, 3]), 1)
+    assert net.program.node("g").impl.kernel_name == KERNEL[engine.kind][1]

@@ -1,6 +1,7 @@
-"""permute_tiled (OpenCL, CPU tier): transposes of unpadded bfyx data, chosen unforced, against numpy's transpose on
-poisoned outputs: inner runs kept (attention head splits), 8x8 tiles with partial edges (the last two axes swapped,
-a (C, HW) → (HW, C) patch flatten), merged and size-1 axes, ranks 1-6, int32 bits; and its plan."""
+"""permute_tiled (OpenCL, CPU tier) and permute_cpu_copy (CPU engine): transposes of unpadded bfyx data, chosen
+unforced, against numpy's transpose on poisoned outputs: inner runs kept (attention head splits), 8x8 tiles with
+partial edges (the last two axes swapped, a (C, HW) → (HW, C) patch flatten), merged and size-1 axes, ranks 1-6,
+int32 bits; and the plan."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 import cldnn_py as cl
 from kernel_selector.common.permute_plan import collapse
 from tests.helpers import cpu_tier, f32
+
+KERNEL = {"ocl": "permute_tiled", "cpu": "permute_cpu_copy"}
 
 CASES = [
     ((197, 9, 64), (1, 0, 2)),              # ViT q/k/v split: runs of 64
@@ -25,23 +28,23 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}")
-def test_tiled_matches_numpy(ocl_engine, rng, case):
+def test_tiled_matches_numpy(engine, rng, case):
     shape, order = case
     x = f32(rng.standard_normal(shape))
     topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, shape)),
                        cl.Permute("p", "x", order=order))
-    net = cl.Network(cl.Program(ocl_engine, topo, cpu_tier()))
-    assert net.program.node("p").impl.kernel_name == "permute_tiled"
+    net = cl.Network(cl.Program(engine, topo, cpu_tier()))
+    assert net.program.node("p").impl.kernel_name == KERNEL[engine.kind]
     net.poison()
     np.testing.assert_array_equal(net.run({"x": x})["p"], x.transpose(order))
 
 
-def test_tiled_copies_int32_bits(ocl_engine, rng):
+def test_tiled_copies_int32_bits(engine, rng):
     x = rng.integers(-2**31, 2**31 - 1, (3, 17, 11), dtype=np.int64).astype(np.int32)
     topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.i32, cl.Format.bfyx, x.shape)),
                        cl.Permute("p", "x", order=(2, 0, 1)))
-    net = cl.Network(cl.Program(ocl_engine, topo, cpu_tier()))
-    assert net.program.node("p").impl.kernel_name == "permute_tiled"
+    net = cl.Network(cl.Program(engine, topo, cpu_tier()))
+    assert net.program.node("p").impl.kernel_name == KERNEL[engine.kind]
     net.poison()
     np.testing.assert_array_equal(net.run({"x": x})["p"], x.transpose(2, 0, 1))
 
