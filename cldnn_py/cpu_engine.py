@@ -203,6 +203,14 @@ class CpuEngine(Engine):
         t = time.perf_counter_ns()
         return CpuEvent(t, t)
 
+    def execution_scope(self) -> Any:
+        """BLAS libraries on one thread for one Network execution
+        (:func:`kernel_selector.common.cpu_blas_threads.single_threaded_blas`: their spinning worker threads would
+        hold the cores the numba kernels run on)."""
+        from kernel_selector.common.cpu_blas_threads import single_threaded_blas  # lazy, as bind_kernel's import
+
+        return single_threaded_blas()
+
     def flush(self) -> None:
         """Nothing to submit."""
 

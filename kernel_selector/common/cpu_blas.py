@@ -89,3 +89,16 @@ def output_writer(lay: Layout) -> tuple[Callable[[np.ndarray], np.ndarray | None
         view, count = viewer(lay), lay.count()
         return (lambda buf: view(buf)[:count].reshape(lay.shape)), (lambda buf, v: None)
     return (lambda buf: None), (lambda buf, v: write_logical(buf, lay, v))
+
+
+@numba.njit(parallel=True, **NJIT)
+def dot_rows(out: np.ndarray, x: np.ndarray, wt: np.ndarray, parts: int) -> None:  # pragma: no cover - numba
+    """out = x · wt with the rows of x split into ``parts`` equal blocks, one BLAS product per block on numba's
+    threads (balance211-style static split: block p has rows n·p/parts to n·(p+1)/parts). x (N, K) and out (N, M)
+    C-contiguous, wt (K, M) C- or F-contiguous. Only with BLAS on one thread (:mod:`.cpu_blas_threads`: concurrent
+    calls into a multi-threaded OpenBLAS are not safe); that is how a product then uses both cores."""
+    n = x.shape[0]
+    for p in prange(parts):
+        r0, r1 = n * p // parts, n * (p + 1) // parts
+        if r1 > r0:
+            np.dot(x[r0:r1], wt, out[r0:r1])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba import prange
 
 from cldnn_py.layout import DIMS, Layout
 from cldnn_py.ops import EltwiseMode
@@ -251,3 +252,15 @@ def fake_quant_params(ops: list[FusedOp]) -> tuple[float, ...] | None:
 
 
 EMPTY = np.zeros(1, np.float32)  # the operand argument when the chain has no eltwise
+
+ACT_CHUNK = 16384  # elements per task of :func:`act_chain_inplace` (64 KB: the chain runs on it while it is in L2)
+
+
+@numba.njit(parallel=True, **NJIT)
+def act_chain_inplace(buf: np.ndarray, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> None:  # pragma: no cover
+    """A fused chain of activations (no eltwise operand) applied in place to all of ``buf`` (1-D), chunk by chunk
+    in parallel: the epilogue of a kernel whose product comes from BLAS (fully_connected_cpu_blas)."""
+    n = buf.shape[0]
+    for t in prange((n + ACT_CHUNK - 1) // ACT_CHUNK):
+        s = t * ACT_CHUNK
+        chain_span(buf, s, min(n, s + ACT_CHUNK) - s, codes, fa, fb, EMPTY, 0, 0)
