@@ -107,7 +107,7 @@ class FullyConnectedKernelCpuBlas(CpuKernelBase):
         n_in = len(params.inputs)
         launch = Launcher(m * k)
         split = Launcher(n * m * k, chunk=1)
-        parts = numba.config.NUMBA_NUM_THREADS  # one BLAS product per numba thread
+        parts = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]  # one BLAS product per numba thread
         small = n <= SMALL_BATCH and w.format in (Format.bfyx, Format.oiyx) and w.padding.is_zero
 
         def fn(*bufs: Any) -> None:
