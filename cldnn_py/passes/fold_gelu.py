@@ -22,7 +22,7 @@ from ..pass_manager import BasePass
 from ..primitives import Activation
 from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode, remove_node, topological_order
-from .patterns import is_activation, is_eltwise, only_user, other_operand, scalar_operand
+from .patterns import float_sources, is_activation, is_eltwise, only_user, other_operand, scalar_operand
 
 SQRT2 = math.sqrt(2.0)
 
@@ -83,12 +83,7 @@ class FoldGelu(BasePass):
     def run(self, program: ProgramGraph) -> None:
         """Every non-constant floating-point node in order as X; see the module docstring."""
         changed = False
-        for x in list(program.order):
-            if program.nodes.get(x.id) is not x or x.constant or x.kind == "data":
-                continue
-            self.node = x.id
-            if x.layout().dtype.numpy.kind != "f":
-                continue
+        for x in float_sources(program, self):
             found = match(x)
             if found is None:
                 continue

@@ -27,7 +27,7 @@ from ..pass_manager import BasePass
 from ..primitives import MVN
 from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode, remove_node, topological_order
-from .patterns import is_activation, is_eltwise, only_user, other_operand, scalar
+from .patterns import float_sources, is_activation, is_eltwise, only_user, other_operand, scalar
 
 
 def _mean_axes(node: ProgramNode, x: ProgramNode) -> tuple[int, ...] | None:
@@ -133,12 +133,7 @@ class FoldLayerNorm(BasePass):
     def run(self, program: ProgramGraph) -> None:
         """Every non-constant node in order as X; see the module docstring."""
         changed = False
-        for x in list(program.order):
-            if program.nodes.get(x.id) is not x or x.constant or x.kind == "data":
-                continue
-            self.node = x.id
-            if x.layout().dtype.numpy.kind != "f":
-                continue
+        for x in float_sources(program, self):
             found = match(x)
             if found is None or any(n.id in program.forced_impls for n in found.inner + [found.last]):
                 continue

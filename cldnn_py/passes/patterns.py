@@ -3,8 +3,23 @@ node it is, its single user, the value of a one-element constant."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from ..ops import ActivationAttrs, ActivationFunc, EltwiseAttrs, EltwiseMode
+from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode
+
+
+def float_sources(program: ProgramGraph, pass_: Any) -> Iterator[ProgramNode]:
+    """The nodes a fold may start from, in execution order: still in the graph (earlier folds remove nodes), not
+    constant, not Data, of a floating-point type; sets ``pass_.node`` to each (the pass manager names it in errors)."""
+    for x in list(program.order):
+        if program.nodes.get(x.id) is not x or x.constant or x.kind == "data":
+            continue
+        pass_.node = x.id
+        if x.layout().dtype.numpy.kind == "f":
+            yield x
 
 
 def only_user(node: ProgramNode) -> ProgramNode | None:

@@ -40,3 +40,4 @@ def strides(shape: tuple[int, ...]) -> list[int]:
         out[i] = s
         s *= shape[i]
     return out
+

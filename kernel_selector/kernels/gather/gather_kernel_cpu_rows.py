@@ -19,8 +19,7 @@ from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
-from .gather_kernel_ref import GatherKernelRef
-from .gather_kernel_rows import MIN_INNER, geometry
+from .gather_kernel_rows import GatherKernelRows, geometry
 
 TYPES = frozenset({DataType.f32, DataType.i32})
 
@@ -44,8 +43,8 @@ def gather_rows(out: np.ndarray, x: np.ndarray, idx: np.ndarray, axis: int, inne
 @register
 class GatherKernelCpuRows(CpuKernelBase):
     """Gather (``gather_ref``'s semantics) on the CPU engine when data and output are unpadded bfyx f32 / i32 of one
-    type and the rows after the gather axis have at least MIN_INNER elements; i32 indices unpadded bfyx. Threads:
-    ``prange`` over output rows."""
+    type and the rows after the gather axis have at least ``gather_rows.MIN_INNER`` elements; i32 indices unpadded
+    bfyx. Threads: ``prange`` over output rows."""
 
     name = "gather_cpu_rows"
     primitive = "gather"
@@ -59,15 +58,8 @@ class GatherKernelCpuRows(CpuKernelBase):
                             output_formats=bfyx, padded_inputs=False, padded_output=False)
 
     def validate(self, params: Params) -> str | None:
-        """gather_ref's checks, one data type, rows of at least MIN_INNER elements."""
-        why = GatherKernelRef().validate(params)
-        if why:
-            return why
-        if params.inputs[0].dtype != params.output.dtype:
-            return f"data {params.inputs[0].dtype.value} and output {params.output.dtype.value} types differ"
-        if geometry(params)[3] < MIN_INNER:
-            return f"rows of {geometry(params)[3]} elements after the gather axis (under {MIN_INNER})"
-        return None
+        """``gather_rows``'s: gather_ref's checks, one data type, rows of at least MIN_INNER elements."""
+        return GatherKernelRows().validate(params)
 
     def priority(self, params: Params) -> int:
         """Ahead of the reference."""

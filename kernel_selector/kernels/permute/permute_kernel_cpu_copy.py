@@ -24,6 +24,7 @@ from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
+from .permute_kernel_tiled import PermuteKernelTiled
 
 TYPES = frozenset({DataType.f32, DataType.i32})
 
@@ -68,13 +69,8 @@ class PermuteKernelCpuCopy(CpuKernelBase):
                             output_formats=bfyx, padded_inputs=False, padded_output=False)
 
     def validate(self, params: Params) -> str | None:
-        """A permutation of the input's rank; one data type in and out."""
-        order = tuple(params.attrs_as(PermuteAttrs).order)
-        if sorted(order) != list(range(params.inputs[0].rank)):
-            return f"order {order} is not a permutation of rank {params.inputs[0].rank}"
-        if params.inputs[0].dtype != params.output.dtype:
-            return f"input {params.inputs[0].dtype.value} and output {params.output.dtype.value} types differ"
-        return None
+        """``permute_tiled``'s: a permutation of the input's rank, one data type in and out."""
+        return PermuteKernelTiled().validate(params)
 
     def priority(self, params: Params) -> int:
         """Ahead of the reference."""
