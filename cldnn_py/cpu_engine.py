@@ -21,6 +21,7 @@ now run numba's packed GEMM; OpenBLAS remains for fully connected layers and Mat
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import platform
@@ -204,12 +205,17 @@ class CpuEngine(Engine):
         return CpuEvent(t, t)
 
     def execution_scope(self) -> Any:
-        """BLAS libraries on one thread for one Network execution
+        """For one Network execution: BLAS libraries on one thread
         (:func:`kernel_selector.common.cpu_blas_threads.single_threaded_blas`: their spinning worker threads would
-        hold the cores the numba kernels run on)."""
+        hold the cores the numba kernels run on), and numba's thread count changed only when a kernel needs the other
+        mode (:func:`kernel_selector.common.cpu_launch.launch_scope`)."""
         from kernel_selector.common.cpu_blas_threads import single_threaded_blas  # lazy, as bind_kernel's import
+        from kernel_selector.common.cpu_launch import launch_scope
 
-        return single_threaded_blas()
+        stack = contextlib.ExitStack()
+        stack.enter_context(single_threaded_blas())
+        stack.enter_context(launch_scope())
+        return stack
 
     def flush(self) -> None:
         """Nothing to submit."""

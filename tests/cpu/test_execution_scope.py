@@ -1,0 +1,86 @@
+"""The CPU engine's execution scope. BLAS on one thread during executions (kernel_selector/common/cpu_blas_threads.py):
+the limit holds inside, nests and is undone only by the last exit; a fully connected layer above SMALL_BATCH rows
+runs as one BLAS product per numba thread then (dot_rows) and matches the float64 product on a poisoned output.
+numba's thread count inside launch_scope (kernel_selector/common/cpu_launch.py): left as the last kernel set it,
+restored at exit, also after an error; results unchanged."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info
+
+import cldnn_py as cl
+from kernel_selector.common.cpu_blas import SMALL_BATCH
+from kernel_selector.common.cpu_blas_threads import active, single_threaded_blas
+from kernel_selector.common.cpu_launch import Launcher, launch_scope
+from tests.helpers import assert_close, f32
+
+
+def _blas_threads() -> set[int]:
+    return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+
+def test_limit_nests_and_restores():
+    before = _blas_threads()
+    assert not active()
+    with single_threaded_blas():
+        assert active() and _blas_threads() == {1}
+        with single_threaded_blas():
+            assert _blas_threads() == {1}
+        assert active() and _blas_threads() == {1}  # the inner exit keeps the limit
+    assert not active() and _blas_threads() == before
+
+
+def test_split_product_in_a_network(cpu_engine, rng):
+    n, k, m = SMALL_BATCH + 29, 70, 33
+    x, w, b = f32(rng.standard_normal((n, k))), f32(rng.standard_normal((m, k))), f32(rng.standard_normal(m))
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)), cl.Data("w", w),
+                       cl.Data("b", b), cl.FullyConnected("fc", "x", weights="w", bias="b"),
+                       cl.Activation("act", "fc", "gelu"))
+    net = cl.Network(cl.Program(cpu_engine, topo))
+    assert net.program.node("fc").impl.kernel_name == "fully_connected_cpu_blas"
+    before, threads = _blas_threads(), numba.get_num_threads()
+    net.poison()
+    out = net.run({"x": x})["act"]
+    assert numba.get_num_threads() == threads  # launch_scope restored numba's count
+    y = x.astype(np.float64) @ w.T.astype(np.float64) + b
+    from scipy import special
+
+    assert_close(out, 0.5 * y * special.erfc(-y / np.sqrt(2.0)), rtol=1e-4, atol=1e-4)
+    assert _blas_threads() == before and not active()
+
+
+@numba.njit(parallel=True)
+def _fill(out, v):  # pragma: no cover - numba
+    for i in numba.prange(out.shape[0]):
+        out[i] = v + i
+
+
+def test_launch_scope_keeps_and_restores_the_thread_count():
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    start = numba.get_num_threads()
+    if start < 2:
+        pytest.skip("one numba thread: nothing to switch")
+    small, big = Launcher(10), Launcher(1 << 20)
+    a, b = np.zeros(10, np.float32), np.zeros(1 << 20, np.float32)
+    with launch_scope():
+        small(_fill, a, np.float32(1.0))
+        assert numba.get_num_threads() == 1  # left at one thread for the next small kernel
+        with launch_scope():  # nested: the outer scope's
+            small(_fill, a, np.float32(2.0))
+        assert numba.get_num_threads() == 1
+        big(_fill, b, np.float32(3.0))
+        assert numba.get_num_threads() == start
+        small(_fill, a, np.float32(4.0))
+    assert numba.get_num_threads() == start
+    np.testing.assert_array_equal(a, np.arange(10) + 4.0)
+    np.testing.assert_array_equal(b, np.arange(1 << 20, dtype=np.float32) + 3.0)
+    with pytest.raises(RuntimeError):
+        with launch_scope():
+            small(_fill, a, np.float32(5.0))
+            raise RuntimeError("a kernel failed")
+    assert numba.get_num_threads() == start
+    small(_fill, a, np.float32(6.0))  # outside a scope: set and restored around the call
+    assert numba.get_num_threads() == start and a[0] == 6.0
