@@ -22,7 +22,8 @@ from ..pass_manager import BasePass
 from ..primitives import Activation
 from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode, remove_node, topological_order
-from .patterns import float_sources, is_activation, is_eltwise, only_user, other_operand, scalar_operand
+from .fusing.common import sole_user
+from .patterns import float_sources, is_activation, is_eltwise, other_operand, scalar_operand
 
 SQRT2 = math.sqrt(2.0)
 
@@ -51,26 +52,26 @@ def match(x: ProgramNode) -> tuple[list[ProgramNode], ProgramNode] | None:
     for y in {id(u): u for u in x.users}.values():
         if not _scaled_input(y, x):
             continue
-        e = only_user(y)
+        e = sole_user(y)
         if e is None or not is_activation(e, ActivationFunc.erf):
             continue
-        t = only_user(e)
+        t = sole_user(e)
         if t is None or not is_eltwise(t, EltwiseMode.sum) or not _near(scalar_operand(t, e), 1.0):
             continue
-        m1 = only_user(t)
+        m1 = sole_user(t)
         f = _times(m1, t)
         if m1 is None or f is None:
             continue
         inner = [y, e, t]
         if f is x:  # (x·t)·0.5
-            m2 = only_user(m1)
+            m2 = sole_user(m1)
             if m2 is not None and _near(scalar_operand(m2, m1) if _times(m2, m1) is not None else None, 0.5):
                 return inner + [m1], m2
         elif _near(scalar_operand(m1, t), 0.5):  # (t·0.5)·x
-            m2 = only_user(m1)
+            m2 = sole_user(m1)
             if _times(m2, m1) is x and m2 is not None:
                 return inner + [m1], m2
-        elif only_user(f) is m1 and _times(f, x) is not None and _near(scalar_operand(f, x), 0.5):  # t·(x·0.5)
+        elif sole_user(f) is m1 and _times(f, x) is not None and _near(scalar_operand(f, x), 0.5):  # t·(x·0.5)
             return inner + [f], m1
     return None
 

@@ -27,7 +27,8 @@ from ..pass_manager import BasePass
 from ..primitives import MVN
 from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode, remove_node, topological_order
-from .patterns import float_sources, is_activation, is_eltwise, only_user, other_operand, scalar
+from .fusing.common import sole_user
+from .patterns import float_sources, is_activation, is_eltwise, other_operand, scalar
 
 
 def _mean_axes(node: ProgramNode, x: ProgramNode) -> tuple[int, ...] | None:
@@ -55,7 +56,7 @@ class LayerNormMatch:
 
 def _affine(y: ProgramNode, mode: EltwiseMode, shape: tuple[int, ...]) -> tuple[ProgramNode, ProgramNode] | None:
     """(next, constant operand) when y's only user is ``y ∘ c`` of ``mode`` with a constant c and X's shape."""
-    nxt = only_user(y)
+    nxt = sole_user(y)
     if nxt is None or not is_eltwise(nxt, mode) or nxt.layout().shape != shape:
         return None
     c = other_operand(nxt, y)
@@ -69,7 +70,7 @@ def match(x: ProgramNode) -> LayerNormMatch | None:
     shape = x.layout().shape
     for m in {id(u): u for u in x.users}.values():
         axes = _mean_axes(m, x)
-        d = only_user(m) if axes else None
+        d = sole_user(m) if axes else None
         if axes is None or d is None or not is_eltwise(d, EltwiseMode.sub) or d.dependencies != [x, m] or d.is_output:
             continue
         users = list({id(u): u for u in d.users}.values())
@@ -87,10 +88,10 @@ def _tail(x: ProgramNode, axes: tuple[int, ...], m: ProgramNode, d: ProgramNode,
     """The rest of the pattern after d = X − mean, with s the square and y the division."""
     squares = (is_activation(s, ActivationFunc.square) and s.dependencies == [d]) or \
         (is_eltwise(s, EltwiseMode.prod) and s.dependencies == [d, d])
-    v = only_user(s) if squares else None
+    v = sole_user(s) if squares else None
     if v is None or _mean_axes(v, s) != axes:
         return None
-    e = only_user(v)
+    e = sole_user(v)
     eps, eps_node, inner = 0.0, None, [m, d, s, v]
     if e is not None and is_eltwise(e, EltwiseMode.sum):
         c = other_operand(e, v)
@@ -99,15 +100,15 @@ def _tail(x: ProgramNode, axes: tuple[int, ...], m: ProgramNode, d: ProgramNode,
             return None
         eps, eps_node = val, c
         inner.append(e)
-        e = only_user(e)
+        e = sole_user(e)
     if e is None or not is_activation(e, ActivationFunc.sqrt) or eps < 0:
         return None
     inner.append(e)
-    r_user = only_user(e)
+    r_user = sole_user(e)
     rec = r_user if r_user is not None and is_activation(r_user, ActivationFunc.reciprocal) else None
     if rec is None and is_eltwise(y, EltwiseMode.div) and y.dependencies == [d, e] and r_user is y:
         pass
-    elif rec is not None and is_eltwise(y, EltwiseMode.prod) and only_user(rec) is y and other_operand(y, d) is rec:
+    elif rec is not None and is_eltwise(y, EltwiseMode.prod) and sole_user(rec) is y and other_operand(y, d) is rec:
         inner.append(rec)
     else:
         return None

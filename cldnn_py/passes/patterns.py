@@ -1,5 +1,6 @@
-"""Node tests shared by the passes that recognise a decomposed operation (fold_layer_norm, fold_gelu): what kind of
-node it is, its single user, the value of a one-element constant."""
+"""Node tests shared by the passes that recognise a decomposed operation (fold_layer_norm, fold_gelu): the nodes a
+fold starts from, what kind of node it is, the value of a one-element constant (a node's single user:
+``fusing.common.sole_user``)."""
 
 from __future__ import annotations
 
@@ -20,14 +21,6 @@ def float_sources(program: ProgramGraph, pass_: Any) -> Iterator[ProgramNode]:
         pass_.node = x.id
         if x.layout().dtype.numpy.kind == "f":
             yield x
-
-
-def only_user(node: ProgramNode) -> ProgramNode | None:
-    """The single user of a node that is not a network output, else None."""
-    users = {id(u): u for u in node.users}
-    if len(users) != 1 or node.is_output:
-        return None
-    return next(iter(users.values()))
 
 
 def is_eltwise(node: ProgramNode, mode: EltwiseMode) -> bool:
