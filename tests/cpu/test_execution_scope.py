@@ -84,3 +84,19 @@ def test_launch_scope_keeps_and_restores_the_thread_count():
     assert numba.get_num_threads() == start
     small(_fill, a, np.float32(6.0))  # outside a scope: set and restored around the call
     assert numba.get_num_threads() == start and a[0] == 6.0
+
+
+@pytest.mark.parametrize("transpose_b", [False, True])
+def test_split_batched_gemm_in_a_network(cpu_engine, rng, transpose_b):
+    """A batched Gemm (the attention products) during an execution: one BLAS call per (batch item, row block)
+    (dot_batched), B transposed or not; numpy's float64 product, alpha applied, poisoned output."""
+    a = f32(rng.standard_normal((2, 3, 37, 20)))
+    b = f32(rng.standard_normal((2, 3, 29, 20) if transpose_b else (2, 3, 20, 29)))
+    topo = cl.Topology(cl.InputLayout("a", cl.Layout(cl.DataType.f32, cl.Format.bfyx, a.shape)),
+                       cl.InputLayout("b", cl.Layout(cl.DataType.f32, cl.Format.bfyx, b.shape)),
+                       cl.Gemm("g", ["a", "b"], transpose_b=transpose_b, alpha=0.25))
+    net = cl.Network(cl.Program(cpu_engine, topo))
+    assert net.program.node("g").impl.kernel_name == "gemm_cpu_blas"
+    net.poison()
+    b64 = b.astype(np.float64).swapaxes(-1, -2) if transpose_b else b.astype(np.float64)
+    assert_close(net.run({"a": a, "b": b})["g"], 0.25 * (a.astype(np.float64) @ b64), rtol=1e-5, atol=1e-5)

@@ -17,12 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numba
 import numpy as np
 
 from cldnn_py.layout import DataType
 from cldnn_py.ops import GemmAttrs, gemm_shapes
 
-from ...common.cpu_blas import SMALL_BATCH, fc_rows, logical_reader, output_writer
+from ...common.cpu_blas import SMALL_BATCH, dot_batched, fc_rows, logical_reader, output_writer
+from ...common.cpu_blas_threads import active as blas_active
 from ...common.cpu_epilogue import EMPTY
 from ...common.cpu_fused import cpu_fused_reason
 from ...common.cpu_launch import Launcher
@@ -86,6 +88,9 @@ class GemmKernelCpuBlas(CpuKernelBase):
         ops = list(params.fused_ops)
         extra = [lay for op in ops for lay in op.extra_inputs]
         n_in = len(params.inputs)
+        batched = a.rank >= 3 and b.rank == a.rank and a.shape[:-2] == b.shape[:-2]  # no broadcast of the batch
+        split = Launcher(n * m * max(a.shape), chunk=1)
+        parts = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
 
         def fn(*bufs: Any) -> None:
             xa, xb = read_a(bufs[0]), read_b(bufs[1])
@@ -98,6 +103,10 @@ class GemmKernelCpuBlas(CpuKernelBase):
                 r = np.empty((m, n), np.float32)
                 launch(fc_rows, r, np.ascontiguousarray(xa), np.ascontiguousarray(xb.T), EMPTY,
                      False)
+            elif batched and blas_active():  # one BLAS call per (batch item, row block) on numba's threads
+                a3 = np.ascontiguousarray(xa).reshape(-1, m, xa.shape[-1])
+                r = np.empty((a3.shape[0], m, n), np.float32)
+                split(dot_batched, r, a3, np.ascontiguousarray(xb).reshape(-1, xb.shape[-2], n), parts)
             elif swap:
                 r = np.matmul(xb.swapaxes(-1, -2), xa.swapaxes(-1, -2)).swapaxes(-1, -2)
             else:
