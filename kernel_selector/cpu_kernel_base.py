@@ -33,6 +33,14 @@ from .params import FusedOp, Params, SupportedKey
 CPU = frozenset({"cpu"})
 
 
+def cpu_plain_key(dtypes: frozenset[DataType]) -> SupportedKey:
+    """The key of a CPU row kernel that reads contiguous rows: engine "cpu", ``dtypes`` in and out, bfyx without
+    padding (mvn_cpu_rows, permute_cpu_copy, gather_cpu_rows)."""
+    bfyx = frozenset({Format.bfyx})
+    return SupportedKey(engines=CPU, input_dtypes=dtypes, output_dtypes=dtypes, input_formats=bfyx,
+                        output_formats=bfyx, padded_inputs=False, padded_output=False)
+
+
 def cpu_f32_key(formats: frozenset[Format] | None) -> SupportedKey:
     """The key of a fast CPU kernel: engine "cpu", f32 in and out, data and output in ``formats`` (None: any),
     padding allowed."""

@@ -11,11 +11,11 @@ import numba
 import numpy as np
 from numba import prange
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import DataType
 
 from ...common.cpu_launch import Launcher, viewer
 from ...common.elementwise_numba import NJIT
-from ...cpu_kernel_base import CPU, CpuKernelBase
+from ...cpu_kernel_base import CpuKernelBase, cpu_plain_key
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
@@ -53,9 +53,7 @@ class GatherKernelCpuRows(CpuKernelBase):
 
     def supported_key(self) -> SupportedKey:
         """CPU; data f32 / i32, indices i32; bfyx, no padding."""
-        bfyx = frozenset({Format.bfyx})
-        return SupportedKey(engines=CPU, input_dtypes=TYPES, output_dtypes=TYPES, input_formats=bfyx,
-                            output_formats=bfyx, padded_inputs=False, padded_output=False)
+        return cpu_plain_key(TYPES)
 
     def validate(self, params: Params) -> str | None:
         """``gather_rows``'s: gather_ref's checks, one data type, rows of at least MIN_INNER elements."""

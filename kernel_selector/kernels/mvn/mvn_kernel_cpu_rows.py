@@ -11,13 +11,13 @@ import numba
 import numpy as np
 from numba import prange
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import DataType
 from cldnn_py.ops import MVNAttrs
 
 from ...common.cpu_launch import Launcher, viewer
 from ...common.elementwise_numba import NJIT
 from ...common.mvn_rows import NONE, operand_modes, row_length, rows_reason
-from ...cpu_kernel_base import CPU, CpuKernelBase
+from ...cpu_kernel_base import CpuKernelBase, cpu_plain_key
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
@@ -72,9 +72,7 @@ class MVNKernelCpuRows(CpuKernelBase):
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32, bfyx, no padding."""
-        f32, bfyx = frozenset({DataType.f32}), frozenset({Format.bfyx})
-        return SupportedKey(engines=CPU, input_dtypes=f32, output_dtypes=f32, input_formats=bfyx,
-                            output_formats=bfyx, padded_inputs=False, padded_output=False)
+        return cpu_plain_key(frozenset({DataType.f32}))
 
     def validate(self, params: Params) -> str | None:
         """Trailing normalized axes, the normalized result, scale / bias per element or per row."""

@@ -14,13 +14,13 @@ import numba
 import numpy as np
 from numba import prange
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import DataType
 from cldnn_py.ops import PermuteAttrs
 
 from ...common.cpu_launch import Launcher, viewer
 from ...common.elementwise_numba import NJIT
 from ...common.permute_plan import collapse, strides
-from ...cpu_kernel_base import CPU, CpuKernelBase
+from ...cpu_kernel_base import CpuKernelBase, cpu_plain_key
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
@@ -64,9 +64,7 @@ class PermuteKernelCpuCopy(CpuKernelBase):
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32 / i32, bfyx, no padding."""
-        bfyx = frozenset({Format.bfyx})
-        return SupportedKey(engines=CPU, input_dtypes=TYPES, output_dtypes=TYPES, input_formats=bfyx,
-                            output_formats=bfyx, padded_inputs=False, padded_output=False)
+        return cpu_plain_key(TYPES)
 
     def validate(self, params: Params) -> str | None:
         """``permute_tiled``'s: a permutation of the input's rank, one data type in and out."""
