@@ -65,7 +65,14 @@ from .cpu_conv_oc import OC_ROWS_MAX_PIXELS, oc_chunks, oc_row_tiles, oc_tiles, 
 from .cpu_im2col import im2col
 
 SCRATCH_BYTES = 48 << 20  # the im2col / grid / output scratch of the images that share one GEMM region
-NOPACK_TILES = 4  # a task with this many row tiles or fewer reads B in place instead of packing it
+NOPACK_TILES = 16
+"""A task with this many row tiles or fewer reads B in place instead of packing it (up to 64 output channels on
+AVX2). Each tile after the first finds the panel's B rows in L1 or L2, and the copy costs more than the strided
+reads it saves: same-process A/B on the 2-core Zen 4 (AVX2) against 4 tiles, isolated layers with bias and relu:
+128 → 32 3×3 at 56×56 and 28×28 1.25-1.3× faster, 256 → 64 1×1 at 56×56 1.43×, 3 → 64 7×7 stride 2 1.22×,
+64 → 64 3×3 at 56×56 1.1×, 1024 → 64 1×1 at 28×28 1.3×; networks on the CPU engine (batch 1): DenseNet-121 0.92×,
+Inception-v2 0.93×, GoogLeNet 0.97×, ResNet-50, SqueezeNet and ShuffleNet 0.98-0.99×. Past 16 tiles packing wins
+again (every tile reading a 14×14 layer's K = 1024 rows in place: 1.25× slower)."""
 ROW_PANELS_EXTRA = 1.25
 """The padded grid's GEMM writes straight into the output rows (panels that never span two rows) when that takes at
 most this many times the grid's column panels: the copy out of the grid cost 15-35% of such a layer (3 → 64, 3×3
@@ -87,8 +94,8 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
     170-380 → 290-420 GFLOP/s on ResNet-50's shapes), then run the micro-kernel with its register epilogue on every
     row tile of the range, then the rest of the fused chain (``codes``, :func:`chain_span`) on the tile's rows. A
     task with at most ``nopack_tiles`` row tiles packs nothing: its tiles read B in place over the whole K (strided
-    rows, or the rows ``koff`` points at through :data:`micro_kernel_rows`): for 16-32 output channels the copy
-    cost about twice the FMAs it fed.
+    rows, or the rows ``koff`` points at through :data:`micro_kernel_rows`): for up to NOPACK_TILES tiles the copy
+    cost more than it saved.
 
     ``rtab`` (T, 2): group and first output channel of each row tile (MR rows inside one 16-row weight panel),
     sorted by group; B row r of group g, pixel p is ``b[b_off + g * b_grp + r * ldb + p]``, or
@@ -118,7 +125,7 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
             cnt = min(NR, npix - p0)
             pc = p0
         t_lo, t_hi = nt * part // splits, nt * (part + 1) // splits
-        # few row tiles share the panel: read B where it lies (packing it would cost more than the FMAs it feeds)
+        # few row tiles share the panel: read B where it lies (the copy would cost more than it saves)
         nopack = t_hi - t_lo <= nopack_tiles
         kb = k if nopack else KC
         bp = np.empty(0 if nopack else min(k, KC) * NR, np.float32)
