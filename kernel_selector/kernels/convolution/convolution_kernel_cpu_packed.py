@@ -61,7 +61,7 @@ from .cpu_conv_common import (
 )
 from .cpu_conv_gemv import gemv_panels
 from .cpu_conv_grid import grid_geometry, grid_to_output, output_chain, pad_planes
-from .cpu_conv_oc import OC_ROWS_MAX_PIXELS, oc_chunks, oc_row_tiles, oc_tiles, use_channel_vectors
+from .cpu_conv_oc import oc_chunks, oc_row_tiles, oc_tiles, use_channel_vectors, use_oc_rows
 from .cpu_im2col import im2col
 
 SCRATCH_BYTES = 48 << 20  # the im2col / grid / output scratch of the images that share one GEMM region
@@ -329,8 +329,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # a small dense output from the padded grid or a strided 1x1 read in place: channel-vector tiles along its rows
         strided_1x1 = (flat_in and kh == kw == 1 and not direct and tuple(a.pad) == tuple(a.pad_end) == (0, 0)
                        and tuple(a.dilation) == (1, 1))
-        oc_rows = (g == 1 and oh * ow <= OC_ROWS_MAX_PIXELS and out_lay.format == Format.bfyx and res_at < 0
-                   and all(op.kind == "activation" for op in rest) and (grid or strided_1x1))
+        oc_rows = (g == 1 and out_lay.format == Format.bfyx and res_at < 0
+                   and all(op.kind == "activation" for op in rest) and use_oc_rows(oc, oh * ow, grid, strided_1x1))
         # the buffer index of each eltwise operand (after the output), in chain order
         elt_buf = [n_own + 1 + j for j, op in enumerate(op for op in ops for _ in op.extra_inputs)
                    if op.kind == "eltwise"]

@@ -12,7 +12,8 @@ and relu, 2 threads): 1.3-2× faster up to ~5 M multiply-adds (40 → 240 at 14�
 at 56×56, 512 → 1000 at 13×13), hence OC_MAX_MACS.
 
 :func:`oc_row_tiles` does the same along the output rows of a padded grid (k×k layers, stride phases included) or
-of a strided 1×1 layer read in place, for outputs of at most OC_ROWS_MAX_PIXELS: a 7-pixel row is 4 + 3 pixels
+of a strided 1×1 layer read in place, for outputs of at most OC_ROWS_MAX_PIXELS, and k×k layers of any size whose
+channels fill the lanes (:func:`use_oc_rows`): a 7-pixel row is 4 + 3 pixels
 where the grid's GEMM computed 9-column rows in 16-pixel panels and copied them out. ResNet-50 at batch 1, same
 process: its 3×3 layers at 7×7 5.0-5.3 → 3.1-3.3 ms, the stride-2 3×3 ones 0.87×, 1024 → 2048 stride 2 0.80×;
 networks 0.91× (YOLO-style) to 0.97× (GoogLeNet), batch 8 unchanged.
@@ -93,6 +94,22 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
 OC_ROWS_MAX_PIXELS = 256
 """A dense k×k (padded grid) or strided 1×1 convolution whose output has at most this many pixels (14×14 and
 smaller) runs channel-vector tiles along its output rows (:func:`oc_row_tiles`)."""
+OC_ROWS_GRID_MIN_LANES = 0.9
+"""... and a dense k×k one of any output size when at least this share of the tiles' vector lanes hold an output
+channel (``oc`` / whole panels of 16: 24 channels fill 0.75 and ran 1.1× slower this way). Same-process A/B on the
+2-core Zen 4 (AVX2) against the pixel-vector GEMM (isolated layers with bias and relu): 3×3 at 56×56 64 → 64 1.19×,
+128 → 32 1.25×, 256 → 256 1.23×, 96 → 128 1.35×; at 28×28 128 → 128 1.45×, 32 → 128 1.6×; 3 → 64 stride 2 to
+111×111 2×; 7×7 stride 2 3 → 64 1.06×. Strided 1×1 layers past OC_ROWS_MAX_PIXELS keep the GEMM (256 → 512 to
+28×28 ran 0.87× this way)."""
+
+
+def use_oc_rows(oc: int, npix: int, grid: bool, strided_1x1: bool) -> bool:
+    """True when a dense convolution with ``oc`` output channels and ``npix`` output pixels per image, read from
+    the padded grid (``grid``: k×k) or in place (``strided_1x1``), should run :func:`oc_row_tiles`
+    (OC_ROWS_MAX_PIXELS, OC_ROWS_GRID_MIN_LANES)."""
+    if not (grid or strided_1x1):
+        return False
+    return npix <= OC_ROWS_MAX_PIXELS or (grid and oc / (-(-oc // 16) * 16) >= OC_ROWS_GRID_MIN_LANES)
 
 
 @numba.njit(parallel=True, **NJIT)
