@@ -8,8 +8,10 @@ and the kernel choice; each kernel's source is made again by its own kernel_sele
 layouts (:meth:`kernel_selector.selector.KernelSelector.kernel_for` re-checks that the kernel accepts them), and the
 sources are built through the kernel binary cache and the driver's own cache (PoCL's), as at build time.
 
-**The file holds data only: no pickle, no Python, no kernel source or binary.** Kernels come from the installed
-package, so a file cannot make the engine run code of its choosing; a tampered graph is refused where it does not
+**The file holds data only: no pickle, no Python, no kernel source or binary** (the warm-start cache's own entries
+add the kernel sources as a build hint, used only where the templates make the same text:
+:mod:`cldnn_py.program_build_hint`). Kernels come from the installed package, so a file cannot make the engine run
+code of its choosing; a tampered graph is refused where it does not
 check out (every layout is recomputed from its dependencies, every memory-pool slot and view must hold its tensor,
 every kernel must validate on its layouts, every constant must have its layout's size).
 
@@ -41,6 +43,7 @@ import numpy as np
 from kernel_selector import ClKernelData, selector
 from kernel_selector.selector import kernel_module
 
+from . import program_build_hint
 from .build_options import BuildOptions
 from .errors import CldnnError, ProgramFileError
 from .kernel_params import node_params
@@ -68,23 +71,26 @@ if TYPE_CHECKING:
 log = logging.getLogger("cldnn_py.program_io")
 
 STATE = ("options", "nodes", "order", "outputs", "cl_programs", "entry_program", "kernels_built", "device_caps",
-         "binary_cache_hits", "constants", "removed", "memory_slots", "slot_bytes", "memory_deps", "memory_zero",
-         "pass_timings_ms", "input_signature", "output_signature", "empty_outputs")
+         "binary_cache_hits", "hint_batches", "constants", "removed", "memory_slots", "slot_bytes", "memory_deps",
+         "memory_zero", "pass_timings_ms", "input_signature", "output_signature", "empty_outputs")
 """The Program attributes a load restores (``Program._restore``)."""
 
 
 # ----- save --------------------------------------------------------------------------------------------------------
-def save(program: Any, path: str | os.PathLike[str]) -> int:
+def save(program: Any, path: str | os.PathLike[str], build_hint: bool = False) -> int:
     """Write ``program`` (a built :class:`~cldnn_py.program.Program`) to ``path`` atomically (a temporary file in
     the same folder, renamed); returns the file's size in bytes. Constants are read back from the device in their
-    physical layout. Raises ProgramFileError for a value the format cannot hold, OSError when the file cannot be
-    written."""
+    physical layout. ``build_hint``: add the kernel sources as the warm-start cache's build hint
+    (:mod:`cldnn_py.program_build_hint`). Raises ProgramFileError for a value the format cannot hold, OSError when
+    the file cannot be written."""
     arrays: list[np.ndarray] = []
     try:
         manifest = _manifest(program, arrays)
     except ProgramCodecError as e:
         raise ProgramFileError(f"program cannot be saved to '{path}': {e}") from None
-    return write(path, manifest, arrays)
+    extra = {program_build_hint.MEMBER: program_build_hint.encode(program_build_hint.collect(program))} \
+        if build_hint else None
+    return write(path, manifest, arrays, extra)
 
 
 def _manifest(program: Any, arrays: list[np.ndarray]) -> dict[str, Any]:
@@ -123,15 +129,25 @@ def _manifest(program: Any, arrays: list[np.ndarray]) -> dict[str, Any]:
 
 
 # ----- load --------------------------------------------------------------------------------------------------------
-def load(engine: Engine, path: str | os.PathLike[str], map_constants: bool = False) -> dict[str, Any]:
+def load(engine: Engine, path: str | os.PathLike[str], map_constants: bool = False,
+         build_hint: bool = False) -> dict[str, Any]:
     """The state of a saved Program for ``engine`` (``Program.load`` publishes it): {attribute: value} for every
     name in STATE, plus ``build_time_ms`` (the load time). With ``map_constants``, constants are the file's own
     pages where the device works on host memory (``Engine.wrap_host``: no copy; the file must then never change in
     place while the Program lives, as a warm-start entry never does). Raises ProgramFileError (module docstring),
-    and KernelBuildError / DeviceError as a build does."""
+    and KernelBuildError / DeviceError as a build does. ``build_hint``: the driver starts building the file's
+    build hint first (:mod:`cldnn_py.program_build_hint`; only for the warm-start cache's own entries)."""
     t0 = time.perf_counter()
-    manifest, arrays = read(path, engine, private=map_constants)
-    state = _restore(engine, manifest, arrays, str(path), map_constants)
+    builder = ProgramBuilder(engine, None)
+    try:
+        hint = program_build_hint.read(path) if build_hint else None
+        if hint:
+            builder.prebuild(hint)
+        manifest, arrays = read(path, engine, private=map_constants)
+        state = _restore(engine, manifest, arrays, str(path), map_constants, builder)
+    except BaseException:
+        builder.abandon()
+        raise
     state["build_time_ms"] = (time.perf_counter() - t0) * 1e3
     log.info("program loaded from %s in %.0f ms: %d nodes, %d kernels", path, state["build_time_ms"],
              len(state["nodes"]), state["kernels_built"])
@@ -139,7 +155,7 @@ def load(engine: Engine, path: str | os.PathLike[str], map_constants: bool = Fal
 
 
 def _restore(engine: Engine, manifest: dict[str, Any], arrays: list[np.ndarray], name: str,
-             map_constants: bool = False) -> dict[str, Any]:
+             map_constants: bool = False, builder: ProgramBuilder | None = None) -> dict[str, Any]:
     from .program_io_check import check_graph
 
     try:
@@ -157,7 +173,7 @@ def _restore(engine: Engine, manifest: dict[str, Any], arrays: list[np.ndarray],
             "input_signature": decode(manifest["input_signature"], arrays, "input_signature"),
             "output_signature": decode(manifest["output_signature"], arrays, "output_signature"),
             "empty_outputs": decode(manifest["empty_outputs"], arrays, "empty_outputs"),
-            "pass_timings_ms": {}, "binary_cache_hits": 0,
+            "pass_timings_ms": {}, "binary_cache_hits": 0, "hint_batches": 0,
         }
         consts = {e["id"]: arrays[int(e["data"]["array"])] for e in manifest["nodes"] if "data" in e}
         modules = {str(e["id"]): str(e["impl"].get("module") or "") for e in manifest["nodes"] if e["impl"]}
@@ -171,7 +187,9 @@ def _restore(engine: Engine, manifest: dict[str, Any], arrays: list[np.ndarray],
         raise ProgramFileError(f"'{name}': {e}") from None
     # the kernels build on worker threads (PoCL: loading its cache) while the rest of them are made again and the
     # constants are copied to the device (ProgramBuilder; on Oclgrind everything in this thread, in turn)
-    builder = ProgramBuilder(engine, state["options"].progress)
+    if builder is None:
+        builder = ProgramBuilder(engine, None)
+    builder.progress = state["options"].progress
     try:
         _kernels(engine, state, name, modules, builder)
         builder.flush()  # on PoCL all kernels are one batch: built while the constants are checked and copied
@@ -183,6 +201,7 @@ def _restore(engine: Engine, manifest: dict[str, Any], arrays: list[np.ndarray],
         raise
     state["cl_programs"], state["entry_program"] = builder.finish()
     state["kernels_built"] = len(builder.sources)
+    state["hint_batches"] = builder.early_used
     for pid, mem in state["constants"].items():  # the constant's logical array is read back from here when asked
         object.__setattr__(nodes[pid].primitive, "_memory", mem)
     return state

@@ -93,6 +93,24 @@ class ProgramBuilder:
         self._futures: list[Any] = []
         workers = max(1, engine.build_threads)
         self._pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+        self._early: dict[tuple[str, ...], tuple[dict[str, str], Any]] = {}
+        self._from_hint: list[Any] = []  # the hint's builds that batches took
+        self.early_used = 0
+
+    def prebuild(self, hint: list[tuple[str, str]]) -> None:
+        """Start building ``hint`` ([(entry, source)], untrusted: :mod:`cldnn_py.program_build_hint`) now, in the
+        batches :meth:`add` will form if the same entries come in the same order. A batch :meth:`add` forms later
+        takes the hint's build only when its entries and every source are identical; anything else builds from its
+        own sources. No-op without worker threads (the hint would only add a build)."""
+        if self._pool is None:
+            return
+        for i in range(0, len(hint), self.per_program):
+            chunk = dict(hint[i:i + self.per_program])
+            batch = list(chunk)
+            if len(batch) != len(hint[i:i + self.per_program]):  # a repeated entry: not what add() forms
+                continue
+            users = {e: ["(build hint)"] for e in batch}
+            self._early[tuple(batch)] = (chunk, self._pool.submit(_build, self.engine, batch, chunk, users))
 
     def add(self, entry: str, source: str, user: str) -> None:
         """One kernel of primitive ``user`` (an entry already added is shared, not built twice)."""
@@ -108,6 +126,12 @@ class ProgramBuilder:
         batch, self._pending = self._pending, []
         self._batches.append(batch)
         if self._pool is not None:
+            early = self._early.pop(tuple(batch), None)
+            if early is not None and all(early[0][e] == self.sources[e] for e in batch):
+                self._futures.append(early[1])  # the hint's build of exactly these sources
+                self._from_hint.append(early[1])
+                self.early_used += 1
+                return
             self._futures.append(self._pool.submit(_build, self.engine, batch, self.sources, self.users))
 
     def flush(self) -> None:
@@ -125,12 +149,14 @@ class ProgramBuilder:
         """Wait for every batch: (programs, {entry: program index}). Raises KernelBuildError."""
         if self._pending:
             self._submit()
+        for _, unused in self._early.values():  # hint batches that matched nothing: not started, not wanted
+            unused.cancel()
         programs: list[Any] = []
         entry_program: dict[str, int] = {}
         done = 0
         try:
-            results: Iterable[Any] = (f.result() for f in self._futures) if self._pool is not None else \
-                (_build(self.engine, b, self.sources, self.users) for b in self._batches)
+            results: Iterable[Any] = (self._result(f, b) for f, b in zip(self._futures, self._batches)) \
+                if self._pool is not None else (_build(self.engine, b, self.sources, self.users) for b in self._batches)
             for batch, result in zip(self._batches, results):
                 for prg, built in result:
                     for e in built:
@@ -143,6 +169,17 @@ class ProgramBuilder:
             if self._pool is not None:
                 self._pool.shutdown(wait=True, cancel_futures=True)
         return programs, entry_program
+
+
+    def _result(self, future: Any, batch: list[str]) -> Any:
+        """A batch's build; one from the hint that failed is built again from the batch's own sources here, so that
+        a KernelBuildError names the primitives (the hint's build knew none)."""
+        try:
+            return future.result()
+        except KernelBuildError:
+            if future in self._from_hint:
+                return _build(self.engine, batch, self.sources, self.users)
+            raise
 
 
 def _build(engine: Engine, batch: list[str], sources: dict[str, str],
