@@ -61,8 +61,8 @@ class Program:
         nodes: {id: ProgramNode} after the passes; ``order``: execution order; ``outputs``: output ids;
         constants: {Data id: Memory} uploaded to the device; build_time_ms; kernels_built (distinct kernels);
         device_caps (the device probe's verdict the kernels were compiled for); binary_cache_hits (programs loaded
-        from the kernel binary cache); hint_batches (a warm start: kernel batches whose driver build started from
-        the entry's build hint, :mod:`cldnn_py.program_build_hint`); pass_timings_ms.
+        from the kernel binary cache); hint_batches (a loaded Program: kernel batches whose driver build started
+        from the build hint, :mod:`cldnn_py.program_build_hint`); pass_timings_ms.
     Raises:
         TopologyError, ShapeError, DTypeError, UnsupportedError, KernelBuildError, DeviceError.
     """
@@ -112,32 +112,28 @@ class Program:
         log.info("program built in %.0f ms: %d nodes, %d kernels in %d cl programs", self.build_time_ms,
                  len(self.nodes), self.kernels_built, len(self.cl_programs))
 
-    def save(self, path: str | os.PathLike[str], build_hint: bool = False) -> int:
+    def save(self, path: str | os.PathLike[str]) -> int:
         """Write this Program to ``path`` (format: :mod:`cldnn_py.program_io`; OpenVINO's ``export_model``): the
         optimized graph, the kernel of each node, the memory plan and the constants in their device layouts; no
-        code. ``build_hint``: also the kernels' sources, for this machine's own warm-start cache only
-        (:mod:`cldnn_py.program_build_hint`). Returns the file size in bytes. Raises ProgramFileError, OSError."""
+        code. Returns the file size in bytes. Raises ProgramFileError, OSError."""
         from . import program_io  # lazy: it imports kernel_selector, which imports cldnn_py.layout
 
-        return program_io.save(self, path, build_hint)
+        return program_io.save(self, path)
 
     @classmethod
-    def load(cls, engine: Engine, path: str | os.PathLike[str], map_constants: bool = False,
-             build_hint: bool = False) -> Program:
+    def load(cls, engine: Engine, path: str | os.PathLike[str], map_constants: bool = False) -> Program:
         """A Program read from a file ``save`` wrote, for ``engine``: no pass and no kernel selection run; the
         kernels are made again from the package's own templates and built through the caches (OpenVINO's
         ``import_model``). ``build_time_ms`` is the load time. ``map_constants``: on a device that works on host
         memory (PoCL's CPU device, the CPU engine) the constants are the file's mapped pages, not copies; the file
         must then never be changed in place while the Program lives (the warm-start cache's entries never are).
-        ``build_hint``: start the driver's build from the file's kernel sources before the kernels are made again
-        (the warm-start cache's entries; a source is used only if the templates make it identically).
 
         Raises ProgramFileError for a file that is not a program, is truncated or tampered (checksum, graph
         checks), or was saved by another format or package version, engine kind or device; KernelBuildError and
         DeviceError as a build does. Nothing is left allocated on failure."""
         from . import program_io  # lazy: it imports kernel_selector, which imports cldnn_py.layout
 
-        state = program_io.load(engine, path, map_constants, build_hint)
+        state = program_io.load(engine, path, map_constants)
         prog = cls.__new__(cls)
         prog.engine = engine
         for k in (*program_io.STATE, "build_time_ms"):

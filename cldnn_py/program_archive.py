@@ -47,12 +47,9 @@ def device_identity(engine: Engine) -> dict[str, str]:
     return {"kind": engine.kind, **{f: str(getattr(engine.info, f)) for f in DEVICE_FIELDS}}
 
 
-def write(path: str | os.PathLike[str], manifest: dict[str, Any], arrays: list[np.ndarray],
-          extra: dict[str, bytes] | None = None) -> int:
+def write(path: str | os.PathLike[str], manifest: dict[str, Any], arrays: list[np.ndarray]) -> int:
     """Write the archive of ``manifest`` (its ``arrays`` list is filled here) and ``arrays`` to ``path``
-    atomically (a temporary file in the same folder, renamed), with the members of ``extra`` ({name: bytes}: the
-    warm-start cache's build hint, :mod:`cldnn_py.program_build_hint`) after them; returns the file's size in
-    bytes. Raises OSError."""
+    atomically (a temporary file in the same folder, renamed); returns the file's size in bytes. Raises OSError."""
     manifest["arrays"] = [{"dtype": a.dtype.str, "shape": list(a.shape), "bytes": int(a.nbytes)} for a in arrays]
     text = json.dumps(manifest, separators=(",", ":")).encode()
     dest = Path(path)
@@ -65,8 +62,6 @@ def write(path: str | os.PathLike[str], manifest: dict[str, Any], arrays: list[n
                 info = _aligned_info(f"arrays/{i}.bin", f.tell(), a.nbytes > 2**31)
                 with z.open(info, "w", force_zip64=a.nbytes > 2**31) as m:
                     m.write(memoryview(a.reshape(-1).view(np.uint8)))  # type: ignore[arg-type]
-            for member, data in (extra or {}).items():
-                z.writestr(member, data)
         os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -8,12 +8,11 @@ and the kernel choice; each kernel's source is made again by its own kernel_sele
 layouts (:meth:`kernel_selector.selector.KernelSelector.kernel_for` re-checks that the kernel accepts them), and the
 sources are built through the kernel binary cache and the driver's own cache (PoCL's), as at build time.
 
-**The file holds data only: no pickle, no Python, no kernel source or binary** (the warm-start cache's own entries
-add the kernel sources as a build hint, used only where the templates make the same text:
-:mod:`cldnn_py.program_build_hint`). Kernels come from the installed package, so a file cannot make the engine run
-code of its choosing; a tampered graph is refused where it does not
-check out (every layout is recomputed from its dependencies, every memory-pool slot and view must hold its tensor,
-every kernel must validate on its layouts, every constant must have its layout's size).
+**The file holds data only: no pickle, no Python, no kernel source or binary** (the SHA-256 digests of its
+kernels' sources, a build hint for the machine that saved it: :mod:`cldnn_py.program_build_hint`). Kernels come
+from the installed package, so a file cannot make the engine run code of its choosing; a tampered graph is refused
+where it does not check out (every layout is recomputed from its dependencies, every memory-pool slot and view must
+hold its tensor, every kernel must validate on its layouts, every constant must have its layout's size).
 
 Format (``FORMAT_VERSION`` 1; written and read by ``program_archive.py``): a zip archive, members stored
 uncompressed:
@@ -21,7 +20,8 @@ uncompressed:
 - ``checksum``: the SHA-256 (hex) of ``manifest.json``;
 - ``manifest.json``: format name and version, package version, the engine kind and device identity (name,
   platform, platform and driver versions), the build options, the device capabilities the kernels were chosen for,
-  the nodes, the memory plan, the signatures, and the list of arrays with their dtype, shape and size;
+  the nodes, the memory plan, the signatures, the list of arrays with their dtype, shape and size, and the
+  kernels' entry names with the SHA-256 of their sources (``kernel_digests``, the build hint);
 - ``arrays/<i>.bin``: the raw bytes of array ``i`` (zip's CRC-32 of each is checked as it is read).
 
 A file from another format version, package version, engine kind or device (name, platform, platform version,
@@ -77,20 +77,19 @@ STATE = ("options", "nodes", "order", "outputs", "cl_programs", "entry_program",
 
 
 # ----- save --------------------------------------------------------------------------------------------------------
-def save(program: Any, path: str | os.PathLike[str], build_hint: bool = False) -> int:
+def save(program: Any, path: str | os.PathLike[str]) -> int:
     """Write ``program`` (a built :class:`~cldnn_py.program.Program`) to ``path`` atomically (a temporary file in
     the same folder, renamed); returns the file's size in bytes. Constants are read back from the device in their
-    physical layout. ``build_hint``: add the kernel sources as the warm-start cache's build hint
-    (:mod:`cldnn_py.program_build_hint`). Raises ProgramFileError for a value the format cannot hold, OSError when
-    the file cannot be written."""
+    physical layout; the kernels' digests go in the manifest and their sources in the engine's kernel cache (the
+    build hint, :mod:`cldnn_py.program_build_hint`). Raises ProgramFileError for a value the format cannot hold,
+    OSError when the file cannot be written."""
     arrays: list[np.ndarray] = []
     try:
         manifest = _manifest(program, arrays)
     except ProgramCodecError as e:
         raise ProgramFileError(f"program cannot be saved to '{path}': {e}") from None
-    extra = {program_build_hint.MEMBER: program_build_hint.encode(program_build_hint.collect(program))} \
-        if build_hint else None
-    return write(path, manifest, arrays, extra)
+    manifest["kernel_digests"] = program_build_hint.record(program)
+    return write(path, manifest, arrays)
 
 
 def _manifest(program: Any, arrays: list[np.ndarray]) -> dict[str, Any]:
@@ -129,21 +128,18 @@ def _manifest(program: Any, arrays: list[np.ndarray]) -> dict[str, Any]:
 
 
 # ----- load --------------------------------------------------------------------------------------------------------
-def load(engine: Engine, path: str | os.PathLike[str], map_constants: bool = False,
-         build_hint: bool = False) -> dict[str, Any]:
+def load(engine: Engine, path: str | os.PathLike[str], map_constants: bool = False) -> dict[str, Any]:
     """The state of a saved Program for ``engine`` (``Program.load`` publishes it): {attribute: value} for every
     name in STATE, plus ``build_time_ms`` (the load time). With ``map_constants``, constants are the file's own
     pages where the device works on host memory (``Engine.wrap_host``: no copy; the file must then never change in
     place while the Program lives, as a warm-start entry never does). Raises ProgramFileError (module docstring),
-    and KernelBuildError / DeviceError as a build does. ``build_hint``: the driver starts building the file's
-    build hint first (:mod:`cldnn_py.program_build_hint`; only for the warm-start cache's own entries)."""
+    and KernelBuildError / DeviceError as a build does. The driver starts building the kernels this machine's
+    kernel cache holds for the file's digests before anything else (:mod:`cldnn_py.program_build_hint`)."""
     t0 = time.perf_counter()
     builder = ProgramBuilder(engine, None)
     try:
-        hint = program_build_hint.read(path) if build_hint else None
-        if hint:
-            builder.prebuild(hint)
         manifest, arrays = read(path, engine, private=map_constants)
+        builder.prebuild(program_build_hint.lookup(engine, manifest.get("kernel_digests")))
         state = _restore(engine, manifest, arrays, str(path), map_constants, builder)
     except BaseException:
         builder.abandon()

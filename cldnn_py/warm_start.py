@@ -162,8 +162,7 @@ class WarmStartCache:
             self.misses += 1
             return None
         try:
-            # entries are replaced, never changed in place; their build hint is ours (program_build_hint)
-            prog = Program.load(engine, path, map_constants=True, build_hint=True)
+            prog = Program.load(engine, path, map_constants=True)  # entries are replaced, never changed in place
         except ProgramFileError as e:
             log.warning("warm start: entry %s refused (%s); rebuilding it", path.name, e)
             self.rejected += 1
@@ -190,7 +189,7 @@ class WarmStartCache:
         if folder is None:
             return
         try:
-            program.save(folder / f"{key}{SUFFIX}", build_hint=True)
+            program.save(folder / f"{key}{SUFFIX}")
         except (OSError, ProgramFileError) as e:
             log.warning("warm start: cannot store the program in %s: %s", folder, e)
             return
