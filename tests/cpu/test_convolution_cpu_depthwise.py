@@ -1,4 +1,5 @@
-"""convolution_cpu_depthwise (stride phases, and clipped row taps for strides above 4) vs an independent float64
+"""convolution_cpu_depthwise (register-accumulator rows for strides 1 and 2 along x, stride phases, channels-last
+rows, and clipped row taps for strides above 4) vs an independent float64
 convolution, on NaN-poisoned buffers (conv_harness.py): strides, dilation, asymmetric pads, padded input and
 output, fused chains; and the layout optimizer keeping a depthwise layer in bfyx on the CPU engine."""
 
@@ -27,19 +28,26 @@ CASES = [  # (N, C, H, W), (KH, KW), stride, dilation, pad, pad_end
     ((2, 21, 7, 7), (5, 5), (1, 1), (1, 1), (2, 2), (2, 2)),
     ((1, 37, 14, 13), (3, 3), (2, 2), (1, 1), (1, 1), (1, 1)),
     ((1, 16, 9, 8), (3, 3), (2, 3), (2, 1), (1, 0), (2, 1)),
+    # rows of several register segments (32 columns on AVX2) and a shorter last one, strides 1 and 2
+    ((1, 3, 6, 75), (3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
+    ((1, 2, 7, 83), (3, 3), (2, 2), (1, 1), (1, 1), (0, 1)),
 ]
 
 
-@pytest.fixture(params=["planes", "channels-last"])
+@pytest.fixture(params=["vector-rows", "planes", "channels-last"])
 def form(request, monkeypatch):
-    """Force one of the kernel's two forms (cpu_depthwise_cl.use_channels_last) for every shape."""
+    """Force one of the kernel's three forms for every shape: the register-accumulator rows (cpu_depthwise_vec,
+    strides 1 and 2 along x; the others fall to the planes), the stride-phase planes, or channels-last rows
+    (cpu_depthwise_cl.use_channels_last)."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_depthwise as dw
     from kernel_selector.kernels.convolution import cpu_depthwise_cl as mod
 
-    if request.param == "planes":
-        monkeypatch.setattr(mod, "CL_MIN_CHANNELS", 1 << 30)
-    else:
+    monkeypatch.setattr(dw, "USE_VECTOR_ROWS", request.param == "vector-rows")
+    if request.param == "channels-last":
         monkeypatch.setattr(mod, "CL_MIN_CHANNELS", 0)
         monkeypatch.setattr(mod, "CL_MAX_PIXELS", 1 << 30)
+    else:
+        monkeypatch.setattr(mod, "CL_MIN_CHANNELS", 1 << 30)
     return request.param
 
 
@@ -61,7 +69,7 @@ def test_depthwise_matches_reference(rng, form, case, padded):
 
 @pytest.mark.parametrize("c", [6, 20])
 @pytest.mark.parametrize("opad", [Padding(), Padding((0, 0, 1, 0), (0, 0, 0, 2))], ids=["dense", "padded-out"])
-def test_depthwise_fused_residual_and_activation(rng, c, opad):
+def test_depthwise_fused_residual_and_activation(rng, form, c, opad):
     x = f32(rng.standard_normal((2, c, 8, 9)))
     w = f32(rng.standard_normal((c, 1, 3, 3)))
     res = f32(rng.standard_normal((2, c, 8, 9)))

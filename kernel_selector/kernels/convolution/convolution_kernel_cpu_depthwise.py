@@ -36,8 +36,10 @@ from ...params import Params, SupportedKey
 from ...selector import register
 from .cpu_conv_common import PLAIN_WEIGHTS, f32_key, validate_common
 from .cpu_depthwise_cl import cl_scratch_shape, depthwise_cl, use_channels_last
+from .cpu_depthwise_vec import depthwise_vec, padded_geometry, tap_offsets
 
 BFYX = frozenset({Format.bfyx})
+USE_VECTOR_ROWS = True  # strides 1 and 2 along x: cpu_depthwise_vec (tests run both forms)
 TASKS = 32  # thread tasks of one call (dynamic scheduling), each a contiguous range of planes with its scratch row
 
 
@@ -250,6 +252,18 @@ class ConvolutionKernelCpuDepthwise(CpuKernelBase):
         sy, sx, dy, dx = int(a.stride[0]), int(a.stride[1]), int(a.dilation[0]), int(a.dilation[1])
         wq = ow + ((kw - 1) * dx) // sx
         n_ph = sy * sx * (oh + ((kh - 1) * dy) // sy) * wq
+        if USE_VECTOR_ROWS and sx in (1, 2) and mo[4] == 1:  # register accumulators, no stride phases
+            hp, wp, floats = padded_geometry(oh, ow, kh, kw, sy, sx, dy, dx)
+            vscratch = np.zeros((min(n * c, TASKS), floats), np.float32)  # borders stay zero: interiors written
+            toff = tap_offsets(kh, kw, dy, dx, wp)
+
+            def fn_vec(*bufs: Any) -> None:
+                bias = view_b(bufs[2]) if view_b is not None else EMPTY
+                res = view_r(bufs[n_own + 1]) if view_r is not None else EMPTY
+                launch(depthwise_vec, view_o(bufs[n_own]), mo, view_x(bufs[0]), mi, view_w(bufs[1]), bias, has_bias,
+                       geo, codes, fa, fb, res, mr, view_r is not None, vscratch, toff)
+
+            return fn_vec
         if view_r is None and use_channels_last(c, oh, ow):  # small planes: channels-last rows
             xs_shape, acc_shape = cl_scratch_shape(n, c, oh, ow, kh, kw, sy, sx, dy, dx)
             xp = np.zeros(xs_shape, np.float32)  # borders stay zero: only interiors are written
