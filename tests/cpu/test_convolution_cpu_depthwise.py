@@ -128,3 +128,19 @@ def test_depthwise_block_stays_bfyx_in_network(cpu_engine, rng):
     assert nodes["dw"].impl.kernel_name == KERNEL
     assert nodes["c1"].impl.kernel_name == nodes["c2"].impl.kernel_name == "convolution_cpu_packed"
     assert all(n.layout().format != Format.b_fs_yx_fsv16 for n in nodes.values())
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_row_micro_kernel_keeps_sums_in_vector_registers(stride):
+    """The depthwise row micro-kernel's tap loop issues DW_VECTORS vector FMAs per tap (a multiple, if LLVM unrolls
+    it) on the host's widest registers and moves none of them to or from the stack (cpu_microkernel_dw)."""
+    from kernel_selector.common import cpu_microkernel_dw as dwk
+    from tests.cpu.conv_harness import assert_loop_fmas_in_registers
+
+    row = dwk.dw_row_s1_4 if stride == 1 else dwk.dw_row_s2_4
+
+    def segment(x, w, c, bias, res, clamp, k, n):  # pragma: no cover - numba
+        toff = np.arange(k) * n
+        row(x, 0, toff, k, w, 0, c, 0, n, bias[0])
+
+    assert_loop_fmas_in_registers(segment, dwk.DW_VECTORS)
