@@ -33,7 +33,9 @@ after the second when ``flags & 16``; these run in branches (a select would cost
 every convolution). A QDQ model's residual block, ``conv → FQ → + shortcut → relu → FQ``, is bias, FQ1, residual,
 clamp 2, FQ2 (as a separate pass over 16-column spans the chain cost an int8 ResNet-50 on the CPU engine 100 of its
 230 ms).
-With ``flags & 4`` the accumulators start from the stored C tile instead of zero: the
+With ``flags & 32`` (an edge tile of a packed B, whose rows are NR floats however few columns are valid) the loop
+loads B plainly and only C and the residual are masked (the last, 1-column panel of a 7×7 image had cost as much as
+two whole ones). With ``flags & 4`` the accumulators start from the stored C tile instead of zero: the
 caller splits a long K into cache-sized blocks (KC) and applies the epilogue on the last one only.
 Clamps are ``llvm.maxnum`` / ``llvm.minnum`` (C ``fmax`` / ``fmin``: a NaN becomes the bound, as the element-wise
 table's relu and clamp define it).
@@ -127,10 +129,12 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
         ii = ir.Constant(i64, i)
         return builder.and_(builder.icmp_signed("<=", row_lo, ii), builder.icmp_signed("<", ii, row_hi))
 
-    def tile(masked: bool) -> None:
+    def tile(masked: bool, b_plain: bool = False) -> None:
         """The tile's code: with ``masked``, every C and B access under the column and row masks (an edge tile);
         without, plain vector loads and stores (a whole tile: AMD's AVX2 ``vmaskmovps`` in the loop halved the
-        rate, 88 -> 46 GFLOP/s a thread on a Zen 4 without AVX-512)."""
+        rate, 88 -> 46 GFLOP/s a thread on a Zen 4 without AVX-512). ``b_plain``: an edge tile whose B rows are
+        readable to NR columns (a packed panel, ``flags & 32``) loads B plainly in the loop; only C and the
+        residual stay masked."""
         init = []
         for i in range(mr):
             row = builder.gep(c, [builder.mul(ir.Constant(i64, i), ldc)])
@@ -155,7 +159,7 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
             p.add_incoming(init[t], entry)
             acc.append(p)
         b_row = builder.gep(b, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, ldb)])
-        if masked:
+        if masked and not b_plain:
             bv = [builder.call(mload, [vptr(b_row, ir.Constant(i64, v * w)), ir.Constant(i32, 4), col_mask[v], zero])
                   for v in range(nv)]
         else:
@@ -204,8 +208,21 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
         for base, ld, rw in ((c, ldc, 1), (res_row0, ldr, 0)):
             ptr = builder.bitcast(builder.gep(base, [builder.mul(ii, ld)]), i8p)
             builder.call(prefetch, [ptr, ir.Constant(i32, rw), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-    # a whole tile (every column and row) runs unmasked code; an edge tile the masked form
-    _whole_or_edge(builder, "micro", ncols, nv * w, row_lo, row_hi, mr, tile)
+    # a whole tile (every column and row) runs unmasked code; an edge tile the masked form, with plain B loads
+    # when its B rows are whole packed rows (flags & 32: the last column panel of a packed B)
+    b_rows_whole = builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, 32)), ir.Constant(i64, 0))
+
+    def edge(masked: bool) -> None:
+        if not masked:
+            tile(False)
+            return
+        with builder.if_else(b_rows_whole) as (plain_b, masked_b):
+            with plain_b:
+                tile(True, b_plain=True)
+            with masked_b:
+                tile(True)
+
+    _whole_or_edge(builder, "micro", ncols, nv * w, row_lo, row_hi, mr, edge)
     return context.get_dummy_value()
 
 

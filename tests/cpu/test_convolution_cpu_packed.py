@@ -145,6 +145,19 @@ def test_packed_writes_a_concat_slice_in_place(rng, k, pad):
     assert_close(got, ref, rtol=1e-4, atol=1e-4)
 
 
+def _check_residual_relu_and_relu(rng, x, w, b, stride, pad):
+    """The kernel with a residual sum and relu fused, then with relu alone, each against the float64 reference."""
+    ref = conv_ref(x, w, b, stride, (1, 1), pad, pad, 1)
+    res = f32(rng.standard_normal(ref.shape))
+    fused = [("eltwise", {"mode": "sum"}), ("activation", {"func": "relu"})]
+    got, _ = run_direct(KERNEL, x, w, b, stride, (1, 1), pad, pad, 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=fused, residual=res)
+    assert_close(got, np.maximum(ref + res, 0), rtol=1e-4, atol=1e-4)
+    got, _ = run_direct(KERNEL, x, w, b, stride, (1, 1), pad, pad, 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
+    assert_close(got, np.maximum(ref, 0), rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("scratch", ["whole-batch", "one-image"])
 @pytest.mark.parametrize("k,stride,pad", [((1, 1), (1, 1), (0, 0)), ((3, 3), (1, 1), (1, 1)),
                                           ((3, 3), (2, 2), (1, 1)), ((1, 1), (2, 2), (0, 0)),
@@ -160,15 +173,7 @@ def test_packed_batch_in_one_region_or_per_image(rng, monkeypatch, scratch, k, s
     x = f32(rng.standard_normal((3, 20, 9, 7)))
     w = f32(rng.standard_normal((24, 20) + k))
     b = f32(rng.standard_normal(24))
-    ref = conv_ref(x, w, b, stride, (1, 1), pad, pad, 1)
-    res = f32(rng.standard_normal(ref.shape))
-    fused = [("eltwise", {"mode": "sum"}), ("activation", {"func": "relu"})]
-    got, _ = run_direct(KERNEL, x, w, b, stride, (1, 1), pad, pad, 1, xfmt=Format.bfyx, wfmt=OSV16,
-                        ofmt=Format.bfyx, fused=fused, residual=res)
-    assert_close(got, np.maximum(ref + res, 0), rtol=1e-4, atol=1e-4)
-    got, _ = run_direct(KERNEL, x, w, b, stride, (1, 1), pad, pad, 1, xfmt=Format.bfyx, wfmt=OSV16,
-                        ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
-    assert_close(got, np.maximum(ref, 0), rtol=1e-4, atol=1e-4)
+    _check_residual_relu_and_relu(rng, x, w, b, stride, pad)
 
 
 @pytest.mark.parametrize("nopack", [0, 1000], ids=["always-pack", "never-pack"])

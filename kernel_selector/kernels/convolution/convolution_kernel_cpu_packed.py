@@ -65,6 +65,10 @@ from .cpu_conv_oc import oc_chunks, oc_row_tiles, oc_tiles, use_channel_vectors,
 from .cpu_im2col import im2col
 
 SCRATCH_BYTES = 48 << 20  # the im2col / grid / output scratch of the images that share one GEMM region
+PLAIN_B_TAIL = True
+"""The last column panel's tiles (fewer than NR valid columns) load their packed B rows plainly, masking only C and
+the residual (cpu_microkernel, flags & 32): a 7×7 image's 4th panel has 1 valid column and, with every B load
+masked (``vmaskmovps``, microcoded on AMD), cost as much as two whole panels."""
 NOPACK_TILES = 16
 """A task with this many row tiles or fewer reads B in place instead of packing it (up to 64 output channels on
 AVX2). Each tile after the first finds the panel's B rows in L1 or L2, and the copy costs more than the strided
@@ -145,10 +149,10 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                     r_at = r_off + im * r_img + r0 * r_f + pc if r_off >= 0 else -1
                     if koff.shape[0]:
                         micro_kernel_rows(wp, a_off, b, src0, koff, 0, c, c0, ldc, k, cnt, lo, hi, bias,
-                                          r0 if has_bias else -1, res, r_at, r_f, clamp, flags)
+                                          r0 if has_bias else -1, res, r_at, r_f, clamp, flags & ~32)
                     else:
                         micro_kernel(wp, a_off, b, src0, ldb, c, c0, ldc, k, cnt, lo, hi, bias,
-                                     r0 if has_bias else -1, res, r_at, r_f, clamp, flags)
+                                     r0 if has_bias else -1, res, r_at, r_f, clamp, flags & ~32)
                 elif g != packed_g:
                     src0 = b_off + im * b_img + g * b_grp + p0
                     for r in range(kc):
@@ -164,7 +168,7 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                     micro_kernel(wp, a_off, bp, 0, NR, c, c_off + im * c_img + r0 * ldc + pc, ldc, kc, cnt, lo, hi,
                                  bias, r0 if has_bias and last else -1, res,
                                  r_off + im * r_img + r0 * r_f + pc if r_off >= 0 and last else -1, r_f, clamp,
-                                 (flags if last else 0) | (4 if k0 > 0 else 0))
+                                 (flags if last else flags & 32) | (4 if k0 > 0 else 0))
                 if codes.shape[0] and last:
                     for i in range(lo, hi):
                         o = r0 + i
@@ -370,6 +374,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         koff_1x1 = np.arange(icg, dtype=np.int64) * pitch["f"]
 
         def fn(*bufs: Any) -> None:
+            tail = 32 if PLAIN_B_TAIL else 0  # flags & 32: an edge tile of a packed panel loads B plainly
             x = f32_view(bufs[0])
             wp = f32_view(bufs[1])
             bias = f32_view(bufs[2]) if has_bias else EMPTY
@@ -400,15 +405,15 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     if rp:  # row panels: the tiles land in the output rows; the rest of the chain then runs on them
                         launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, ow, splits,
                                out, int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, EMPTY, -1, 0,
-                               bounds, flags, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, n_xpad, int(out_rows[1]), 0, 0,
-                               NOPACK_TILES, rp, oh, wpad, int(out_rows[3]))
+                               bounds, flags | tail, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, n_xpad, int(out_rows[1]),
+                               0, 0, NOPACK_TILES, rp, oh, wpad, int(out_rows[3]))
                         for i in range(cnt if codes.shape[0] else 0):
                             launch_out(output_chain, out, out_rows, n0 + i, oc, oh, ow, codes, fa, fb)
                         continue
                     # the activations after the register epilogue run on whole output rows as they are copied out
                     launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, npg, splits, y,
                            0, npg,
-                           bias, has_bias, EMPTY, -1, 0, bounds, flags, no_ops, fa, fb, EMPTY, 0, 0, 0,
+                           bias, has_bias, EMPTY, -1, 0, bounds, flags | tail, no_ops, fa, fb, EMPTY, 0, 0, 0,
                            cnt, n_xpad, n_y, 0, 0, NOPACK_TILES, 0, 0, 0, 0)
                     for i in range(cnt):
                         launch_out(grid_to_output, y[i * n_y:(i + 1) * n_y], npg, wpad, out, out_rows, n0 + i, oc,
@@ -437,11 +442,11 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                         continue
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, out,
                            int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, res, r_off, r_f,
-                           bounds, flags, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]), int(m[4]),
+                           bounds, flags | tail, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]), int(m[4]),
                            cnt, b_img, int(out_rows[1]), r_img, int(m[1]), NOPACK_TILES, 0, 0, 0, 0)
                 else:
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, y, 0, npix,
-                           EMPTY, 0, EMPTY, -1, 0, bounds, 0, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, b_img, n_y, 0, 0,
+                           EMPTY, 0, EMPTY, -1, 0, bounds, tail, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, b_img, n_y, 0, 0,
                            NOPACK_TILES, 0, 0, 0, 0)
                     for i in range(cnt):
                         _store(y[i * n_y:(i + 1) * n_y].reshape(oc, npix), out, bias, everything, ops_i, ops_f, geo,
