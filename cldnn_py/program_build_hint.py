@@ -71,8 +71,9 @@ def record(program: Program) -> list[list[str]]:
 
 def lookup(engine: Engine, listed: Any) -> list[tuple[str, str]]:
     """The hint for a file's ``kernel_digests`` ``listed``: [(entry, source)] from ``engine``'s kernel cache, each
-    source's digest checked; it stops at the first entry it cannot give (a batch needs all of its sources). Empty
-    for a malformed list or without a cache. Never raises for what is on disk."""
+    source's digest checked; all or nothing (a partial hint would start builds of batches the load never forms).
+    Empty for a malformed list, a source missing or not matching its digest, or without a cache. Never raises for
+    what is on disk."""
     cache = getattr(engine, "kernel_cache", None)
     if cache is None or not cache.enabled or not isinstance(listed, list):
         return []
@@ -83,11 +84,11 @@ def lookup(engine: Engine, listed: Any) -> list[tuple[str, str]]:
             return []
         raw = cache.load(store_key(item[1]))
         if raw is None or hashlib.sha256(raw).hexdigest() != item[1]:
-            break
+            return []
         try:
             out.append((item[0], raw.decode()))
         except UnicodeDecodeError:
-            break
+            return []
     return out
 
 

@@ -170,7 +170,6 @@ class ProgramBuilder:
                 self._pool.shutdown(wait=True, cancel_futures=True)
         return programs, entry_program
 
-
     def _result(self, future: Any, batch: list[str]) -> Any:
         """A batch's build; one from the hint that failed is built again from the batch's own sources here, so that
         a KernelBuildError names the primitives (the hint's build knew none)."""

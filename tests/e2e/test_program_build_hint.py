@@ -100,14 +100,22 @@ def _corrupt_cache(prog, tmp_path, monkeypatch, cache) -> None:
         cache.store(hint.store_key(hint.digest(src)), (src + "\n// changed on disk").encode())
 
 
+def _drop_one(prog, tmp_path, monkeypatch, cache) -> None:
+    prog.save(tmp_path / "p.cldnn")
+    _, src = hint.sources(prog)[-1]  # one source gone: no partial hint either
+    cache.discard(hint.store_key(hint.digest(src)))
+
+
 @pytest.mark.parametrize("spoil", [
     lambda prog, tmp, mp, cache: _bad_list(prog, tmp, mp, {"not": "a list"}),
     lambda prog, tmp, mp, cache: _bad_list(prog, tmp, mp, [["entry"]]),
     lambda prog, tmp, mp, cache: _bad_list(prog, tmp, mp, [["entry", "../../etc/passwd"]]),
     lambda prog, tmp, mp, cache: _bad_list(prog, tmp, mp, [[1, 2]]),
     _corrupt_cache,
+    _drop_one,
     lambda prog, tmp, mp, cache: (prog.save(tmp / "p.cldnn"), cache.clear()),
-], ids=["not-a-list", "not-pairs", "not-a-digest", "not-strings", "cache-entry-changed", "cache-cleared"])
+], ids=["not-a-list", "not-pairs", "not-a-digest", "not-strings", "cache-entry-changed", "one-source-missing",
+        "cache-cleared"])
 def test_no_usable_hint_changes_nothing_but_the_time(engine_with_cache, rng, tmp_path, monkeypatch, spoil):
     prog = cl.Program(engine_with_cache, small_topology(rng))
     spoil(prog, tmp_path, monkeypatch, engine_with_cache.kernel_cache)
