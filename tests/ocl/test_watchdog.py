@@ -38,6 +38,8 @@ def test_a_run_past_the_deadline_names_the_primitive(engine, rng):
     # far less than the convolution, far more than setting the input; a GPU runs the 128x128 case within the
     # deadline (an H100: under 10 ms), so there the planes are 4x4 times larger (9.7 G multiply-adds)
     gpu = engine.kind == "ocl" and engine.info.caps.device_type == "gpu"
+    warm, wx, _ = _net(engine, rng, 120.0, hw=8)  # the kernels' first use (numba's cache, PoCL's work-group
+    warm.run({"x": wx})                            # functions) is paid here, not inside the 0.01 s
     net, x, _ = _net(engine, rng, 0.01, hw=512 if gpu else 64)  # 0.15 G multiply-adds: well past 0.01 s
     with pytest.raises(cl.DeviceError, match=r"watchdog: primitive '(\w+)' did not finish within 0.01 s") as e:
         net.run({"x": x})
