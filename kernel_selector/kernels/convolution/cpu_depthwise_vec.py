@@ -18,6 +18,7 @@ from numba import prange
 from ...common.cpu_epilogue import chain_span, operand_index
 from ...common.cpu_microkernel import W
 from ...common.cpu_microkernel_dw import dw_row_s1_1, dw_row_s1_2, dw_row_s1_4, dw_row_s2_1, dw_row_s2_2, dw_row_s2_4
+from ...common.cpu_plane_copy import copy_plane
 from ...common.elementwise_numba import NJIT
 
 
@@ -61,17 +62,7 @@ def depthwise_vec(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray
             b = t // nc
             ibase = mi[0] + b * mi[1] + c * mi[2]
             obase = mo[0] + b * mo[1] + c * mo[2]
-            for iy in range(rows_in):
-                d0 = (iy + py) * wp + px
-                s0 = ibase + iy * mi[3]
-                dst = sp[d0:d0 + cols_in]  # local slices: the loop vectorizes (indexing sp and x directly
-                if mi[4] == 1:             # copied 2-5x slower: LLVM cannot rule out that they overlap)
-                    src = x[s0:s0 + cols_in]
-                    for j in range(cols_in):
-                        dst[j] = src[j]
-                else:
-                    for j in range(cols_in):
-                        dst[j] = x[s0 + j * mi[4]]
+            copy_plane(sp, py * wp + px, wp, x, ibase, mi, rows_in, cols_in)
             bv = bias[c] if has_bias else np.float32(0.0)
             for oy in range(oh):
                 xr = oy * sy * wp

@@ -41,6 +41,7 @@ from cldnn_py.ops import PoolingAttrs, PoolingMode
 from ...common.cpu_epilogue import EMPTY, NJIT, chain_arrays, chain_span, fused_reason, operand_index
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import row_map
+from ...common.cpu_plane_copy import copy_plane
 from ...common.pooling import pooling_window
 from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_2
@@ -111,17 +112,7 @@ def _batch(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, t0: i
     n_x = min(w, wp - px)
     for t in range(t0, t1):
         ibase = mi[0] + (t // nc) * mi[1] + (t % nc) * mi[2]
-        dst = (t - t0) * size + py * wp + px
-        for iy in range(n_y):
-            row = pp[dst + iy * wp:dst + iy * wp + n_x]
-            src = ibase + iy * mi[3]
-            if mi[4] == 1:
-                xs = x[src:src + n_x]
-                for i in range(n_x):
-                    row[i] = xs[i]
-            else:
-                for i in range(n_x):
-                    row[i] = x[src + i * mi[4]]
+        copy_plane(pp, (t - t0) * size + py * wp + px, wp, x, ibase, mi, n_y, n_x)
     n_h = tot - (kx_n - 1) * dx  # 2. the x pass
     hd = hs[:n_h]
     for i in range(n_h):
