@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -124,7 +125,8 @@ dw_row_s1_1, dw_row_s1_2, dw_row_s1_4 = (make_dw_row(n, W, 1) for n in (1, 2, 4)
 dw_row_s2_1, dw_row_s2_2, dw_row_s2_4 = (make_dw_row(n, W, 2) for n in (1, 2, 4))
 
 
+@numba.njit(cache=True)
 def segment_vectors(ow: int) -> int:
     """Vectors per segment for output rows of ``ow`` columns: 1, 2 or DW_VECTORS (the fewest lanes wasted on short
-    rows; ``cpu_depthwise_vec`` inlines the same rule)."""
+    rows). Callable from Python and from numba-compiled code."""
     return 1 if ow <= W else 2 if ow <= 2 * W else DW_VECTORS

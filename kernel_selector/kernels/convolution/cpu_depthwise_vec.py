@@ -17,7 +17,15 @@ from numba import prange
 
 from ...common.cpu_epilogue import chain_span, operand_index
 from ...common.cpu_microkernel import W
-from ...common.cpu_microkernel_dw import dw_row_s1_1, dw_row_s1_2, dw_row_s1_4, dw_row_s2_1, dw_row_s2_2, dw_row_s2_4
+from ...common.cpu_microkernel_dw import (
+    dw_row_s1_1,
+    dw_row_s1_2,
+    dw_row_s1_4,
+    dw_row_s2_1,
+    dw_row_s2_2,
+    dw_row_s2_4,
+    segment_vectors,
+)
 from ...common.cpu_plane_copy import copy_plane
 from ...common.elementwise_numba import NJIT
 
@@ -47,7 +55,7 @@ def depthwise_vec(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray
     kh, kw, sy, sx, dy, dx, py, px = geo[6], geo[7], geo[8], geo[9], geo[10], geo[11], geo[12], geo[13]
     hp, wp = (oh - 1) * sy + (kh - 1) * dy + 1, (ow - 1) * sx + (kw - 1) * dx + 1
     taps = kh * kw
-    nv = 1 if ow <= W else 2 if ow <= 2 * W else 4  # segment_vectors
+    nv = segment_vectors(ow)
     seg = nv * W
     rows_in = min(h, hp - py)  # input rows and columns some output reads
     cols_in = min(wd, wp - px)
