@@ -95,7 +95,6 @@ class ProgramBuilder:
         self._pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
         self._early: dict[tuple[str, ...], tuple[dict[str, str], Any]] = {}
         self._from_hint: list[Any] = []  # the hint's builds that batches took
-        self.early_used = 0
 
     def prebuild(self, hint: list[tuple[str, str]]) -> None:
         """Start building ``hint`` ([(entry, source)], untrusted: :mod:`cldnn_py.program_build_hint`) now, in the
@@ -111,6 +110,11 @@ class ProgramBuilder:
                 continue
             users = {e: ["(build hint)"] for e in batch}
             self._early[tuple(batch)] = (chunk, self._pool.submit(_build, self.engine, batch, chunk, users))
+
+    @property
+    def early_used(self) -> int:
+        """How many batches took the build hint's build (:meth:`prebuild`)."""
+        return len(self._from_hint)
 
     def add(self, entry: str, source: str, user: str) -> None:
         """One kernel of primitive ``user`` (an entry already added is shared, not built twice)."""
@@ -130,7 +134,6 @@ class ProgramBuilder:
             if early is not None and all(early[0][e] == self.sources[e] for e in batch):
                 self._futures.append(early[1])  # the hint's build of exactly these sources
                 self._from_hint.append(early[1])
-                self.early_used += 1
                 return
             self._futures.append(self._pool.submit(_build, self.engine, batch, self.sources, self.users))
 
