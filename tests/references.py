@@ -46,6 +46,26 @@ def conv_ref(x, w, b, stride, dilation, pad, pad_end, groups):
     return out
 
 
+def quantized_conv_ref(x, w, stride, dilation, pad, pad_end, groups, x_zp=0, w_zp=None, bias=None, scale=None,
+                       out_dtype=np.int32, y_zp=0):
+    """ONNX ConvInteger / QLinearConv in integers: acc = bias + conv(x - x_zp, w - w_zp[oc]) with zero padding of
+    the centred input (x_zp padding), summed in int64 by :func:`conv_ref`'s tap loop (exact: every product and sum
+    is an integer far below 2^53). Then int32 (ConvInteger), float32(acc)·scale (f32) or, for uint8 / int8,
+    saturate(round_half_even(float32(acc)·scale) + y_zp), onnxruntime's requantization in float32."""
+    wc = w.astype(np.int64) - (0 if w_zp is None else np.asarray(w_zp, np.int64).reshape(-1, 1, 1, 1))
+    acc = np.rint(conv_ref(x.astype(np.int64) - int(x_zp), wc, None, stride, dilation, pad, pad_end, groups))
+    acc = acc.astype(np.int64) + (0 if bias is None else np.asarray(bias, np.int64).reshape(1, -1, 1, 1))
+    if out_dtype == np.int32:
+        return acc.astype(np.int32)
+    v = acc.astype(np.float32)
+    if scale is not None:
+        v = v * np.asarray(scale, np.float32).reshape(1, -1, 1, 1)
+    if out_dtype == np.float32:
+        return v
+    info = np.iinfo(out_dtype)
+    return np.clip(np.rint(v) + np.float32(y_zp), info.min, info.max).astype(out_dtype)
+
+
 # ----- pooling ------------------------------------------------------------------------------------------------------
 
 

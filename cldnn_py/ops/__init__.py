@@ -10,7 +10,7 @@ an engine or a kernel. ``Params.attrs`` (kernel_selector) holds one of these cla
 from .activation import DEFAULTS as ACTIVATION_DEFAULTS
 from .activation import ActivationAttrs, ActivationFunc, FusedActivationAttrs
 from .base import NoAttrs, OpAttrs
-from .convolution import ConvolutionAttrs, DeconvolutionAttrs
+from .convolution import ConvolutionAttrs, DeconvolutionAttrs, QuantizedConvolutionAttrs
 from .eltwise import EltwiseAttrs, EltwiseMode, FusedEltwiseAttrs
 from .gemm import GemmAttrs, gemm_shapes
 from .normalization import BatchNormAttrs, LRNAttrs, MVNAttrs, MVNResult, ScaleAttrs, SoftmaxAttrs, mvn_scale_offset
@@ -43,7 +43,7 @@ __all__ = [
     "ConcatenationAttrs", "ConvolutionAttrs", "CropAttrs", "DeconvolutionAttrs", "EltwiseAttrs", "EltwiseMode",
     "FusedActivationAttrs", "FusedEltwiseAttrs", "GatherAttrs", "GemmAttrs", "LRNAttrs", "MVNAttrs", "MVNResult",
     "NoAttrs", "OpAttrs", "PadAttrs", "PermuteAttrs", "PoolingAttrs", "PoolingMode", "ReduceAttrs", "ReduceMode",
-    "ReorderAttrs", "ReshapeAttrs", "ResizeAttrs", "ScaleAttrs", "ShuffleChannelsAttrs",
+    "QuantizedConvolutionAttrs", "ReorderAttrs", "ReshapeAttrs", "ResizeAttrs", "ScaleAttrs", "ShuffleChannelsAttrs",
     "SoftmaxAttrs", "StridedSliceAttrs", "TileAttrs",
     "conv_halo", "conv_out_size", "deconv_out_size", "gemm_shapes", "mvn_scale_offset", "normalize_axes",
     "pool_out_size", "slice_ranges",

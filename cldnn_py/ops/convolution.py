@@ -39,3 +39,20 @@ class DeconvolutionAttrs(OpAttrs):
     pad_end: tuple[int, int] = (0, 0)
     output_padding: tuple[int, int] = (0, 0)
     groups: int = 1
+
+
+@dataclass(frozen=True)
+class QuantizedConvolutionAttrs(ConvolutionAttrs):
+    """Integer 2-D convolution (ONNX ConvInteger / QLinearConv, clDNN's convolution with ``activations_zero_points``
+    and ``weights_zero_points``): the window attributes of :class:`ConvolutionAttrs` plus which optional inputs are
+    present and the output's zero point.
+
+    acc = bias + Σ (x − x_zp)·(w − w_zp[oc]) over the taps inside the input, in int32; the output is acc (i32),
+    float(acc)·scale[oc] (f32), or saturate(round_half_even(float(acc)·scale[oc]) + ``output_zero_point``) (u8/i8).
+    """
+
+    has_bias: bool = False
+    has_input_zero_point: bool = False
+    has_weights_zero_point: bool = False
+    has_output_scale: bool = False
+    output_zero_point: int = 0

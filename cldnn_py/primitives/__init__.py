@@ -23,6 +23,7 @@ from .mvn import MVN, MVNResult
 from .pad import Pad
 from .permute import Permute
 from .pooling import Pooling, PoolingMode
+from .quantized_convolution import QuantizedConvolution
 from .reduce import Reduce, ReduceMode
 from .reorder import Reorder
 from .reshape import Reshape
@@ -43,5 +44,5 @@ __all__ = [
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize", "RoiAlign", "WinogradInput", "WinogradOutput",
     "Activation", "ActivationFunc", "BatchNorm", "Concatenation", "Convolution", "Crop", "Data", "Eltwise",
     "EltwiseMode", "FullyConnected", "InputLayout", "LRN", "Permute", "Pooling", "PoolingMode", "Primitive",
-    "Reorder", "Reshape", "Scale", "ShuffleChannels", "Softmax",
+    "QuantizedConvolution", "Reorder", "Reshape", "Scale", "ShuffleChannels", "Softmax",
 ]
