@@ -30,6 +30,7 @@ from ...primitives.reshape import Reshape
 from ..onnx_quant_fold import QUANT_TYPES, dequantize, per_axis
 from . import CONVERTERS, converter
 from .nn_common import optional_input
+from .quantization_integer import integer_conv, integer_matmul
 
 _QTYPES = {np.dtype(np.int8): DataType.i8, np.dtype(np.uint8): DataType.u8}
 
@@ -211,10 +212,13 @@ def qlinear_conv(ctx: Any, node: Any) -> None:
     """QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B): dequantized Conv, quantized output.
     The int32 bias B is dequantized with x_scale * w_scale (per output channel)."""
     out = node.output[0]
+    b = optional_input(node, 8)
+    if integer_conv(ctx, node, node.input[0], node.input[3], node.input[2], node.input[5], b,
+                    (node.input[1], node.input[4], node.input[6], optional_input(node, 7))):
+        return
     xf = _float_operand(ctx, node, node.input[0], node.input[1], node.input[2], 1, out + "_x")
     wf = _float_operand(ctx, node, node.input[3], node.input[4], node.input[5], 0, out + "_w")
     inputs = [xf, wf]
-    b = optional_input(node, 8)
     if b is not None:
         xs, ws = _param(ctx, node, node.input[1], "x_scale"), _param(ctx, node, node.input[4], "w_scale")
         if ctx.is_const(b) and not isinstance(xs, str) and not isinstance(ws, str):
@@ -238,6 +242,9 @@ def qlinear_conv(ctx: Any, node: Any) -> None:
 def qlinear_matmul(ctx: Any, node: Any) -> None:
     """QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp): per-row a and per-column b scales."""
     out = node.output[0]
+    if integer_matmul(ctx, node, node.input[0], node.input[3], node.input[2], node.input[5],
+                      (node.input[1], node.input[4], node.input[6], optional_input(node, 7))):
+        return
     af = _float_operand(ctx, node, node.input[0], node.input[1], node.input[2], -2, out + "_a")
     bf = _float_operand(ctx, node, node.input[3], node.input[4], node.input[5], -1, out + "_b")
     yf = ctx.fresh(out + "_y")
@@ -265,6 +272,8 @@ def _to_int32(ctx: Any, yf: str, out: str) -> None:
 def conv_integer(ctx: Any, node: Any) -> None:
     """ConvInteger(x, w, x_zp, w_zp) → int32: Conv of the zero-point-centred operands."""
     out = node.output[0]
+    if integer_conv(ctx, node, node.input[0], node.input[1], optional_input(node, 2), optional_input(node, 3)):
+        return
     xf = _centered(ctx, node, node.input[0], optional_input(node, 2), 1, out + "_x")
     wf = _centered(ctx, node, node.input[1], optional_input(node, 3), 0, out + "_w")
     yf = ctx.fresh(out + "_y")
@@ -277,6 +286,8 @@ def matmul_integer(ctx: Any, node: Any) -> None:
     """MatMulInteger(A, B, a_zp, b_zp) → int32: MatMul of the zero-point-centred operands (per-row a_zp,
     per-column b_zp)."""
     out = node.output[0]
+    if integer_matmul(ctx, node, node.input[0], node.input[1], optional_input(node, 2), optional_input(node, 3)):
+        return
     af = _centered(ctx, node, node.input[0], optional_input(node, 2), -2, out + "_a")
     bf = _centered(ctx, node, node.input[1], optional_input(node, 3), -1, out + "_b")
     yf = ctx.fresh(out + "_y")

@@ -1,0 +1,173 @@
+"""ConvInteger, QLinearConv, MatMulInteger and QLinearMatMul as integer primitives (issue 18): one
+:class:`~cldnn_py.primitives.QuantizedConvolution` each, int8 × int8 summed in int32, exact as onnxruntime's.
+
+A MatMul runs as a 1×1 convolution: A (..., M, K) is seen as (rows, K, 1, 1) and B (K, N) becomes the weights
+(N, K, 1, 1), so its per-column zero point and scale are per output channel. What this path does not cover falls
+back to the float path of ``quantization.py`` (each function returns False, having added nothing): weights or a
+weights zero point computed at run time, a per-row A zero point, scales that are not constants (QLinear*), a Conv
+that is not 2-D. QLinear* requantize with scale = x_scale·w_scale/y_scale computed in float32, as onnxruntime's
+QLinearConv and QLinearMatMul do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...layout import DataType
+from ...primitives.quantized_convolution import QuantizedConvolution
+from .nn_common import ints, reshape_to, resolve_pads
+
+_TYPES = {np.dtype(np.uint8): DataType.u8, np.dtype(np.int8): DataType.i8}
+
+
+def _const_or_none(ctx: Any, name: str | None) -> np.ndarray | None | bool:
+    """The constant's value, None when absent, False when it is computed at run time."""
+    if name is None:
+        return None
+    return np.asarray(ctx.const(name)) if ctx.is_const(name) else False
+
+
+def _data(ctx: Any, base: str, value: np.ndarray) -> str:
+    name = ctx.fresh(base)
+    ctx.consts[name] = value
+    return ctx.ref(name)
+
+
+def _input_zero_point(ctx: Any, name: str | None, base: str) -> str | None | bool:
+    """Primitive id of a one-element input zero point (constant or run time), None when absent or zero, False when
+    it has more than one element (a per-row zero point)."""
+    if name is None:
+        return None
+    if ctx.is_const(name):
+        v = np.asarray(ctx.const(name))
+        if v.size != 1:
+            return False
+        return None if int(v.reshape(-1)[0]) == 0 else _data(ctx, base, v.reshape(1))
+    shape = ctx.shape(name)
+    if int(np.prod(shape)) != 1 or ctx.layout(name).dtype not in (DataType.u8, DataType.i8):
+        return False
+    return ctx.ref(name)  # any shape of one element: the primitive reads element 0
+
+
+def _weights_zero_point(ctx: Any, name: str | None, channels: int) -> np.ndarray | None | bool:
+    """A constant weights zero point of 1 or ``channels`` values (1-D); None when absent or all zero; False when
+    computed at run time or of another size."""
+    v = _const_or_none(ctx, name)
+    if v is None:
+        return None
+    if v is False or v.size not in (1, channels):  # type: ignore[union-attr]
+        return False
+    v = np.asarray(v).reshape(-1)
+    return v if v.any() else None
+
+
+def _optional_data(ctx: Any, base: str, value: np.ndarray | None) -> str | None:
+    return None if value is None else _data(ctx, base, value)
+
+
+def _requant_scale(ctx: Any, xs: str, ws: str, ys: str, channels: int) -> np.ndarray | None:
+    """The float32 scale x_scale·w_scale/y_scale (1 or ``channels`` values) when the three are constants with one
+    x and y scale and 1 or ``channels`` w scales; None otherwise."""
+    v = [_const_or_none(ctx, n) for n in (xs, ws, ys)]
+    if any(s is None or s is False for s in v):
+        return None
+    x, w, y = (np.asarray(s, np.float32).reshape(-1) for s in v)  # type: ignore[arg-type]
+    if x.size != 1 or y.size != 1 or w.size not in (1, channels):
+        return None
+    return (x[0] * w) / y[0]
+
+
+def _output_zero_point(ctx: Any, name: str | None) -> tuple[DataType, int] | None:
+    """(u8 or i8, zero point) of a constant one-element y zero point (absent: uint8, 0); None otherwise."""
+    v = _const_or_none(ctx, name)
+    if v is None:
+        return DataType.u8, 0
+    if v is False or v.size != 1 or v.dtype not in _TYPES:  # type: ignore[union-attr]
+        return None
+    return _TYPES[v.dtype], int(v.reshape(-1)[0])  # type: ignore[union-attr]
+
+
+def _weights(ctx: Any, name: str) -> np.ndarray | None:
+    """A constant 8-bit weight tensor, or None."""
+    if not ctx.is_const(name):
+        return None
+    w = np.asarray(ctx.const(name))
+    return w if w.dtype in _TYPES else None
+
+
+def integer_conv(ctx: Any, node: Any, x: str, w_name: str, x_zp: str | None, w_zp: str | None,
+                 bias: str | None = None, requant: tuple[str, str, str, str | None] | None = None) -> bool:
+    """A 2-D ConvInteger (``requant`` None: int32 output) or QLinearConv (``requant`` = (x_scale, w_scale, y_scale,
+    y_zero_point)) as one QuantizedConvolution named ``node.output[0]``; False when not covered (nothing added)."""
+    w = _weights(ctx, w_name)
+    shape = ctx.shape(x)
+    if w is None or w.ndim != 4 or len(shape) != 4 or ctx.layout(x).dtype not in (DataType.u8, DataType.i8):
+        return False
+    oc = w.shape[0]
+    out_dtype, y_zp, scale = DataType.i32, 0, None
+    if requant is not None:
+        rs = _requant_scale(ctx, requant[0], requant[1], requant[2], oc)
+        oz = _output_zero_point(ctx, requant[3])
+        b = _const_or_none(ctx, bias)
+        if rs is None or oz is None or b is False:
+            return False
+        scale, (out_dtype, y_zp) = rs, oz
+    wz = _weights_zero_point(ctx, w_zp, oc)
+    if wz is False:
+        return False
+    xz = _input_zero_point(ctx, x_zp, node.output[0] + "_xzp")  # the last check: it may add primitives
+    if xz is False:
+        return False
+    a = ctx.attrs(node)
+    k = list(w.shape[2:])
+    strides, dil = ints(a, "strides", 2, 1), ints(a, "dilations", 2, 1)
+    pb, pe = resolve_pads(node, a, list(shape[2:]), [(ki - 1) * d + 1 for ki, d in zip(k, dil)], strides)
+    base = node.output[0]
+    ctx.add(QuantizedConvolution(
+        base, ctx.ref(x), _data(ctx, base + "_w", w), bias=ctx.ref(bias) if bias else None,
+        input_zero_point=xz or None,  # type: ignore[arg-type]
+        weights_zero_point=_optional_data(ctx, base + "_wzp", wz),  # type: ignore[arg-type]
+        output_scale=_optional_data(ctx, base + "_scale", scale),
+        output_dtype=out_dtype, output_zero_point=y_zp, stride=tuple(strides), dilation=tuple(dil),
+        pad=tuple(pb), pad_end=tuple(pe), groups=int(a.get("group", 1))))
+    return True
+
+
+def integer_matmul(ctx: Any, node: Any, a: str, b: str, a_zp: str | None, b_zp: str | None,
+                   requant: tuple[str, str, str, str | None] | None = None) -> bool:
+    """MatMulInteger (``requant`` None) or QLinearMatMul (``requant`` = (a_scale, b_scale, y_scale, y_zero_point))
+    of A (..., M, K) and a constant B (K, N) as a 1×1 QuantizedConvolution between two Reshapes; False when not
+    covered (nothing added)."""
+    w = _weights(ctx, b)
+    shape = ctx.shape(a)
+    if w is None or w.ndim != 2 or len(shape) < 2 or shape[-1] != w.shape[0] or \
+            ctx.layout(a).dtype not in (DataType.u8, DataType.i8):
+        return False
+    n = w.shape[1]
+    out_dtype, y_zp, scale = DataType.i32, 0, None
+    if requant is not None:
+        rs = _requant_scale(ctx, requant[0], requant[1], requant[2], n)
+        oz = _output_zero_point(ctx, requant[3])
+        if rs is None or oz is None:
+            return False
+        scale, (out_dtype, y_zp) = rs, oz
+    base = node.output[0]
+    wz = _weights_zero_point(ctx, b_zp, n)
+    if wz is False:
+        return False
+    xz = _input_zero_point(ctx, a_zp, base + "_azp")  # the last check: it may add primitives
+    if xz is False:
+        return False
+    rows = int(np.prod(shape[:-1]))
+    x4 = reshape_to(ctx, node, a, (rows, shape[-1], 1, 1))
+    weights = _data(ctx, base + "_w", np.ascontiguousarray(w.T).reshape(n, w.shape[0], 1, 1))
+    y = ctx.add(QuantizedConvolution(
+        ctx.fresh(base + "_conv"), x4, weights, input_zero_point=xz or None,  # type: ignore[arg-type]
+        weights_zero_point=_optional_data(ctx, base + "_bzp", wz),  # type: ignore[arg-type]
+        output_scale=_optional_data(ctx, base + "_scale", scale),
+        output_dtype=out_dtype, output_zero_point=y_zp))
+    reshape_to(ctx, node, y, tuple(shape[:-1]) + (n,), out_id=base)
+    return True
+
