@@ -112,8 +112,8 @@ def test_qlinear_conv_requantizes_as_onnxruntime(engine, rng, yt, per_channel):
     inits = {"x_s": np.float32(0.02), "x_zp": np.array(120 if yt == np.uint8 else -5, yt), "w": w, "w_s": w_scale,
              "w_zp": np.zeros(24 if per_channel else (), np.int8), "y_s": np.float32(0.09),
              "y_zp": np.array(110 if yt == np.uint8 else -7, yt), "b": rng.integers(-3000, 3000, 24).astype(np.int32)}
-    m = one_node("QLinearConv", x, inits, ["x", "x_s", "x_zp", "w", "w_s", "w_zp", "y_s", "y_zp", "b"], _T[np.dtype(yt)],
-                 (1, 24, 9, 9), opset=10, pads=[1, 1, 1, 1])
+    m = one_node("QLinearConv", x, inits, ["x", "x_s", "x_zp", "w", "w_s", "w_zp", "y_s", "y_zp", "b"],
+                 _T[np.dtype(yt)], (1, 24, 9, 9), opset=10, pads=[1, 1, 1, 1])
     y, kinds = ours(engine, m, x)
     assert "quantized_convolution" in kinds and "convolution" not in kinds
     ref = run_ort(m, {"x": x})[0]

@@ -73,7 +73,7 @@ def _requant_scale(ctx: Any, xs: str, ws: str, ys: str, channels: int) -> np.nda
     v = [_const_or_none(ctx, n) for n in (xs, ws, ys)]
     if any(s is None or s is False for s in v):
         return None
-    x, w, y = (np.asarray(s, np.float32).reshape(-1) for s in v)  # type: ignore[arg-type]
+    x, w, y = (np.asarray(s, np.float32).reshape(-1) for s in v)
     if x.size != 1 or y.size != 1 or w.size not in (1, channels):
         return None
     return (x[0] * w) / y[0]
