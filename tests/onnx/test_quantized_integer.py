@@ -17,10 +17,18 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import cldnn_py as cl
+from cldnn_py.frontend.onnx_ops import quantization_integer
 from tests.onnx.nn_util import run_ort
 from tests.references import quantized_conv_ref
 
 _T = {np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int8): TensorProto.INT8}
+
+
+@pytest.fixture(autouse=True)
+def integer_path(monkeypatch):
+    """Every test here takes the integer path wherever it applies (the default takes it only where the float path
+    is not provably exact: ``test_auto_takes_the_integer_path_only_where_float_could_round``)."""
+    monkeypatch.setattr(quantization_integer, "INTEGER_PATH", "always")
 
 
 def qrand(rng, dtype, shape, seven_bit=False):
@@ -148,3 +156,30 @@ def test_run_time_weights_take_the_float_path(engine, rng):
     net = cl.Network(engine, topo)
     y = net.run({"x": x, "w": w})["y"]
     np.testing.assert_array_equal(y, run_ort(m, {"x": x, "w": w})[0])
+
+
+def test_auto_takes_the_integer_path_only_where_float_could_round(engine, rng, monkeypatch):
+    """The default: a layer whose float sums cannot reach 2^24 (here K = 8·3·3 full-range products, at most
+    72·128·255 < 2^24) imports as a float convolution, one that could (K = 256·3·3) as a QuantizedConvolution;
+    both equal to the ONNX definition."""
+    monkeypatch.setattr(quantization_integer, "INTEGER_PATH", "auto")
+    for c, integer in ((8, False), (256, True)):
+        x = qrand(rng, np.uint8, (1, c, 5, 5))
+        w = qrand(rng, np.int8, (4, c, 3, 3))
+        m = one_node("ConvInteger", x, {"w": w, "x_zp": np.uint8(128)}, ["x", "w", "x_zp"], TensorProto.INT32,
+                     (1, 4, 5, 5), opset=10, pads=[1, 1, 1, 1])
+        assert quantization_integer.float_sums_exact(w.reshape(4, -1), np.dtype(np.uint8), 128) is not integer
+        y, kinds = ours(engine, m, x)
+        assert ("quantized_convolution" in kinds) is integer and ("convolution" in kinds) is not integer
+        np.testing.assert_array_equal(y, quantized_conv_ref(x, w, (1, 1), (1, 1), (1, 1), (1, 1), 1, 128))
+
+
+def test_float_sums_exact_bound():
+    """The bound is max_oc Σ|w − w_zp| · max|x − x_zp|: at 2^24 and above the float path is not taken."""
+    w = np.full((2, 1), 1, np.int64)
+    w[1, 0] = (2 ** 24) // 255 + 1
+    assert not quantization_integer.float_sums_exact(w, np.dtype(np.uint8), 0)
+    assert quantization_integer.float_sums_exact(w[:1], np.dtype(np.uint8), 0)
+    w = np.array([[(2 ** 24 - 1) // 128]])
+    assert quantization_integer.float_sums_exact(w, np.dtype(np.uint8), 128)  # |x - 128| <= 128
+    assert not quantization_integer.float_sums_exact(w, np.dtype(np.uint8), None)  # a run-time zero point: 255
