@@ -169,3 +169,22 @@ def test_constructor_errors(kw, msg):
     args = {"weights": "w", **kw}
     with pytest.raises(cl.TopologyError, match=f"quantized_convolution 'y': .*{msg}"):
         cl.QuantizedConvolution("y", "x", **args)
+
+
+def test_saved_program_runs_bit_for_bit(engine, rng, tmp_path):
+    """Program.save / Program.load keep the primitive (its DataType and zero point fields) and its kernels."""
+    x = qrand(rng, U8, (1, 6, 7, 7))
+    topo = cl.Topology()
+    topo.add(cl.InputLayout("x", cl.Layout(cl.DataType.u8, cl.Format.bfyx, x.shape)),
+             cl.Data("w", qrand(rng, I8, (8, 6, 3, 3))), cl.Data("x_zp", np.array([3], U8)),
+             cl.Data("s", rng.uniform(0.002, 0.01, 8).astype(np.float32)),
+             cl.QuantizedConvolution("y", "x", "w", input_zero_point="x_zp", output_scale="s",
+                                     output_dtype=cl.DataType.u8, output_zero_point=5, pad=1))
+    program = cl.Program(engine, topo)
+    expected = cl.Network(program).run({"x": x})["y"]
+    program.save(tmp_path / "q.cldnn")
+    net = cl.Network(cl.Program.load(engine, tmp_path / "q.cldnn"))
+    net.poison()
+    y = net.run({"x": x})["y"]
+    assert y.dtype == np.uint8 and len(np.unique(y)) > 10
+    np.testing.assert_array_equal(y, expected)
