@@ -147,6 +147,30 @@ def test_fused_broadcast_operand(cpu_engine, rng):
     assert_close(out, fold64("max", xs) * sc.astype(np.float64))
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("scalar_first", [False, True])
+def test_one_element_operand(cpu_engine, rng, mode, scalar_first):
+    """One input of a single element (a scale or zero point computed at run time) broadcast on the flat path, in
+    either operand order; a fused relu after it."""
+    x, s = _inputs(rng, mode, (2, 21, 7, 9))
+    s = f32(s[:1, :1, :1, :1].reshape(1))
+    if mode == "pow" and scalar_first:
+        s = f32(np.abs(s) + 0.5)
+    if mode == "div":
+        x = f32(np.sign(x) * (np.abs(x) + 0.5)) if scalar_first else x
+        s = f32(np.sign(s) * (np.abs(s) + 0.5))
+    xs = [s, x] if scalar_first else [x, s]
+    lays = [Layout(DataType.f32, Format.bfyx, a.shape) for a in xs]
+    lout = Layout(DataType.f32, Format.bfyx, x.shape)
+    relu = [FusedOp("activation", FusedActivationAttrs("relu"))]
+    attrs = {"mode": mode, "coefficients": [0.5, -2.0]} if mode == "sum" else {"mode": mode}
+    out, chosen = run_kernel(cpu_engine, "eltwise", lays, lout, attrs, xs, FAST, relu)
+    assert chosen == FAST
+    full = [np.broadcast_to(a.reshape(-1)[0], x.shape) if a.size == 1 else a for a in xs]
+    ref = fold64(mode, full, attrs.get("coefficients"))
+    assert_close(out, np.maximum(ref, 0.0), rtol=2e-5, atol=1e-5)
+
+
 def test_rejects_broadcast_and_int(cpu_engine):
     from kernel_selector.params import Params
     from kernel_selector.selector import candidates

@@ -114,6 +114,59 @@ def eltwise_rows(out: np.ndarray, mo: np.ndarray, a: np.ndarray, ma: np.ndarray,
                     chain_span(out, ro + x * mo[4], nl, codes, fa, fb, res, r0, step)
 
 
+@numba.njit(**NJIT)
+def _span_scalar(out: np.ndarray, a: np.ndarray, s: Any, scalar_first: bool, i0: int, cnt: int, mode: int,
+                 ca: Any, cb: Any) -> None:
+    """out[i0:i0+cnt] = a ∘ s (or s ∘ a with ``scalar_first``; sum: ca·left + cb·right), one loop per mode."""
+    o, x = out[i0:i0 + cnt], a[i0:i0 + cnt]
+    if mode == 0:
+        for i in range(cnt):
+            o[i] = ca * s + cb * x[i] if scalar_first else ca * x[i] + cb * s
+    elif mode == 2:
+        for i in range(cnt):
+            o[i] = x[i] * s
+    elif scalar_first:
+        for i in range(cnt):
+            o[i] = binary(s, x[i], mode)
+    elif mode == 1:
+        for i in range(cnt):
+            o[i] = x[i] - s
+    elif mode == 3:
+        for i in range(cnt):
+            o[i] = x[i] / s
+    else:
+        for i in range(cnt):
+            o[i] = binary(x[i], s, mode)
+
+
+@numba.njit(parallel=True, **NJIT)
+def eltwise_flat_scalar(out: np.ndarray, a: np.ndarray, s: np.ndarray, scalar_first: bool, n: int, mode: int,
+                        ca: Any, cb: Any, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, res: np.ndarray,
+                        has_res: bool) -> None:
+    """Flat path with a one-element operand ``s`` (a tensor computed at run time: a scale, a zero point):
+    out[i] = chain(a[i] ∘ s[0]) (or s[0] ∘ a[i])."""
+    v = s[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        st = c * CHUNK
+        e = min(n, st + CHUNK)
+        _span_scalar(out, a, v, scalar_first, st, e - st, mode, ca, cb)
+        if codes.shape[0] > 0:
+            chain_span(out, st, e - st, codes, fa, fb, res, st, 1 if has_res else 0)
+
+
+def _scalar_index(params: Params) -> int | None:
+    """Index (0 or 1) of the one-element input of a two-input eltwise whose other input is the output's shape and
+    format, all unpadded (the flat path); None otherwise."""
+    out = params.output
+    if len(params.inputs) != 2 or not _flat(out):
+        return None
+    for i in (1, 0):
+        s, x = params.inputs[i], params.inputs[1 - i]
+        if s.count() == 1 and _flat(s) and x.shape == out.shape and x.format == out.format and _flat(x):
+            return i
+    return None
+
+
 def _flat(lay: Layout) -> bool:
     return lay.padding.is_zero and lay.buffer_size == lay.count()
 
@@ -125,7 +178,9 @@ class EltwiseKernelCpuVec(CpuKernelBase):
 
     Modes: every float mode (sum with optional coefficients, sub, prod, div, max/min with C fmax/fmin NaN rules,
     pow, prelu). Layouts: identical shape and format for all tensors; padding may differ (rows path) or be absent
-    everywhere (flat path, any format and rank 1-6); b_fs_yx_fsv16 channel tails are never written. Fused ops:
+    everywhere (flat path, any format and rank 1-6); b_fs_yx_fsv16 channel tails are never written. Two unpadded
+    inputs of which one holds a single element (a scale or zero point computed at run time, as in dynamically
+    quantized models) run the flat path with that value broadcast (``eltwise_flat_scalar``). Fused ops:
     activations and one eltwise with an operand that broadcasts to the output. i32, broadcasting inputs and other
     fused ops are left to ``eltwise_cpu_ref`` (validate() says why).
     """
@@ -143,13 +198,14 @@ class EltwiseKernelCpuVec(CpuKernelBase):
         """Inputs of the output's shape and format, one coefficient per input, a fused chain the epilogue takes."""
         out = params.output
         for i, x in enumerate(params.inputs):
-            if x.shape != out.shape or x.format != out.format:
-                return f"input {i} {x} differs from the output {out} in shape or format (no broadcasting here)"
+            if (x.shape != out.shape or x.format != out.format) and _scalar_index(params) is None:
+                return (f"input {i} {x} differs from the output {out} in shape or format (broadcasting only of one "
+                        f"element, all unpadded)")
         coeffs = params.attrs_as(EltwiseAttrs).coefficients
         if coeffs is not None and len(coeffs) != len(params.inputs):
             return f"{len(coeffs)} coefficients for {len(params.inputs)} inputs"
-        if not self._is_flat(params) and out.rank > 4:
-            return "rank > 4 needs unpadded tensors"
+        if not self._is_flat(params) and (out.rank > 4 or any(x.shape != out.shape for x in params.inputs)):
+            return "rank > 4 and a one-element input need unpadded tensors (a fused operand of the output's layout)"
         return fused_reason(params)
 
     def priority(self, params: Params) -> int:
@@ -163,8 +219,32 @@ class EltwiseKernelCpuVec(CpuKernelBase):
         return (all(_flat(x) for x in [*params.inputs, out])
                 and all(lay == out.with_(dtype=lay.dtype) for lay in extra))
 
+    def _scalar_fn(self, params: Params, si: int) -> Callable[..., None]:
+        """fn(in0, in1, out, [chain operand]) when input ``si`` holds one element (flat layouts)."""
+        out = params.output
+        mode = ELT_CODES[EltwiseMode(params.attrs_as(EltwiseAttrs).mode).value]
+        coeffs = params.attrs_as(EltwiseAttrs).coefficients or [1.0, 1.0]
+        ca, cb = np.float32(coeffs[0]), np.float32(coeffs[1])
+        codes, fa, fb, _ = chain_arrays(list(params.fused_ops), out)
+        has_res = any(op.kind == "eltwise" for op in params.fused_ops)
+        res_lay = next((lay for op in params.fused_ops for lay in op.extra_inputs), None)
+        count = out.count()
+        launch = Launcher(3 * count)
+        view_x, view_s, view_out = viewer(params.inputs[1 - si]), viewer(params.inputs[si]), viewer(out)
+        view_res = viewer(res_lay) if has_res and res_lay is not None else None
+
+        def fn(*bufs: Any) -> None:
+            res = view_res(bufs[3]) if view_res is not None else EMPTY
+            launch(eltwise_flat_scalar, view_out(bufs[2]), view_x(bufs[1 - si]), view_s(bufs[si]), si == 0, count,
+                   mode, ca, cb, codes, fa, fb, res, has_res)
+
+        return fn
+
     def make_fn(self, params: Params) -> Callable[..., None]:
         """fn(in0, .., in(N-1), out, [chain operand]) on raw buffers; the flat or rows path fixed here."""
+        si = _scalar_index(params)
+        if si is not None and any(x.shape != params.output.shape for x in params.inputs):
+            return self._scalar_fn(params, si)
         ins, out = list(params.inputs), params.output
         n = len(ins)
         mode = ELT_CODES[EltwiseMode(params.attrs_as(EltwiseAttrs).mode).value]
