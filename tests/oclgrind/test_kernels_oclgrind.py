@@ -51,6 +51,7 @@ from tests.references import (
     pad_ref,
     permute_ref,
     pool_ref,
+    quantized_conv_ref,
     reduce_ref,
     resize_ref,
     roi_align_ref,
@@ -269,8 +270,27 @@ def _winograd_out(rng):
     return Case(prim, {"m": (m, BFYX)}, y[:, :, :6, :7] + b.reshape(1, 16, 1, 1), {"b": (b, None)})
 
 
+def _qconv(rng):
+    """quantized_convolution: u8 data (zero point 7), i8 weights with per-channel zero points, int32 bias, a
+    per-channel scale and a u8 output (zero point 100): 12 output channels (a partial block of 8), 11 columns (a
+    partial run of 8 pixels), padding (checked and unchecked taps). Exact."""
+    x = rng.integers(0, 256, (1, 5, 6, 11)).astype(np.uint8)
+    w = rng.integers(-128, 128, (12, 5, 3, 3)).astype(np.int8)
+    w_zp = rng.integers(-5, 6, 12).astype(np.int8)
+    bias = rng.integers(-2000, 2000, 12).astype(np.int32)
+    scale = rng.uniform(0.002, 0.01, 12).astype(np.float32)
+    expected = quantized_conv_ref(x, w, (1, 1), (1, 1), (1, 1), (1, 1), 1, 7, w_zp, bias, scale, np.uint8, 100)
+    prim = cl.QuantizedConvolution("p", "x", "w", bias="b", input_zero_point="x_zp", weights_zero_point="w_zp",
+                                   output_scale="s", output_dtype=cl.DataType.u8, output_zero_point=100, pad=1)
+    data = {"w": (w, None), "b": (bias, None), "x_zp": (np.array([7], np.uint8), None), "w_zp": (w_zp, None),
+            "s": (scale, None)}
+    return Case(prim, {"x": (x, BFYX)}, expected.astype(np.float64), data, rtol=0.0, atol=1e-9)
+
+
 # One small case per OpenCL kernel name; each builds its data from the test's rng.
 CASES: dict[str, Callable[[np.random.Generator], Case]] = {
+    "quantized_convolution_ref": _qconv,
+    "quantized_convolution_blocks": _qconv,
     "activation_ref": lambda r: (lambda x: _one(cl.Activation("p", "x", func="elu", a=0.5), x, FSV16,
                                                 activation_ref(x, "elu", 0.5)))(_x(r, (2, 5, 3, 4))),
     "activation_vec8": lambda r: (lambda x: _one(cl.Activation("p", "x", func="logistic"), x, FSV16,

@@ -43,11 +43,12 @@ class QuantizedConvolutionKernelBlocks(QuantizedConvolutionKernelBase):
     """
 
     name = "quantized_convolution_blocks"
+    tier = "cpu"  # work-groups of one work-item: CPU devices (a GPU runs the reference)
 
     def validate(self, params: Params) -> str | None:
         """The base's checks; groups whose output channels are not a multiple of 8 (depthwise) go to the reference,
         and so do windows too large for one exact channel."""
-        why = super().validate(params)
+        why = super().validate(params) or self.tier_reason(params)
         if why:
             return why
         a = params.attrs_as(QuantizedConvolutionAttrs)
