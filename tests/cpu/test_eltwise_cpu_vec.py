@@ -169,6 +169,9 @@ def test_one_element_operand(cpu_engine, rng, mode, scalar_first):
     full = [np.broadcast_to(a.reshape(-1)[0], x.shape) if a.size == 1 else a for a in xs]
     ref = fold64(mode, full, attrs.get("coefficients"))
     assert_close(out, np.maximum(ref, 0.0), rtol=2e-5, atol=1e-5)
+    if mode in ("div", "sub", "prod"):  # one float32 operation: exactly numpy's (QuantizeLinear's x / scale)
+        op = {"div": np.divide, "sub": np.subtract, "prod": np.multiply}[mode]
+        np.testing.assert_array_equal(out, np.maximum(op(full[0], full[1]), np.float32(0)))
 
 
 def test_rejects_broadcast_and_int(cpu_engine):

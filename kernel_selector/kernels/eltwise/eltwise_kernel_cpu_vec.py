@@ -114,7 +114,12 @@ def eltwise_rows(out: np.ndarray, mo: np.ndarray, a: np.ndarray, ma: np.ndarray,
                     chain_span(out, ro + x * mo[4], nl, codes, fa, fb, res, r0, step)
 
 
-@numba.njit(**NJIT)
+NJIT_EXACT_DIV = {**NJIT, "fastmath": set(NJIT["fastmath"]) - {"arcp"}}
+"""The scalar path's options: without ``arcp``, LLVM would hoist 1/s out of the loop and multiply, which differs
+from x / s in the last bit (QuantizeLinear's x / scale then rounds a tie the other way)."""
+
+
+@numba.njit(**NJIT_EXACT_DIV)
 def _span_scalar(out: np.ndarray, a: np.ndarray, s: Any, scalar_first: bool, i0: int, cnt: int, mode: int,
                  ca: Any, cb: Any) -> None:
     """out[i0:i0+cnt] = a ∘ s (or s ∘ a with ``scalar_first``; sum: ca·left + cb·right), one loop per mode."""
@@ -139,7 +144,7 @@ def _span_scalar(out: np.ndarray, a: np.ndarray, s: Any, scalar_first: bool, i0:
             o[i] = binary(x[i], s, mode)
 
 
-@numba.njit(parallel=True, **NJIT)
+@numba.njit(parallel=True, **NJIT_EXACT_DIV)
 def eltwise_flat_scalar(out: np.ndarray, a: np.ndarray, s: np.ndarray, scalar_first: bool, n: int, mode: int,
                         ca: Any, cb: Any, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, res: np.ndarray,
                         has_res: bool) -> None:
