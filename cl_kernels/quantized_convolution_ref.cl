@@ -50,18 +50,5 @@ KERNEL(quantized_convolution_ref)(const __global INPUT0_TYPE* input, const __glo
         }
     }
     const int o = OUTPUT_GET_INDEX(b, of, oy, ox);
-#if OUTPUT_IS_INT32
-    output[o] = acc;
-#else
-#if HAS_SCALE
-    const float v = (float)acc * scale[SCALE_PER_OC ? of : 0];
-#else
-    const float v = (float)acc;
-#endif
-#if OUTPUT_IS_FLOAT
-    output[o] = v;
-#else
-    output[o] = (OUTPUT_TYPE)clamp(rint(v) + OUTPUT_ZP, OUTPUT_MIN, OUTPUT_MAX);
-#endif
-#endif
+    QCONV_STORE(o, acc, of);
 }

@@ -153,12 +153,9 @@ class ArgMaxKernelCpuRows(CpuKernelBase):
             return f"axis {axis} out of range for rank {rank}"
         if out.count() * x.shape[axis % rank] != x.count():
             return f"output {out.shape} is not input {x.shape} reduced along axis {axis}"
-        why = nd_check([x], out)
+        why = nd_check([x], out) or self.blocked_padding_reason(params)
         if why:
             return why
-        for what, lay in (("input", x), ("output", out)):
-            if lay.pads_blocked_dim:
-                return f"{what} pads its blocked dimension ({lay.format.value})"
         return "fused ops are not supported" if params.fused_ops else None
 
     def priority(self, params: Params) -> int:

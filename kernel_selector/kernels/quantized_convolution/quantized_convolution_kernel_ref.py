@@ -28,9 +28,8 @@ def optional_inputs(a: QuantizedConvolutionAttrs) -> dict[str, int]:
 
 def quantized_jit(params: Params) -> JitConstants:
     """The window constants and, per optional input NAME (BIAS, IZP, WZP, SCALE), ``HAS_NAME``, ``NAME_T`` (its
-    OpenCL type) and ``NAME_PER_OC`` (one value per output channel); the output's kind ``OUTPUT_IS_INT32`` /
-    ``OUTPUT_IS_FLOAT`` / ``OUTPUT_IS_QUANTIZED`` with its zero point and saturation bounds. Shared by the OpenCL
-    kernels of this primitive."""
+    OpenCL type) and ``NAME_PER_OC`` (one value per output channel); the output conversion
+    ``QCONV_STORE(o, acc, of)`` (:func:`store_macro`). Shared by the OpenCL kernels of this primitive."""
     a = params.attrs_as(QuantizedConvolutionAttrs)
     oc, icg, kh, kw = params.inputs[1].shape
     j = JitConstants({"STRIDE_Y": a.stride[0], "STRIDE_X": a.stride[1], "DILATION_Y": a.dilation[0],
@@ -40,12 +39,21 @@ def quantized_jit(params: Params) -> JitConstants:
     for name, i in optional_inputs(a).items():
         lay = params.inputs[i]
         j.update({f"HAS_{name}": 1, f"{name}_T": lay.dtype.cl_type, f"{name}_PER_OC": int(lay.count() > 1)})
-    out = params.output.dtype
-    kind = {DataType.i32: "INT32", DataType.f32: "FLOAT"}.get(out, "QUANTIZED")
-    j.add(f"OUTPUT_IS_{kind}", 1)
-    lo, hi = (0, 255) if out == DataType.u8 else (-128, 127)
-    j.update({"OUTPUT_ZP": f"{a.output_zero_point}.0f", "OUTPUT_MIN": f"{lo}.0f", "OUTPUT_MAX": f"{hi}.0f"})
+    j.add("QCONV_STORE(o, acc, of)", store_macro(params.output.dtype, a))
     return j
+
+
+def store_macro(out: DataType, a: QuantizedConvolutionAttrs) -> str:
+    """The body of ``QCONV_STORE(o, acc, of)``: output element ``o`` from the int accumulator ``acc`` (bias included)
+    of output channel ``of``: itself (i32); float(acc)·scale (f32); saturate(rint(float(acc)·scale) + zero point)
+    (u8/i8; ``rint`` rounds half to even)."""
+    if out == DataType.i32:
+        return "output[o] = (acc)"
+    v = "((float)(acc) * scale[SCALE_PER_OC ? (of) : 0])" if a.has_output_scale else "((float)(acc))"
+    if out == DataType.f32:
+        return f"output[o] = {v}"
+    lo, hi = (0, 255) if out == DataType.u8 else (-128, 127)
+    return f"output[o] = (OUTPUT_TYPE)clamp(rint({v}) + {a.output_zero_point}.0f, {lo}.0f, {hi}.0f)"
 
 
 class QuantizedConvolutionKernelBase(KernelBase):

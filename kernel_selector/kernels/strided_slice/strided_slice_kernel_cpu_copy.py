@@ -73,12 +73,9 @@ class StridedSliceKernelCpuCopy(CpuKernelBase):
         shape = tuple(len(r) for r in slice_ranges(a.begin, a.end, a.steps, x.shape))
         if shape != out.shape:
             return f"slice of {x.shape} has shape {shape}, output is {out.shape}"
-        why = nd_check([x], out)
+        why = nd_check([x], out) or self.blocked_padding_reason(params)
         if why:
             return why
-        for what, lay in (("input", x), ("output", out)):
-            if lay.pads_blocked_dim:
-                return f"{what} pads its blocked dimension ({lay.format.value})"
         return "fused ops are not supported" if params.fused_ops else None
 
     def priority(self, params: Params) -> int:
