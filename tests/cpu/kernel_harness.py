@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cldnn_py.layout import Layout
+from cldnn_py.layout import DataType, Layout
 from kernel_selector.params import FusedOp, Params
 from kernel_selector.selector import selector
 from tests.helpers import typed_attrs
@@ -20,6 +20,15 @@ SENTINEL = 1234.5
 def padding_mask(layout: Layout) -> np.ndarray:
     """True where the flat physical buffer holds no logical element (padding, block tail)."""
     return layout.to_physical(np.ones(layout.shape, dtype=layout.dtype.numpy)) == 0
+
+
+def typed_poison(dtype: DataType) -> tuple[float, float]:
+    """(poison of input padding and the output's interior, sentinel of the output's padding): NaN and SENTINEL for
+    a float type, the type's maximum and one less for an integer type (data must avoid both)."""
+    if dtype.numpy.kind == "f":
+        return np.nan, SENTINEL
+    top = int(np.iinfo(dtype.numpy).max)
+    return top, top - 1
 
 
 def run_kernel(engine, kind: str, inputs: list[Layout], output: Layout, attrs: dict, arrays: list[np.ndarray],
@@ -44,18 +53,19 @@ def run_kernel(engine, kind: str, inputs: list[Layout], output: Layout, attrs: d
     for lay, arr in [*zip(inputs, arrays), *extra]:
         mem = engine.allocate(lay)
         phys = lay.to_physical(arr)
-        phys[padding_mask(lay)] = np.nan
+        phys[padding_mask(lay)] = typed_poison(lay.dtype)[0]
         engine.write_buffer(mem.buffer, phys)
         mems.append(mem)
+    poison, sentinel = typed_poison(output.dtype)
     out = engine.allocate(output)
-    phys = np.full(output.buffer_size, np.nan, dtype=output.dtype.numpy)
+    phys = np.full(output.buffer_size, poison, dtype=output.dtype.numpy)
     mask = padding_mask(output)
-    phys[mask] = SENTINEL
+    phys[mask] = sentinel
     engine.write_buffer(out.buffer, phys)
     for k in kd.kernels:
         bound = engine.bind(k, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
         engine.enqueue_kernel(bound, k.gws, k.lws).wait()
     raw = np.empty(output.buffer_size, dtype=output.dtype.numpy)
     engine.read_buffer(out.buffer, raw)
-    assert (raw[mask] == SENTINEL).all(), "the kernel wrote into the output's padding or block tail"
+    assert (raw[mask] == sentinel).all(), "the kernel wrote into the output's padding or block tail"
     return output.from_physical(raw), chosen

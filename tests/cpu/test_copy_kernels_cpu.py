@@ -12,8 +12,8 @@ import pytest
 
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from kernel_selector.params import FusedOp, Params
-from kernel_selector.selector import candidates, selector
-from tests.cpu.kernel_harness import SENTINEL, padding_mask
+from kernel_selector.selector import candidates
+from tests.cpu.kernel_harness import run_kernel
 from tests.helpers import typed_attrs
 
 BFYX, BYXF, FSV16 = Format.bfyx, Format.byxf, Format.b_fs_yx_fsv16
@@ -24,14 +24,6 @@ Z4 = (0, 0, 0, 0)
 def lay(fmt, shape, lo=Z4, hi=Z4, dt=F32):
     """A Layout with lower / upper padding."""
     return Layout(dt, fmt, shape, Padding(lo, hi))
-
-
-def poison_of(dt):
-    """(poison for inputs' padding and the output's interior, sentinel for the output's padding)."""
-    if dt == F32:
-        return np.nan, SENTINEL
-    hi = int(np.iinfo(dt.numpy).max)
-    return hi, hi - 1
 
 
 def data(rng, shape, dt):
@@ -47,32 +39,10 @@ def data(rng, shape, dt):
     return x
 
 
-def params_of(engine, kind, x_lay, out_lay, attrs, fused=()):
-    return Params(kind, engine.kind, [x_lay], out_lay, typed_attrs(kind, attrs), list(fused), kind, engine.info)
-
-
 def run(engine, kind, x_lay, out_lay, attrs, x, kernel):
-    """Run ``kernel`` forced on poisoned buffers; returns (logical output, the selector's unforced pick)."""
-    params = params_of(engine, kind, x_lay, out_lay, attrs)
-    chosen = selector.select(params)[0].name
-    _, kd = selector.select(params, kernel)
-    poison, sentinel = poison_of(out_lay.dtype)
-    mem = engine.allocate(x_lay)
-    phys = x_lay.to_physical(x)
-    phys[padding_mask(x_lay)] = poison
-    engine.write_buffer(mem.buffer, phys)
-    out = engine.allocate(out_lay)
-    phys = np.full(out_lay.buffer_size, poison, dtype=out_lay.dtype.numpy)
-    mask = padding_mask(out_lay)
-    phys[mask] = sentinel
-    engine.write_buffer(out.buffer, phys)
-    for k in kd.kernels:
-        bound = engine.bind(k, lambda kind, i: mem.buffer if kind == "input" else out.buffer)
-        engine.enqueue_kernel(bound, k.gws, k.lws).wait()
-    raw = np.empty(out_lay.buffer_size, dtype=out_lay.dtype.numpy)
-    engine.read_buffer(out.buffer, raw)
-    assert (raw[mask] == sentinel).all(), "the kernel wrote into the output's padding or block tail"
-    return out_lay.from_physical(raw), chosen
+    """Run ``kernel`` forced on poisoned buffers (the harness); returns (logical output, the selector's unforced
+    pick)."""
+    return run_kernel(engine, kind, [x_lay], out_lay, attrs, [x], kernel)
 
 
 def assert_bits(got, ref):

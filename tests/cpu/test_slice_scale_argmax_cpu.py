@@ -14,7 +14,7 @@ from cldnn_py.layout import DataType, Format, Layout, Padding
 from cldnn_py.ops import FusedActivationAttrs, slice_ranges
 from kernel_selector.params import FusedOp, Params
 from kernel_selector.selector import candidates, selector
-from tests.cpu.kernel_harness import SENTINEL, padding_mask
+from tests.cpu.kernel_harness import run_kernel, typed_poison
 from tests.helpers import assert_close, f32, typed_attrs
 
 BFYX, BYXF, YXFB, FYXB, FSV16 = Format.bfyx, Format.byxf, Format.yxfb, Format.fyxb, Format.b_fs_yx_fsv16
@@ -27,42 +27,12 @@ def lay(fmt, shape, lo=Z4, hi=Z4, dt=F32):
     return Layout(dt, fmt, shape, Padding(lo, hi))
 
 
-def poison_of(dt):
-    """(poison of a buffer's unwritten elements, sentinel of the output's padding) for a data type."""
-    if dt.numpy.kind == "f":
-        return np.nan, SENTINEL
-    top = np.iinfo(dt.numpy).max
-    return top, top - 1
-
-
 def run(engine, kind, in_lays, out_lay, attrs, arrays, kernel):
-    """Run ``kernel`` forced on ``arrays`` (logical, one per input layout); returns (logical output, the selector's
-    unforced pick). Input padding / block tails and the output interior hold the poison of their type."""
-    params = Params(kind, engine.kind, list(in_lays), out_lay, typed_attrs(kind, attrs), [], kind, engine.info)
-    chosen = selector.select(params)[0].name
-    _, kd = selector.select(params, kernel)
-    mems = []
-    for lx, x in zip(in_lays, arrays):
-        mem = engine.allocate(lx)
-        phys = lx.to_physical(x)
-        phys[padding_mask(lx)] = poison_of(lx.dtype)[0]
-        engine.write_buffer(mem.buffer, phys)
-        mems.append(mem)
-    poison, sentinel = poison_of(out_lay.dtype)
-    out = engine.allocate(out_lay)
-    phys = np.full(out_lay.buffer_size, poison, dtype=out_lay.dtype.numpy)
-    mask = padding_mask(out_lay)
-    phys[mask] = sentinel
-    engine.write_buffer(out.buffer, phys)
-    for k in kd.kernels:
-        bound = engine.bind(k, lambda kind, i: mems[i].buffer if kind == "input" else out.buffer)
-        engine.enqueue_kernel(bound, k.gws, k.lws).wait()
-    raw = np.empty(out_lay.buffer_size, dtype=out_lay.dtype.numpy)
-    engine.read_buffer(out.buffer, raw)
-    assert (raw[mask] == sentinel).all(), "the kernel wrote into the output's padding or block tail"
-    got = out_lay.from_physical(raw)
+    """Run ``kernel`` forced on ``arrays`` (logical, one per input layout) through the harness (input padding /
+    block tails and the output interior poisoned by type); returns (logical output, the selector's unforced pick)."""
+    got, chosen = run_kernel(engine, kind, list(in_lays), out_lay, attrs, arrays, kernel)
     if out_lay.dtype != F32:
-        assert (got != poison).all(), "an output element was not written"
+        assert (got != typed_poison(out_lay.dtype)[0]).all(), "an output element was not written"
     return got, chosen
 
 
