@@ -188,3 +188,18 @@ def test_saved_program_runs_bit_for_bit(engine, rng, tmp_path):
     y = net.run({"x": x})["y"]
     assert y.dtype == np.uint8 and len(np.unique(y)) > 10
     np.testing.assert_array_equal(y, expected)
+
+
+def test_weights_fed_at_run_time_are_read_again(engine, kernel, rng):
+    """Weights from a graph input, changed between runs: the CPU gemm kernel's converted-weights cache must notice."""
+    x = qrand(rng, U8, (1, 6, 5, 5))
+    topo = cl.Topology()
+    topo.add(cl.InputLayout("x", cl.Layout(cl.DataType.u8, cl.Format.bfyx, x.shape)),
+             cl.InputLayout("w", cl.Layout(cl.DataType.i8, cl.Format.bfyx, (4, 6, 3, 3))),
+             cl.QuantizedConvolution("y", "x", "w", pad=1))
+    net = cl.Network(cl.Program(engine, topo, cl.BuildOptions(force_implementations={"y": kernel})))
+    for _ in range(2):
+        w = qrand(rng, I8, (4, 6, 3, 3))
+        net.poison()
+        y = net.run({"x": x, "w": w})["y"]
+        np.testing.assert_array_equal(y, quantized_conv_ref(x, w, (1, 1), (1, 1), (1, 1), (1, 1), 1))

@@ -89,14 +89,11 @@ class QuantizedConvolutionKernelCpuGemm(CpuKernelBase):
         cache: dict[str, Any] = {}
 
         def weights(w_raw: np.ndarray, w_zp: np.ndarray | None) -> tuple[np.ndarray, int]:
-            key = np.concatenate([w_raw.reshape(-1).view(np.uint8),
-                                  np.zeros(0, np.uint8) if w_zp is None else w_zp.astype(np.int64).view(np.uint8)])
-            if "key" in cache and np.array_equal(cache["key"], key):
-                return cache["w"], cache["bound"]
-            wc = w_raw.astype(np.float32).reshape(oc, k)
-            if w_zp is not None:
-                wc -= w_zp.astype(np.float32).reshape(-1, 1)
-            cache.update(key=key.copy(), w=np.ascontiguousarray(wc.reshape(g, oc // g, k)),
+            zp = np.zeros(1, np.int64) if w_zp is None else w_zp.astype(np.int64)
+            if "raw" in cache and np.array_equal(cache["raw"], w_raw) and np.array_equal(cache["zp"], zp):
+                return cache["w"], cache["bound"]  # the same bytes as last run: a compare, no copy
+            wc = w_raw.astype(np.float32).reshape(oc, k) - zp.astype(np.float32).reshape(-1, 1)
+            cache.update(raw=w_raw.copy(), zp=zp, w=np.ascontiguousarray(wc.reshape(g, oc // g, k)),
                          bound=int(np.abs(wc).max(initial=0)))
             return cache["w"], cache["bound"]
 
