@@ -3,12 +3,12 @@ QOperator, dynamic), on both engines, against onnxruntime's own int8 run of the 
 
 The engine computes quantized operators as ONNX defines them: in float on the quantized values
 (onnx_ops/quantization.py), or, for QLinearConv / ConvInteger layers whose float sums could round, as integer
-convolutions (onnx_ops/quantization_integer.py; tests/onnx/test_quantized_integer.py). onnxruntime with its graph optimizations disabled runs the same definitions, and the
-outputs agree to float rounding (every quantized activation equal). onnxruntime's default session fuses the QDQ
-pairs into integer kernels (QLinearConv, QLinearAdd, QLinearGlobalAveragePool ... with fixed-point requantization),
-which differ from its own unoptimized run by up to a few output steps on small outputs (measured on this test's
-network: up to 5 steps on 10 logits, 95-100% within one step); that comparison is reported by
-``benchmarks/int8.py``, not asserted here.
+convolutions (onnx_ops/quantization_integer.py; tests/onnx/test_quantized_integer.py). onnxruntime with its graph
+optimizations disabled runs the same definitions, and the outputs agree to float rounding (every quantized
+activation equal). onnxruntime's default session fuses the QDQ pairs into integer kernels (QLinearConv, QLinearAdd,
+QLinearGlobalAveragePool ... with fixed-point requantization), which differ from its own unoptimized run by up to a
+few output steps on small outputs (measured on this test's network: up to 5 steps on 10 logits, 95-100% within one
+step); that comparison is reported by ``benchmarks/int8.py``, not asserted here.
 """
 
 from __future__ import annotations
