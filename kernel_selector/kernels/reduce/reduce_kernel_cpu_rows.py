@@ -177,6 +177,19 @@ def _fold_pick(acc: np.ndarray, a0: int, x: np.ndarray, x0: int, n: int, is_min:
             dst[j] = v if (v > m or v != v) else m
 
 
+@numba.njit(inline="always", **NJIT)
+def _task(t: int, per: int, nblk: int, blk: int, clen: int, red: int, nchunk: int,
+          inner: int) -> tuple[int, int, int, int, int]:  # pragma: no cover - numba
+    """Task ``t`` of a pass (geo as :func:`reduce_minmax`): (outer index o, first column i0, reduced rows [r0, r1)
+    of its chunk, offset d0 of its first partial result)."""
+    o = t // per
+    rem = t - o * per
+    c = rem // nblk
+    i0 = (rem - c * nblk) * blk
+    r0 = c * clen
+    return o, i0, r0, min(red, r0 + clen), (o * nchunk + c) * inner + i0
+
+
 @numba.njit(parallel=True, **NJIT)
 def reduce_minmax(out: np.ndarray, x: np.ndarray, geo: np.ndarray, is_min: bool) -> None:  # pragma: no cover
     """One max / min pass over x viewed as (outer, red, inner), float32 in and out: geo = (outer, red, inner, clen,
@@ -186,13 +199,7 @@ def reduce_minmax(out: np.ndarray, x: np.ndarray, geo: np.ndarray, is_min: bool)
     nblk = (inner + blk - 1) // blk
     per = nchunk * nblk
     for t in prange(outer * per):
-        o = t // per
-        rem = t - o * per
-        c = rem // nblk
-        i0 = (rem - c * nblk) * blk
-        r0 = c * clen
-        r1 = min(red, r0 + clen)
-        d0 = (o * nchunk + c) * inner + i0
+        o, i0, r0, r1, d0 = _task(t, per, nblk, blk, clen, red, nchunk, inner)
         if inner == 1:
             out[d0] = _row_pick(x, o * red + r0, r1 - r0, is_min)
             continue
@@ -217,13 +224,7 @@ def reduce_sumprod(out: np.ndarray, x: np.ndarray, geo: np.ndarray, is_prod: boo
     nblk = (inner + blk - 1) // blk
     per = nchunk * nblk
     for t in prange(outer * per):
-        o = t // per
-        rem = t - o * per
-        c = rem // nblk
-        i0 = (rem - c * nblk) * blk
-        r0 = c * clen
-        r1 = min(red, r0 + clen)
-        d0 = (o * nchunk + c) * inner + i0
+        o, i0, r0, r1, d0 = _task(t, per, nblk, blk, clen, red, nchunk, inner)
         if inner == 1:
             row = x[o * red + r0:o * red + r1]
             s = 1.0 if is_prod else 0.0
