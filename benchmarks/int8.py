@@ -1,7 +1,8 @@
 """Quantized zoo networks (onnxruntime's own quantization tools) on cldnn_py against onnxruntime's int8 run.
 
     python benchmarks/int8.py [--models resnet50 squeezenet googlenet crnn] [--kinds qdq_per_channel dynamic]
-                              [--runs 10] [--devices cl:1:0 cpu] [--json .cache/int8.json]
+                              [--runs 10] [--devices cl:1:0 cpu] [--integer-path auto|always]
+                              [--json .cache/int8.json]
 
 For each model and kind (``cldnn_py.tools.quantized``: static QDQ per channel calibrated on 4 seeded images, or
 dynamic), written once to ``.cache/models/int8/``: onnxruntime (CPU provider, 2 intra-op threads, sequential, its
@@ -10,8 +11,10 @@ cldnn_py engine runs the quantized model (quantized operators in float, QDQ pair
 docs/precision.md). Agreement on 4 seeded inputs: the share of output elements on the same quantization step as
 onnxruntime's int8 run and the share within one step (the output's step is its DequantizeLinear scale; for a float
 output, 1e-2 of the largest value stands for a step), and the same against onnxruntime with its optimizations off
-(the ONNX definitions computed in float, as the engine does). Latency: median wall ms over ``--runs`` interleaved
-runs, each right after an untimed one. Printed as a table; the JSON holds the rows.
+(the ONNX definitions computed in float, as the engine does). ``--integer-path always`` imports with
+``quantization_integer.INTEGER_PATH = "always"``: QDQ groups become QLinearConv (``frontend/onnx_qdq.py``) and
+every quantized convolution runs on the integer kernels (QuantizedConvolution). Latency: median wall ms over
+``--runs`` interleaved runs, each right after an untimed one. Printed as a table; the JSON holds the rows.
 """
 
 from __future__ import annotations
@@ -103,9 +106,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--kinds", nargs="+", default=["qdq_per_channel", "dynamic"])
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--devices", nargs="+", default=None, help="cldnn_py device specs (default: OpenCL default, cpu)")
+    ap.add_argument("--integer-path", choices=("auto", "always"), default=None,
+                    help="the importer's integer path (default: CLDNN_PY_INTEGER_PATH, else auto)")
     ap.add_argument("--json", default=str(ROOT / ".cache" / "int8.json"))
     args = ap.parse_args(argv)
     import cldnn_py as cl
+    from cldnn_py.frontend.onnx_ops import quantization_integer
+
+    if args.integer_path:
+        quantization_integer.INTEGER_PATH = args.integer_path
 
     devices = args.devices or [cl.Engine().info.spec, "cpu"]
     rows = []

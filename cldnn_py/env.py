@@ -43,6 +43,9 @@ follows from them (where PoCL's and numba's caches go, whether program binaries 
 - ``CLDNN_PY_PARALLEL_BUILD``: ``auto`` (default) builds a network's program batches in parallel threads only on a
   driver known to be safe (PoCL's CPU device), in one thread on any other (a parallel ``clBuildProgram`` crashes
   Oclgrind); ``1`` always in parallel, ``0`` always in one thread (``device.parallel_build_allowed``).
+- ``CLDNN_PY_INTEGER_PATH``: ``auto`` (default) or ``always``: the ONNX importer's choice between the integer kernels
+  (``QuantizedConvolution``) and the float path for quantized operators and QDQ groups
+  (``frontend/onnx_ops/quantization_integer.py``, ``frontend/onnx_qdq.py``; docs/precision.md).
 ``PYOPENCL_CTX`` is honoured the way pyopencl reads it when no device is given.
 """
 
@@ -115,6 +118,14 @@ def kernel_tier() -> str:
 def inference_precision() -> str | None:
     """``CLDNN_PY_INFERENCE_PRECISION`` (None when unset or empty: the model's own, else f32)."""
     return os.environ.get("CLDNN_PY_INFERENCE_PRECISION") or None
+
+
+def integer_path() -> str:
+    """``CLDNN_PY_INTEGER_PATH`` lower-cased (``auto`` when unset or empty); ValueError for another value."""
+    v = (os.environ.get("CLDNN_PY_INTEGER_PATH") or "auto").strip().lower()
+    if v not in ("auto", "always"):
+        raise ValueError(f"CLDNN_PY_INTEGER_PATH must be 'auto' or 'always', got {v!r}")
+    return v
 
 
 def emulate_subgroups() -> bool:

@@ -37,6 +37,7 @@ from .dynamic_network import DynamicNetwork
 from .engine import Engine
 from .errors import ProgramFileError
 from .frontend import load_onnx
+from .frontend.onnx_ops import quantization_integer
 from .kernel_cache import default_dir, default_tuning_cache_path
 from .network import Network
 from .program import Program
@@ -95,7 +96,8 @@ class WarmStartCache:
         doc = {"format": FORMAT_VERSION, "package": __version__, "code": code_digest(),
                "device": device_identity(engine), "model": digest, "siblings": siblings, "fallback": fallback,
                "input_shapes": sorted((k, list(v)) for k, v in (input_shapes or {}).items()),
-               "options": encode(opts, []), "forced": sorted(env.forced_impls().items()), "tuning": tuning}
+               "options": encode(opts, []), "forced": sorted(env.forced_impls().items()), "tuning": tuning,
+               "integer_path": quantization_integer.INTEGER_PATH}
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
     def _model_digest(self, model: Any) -> tuple[str | None, list[Any]]:

@@ -25,7 +25,8 @@ from ..io_signature import TensorSignature
 from ..topology import Topology
 from .onnx_context import ImportContext, NotConstantError
 from .onnx_external import external_tensors, inline_external_data
-from .onnx_ops import CONVERTERS, DEFAULT_DOMAINS, key_of
+from .onnx_ops import CONVERTERS, DEFAULT_DOMAINS, key_of, quantization_integer
+from .onnx_qdq import fuse_qdq
 
 log = logging.getLogger("cldnn_py.frontend.onnx")
 
@@ -158,6 +159,10 @@ def import_static(m: Any, name: str, input_shapes: dict[str, tuple[int, ...]], i
 
     Raises UnsupportedError (NotConstantError when a converter needs a run-time value as a constant), ShapeError.
     """
+    if quantization_integer.INTEGER_PATH == "always":  # QDQ groups onto the integer kernels (onnx_qdq.py)
+        m, fused = fuse_qdq(m)
+        if fused:
+            log.debug("%s: %d QDQ groups rewritten as QLinearConv", name, fused)
     ctx = ImportContext(m, _opset(m), input_shapes)
     _check_supported(ctx, name)
     for i, node in enumerate(m.graph.node):

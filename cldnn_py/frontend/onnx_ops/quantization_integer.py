@@ -22,13 +22,16 @@ from typing import Any
 
 import numpy as np
 
+from ... import env
 from ...layout import DataType
 from ...primitives.quantized_convolution import QuantizedConvolution
 from .nn_common import ints, reshape_to, resolve_pads
 
 _TYPES = {np.dtype(np.uint8): DataType.u8, np.dtype(np.int8): DataType.i8}
-INTEGER_PATH = "auto"
-"""``"auto"``: the integer path where the float path is not provably exact; ``"always"``: wherever it applies."""
+INTEGER_PATH = env.integer_path()
+"""``"auto"``: the integer path where the float path is not provably exact; ``"always"``: wherever it applies, and
+QDQ groups rewritten to QLinearConv first (``frontend/onnx_qdq.py``). Default ``CLDNN_PY_INTEGER_PATH``, else
+``"auto"``; read at each import (set it before ``load_onnx``)."""
 EXACT = 2 ** 24
 """float32 holds every integer of smaller magnitude exactly."""
 
