@@ -18,8 +18,11 @@ one), except (as OpenVINO keeps them in f32 by default):
 Then every edge whose producer's float type differs from what its consumer runs in is converted: a constant Data
 is stored converted (when all its readers agree), a reorder without a dtype of its own converts as it reorders (when
 all its readers agree), and any other edge gets a converting Reorder (constant ones are folded by
-propagate_constants). Integer tensors (indices, shapes) are never touched. On the CPU engine, whose numba kernels
-are float32 only, no node qualifies and the pass changes nothing.
+propagate_constants). Integer tensors (indices, shapes) are never touched. On the CPU engine the numba kernels
+are float32 only, except fully_connected_cpu_blas's small-batch path (N <= 16: half weights converted as they
+stream, the memory-bound case) and the f32 <-> f16 reorder: there the fully connected layers that are not outputs
+qualify, and the nodes a numba kernel runs stay f32 (the convolutions are compute-bound: half storage would only
+add conversions). A node whose f32 choice is a CPU reference kernel follows the same rule as on OpenCL.
 """
 
 from __future__ import annotations

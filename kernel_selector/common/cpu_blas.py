@@ -1,5 +1,5 @@
 """Helpers of the BLAS-backed CPU kernels (fully_connected_cpu_blas, gemm_cpu_blas): the small-batch numba
-product :func:`fc_rows` and logical readers / writers of buffers."""
+product :func:`fc_rows` (float32 or half weights) and logical readers / writers of buffers."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import numba
 import numpy as np
 from numba import prange
 
-from cldnn_py.layout import Format, Layout
+from cldnn_py.layout import DataType, Format, Layout
 
 from ..cpu_kernel_base import physical_index, write_logical
+from .cpu_half import as_f32
 from .cpu_launch import viewer
 from .elementwise_numba import NJIT
 
@@ -23,7 +24,10 @@ ROWS_PER_TASK = 16
 
 @numba.njit(parallel=True, **NJIT)
 def fc_rows(out: np.ndarray, x: np.ndarray, w: np.ndarray, bias: np.ndarray, has_bias: bool) -> None:
-    """out[i, j] = Σ_t x[i, t] · w[j, t] (+ bias[j]) for C-contiguous out (N, M), x (N, K), w (M, K).
+    """out[i, j] = Σ_t x[i, t] · w[j, t] (+ bias[j]) for C-contiguous out (N, M), x (N, K), w (M, K); out, x and
+    bias float32, w float32 or the bit patterns of half weights (``uint16``: converted on load by
+    :func:`~.cpu_half.as_f32`, ``vcvtph2ps`` in the vectorized loop; one more specialization, the float32 one
+    unchanged).
 
     One task per ROWS_PER_TASK weight rows; register blocks of 2 weight rows x 4 input rows (8 vector
     accumulators, each loaded value used 4 or 2 times), the last 1-3 input rows in 2 x 1 blocks; with an odd row
@@ -45,7 +49,7 @@ def fc_rows(out: np.ndarray, x: np.ndarray, w: np.ndarray, bias: np.ndarray, has
                 x0, x1, x2, x3 = x[i], x[i + 1], x[i + 2], x[i + 3]
                 a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = np.float32(0.0)
                 for t in range(k):
-                    p, q = w0[t], w1[t]
+                    p, q = as_f32(w0[t]), as_f32(w1[t])
                     u0, u1, u2, u3 = x0[t], x1[t], x2[t], x3[t]
                     a0 += p * u0
                     a1 += p * u1
@@ -64,8 +68,8 @@ def fc_rows(out: np.ndarray, x: np.ndarray, w: np.ndarray, bias: np.ndarray, has
                 a0 = b0 = np.float32(0.0)
                 for t in range(k):
                     u0 = xr[t]
-                    a0 += w0[t] * u0
-                    b0 += w1[t] * u0
+                    a0 += as_f32(w0[t]) * u0
+                    b0 += as_f32(w1[t]) * u0
                 out[i, j] = a0 + c0
                 if j1 > j:
                     out[i, j1] = b0 + c1
@@ -83,11 +87,20 @@ def logical_reader(lay: Layout, shape: tuple[int, ...]) -> Callable[[np.ndarray]
 
 
 def output_writer(lay: Layout) -> tuple[Callable[[np.ndarray], np.ndarray | None], Callable[..., None]]:
-    """(direct, write): ``direct(buf)`` is a writable logical view of the output when it is unpadded bfyx (None
-    otherwise); ``write(buf, value)`` stores a logical value into the interior."""
+    """(direct, write): ``direct(buf)`` is a writable logical view of the output when it is unpadded bfyx f32 (None
+    otherwise: the kernel computes into a float32 array); ``write(buf, value)`` stores a logical value into the
+    interior, converted to the output's type (numpy's ``astype``: half rounds to nearest even) unless ``direct``
+    gave the view it was computed in."""
+    view, count = viewer(lay), lay.count()
     if lay.format == Format.bfyx and lay.padding.is_zero:
-        view, count = viewer(lay), lay.count()
-        return (lambda buf: view(buf)[:count].reshape(lay.shape)), (lambda buf, v: None)
+        if lay.dtype == DataType.f32:
+            return (lambda buf: view(buf)[:count].reshape(lay.shape)), (lambda buf, v: None)
+
+        def store(buf: np.ndarray, v: np.ndarray) -> None:
+            with np.errstate(over="ignore"):  # past the type's range: infinity, as the OpenCL stores
+                view(buf)[:count].reshape(lay.shape)[...] = v
+
+        return (lambda buf: None), store
     return (lambda buf: None), (lambda buf, v: write_logical(buf, lay, v))
 
 

@@ -127,7 +127,9 @@ def test_a_layer_whose_kernel_lacks_f16_stays_f32(ocl_engine, monkeypatch):
 
 
 def test_cpu_engine_keeps_f32(engine, rng):
-    """The numba kernels are float32 only: the pass changes nothing there (same results bit for bit)."""
+    """The CPU engine's convolution, pooling and eltwise kernels are float32 only (only its fully connected kernel
+    takes half: tests/cpu/test_fc_cpu_half.py): on this chain the pass changes nothing (same results bit for
+    bit)."""
     if engine.kind != "cpu":
         pytest.skip("the CPU engine's case")
     x = rng.standard_normal(SHAPE).astype(np.float32)
