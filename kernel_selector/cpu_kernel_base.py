@@ -138,6 +138,12 @@ class CpuKernelBase(KernelBase):
         return KernelData(self.name, [CpuKernelData(f"{self.name}__cpu", self.make_fn(params), args)])
 
 
+def _promote(a: np.ndarray) -> np.ndarray:
+    """float16 values as float32 (exact), anything else itself: reference kernels compute in float32 whatever the
+    storage."""
+    return a.astype(np.float32) if a.dtype == np.float16 else a
+
+
 class CpuRefKernel(CpuKernelBase):
     """Reference CPU kernel on logical arrays: subclasses implement :meth:`compute`. Fused ops are applied by the
     base (``supports_fused_ops``); priority DONT_USE_IF_HAVE_SOMETHING_ELSE."""
@@ -173,8 +179,9 @@ class CpuRefKernel(CpuKernelBase):
         return self.twin().validate(params) if self.twin is not None else None
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
-        """The primitive on logical input arrays (``params.inputs`` order); returns the logical output (any float
-        or int type: it is cast to the output's)."""
+        """The primitive on logical input arrays (``params.inputs`` order; f16 tensors arrive as float32: half is
+        storage only, as on the OpenCL engine); returns the logical output (any float or int type: it is cast to
+        the output's)."""
         raise NotImplementedError
 
     def make_fn(self, params: Params) -> Callable[..., None]:
@@ -185,10 +192,10 @@ class CpuRefKernel(CpuKernelBase):
         extra = [lay for op in ops for lay in op.extra_inputs]
 
         def fn(*bufs: Any) -> None:
-            xs = [read_logical(b, lay) for b, lay in zip(bufs[:len(ins)], ins)]
+            xs = [_promote(read_logical(b, lay)) for b, lay in zip(bufs[:len(ins)], ins)]
             val = np.asarray(self.compute(params, xs))
             if ops:
-                operands = [read_logical(b, lay) for b, lay in zip(bufs[len(ins) + 1:], extra)]
+                operands = [_promote(read_logical(b, lay)) for b, lay in zip(bufs[len(ins) + 1:], extra)]
                 val = apply_fused(val.astype(np.float32) if val.dtype.kind != "f" else val, ops, operands)
             write_logical(bufs[len(ins)], out, val.reshape(out.shape) if val.size == out.count() else val)
 
