@@ -97,7 +97,7 @@ class WarmStartCache:
                "device": device_identity(engine), "model": digest, "siblings": siblings, "fallback": fallback,
                "input_shapes": sorted((k, list(v)) for k, v in (input_shapes or {}).items()),
                "options": encode(opts, []), "forced": sorted(env.forced_impls().items()), "tuning": tuning,
-               "integer_path": quantization_integer.INTEGER_PATH}
+               "integer_path": quantization_integer.integer_path()}
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
     def _model_digest(self, model: Any) -> tuple[str | None, list[Any]]:

@@ -159,7 +159,7 @@ def import_static(m: Any, name: str, input_shapes: dict[str, tuple[int, ...]], i
 
     Raises UnsupportedError (NotConstantError when a converter needs a run-time value as a constant), ShapeError.
     """
-    if quantization_integer.INTEGER_PATH == "always":  # QDQ groups onto the integer kernels (onnx_qdq.py)
+    if quantization_integer.integer_path() == "always":  # QDQ groups onto the integer kernels (onnx_qdq.py)
         m, fused = fuse_qdq(m)
         if fused:
             log.debug("%s: %d QDQ groups rewritten as QLinearConv", name, fused)

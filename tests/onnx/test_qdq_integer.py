@@ -126,3 +126,14 @@ def test_auto_keeps_qdq_models_on_the_float_kernels(rng, monkeypatch):
     monkeypatch.setattr(quantization_integer, "INTEGER_PATH", "auto")
     kinds = {p.type_name for p in cl.load_onnx(qdq_model(rng))}
     assert "quantized_convolution" not in kinds and "convolution" in kinds
+
+
+def test_the_environment_variable_sets_the_policy(rng, monkeypatch):
+    """``CLDNN_PY_INTEGER_PATH=always`` rewrites as ``INTEGER_PATH = "always"`` does; another value is refused."""
+    monkeypatch.setattr(quantization_integer, "INTEGER_PATH", None)
+    monkeypatch.setenv("CLDNN_PY_INTEGER_PATH", "always")
+    kinds = [p.type_name for p in cl.load_onnx(qdq_model(rng))]
+    assert kinds.count("quantized_convolution") == 3
+    monkeypatch.setenv("CLDNN_PY_INTEGER_PATH", "sometimes")
+    with pytest.raises(ValueError, match="CLDNN_PY_INTEGER_PATH must be 'auto' or 'always', got 'sometimes'"):
+        cl.load_onnx(qdq_model(rng))

@@ -28,10 +28,16 @@ from ...primitives.quantized_convolution import QuantizedConvolution
 from .nn_common import ints, reshape_to, resolve_pads
 
 _TYPES = {np.dtype(np.uint8): DataType.u8, np.dtype(np.int8): DataType.i8}
-INTEGER_PATH = env.integer_path()
+INTEGER_PATH: str | None = None
 """``"auto"``: the integer path where the float path is not provably exact; ``"always"``: wherever it applies, and
-QDQ groups rewritten to QLinearConv first (``frontend/onnx_qdq.py``). Default ``CLDNN_PY_INTEGER_PATH``, else
-``"auto"``; read at each import (set it before ``load_onnx``)."""
+QDQ groups rewritten to QLinearConv first (``frontend/onnx_qdq.py``); None (default): ``CLDNN_PY_INTEGER_PATH``, else
+``"auto"``. Read by each import (set it before ``load_onnx``)."""
+
+
+def integer_path() -> str:
+    """The policy in force: :data:`INTEGER_PATH`, else ``CLDNN_PY_INTEGER_PATH`` (ValueError for a value other than
+    auto / always), else ``"auto"``."""
+    return INTEGER_PATH or env.integer_path()
 EXACT = 2 ** 24
 """float32 holds every integer of smaller magnitude exactly."""
 
@@ -48,7 +54,7 @@ def float_sums_exact(w_centred: np.ndarray, x_dtype: np.dtype, x_zp: int | None)
 
 def _float_path_suffices(ctx: Any, x: str, w_centred: np.ndarray, x_zp: str | None) -> bool:
     """:func:`float_sums_exact` for input tensor ``x`` and its zero point tensor (constant or run time)."""
-    if INTEGER_PATH == "always":
+    if integer_path() == "always":
         return False
     zp = None
     if x_zp is None:
