@@ -27,6 +27,7 @@ from .onnx_context import ImportContext, NotConstantError
 from .onnx_external import external_tensors, inline_external_data
 from .onnx_ops import CONVERTERS, DEFAULT_DOMAINS, key_of, quantization_integer
 from .onnx_qdq import fuse_qdq
+from .onnx_qoperator import unfuse_qoperator
 
 log = logging.getLogger("cldnn_py.frontend.onnx")
 
@@ -163,6 +164,10 @@ def import_static(m: Any, name: str, input_shapes: dict[str, tuple[int, ...]], i
         m, fused = fuse_qdq(m)
         if fused:
             log.debug("%s: %d QDQ groups rewritten as QLinearConv", name, fused)
+    else:  # QOperator nodes the float path takes as QDQ groups, for the fused fake quantization (onnx_qoperator.py)
+        m, unfused = unfuse_qoperator(m)
+        if unfused:
+            log.debug("%s: %d QLinearConv / QLinearMatMul nodes rewritten as QDQ groups", name, unfused)
     ctx = ImportContext(m, _opset(m), input_shapes)
     _check_supported(ctx, name)
     for i, node in enumerate(m.graph.node):
