@@ -65,6 +65,20 @@ static inline float cldnn_sg_sum_emulated(float v, __local float* scratch, uint 
     barrier(CLK_LOCAL_MEM_FENCE);
     return s;
 }
+// CLDNN_RINT(x), CLDNN_FMIN(a, b), CLDNN_FMAX(a, b): rint (round half to even), fmin and fmax (a NaN operand
+// ignored) of floats, as the activation table's formulas use them. On the pip PoCL these are library calls
+// (measured per element of an activation_ref: round 7.2 ns, clamp 8.4 ns, against 0.5 ns for a product); where the
+// compiler targets SSE4.1 (x86) the clang builtins are LLVM's rint / minnum / maxnum, a few instructions inlined.
+// Elsewhere (GPUs, Oclgrind) the OpenCL builtins, native there.
+#if defined(__SSE4_1__) && defined(__clang__)
+#define CLDNN_RINT(x) __builtin_rintf(x)
+#define CLDNN_FMIN(a, b) __builtin_fminf((a), (b))
+#define CLDNN_FMAX(a, b) __builtin_fmaxf((a), (b))
+#else
+#define CLDNN_RINT(x) rint(x)
+#define CLDNN_FMIN(a, b) fmin((a), (b))
+#define CLDNN_FMAX(a, b) fmax((a), (b))
+#endif
 // Half access for inner loops and register-tile epilogues: cldnn_load_half (element i of p),
 // cldnn_load_half8_aligned (the 8 halves at p) as float, cldnn_store_half8_aligned (v rounded to nearest even into
 // the 8 halves at p); p 16-byte aligned for the half8 forms. On the pip PoCL vload_half(8) / vstore_half8_rte are

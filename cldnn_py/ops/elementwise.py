@@ -139,10 +139,11 @@ def float_literal(v: float) -> str:
 
 
 def cl_activation(func: str, a: float, b: float) -> str:
-    """Body of a function-like OpenCL macro of ``x`` computing ``func`` with parameters a, b substituted.
-    Raises KeyError for an unknown function."""
-    body = ACTIVATIONS[func].formula
-    return "(" + body.replace("A", float_literal(a)).replace("B", float_literal(b)) + ")"
+    """Body of a function-like OpenCL macro of ``x`` computing ``func`` with parameters a, b substituted (``rint``,
+    ``fmin``, ``fmax`` as common.cl's ``CLDNN_RINT`` / ``CLDNN_FMIN`` / ``CLDNN_FMAX``: the same functions without
+    PoCL's library calls). Raises KeyError for an unknown function."""
+    body = ACTIVATIONS[func].formula.replace("A", float_literal(a)).replace("B", float_literal(b))
+    return "(" + re.sub(r"\b(rint|fmin|fmax)\(", lambda m: f"CLDNN_{m.group(1).upper()}(", body) + ")"
 
 
 def cl_eltwise(mode: str, a: str, b: str, integer: bool = False, helper: str | None = None,

@@ -41,10 +41,13 @@ VECTOR_ACTIVATIONS = {
     "hard_swish": f"((x) * {_min8(_max8('((x) + 3.0f)', '0.0f'), '6.0f')} / 6.0f)",
     "logistic": "((float8)(1.0f) / ((float8)(1.0f) + CLDNN_EXP8(-(x))))",
     "swish": "((x) / ((float8)(1.0f) + CLDNN_EXP8(-%A% * (x))))",
-    # rint without a call: adding and subtracting 1.5 * 2^23 rounds half to even in the default rounding mode
-    # (as CLDNN_EXP8_N does); |x| >= 2^22 is already an integer (and inf / NaN fail the test and stay). A negative
-    # value that rounds to zero gives +0 where rint gives -0 (equal in comparisons; fake quantization multiplies it).
-    "round": "(((x) < 4194304.0f && (x) > -4194304.0f) ? (((x) + 12582912.0f) - 12582912.0f) : (x))",
+    # rint without a call: for 0 <= x < 2^23, x + 2^23 lies where the float32 spacing is 1, so the addition rounds
+    # half to even in the default rounding mode and subtracting 2^23 is exact (negative x mirrored); |x| >= 2^23 is
+    # already an integer (and inf / NaN fail the tests and stay). A value that rounds to zero gives +0 where rint may
+    # give -0 (equal in comparisons; fake quantization multiplies it). (Until 2026-11-27 one addition of 1.5 * 2^23
+    # under |x| < 2^22 left the halves of [2^22, 2^23) unrounded.)
+    "round": "((x) >= 0.0f ? ((x) < 8388608.0f ? ((x) + 8388608.0f) - 8388608.0f : (x)) : "
+             "((x) > -8388608.0f ? ((x) - 8388608.0f) + 8388608.0f : (x)))",
     # exp: CLDNN_EXP8 with the float32 ends (inf above ln(FLT_MAX), 0 below the normal range); in (88.3, 88.72]
     # 2^n would overflow the exponent bits, so e^x = 2 e^{0.000212194440} e^{x - 0.693359375} (ln 2's two parts,
     # x - 0.693359375 exact in float32)

@@ -60,3 +60,25 @@ def test_activation_padded_buffers(engine, rng, func):
     a, b = -0.5, 1.25
     out = run_kernel_padded(engine, "activation", [lin], lout, {"func": func, "a": a, "b": b}, [x])
     np.testing.assert_allclose(out, REFS[func](x.astype(np.float64), a, b), rtol=1e-5, atol=1e-6)
+
+
+def test_activation_ref_applies_fused_activations(ocl_engine, rng):
+    """activation_ref runs the activations fused after its own (a fake quantization's chain: linear 1/s → round →
+    clamp → linear s), forced, on a padded b_fs_yx_fsv16 output; vs float64 (activation_gpu_wg:
+    tests/passes/test_prepare_primitive_fusing.py)."""
+    from cldnn_py.ops import FusedActivationAttrs
+    from kernel_selector.params import FusedOp
+    from tests.cpu.kernel_harness import run_kernel
+
+    shape = (2, 19, 5, 6)
+    lin = cl.Layout(cl.DataType.f32, cl.Format.bfyx, shape)
+    lout = cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, shape, padding=cl.Padding((0, 0, 1, 2), (0, 0, 1, 2)))
+    x = f32(rng.standard_normal(shape) * 3)
+    fused = [FusedOp("activation", FusedActivationAttrs("round", 0.0, 0.0)),
+             FusedOp("activation", FusedActivationAttrs("clamp", -9.0, 9.0)),
+             FusedOp("activation", FusedActivationAttrs("linear", 0.25, 0.0))]
+    attrs = cl.Activation("a", "x", "linear", a=4.0, b=0.0).attrs()
+    out, _ = run_kernel(ocl_engine, "activation", [lin], lout, attrs, [x], "activation_ref", fused)
+    ref = np.clip(np.rint(x.astype(np.float64) * 4.0), -9, 9) * 0.25
+    np.testing.assert_array_equal(out, ref)
+    assert len(np.unique(out)) == 19  # every step of [-9, 9] / 4

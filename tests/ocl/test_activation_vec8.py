@@ -99,10 +99,12 @@ def test_clamp_with_min_above_max_gives_max(ocl_engine, rng):
 
 
 def test_call_free_round_is_rint(ocl_engine, rng):
-    """round (ONNX Round, fake quantization) through FUSED_OPS8's call-free form: halves to even, large values
-    (|x| >= 2^22, integers already), +-inf and NaN unchanged; vs numpy's rint (a -0 may come out as +0)."""
+    """round (ONNX Round, fake quantization) through FUSED_OPS8's call-free form: halves to even (also the halves of
+    [2^22, 2^23), the last range with fractions), large values (|x| >= 2^23, integers already), +-inf and NaN
+    unchanged; vs numpy's rint (a -0 may come out as +0)."""
     halves = np.arange(-40, 41, dtype=np.float32) + 0.5
-    big = np.array([4194303.5, 4194304.0, -4194305.0, 8388609.0, 3e9, -3e9, np.inf, -np.inf, np.nan], np.float32)
+    big = np.array([4194303.5, 4194304.0, -4194305.0, 4194304.5, 4194305.5, -5000000.5, 8388607.5, -8388607.5,
+                    8388609.0, 3e9, -3e9, np.inf, -np.inf, np.nan], np.float32)
     x = np.concatenate([halves, big, f32(rng.standard_normal(200) * 1e3), f32(rng.standard_normal(200) * 0.7)])
     x = np.concatenate([x, np.full((-len(x)) % 64, 2.5, np.float32)]).reshape(1, -1, 4, 4)
     topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)),
@@ -110,7 +112,7 @@ def test_call_free_round_is_rint(ocl_engine, rng):
                        cl.Reorder("out", "a", format=cl.Format.bfyx))
     net = cl.Network(cl.Program(ocl_engine, topo, cl.BuildOptions(kernel_tier="cpu")))
     assert net.program.node("a").impl.kernel_name == "activation_vec8"
-    assert "12582912.0f" in net.program.node("a").impl.kernels[0].source
+    assert "8388608.0f" in net.program.node("a").impl.kernels[0].source
     net.poison()
     out = net.run({"x": x})["out"]
     np.testing.assert_array_equal(out, np.rint(x))  # -0 == +0 for assert_array_equal; NaN == NaN

@@ -246,3 +246,46 @@ def test_activation_after_concat_moves_into_its_inputs(engine, rng, shared):
     steps = np.abs(np.rint(q) - np.rint(ref / 0.02))
     assert steps.max() <= 1 and (steps == 0).mean() >= 0.99
     assert np.abs(q - np.rint(q)).max() < 1e-3  # every element quantized, both inputs' parts
+
+
+def _fake_quant_twice_read(rng):
+    """conv read twice: by a fake quantization (linear 1/s → round → clamp → linear s, four activations) and by a
+    sum with the quantized value."""
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1, 5, 6, 7))),
+                    cl.Data("w", rng.standard_normal((6, 5, 3, 3)).astype(np.float32)),
+                    cl.Convolution("conv", "x", weights="w", pad=(1, 1)),
+                    cl.Activation("scaled", "conv", "linear", a=1 / 0.25, b=0.0),
+                    cl.Activation("rounded", "scaled", "round"),
+                    cl.Activation("clamped", "rounded", "clamp", a=-20.0, b=20.0),
+                    cl.Activation("fq", "clamped", "linear", a=0.25, b=0.0),
+                    cl.Eltwise("out", ["conv", "fq"], mode="sum"))
+    return t
+
+
+@pytest.mark.parametrize("tier", ["auto", "gpu"])
+def test_a_chain_of_activations_is_one_kernel(engine, rng, tier):
+    """Activations fuse into a producing activation: the fake quantization of a tensor read twice (the conv has two
+    users, so nothing fuses into it) runs as one kernel, the other three applied as its fused ops (the OpenCL GPU
+    tier: activation_gpu_wg; tests/ocl/test_activation.py: activation_ref with fused ops)."""
+    if tier == "gpu" and engine.kind == "cpu":
+        pytest.skip("the OpenCL GPU tier")
+    t = _fake_quant_twice_read(rng)
+    x = rng.standard_normal((1, 5, 6, 7)).astype(np.float32)
+    net = cl.Network(cl.Program(engine, t, cl.BuildOptions(kernel_tier=tier)))
+    if tier == "gpu":
+        assert net.program.node("scaled").impl.kernel_name == "activation_gpu_wg"
+    net.poison()
+    y = net.run({"x": x})["out"]
+    info = net.get_profiling_info()
+    assert {p.id: p.kernel for p in info if p.status == "FUSED"} == {
+        "rounded": "fused into scaled", "clamped": "fused into scaled", "fq": "fused into scaled"}
+    c = np.zeros((1, 6, 6, 7))
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    w = t["w"].array.astype(np.float64)
+    for i in range(3):
+        for j in range(3):
+            c += np.einsum("bchw,oc->bohw", xp[:, :, i:i + 6, j:j + 7], w[:, :, i, j])
+    q = np.clip(np.rint(c.astype(np.float32) * np.float32(4.0)), -20, 20) * 0.25
+    d = np.abs(y - (c + q))
+    # a conv sum within float32 rounding of a half step may round the other way: one step (0.25) there, rarely
+    assert np.all((d < 1e-4) | (np.abs(d - 0.25) < 1e-4)) and (d < 1e-4).mean() > 0.98

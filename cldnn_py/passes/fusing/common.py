@@ -21,9 +21,10 @@ def sole_user(node: ProgramNode) -> ProgramNode | None:
     return next(iter(users.values()))
 
 
-def can_host(program: ProgramGraph, node: ProgramNode) -> bool:
-    """A node whose kernel can apply fused ops in its epilogue: not constant, kernel not forced by the user."""
-    if node.kind not in FUSABLE_HOSTS or node.constant or node.id in program.forced_impls:
+def can_host(program: ProgramGraph, node: ProgramNode, kinds: tuple[str, ...] = FUSABLE_HOSTS) -> bool:
+    """A node of one of ``kinds`` whose kernel can apply fused ops in its epilogue: not constant, kernel not forced
+    by the user."""
+    if node.kind not in kinds or node.constant or node.id in program.forced_impls:
         return False
     return node.output_layout is None or node.output_layout.dtype.value == "f32"
 

@@ -9,7 +9,8 @@ write straight into its buffer, ``prepare_buffer_fusing``). A QDQ model re-quant
 kernels). OpenVINO's graph transformations move element-wise operations through concatenations the same way.
 
 Runs after ``fuse_activation`` (``fusing.RULES``), so each input already carries its own chain; the moved
-activation is appended after it. The activation's id resolves to the concatenation (profiling: FUSED).
+activation is appended after it, with the activations fused into it (a chain of activations is one node by then).
+The activation's id resolves to the concatenation (profiling: FUSED).
 """
 
 from __future__ import annotations
@@ -37,9 +38,12 @@ def fuse_activation_through_concat(program: ProgramGraph, act: ProgramNode) -> b
     if any(d.output_layout is not None and act.output_layout is not None
            and d.output_layout.dtype != act.output_layout.dtype for d in ins):
         return False
+    if any(op.kind != "activation" for op in act.fused_ops):
+        return False  # an eltwise operand is indexed by the concatenated tensor
     a = act.primitive.attrs()
     assert isinstance(a, ActivationAttrs)
-    for d in ins:
+    for d in ins:  # the activation, then the activations fused into it (fuse_activation ran first)
         d.fused_ops.append(FusedOp("activation", FusedActivationAttrs(a.func.value, a.a, a.b), fused_id=act.id))
+        d.fused_ops.extend(act.fused_ops)
     program.fuse(act, concat)
     return True

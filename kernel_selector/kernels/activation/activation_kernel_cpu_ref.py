@@ -19,7 +19,7 @@ class ActivationKernelCpuRef(CpuRefKernel):
     key and functions as ``activation_ref`` on OpenCL."""
 
     twin = ActivationKernelRef  # key and validate() are the OpenCL reference's: the same on both engines
-    supports_fused_ops = True  # the OpenCL reference has none; the numpy epilogue applies them here
+    supports_fused_ops = True  # the numpy epilogue applies them
 
     def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
         """``activation(x, func, a, b)`` in float32."""

@@ -25,6 +25,7 @@ class ActivationKernelGpuWg(KernelBase):
 
     name = "activation_gpu_wg"
     primitive = "activation"
+    supports_fused_ops = True  # FUSED_OPS after the activation: a chain of activations is one kernel
     tier = "gpu"
 
     def supported_key(self) -> SupportedKey:

@@ -17,6 +17,7 @@ class ActivationKernelRef(KernelBase):
 
     name = "activation_ref"
     primitive = "activation"
+    supports_fused_ops = True  # FUSED_OPS after the activation: a chain of activations is one kernel
 
     def supported_key(self) -> SupportedKey:
         """f32 or f16 (storage) in and out; any format."""
