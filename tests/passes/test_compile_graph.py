@@ -22,7 +22,8 @@ def test_impls_selected_and_duplicates_built_once(engine):
         pytest.skip("OpenCL sources and batched builds; the CPU engine's case is the next test")
     topo = cl.Topology(cl.InputLayout("a", L), cl.InputLayout("b", L),
                        cl.Activation("relu_a", "a"), cl.Activation("relu_b", "b"),  # same kernel source
-                       cl.Activation("tanh_a", "relu_a", "tanh"), cl.Eltwise("sum", ["tanh_a", "relu_b"]))
+                       cl.Activation("tanh_a", "a", "tanh"),  # beside relu_a: an activation after it would fuse
+                       cl.Eltwise("sum", ["tanh_a", "relu_b", "relu_a"]))
     b = builder(engine, topo)
     assert all(n.impl is None for n in b.nodes.values())
     pm = cl.program.PassManager()
