@@ -34,7 +34,7 @@ test-fast: $(STAMP)
 # The zoo's ResNet-50, AlexNet, GoogLeNet, SqueezeNet at batch 1 and 8 on every OpenCL device vs onnxruntime
 # (a few minutes; table on stdout, JSON in .cache/bench.json). benchmarks/latency.py: the examples/ networks.
 # `make bench PRECISION="f32 f16"` adds an f16-storage column per OpenCL device; `make bench-int8`: quantized
-# ResNet-50, SqueezeNet, GoogLeNet (static QDQ, dynamic) vs onnxruntime's int8 run (benchmarks/int8.py).
+# ResNet-50, SqueezeNet, GoogLeNet (static QDQ, QOperator, dynamic) vs onnxruntime's int8 run (benchmarks/int8.py).
 PRECISION ?= f32
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py --models all --precision $(PRECISION)

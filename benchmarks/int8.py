@@ -1,6 +1,6 @@
 """Quantized zoo networks (onnxruntime's own quantization tools) on cldnn_py against onnxruntime's int8 run.
 
-    python benchmarks/int8.py [--models resnet50 squeezenet googlenet crnn] [--kinds qdq_per_channel dynamic]
+    python benchmarks/int8.py [--models resnet50 squeezenet googlenet crnn] [--kinds qdq_per_channel qoperator dynamic]
                               [--runs 10] [--devices cl:1:0 cpu] [--integer-path auto|always]
                               [--json .cache/int8.json]
 
@@ -103,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--models", nargs="+", default=["resnet50", "squeezenet", "googlenet"],
                     choices=(*zoo.MODELS, *real_shapes.MODELS),
                     help="zoo or real-shapes models (crnn: dynamic quantization makes its LSTMs DynamicQuantizeLSTM)")
-    ap.add_argument("--kinds", nargs="+", default=["qdq_per_channel", "dynamic"])
+    ap.add_argument("--kinds", nargs="+", default=["qdq_per_channel", "qoperator", "dynamic"])
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--devices", nargs="+", default=None, help="cldnn_py device specs (default: OpenCL default, cpu)")
     ap.add_argument("--integer-path", choices=("auto", "always"), default=None,
