@@ -6,13 +6,13 @@
 
 For each model and kind (``cldnn_py.tools.quantized``: static QDQ per channel or QOperator, calibrated on 4 seeded
 images, or dynamic), written once to ``.cache/models/int8/``: onnxruntime (CPU provider, 2 intra-op threads,
-sequential, its default graph optimizations: integer kernels) runs the quantized model, and also the float model
-for reference; every cldnn_py engine runs the quantized model (quantized operators in float, QDQ pairs as fused fake
-quantization: docs/precision.md). Agreement on 4 seeded inputs: the share of output elements on the same quantization step as
-onnxruntime's int8 run and the share within one step (the output's step is its DequantizeLinear scale; for a float
-output, 1e-2 of the largest value stands for a step), and the same against onnxruntime with its optimizations off
-(the ONNX definitions computed in float, as the engine does). ``--integer-path always`` imports with
-``quantization_integer.INTEGER_PATH = "always"``: QDQ groups become QLinearConv (``frontend/onnx_qdq.py``) and
+sequential, its default graph optimizations: integer kernels) runs the quantized model, and also the float model for
+reference; every cldnn_py engine runs the quantized model (quantized operators in float, QDQ pairs as fused fake
+quantization: docs/precision.md). Agreement on 4 seeded inputs: the share of output elements on the same
+quantization step as onnxruntime's int8 run and the share within one step (the output's step is its DequantizeLinear
+scale; for a float output, 1e-2 of the largest value stands for a step), and the same against onnxruntime with its
+optimizations off (the ONNX definitions computed in float, as the engine does). ``--integer-path always`` imports
+with ``quantization_integer.INTEGER_PATH = "always"``: QDQ groups become QLinearConv (``frontend/onnx_qdq.py``) and
 every quantized convolution runs on the integer kernels (QuantizedConvolution). Latency: median wall ms over
 ``--runs`` interleaved runs, each right after an untimed one. Printed as a table; the JSON holds the rows.
 """
