@@ -33,9 +33,11 @@ def typed_poison(dtype: DataType) -> tuple[float, float]:
 
 def run_kernel(engine, kind: str, inputs: list[Layout], output: Layout, attrs: dict, arrays: list[np.ndarray],
                kernel: str, fused: list[FusedOp] | None = None,
-               operands: list[tuple[Layout, np.ndarray]] | None = None) -> tuple[np.ndarray, str]:
+               operands: list[tuple[Layout, np.ndarray]] | None = None,
+               tier: str = "cpu") -> tuple[np.ndarray, str]:
     """Run ``kernel`` (forced) for ``kind`` on ``arrays`` (logical, one per input layout) plus the fused ops'
-    operands (layout, logical array), in order of the ops' eltwise entries. Returns (logical output, the name the
+    operands (layout, logical array), in order of the ops' eltwise entries; ``tier``: the Params' kernel tier (an
+    OpenCL engine's GPU-tier kernels need "gpu"). Returns (logical output, the name the
     selector picks unforced). Asserts the output's padding / block tail kept its sentinel."""
     ops = []
     extra = list(operands or [])
@@ -46,7 +48,8 @@ def run_kernel(engine, kind: str, inputs: list[Layout], output: Layout, attrs: d
             op = FusedOp(op.kind, op.attrs, extra_inputs=[lay], dep_indices=[len(inputs) + j])
             j += 1
         ops.append(op)
-    params = Params(kind, engine.kind, list(inputs), output, typed_attrs(kind, attrs), ops, kind, engine.info)
+    params = Params(kind, engine.kind, list(inputs), output, typed_attrs(kind, attrs), ops, kind, engine.info,
+                    kernel_tier=tier)
     chosen = selector.select(params)[0].name
     _, kd = selector.select(params, kernel)
     mems = []

@@ -908,3 +908,25 @@ def test_conv_block_diagonal_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rn
                             dataclasses.asdict(attrs), [x, w, b], kernel="convolution_b_fs_yx_fsv16", pad_fill=0.0)
     oclgrind_log.assert_clean()
     assert_close(out, conv_ref(x, wg, b, (1, 1), (1, 1), (1, 1), (1, 1), 4), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kernel", ["activation_ref", "activation_gpu_wg", "activation_vec8"])
+def test_activation_with_fused_activations_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng, kernel):
+    """An activation kernel applying a chain fused into it (a fake quantization: linear 1/s → round → clamp →
+    linear s; an activation hosts fused activations since 2026-11-27), on a b_fs_yx_fsv16 output with a channel
+    tail (19 of 32): clean log, padding and tail untouched, equal to float64."""
+    from cldnn_py.ops import FusedActivationAttrs
+    from kernel_selector.params import FusedOp
+    from tests.cpu.kernel_harness import run_kernel
+
+    shape = (1, 19, 3, 4)
+    lay = cl.Layout(cl.DataType.f32, cl.Format.b_fs_yx_fsv16, shape)
+    x = f32(rng.standard_normal(shape) * 3)
+    fused = [FusedOp("activation", FusedActivationAttrs("round", 0.0, 0.0)),
+             FusedOp("activation", FusedActivationAttrs("clamp", -9.0, 9.0)),
+             FusedOp("activation", FusedActivationAttrs("linear", 0.25, 0.0))]
+    attrs = cl.Activation("a", "x", "linear", a=4.0, b=0.0).attrs()
+    tier = "gpu" if "_gpu_" in kernel else "cpu"
+    out, _ = run_kernel(oclgrind_engine, "activation", [lay], lay, attrs, [x], kernel, fused, tier=tier)
+    oclgrind_log.assert_clean()
+    np.testing.assert_array_equal(out, np.clip(np.rint(x.astype(np.float64) * 4.0), -9, 9) * 0.25)
