@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 from onnx import helper, numpy_helper
 
-_INT8 = (np.dtype(np.int8), np.dtype(np.uint8))
+from .onnx_ops.nn_common import optional_input as _opt
+from .onnx_quant_fold import QUANT_TYPES, weight_qparams
 
 
 class _Graph:
@@ -70,10 +71,6 @@ class _Graph:
         return None if any(a.name == "block_size" and helper.get_attribute_value(a) for a in n.attribute) else n
 
 
-def _opt(node: Any, i: int) -> str | None:
-    return node.input[i] if len(node.input) > i and node.input[i] else None
-
-
 def _axis(node: Any) -> int:
     return next((int(helper.get_attribute_value(a)) for a in node.attribute if a.name == "axis"), 1)
 
@@ -81,24 +78,15 @@ def _axis(node: Any) -> int:
 def _scalar_qparams(g: _Graph, node: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """(scale, zero point) of a Q/DQ ``node`` with one constant float scale and one constant 8-bit zero point."""
     s, z = g.const(node.input[1]), g.const(_opt(node, 2))
-    if s is None or s.size != 1 or z is None or z.size != 1 or z.dtype not in _INT8:
+    if s is None or s.size != 1 or z is None or z.size != 1 or z.dtype not in QUANT_TYPES:
         return None
     return s.reshape(()).astype(np.float32), z.reshape(())
 
 
 def _weights(g: _Graph, dq: Any, channels_axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(w_q, scale, zero point) of a weights DequantizeLinear: constant 8-bit values, a scale (and zero point) per
-    tensor or per channel along ``channels_axis``."""
-    w, s, z = g.const(dq.input[0]), g.const(dq.input[1]), g.const(_opt(dq, 2))
-    if w is None or w.dtype not in _INT8 or s is None:
-        return None
-    if z is None:
-        z = np.zeros(s.shape, w.dtype)
-    if z.dtype != w.dtype or z.shape != s.shape or s.ndim > 1:
-        return None
-    if s.size > 1 and (_axis(dq) % w.ndim != channels_axis or s.size != w.shape[channels_axis]):
-        return None
-    return w, s.astype(np.float32), z
+    """(w_q, scale, zero point) of a weights DequantizeLinear (:func:`~.onnx_quant_fold.weight_qparams`)."""
+    return weight_qparams(g.const(dq.input[0]), g.const(dq.input[1]), g.const(_opt(dq, 2)), _axis(dq),
+                          channels_axis)
 
 
 def _bias(g: _Graph, name: str | None, sx: np.ndarray, sw: np.ndarray, channels: int) -> np.ndarray | bool | None:

@@ -28,17 +28,13 @@ from typing import Any
 import numpy as np
 from onnx import helper, numpy_helper
 
-from .onnx_ops.quantization_integer import float_sums_exact
-
-_INT8 = (np.dtype(np.int8), np.dtype(np.uint8))
+from .onnx_ops.nn_common import optional_input as _opt
+from .onnx_ops.quantization_integer import centred, float_sums_exact
+from .onnx_quant_fold import QUANT_TYPES, weight_qparams
 
 
 def _const(consts: dict[str, np.ndarray], name: str | None) -> np.ndarray | None:
     return consts.get(name) if name else None
-
-
-def _opt(node: Any, i: int) -> str | None:
-    return node.input[i] if len(node.input) > i and node.input[i] else None
 
 
 class _Unfuse:
@@ -55,17 +51,13 @@ class _Unfuse:
 
     def _scalars(self, node: Any, scale: int, zp: int) -> bool:
         s, z = _const(self.consts, node.input[scale]), _const(self.consts, _opt(node, zp))
-        return s is not None and s.size == 1 and z is not None and z.size == 1 and z.dtype in _INT8
+        return s is not None and s.size == 1 and z is not None and z.size == 1 and z.dtype in QUANT_TYPES
 
     def _weights(self, node: Any, w_i: int, channels_axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        w = _const(self.consts, node.input[w_i])
-        s, z = _const(self.consts, node.input[w_i + 1]), _const(self.consts, _opt(node, w_i + 2))
-        if w is None or w.dtype not in _INT8 or s is None or s.ndim > 1:
-            return None
-        z = np.zeros(s.shape, w.dtype) if z is None else z
-        if z.shape != s.shape or (s.size > 1 and s.size != w.shape[channels_axis]):
-            return None
-        return w, s, z
+        """(w, scale, zero point) of the node's constant weights (per tensor, or per output channel)."""
+        c = self.consts
+        return weight_qparams(_const(c, node.input[w_i]), _const(c, node.input[w_i + 1]),
+                              _const(c, _opt(node, w_i + 2)), channels_axis, channels_axis)
 
     def node(self, node: Any) -> list[Any] | None:
         """The QDQ nodes replacing ``node``, or None to keep it."""
@@ -76,8 +68,7 @@ class _Unfuse:
         if wp is None or (conv and wp[0].ndim != 4) or (not conv and wp[0].ndim != 2):
             return None
         w, ws, wz = wp
-        centred = w.astype(np.int64) - wz.astype(np.int64).reshape((-1,) + (1,) * (w.ndim - 1) if conv else (1, -1))
-        rows = centred.reshape(centred.shape[0], -1) if conv else centred.T
+        rows = centred(w, wz) if conv else centred(w.T, wz)  # (output channels, K), as the integer path bounds it
         x_zp = self.consts[node.input[2]]
         if not float_sums_exact(rows, x_zp.dtype, int(x_zp.reshape(-1)[0])):
             return None

@@ -61,6 +61,21 @@ def quantize(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, ax
     return np.clip(q, lo, hi).astype(out)
 
 
+def weight_qparams(w: np.ndarray | None, scale: np.ndarray | None, zero_point: np.ndarray | None, axis: int,
+                   channels_axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(w, float32 scale, zero point) of constant quantized weights whose scale (and zero point, absent: zeros of
+    w's type) is one value or one per channel along ``channels_axis`` (``axis``: the axis the model declares for
+    them); None for anything else (not 8-bit, blocked, another axis, mismatched shapes or types)."""
+    if w is None or w.dtype not in QUANT_TYPES or scale is None or scale.ndim > 1:
+        return None
+    z = np.zeros(scale.shape, w.dtype) if zero_point is None else zero_point
+    if z.dtype != w.dtype or z.shape != scale.shape:
+        return None
+    if scale.size > 1 and (axis % w.ndim != channels_axis or scale.size != w.shape[channels_axis]):
+        return None
+    return w, scale.astype(np.float32), z
+
+
 def fold(op_type: str, inputs: list[np.ndarray | None], attrs: dict[str, Any]) -> list[np.ndarray] | None:
     """The outputs of a constant QuantizeLinear / DequantizeLinear node, or None for another op type (left to
     onnx's reference evaluator)."""

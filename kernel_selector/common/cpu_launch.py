@@ -14,10 +14,11 @@ import numpy as np
 from cldnn_py.layout import Layout
 
 
-def viewer(lay: Layout) -> Callable[[np.ndarray], np.ndarray]:
+def viewer(lay: Layout, dtype: np.dtype | None = None) -> Callable[[np.ndarray], np.ndarray]:
     """``cpu_kernel_base.typed`` with the byte count and dtype computed once: ``typed`` recomputes
-    ``Layout.bytes`` (padded_dims, np.prod) on every call, ~5 us each, a third of a small kernel's time."""
-    nbytes, dt = lay.bytes, lay.dtype.numpy
+    ``Layout.bytes`` (padded_dims, np.prod) on every call, ~5 us each, a third of a small kernel's time. ``dtype``:
+    the element type to view as (default the layout's; ``cpu_half.numba_viewer`` sees half as ``uint16``)."""
+    nbytes, dt = lay.bytes, (lay.dtype.numpy if dtype is None else dtype)
     return lambda buf: buf[:nbytes].view(dt)
 
 

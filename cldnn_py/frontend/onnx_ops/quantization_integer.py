@@ -64,7 +64,7 @@ def _float_path_suffices(ctx: Any, x: str, w_centred: np.ndarray, x_zp: str | No
     return float_sums_exact(w_centred, ctx.layout(x).dtype.numpy, zp)
 
 
-def _centred(w: np.ndarray, zp: np.ndarray | None) -> np.ndarray:
+def centred(w: np.ndarray, zp: np.ndarray | None) -> np.ndarray:
     """(OC, K) int64 w − zp of weights (OC, ...) and a per-channel or scalar zero point."""
     wc = w.reshape(w.shape[0], -1).astype(np.int64)
     return wc if zp is None else wc - zp.astype(np.int64).reshape(-1, 1)
@@ -169,7 +169,7 @@ def integer_conv(ctx: Any, node: Any, x: str, w_name: str, x_zp: str | None, w_z
     wz = _weights_zero_point(ctx, w_zp, oc)
     if not isinstance(wz, np.ndarray) and wz is not None:
         return False
-    if _input_zero_point_size(ctx, x_zp) != 1 or _float_path_suffices(ctx, x, _centred(w, wz), x_zp):
+    if _input_zero_point_size(ctx, x_zp) != 1 or _float_path_suffices(ctx, x, centred(w, wz), x_zp):
         return False
     xz = _input_zero_point(ctx, x_zp, node.output[0] + "_xzp")
     a = ctx.attrs(node)
@@ -208,7 +208,7 @@ def integer_matmul(ctx: Any, node: Any, a: str, b: str, a_zp: str | None, b_zp: 
     wz = _weights_zero_point(ctx, b_zp, n)
     if not isinstance(wz, np.ndarray) and wz is not None:
         return False
-    if _input_zero_point_size(ctx, a_zp) != 1 or _float_path_suffices(ctx, a, _centred(w.T, wz), a_zp):
+    if _input_zero_point_size(ctx, a_zp) != 1 or _float_path_suffices(ctx, a, centred(w.T, wz), a_zp):
         return False
     xz = _input_zero_point(ctx, a_zp, base + "_azp")
     rows = int(np.prod(shape[:-1]))
