@@ -16,7 +16,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from .cpu_epilogue import chain_span, lane_step, operand_index
+from .cpu_epilogue import I0, I1, chain_span, lane_step, operand_index
 from .elementwise_numba import NJIT
 
 
@@ -56,15 +56,15 @@ def channel_affine(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mx: np.ndarra
                     o[j] = v[j] * m[j] + a[j]
         if codes.shape[0] > 0:
             if not has_res and nl == nl_all and mo[4] == nl_all:
-                chain_span(out, ro, nx * nl_all, codes, fa, fb, res, 0, 0)
+                chain_span(out, ro, nx * nl_all, codes, fa, fb, res, I0, I0)
             elif nl_all == 1 and mo[4] == 1:  # a plain row: the operand steps by its x pitch along it
-                chain_span(out, ro, nx, codes, fa, fb, res, operand_index(mr, bb, fs, yy, 0) if has_res else 0,
+                chain_span(out, ro, nx, codes, fa, fb, res, operand_index(mr, bb, fs, yy, I0) if has_res else 0,
                            mr[4] if has_res else 0)
             else:
                 step = lane_step(mr)
                 for i in range(nx):
                     r0 = operand_index(mr, bb, fs * nl_all, yy, i) if has_res else 0
                     if nl_all == 1:
-                        chain_span(out, ro + i * mo[4], 1, codes, fa, fb, res, r0, step)
+                        chain_span(out, ro + i * mo[4], I1, codes, fa, fb, res, r0, step)
                     else:
                         chain_span(out, ro + i * mo[4], nl, codes, fa, fb, res, r0, step)

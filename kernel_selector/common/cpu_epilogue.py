@@ -38,6 +38,10 @@ pair becomes, onnx_ops/quantization.py): one loop ``clamp(rint(a0 x + b0), a2, b
 the four ops' parameters, instead of four (a QDQ residual block's chain runs 4 loops instead of 10)."""
 SKIP = 91
 """The code of the three ops a FAKE_QUANT took in (their parameters stay in place)."""
+I0, I1 = np.int64(0), np.int64(1)
+"""0 and 1 as int64 for the integer arguments of :func:`chain_span` / :func:`operand_index` in numba callers: a bare
+``0`` there is typed ``Literal[int](0)`` and numba compiles (and caches) one more specialization of the callee, and of
+everything it calls, for each combination of literals (chain_span had six, 3-5 s of compile each)."""
 
 
 def _c(name: str) -> int:
@@ -263,4 +267,4 @@ def act_chain_inplace(buf: np.ndarray, codes: np.ndarray, fa: np.ndarray, fb: np
     n = buf.shape[0]
     for t in prange((n + ACT_CHUNK - 1) // ACT_CHUNK):
         s = t * ACT_CHUNK
-        chain_span(buf, s, min(n, s + ACT_CHUNK) - s, codes, fa, fb, EMPTY, 0, 0)
+        chain_span(buf, s, min(n, s + ACT_CHUNK) - s, codes, fa, fb, EMPTY, I0, I0)

@@ -14,7 +14,7 @@ from numba import prange
 from cldnn_py.layout import Layout
 from cldnn_py.ops import ActivationAttrs
 
-from ...common.cpu_epilogue import EMPTY, chain_span, fused_reason
+from ...common.cpu_epilogue import EMPTY, I0, chain_span, fused_reason
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import layout_offset
 from ...common.cpu_strides import axis_offsets, inner_run, offset_table
@@ -38,7 +38,7 @@ def activation_flat(out: np.ndarray, x: np.ndarray, n: int, codes: np.ndarray, f
         o, v = out[s:e], x[s:e]
         for i in range(e - s):
             o[i] = v[i]
-        chain_span(out, s, e - s, codes, fa, fb, EMPTY, 0, 0)
+        chain_span(out, s, e - s, codes, fa, fb, EMPTY, I0, I0)
 
 
 @numba.njit(parallel=True, **NJIT)
@@ -51,7 +51,7 @@ def activation_runs(out: np.ndarray, o_starts: np.ndarray, x: np.ndarray, x_star
         o, v = out[o0:o0 + run], x[x0:x0 + run]
         for i in range(run):
             o[i] = v[i]
-        chain_span(out, o0, run, codes, fa, fb, EMPTY, 0, 0)
+        chain_span(out, o0, run, codes, fa, fb, EMPTY, I0, I0)
 
 
 def contiguous_runs(x: Layout, out: Layout) -> tuple[np.ndarray, np.ndarray, int] | None:

@@ -27,7 +27,7 @@ from numba import prange
 from cldnn_py.layout import Format
 from cldnn_py.ops import ConvolutionAttrs
 
-from ...common.cpu_epilogue import EMPTY, NJIT, chain_arrays, chain_span, fused_reason, operand_index
+from ...common.cpu_epilogue import EMPTY, I0, NJIT, chain_arrays, chain_span, fused_reason, operand_index
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import row_map
 from ...cpu_kernel_base import CpuKernelBase
@@ -134,11 +134,11 @@ def _depthwise_plane(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndar
         _plane_phases(out, obase, mo, x, ibase, mi, w[c * kh * kw:(c + 1) * kh * kw], bv, h, wd, oh, ow, kh, kw,
                       sy, sx, dy, dx, py, px, ph, grid)
         if codes.shape[0] > 0 and plane_chain:
-            r0 = operand_index(mr, b, c, 0, 0) if has_res else 0
+            r0 = operand_index(mr, b, c, I0, I0) if has_res else 0
             chain_span(out, obase, oh * ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
         elif codes.shape[0] > 0:
             for oy in range(oh):
-                r0 = operand_index(mr, b, c, oy, 0) if has_res else 0
+                r0 = operand_index(mr, b, c, oy, I0) if has_res else 0
                 chain_span(out, obase + oy * mo[3], ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
         return
     for oy in range(oh):
@@ -169,10 +169,10 @@ def _depthwise_plane(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndar
                     for i in range(hi - lo):
                         acc[i] += wv * x[s + i * sx]
         if codes.shape[0] > 0 and not plane_chain:
-            r0 = operand_index(mr, b, c, oy, 0) if has_res else 0
+            r0 = operand_index(mr, b, c, oy, I0) if has_res else 0
             chain_span(out, o0, ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
     if codes.shape[0] > 0 and plane_chain:  # one call per plane: a call per 7-56 wide row cost more than the op
-        r0 = operand_index(mr, b, c, 0, 0) if has_res else 0
+        r0 = operand_index(mr, b, c, I0, I0) if has_res else 0
         chain_span(out, obase, oh * ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
 
 

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from ...common.cpu_epilogue import chain_span
+from ...common.cpu_epilogue import I1, chain_span
 from ...common.cpu_gemv import gemv_panel
 from ...common.elementwise_numba import NJIT
 
@@ -69,5 +69,5 @@ def gemv_panels(wp: np.ndarray, k: int, oc: int, b: np.ndarray, b_off: int, ldb:
             else:
                 for i in range(n):
                     o = o0 + i
-                    chain_span(c, c_off + im * c_img + o * ldc, 1, codes, fa, fb, rest,
+                    chain_span(c, c_off + im * c_img + o * ldc, I1, codes, fa, fb, rest,
                                q_off + im * q_img + o * q_f, 0)

@@ -21,7 +21,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from ...common.cpu_epilogue import chain_span
+from ...common.cpu_epilogue import I0, chain_span
 from ...common.elementwise_numba import NJIT
 
 
@@ -90,7 +90,7 @@ def grid_to_output(grid: np.ndarray, npg: int, wp: int, out: np.ndarray, mo: np.
         for j in range(ow):
             dst[j] = src[j]
         if codes.shape[0]:
-            chain_span(out, d0, ow, codes, fa, fb, no_res, 0, 0)
+            chain_span(out, d0, ow, codes, fa, fb, no_res, I0, I0)
 
 
 @numba.njit(parallel=True, **NJIT)
@@ -102,4 +102,4 @@ def output_chain(out: np.ndarray, mo: np.ndarray, n: int, oc: int, oh: int, ow: 
     no_res = np.empty(0, np.float32)
     for t in prange(oc * oh):
         d0 = mo[0] + n * mo[1] + (t // oh) * mo[2] + (t % oh) * mo[3]
-        chain_span(out, d0, ow, codes, fa, fb, no_res, 0, 0)
+        chain_span(out, d0, ow, codes, fa, fb, no_res, I0, I0)

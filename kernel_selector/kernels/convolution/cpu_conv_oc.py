@@ -25,7 +25,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from ...common.cpu_epilogue import chain_span
+from ...common.cpu_epilogue import I0, chain_span
 from ...common.cpu_microkernel import PANEL
 from ...common.cpu_microkernel_oc import OC_PIXELS, micro_kernel_oc, micro_kernel_oc_rows
 from ...common.elementwise_numba import NJIT
@@ -143,4 +143,4 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
                                      clamp, flags)
             if codes.shape[0]:
                 for j in range(hi):
-                    chain_span(c, cb + j * ldc + oy * ldy, ow, codes, fa, fb, no_res, 0, 0)
+                    chain_span(c, cb + j * ldc + oy * ldy, ow, codes, fa, fb, no_res, I0, I0)

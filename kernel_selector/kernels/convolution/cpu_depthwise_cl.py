@@ -17,7 +17,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from ...common.cpu_epilogue import chain_span
+from ...common.cpu_epilogue import I0, chain_span
 from ...common.elementwise_numba import NJIT
 
 CL_MIN_CHANNELS = 32
@@ -97,7 +97,7 @@ def depthwise_cl(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray,
                     for ch in range(nc):
                         ao[ch] += wv[ch] * xs[ch]
         if codes.shape[0]:
-            chain_span(a, 0, ow * nc, codes, fa, fb, no_res, 0, 0)
+            chain_span(a, I0, ow * nc, codes, fa, fb, no_res, I0, I0)
         for ch in range(nc):
             d0 = mo[0] + n * mo[1] + ch * mo[2] + oy * mo[3]
             src = a[ch:]

@@ -15,7 +15,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from ...common.cpu_epilogue import chain_span, operand_index
+from ...common.cpu_epilogue import I0, chain_span, operand_index
 from ...common.cpu_microkernel import W
 from ...common.cpu_microkernel_dw import (
     dw_row_s1_1,
@@ -99,8 +99,8 @@ def depthwise_vec(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray
                         for j in range(n):
                             o_seg[j] = rb[j]
                 if codes.shape[0] > 0 and not plane_chain:
-                    r0 = operand_index(mr, b, c, oy, 0) if has_res else 0
+                    r0 = operand_index(mr, b, c, oy, I0) if has_res else 0
                     chain_span(out, orow, ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
             if codes.shape[0] > 0 and plane_chain:  # one call per plane
-                r0 = operand_index(mr, b, c, 0, 0) if has_res else 0
+                r0 = operand_index(mr, b, c, I0, I0) if has_res else 0
                 chain_span(out, obase, oh * ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)

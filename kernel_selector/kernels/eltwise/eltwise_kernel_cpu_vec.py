@@ -27,7 +27,7 @@ from numba import prange
 from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
-from ...common.cpu_epilogue import EMPTY, NJIT, chain_arrays, chain_span, fused_reason, lane_step, operand_index
+from ...common.cpu_epilogue import EMPTY, I0, NJIT, chain_arrays, chain_span, fused_reason, lane_step, operand_index
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import row_map
 from ...common.elementwise_numba import ELT_CODES, binary
@@ -106,7 +106,7 @@ def eltwise_rows(out: np.ndarray, mo: np.ndarray, a: np.ndarray, ma: np.ndarray,
                 _span(out, ro + x * mo[4], a, ra + x * ma[4], b, rb + x * mb[4], nl, mode, ca, cb)
         if codes.shape[0] > 0:
             if not has_res and nl == nlanes and mo[4] == nlanes:
-                chain_span(out, ro, nx * nlanes, codes, fa, fb, res, 0, 0)
+                chain_span(out, ro, nx * nlanes, codes, fa, fb, res, I0, I0)
             else:
                 step = lane_step(mr)
                 for x in range(nx):

@@ -24,7 +24,7 @@ from numba import prange
 from cldnn_py.layout import DataType, Format
 from cldnn_py.ops import PoolingAttrs, PoolingMode
 
-from ...common.cpu_epilogue import EMPTY, NJIT, chain_arrays, chain_span, fused_reason, lane_step, operand_index
+from ...common.cpu_epilogue import EMPTY, I0, NJIT, chain_arrays, chain_span, fused_reason, lane_step, operand_index
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import row_map
 from ...common.pooling import pooling_window
@@ -125,7 +125,7 @@ def pool_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, di
                         acc2[ox, lane] /= div
             if codes.shape[0] > 0:
                 if not has_res:
-                    chain_span(acc, 0, ow * nl_all, codes, fa, fb, res, 0, 0)
+                    chain_span(acc, I0, ow * nl_all, codes, fa, fb, res, I0, I0)
                 else:
                     step = lane_step(mr)
                     for ox in range(ow):

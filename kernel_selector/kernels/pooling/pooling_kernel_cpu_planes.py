@@ -38,7 +38,7 @@ from numba import prange
 from cldnn_py.layout import DataType, Format
 from cldnn_py.ops import PoolingAttrs, PoolingMode
 
-from ...common.cpu_epilogue import EMPTY, NJIT, chain_arrays, chain_span, fused_reason, operand_index
+from ...common.cpu_epilogue import EMPTY, I0, I1, NJIT, chain_arrays, chain_span, fused_reason, operand_index
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import row_map
 from ...common.cpu_plane_copy import copy_plane
@@ -87,7 +87,7 @@ def _whole(out: np.ndarray, o: int, x: np.ndarray, ibase: int, mi: np.ndarray, h
                 m += v
     sc[0] = m if is_max else m / div
     if codes.shape[0] > 0:
-        chain_span(sc, 0, 1, codes, fa, fb, res, r0, 0)
+        chain_span(sc, I0, I1, codes, fa, fb, res, r0, I0)
     out[o] = sc[0]
 
 
@@ -141,7 +141,7 @@ def _batch(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, t0: i
                 for ox in range(ow):
                     orow[ox] = vv[src + ox * sx] / dv[ox]
             if codes.shape[0] > 0:
-                chain_span(out, o, ow, codes, fa, fb, res, operand_index(mr, b, c, oy, 0) if has_res else 0,
+                chain_span(out, o, ow, codes, fa, fb, res, operand_index(mr, b, c, oy, I0) if has_res else 0,
                            mr[4] if has_res else 0)
 
 
@@ -233,7 +233,7 @@ def _batch_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, 
                         m = a if a > m else m
                     orow[ox] = m
             if codes.shape[0] > 0:
-                chain_span(out, o, ow, codes, fa, fb, res, operand_index(mr, b, c, oy, 0) if has_res else 0,
+                chain_span(out, o, ow, codes, fa, fb, res, operand_index(mr, b, c, oy, I0) if has_res else 0,
                            mr[4] if has_res else 0)
 
 
@@ -259,7 +259,7 @@ def pool_planes(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, 
                 b = t // nc
                 c = t % nc
                 _whole(out, mo[0] + b * mo[1] + c * mo[2], x, mi[0] + b * mi[1] + c * mi[2], mi, h, w, is_max,
-                       divs[0, 0], codes, fa, fb, res, operand_index(mr, b, c, 0, 0) if has_res else 0, sc)
+                       divs[0, 0], codes, fa, fb, res, operand_index(mr, b, c, I0, I0) if has_res else 0, sc)
         elif rows:
             for t0 in range(g * per, end, per_batch):
                 _batch_rows(out, mo, x, mi, t0, min(t0 + per_batch, end), geo, codes, fa, fb, res, mr, has_res, sc)

@@ -29,7 +29,7 @@ from numba import prange
 from cldnn_py.layout import DataType, Format
 from cldnn_py.ops.winograd import WinogradInputAttrs, WinogradOutputAttrs
 
-from ...common.cpu_epilogue import EMPTY, NJIT, chain_arrays, chain_span, fused_reason, operand_index
+from ...common.cpu_epilogue import EMPTY, I0, NJIT, chain_arrays, chain_span, fused_reason, operand_index
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import row_map
 from ...cpu_kernel_base import CPU, CpuKernelBase
@@ -143,10 +143,10 @@ def transform_output(m: np.ndarray, out: np.ndarray, mo: np.ndarray, bias: np.nd
                 for ox in range(ow):
                     out[ob + ox * mo[4]] = y[ox]
                 if codes.shape[0] > 0 and not whole:
-                    chain_span(out, ob, ow, codes, fa, fb, res, operand_index(mr, b, o, oy, 0) if has_res else 0,
+                    chain_span(out, ob, ow, codes, fa, fb, res, operand_index(mr, b, o, oy, I0) if has_res else 0,
                                mr[4] if has_res else 0)
         if codes.shape[0] > 0 and whole:  # a contiguous plane and no operand: the chain in one call, not per row
-            chain_span(out, mo[0] + b * mo[1] + o * mo[2], oh * ow, codes, fa, fb, res, 0, 0)
+            chain_span(out, mo[0] + b * mo[1] + o * mo[2], oh * ow, codes, fa, fb, res, I0, I0)
 
 
 @register
