@@ -11,6 +11,7 @@ Excluded cases are listed with their reason in tests/onnx/exclusions.py. Run one
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -34,14 +35,20 @@ def _arrays(case) -> list[np.ndarray]:
     return out
 
 
-def _collect():
+@functools.lru_cache(maxsize=1)
+def all_node_cases() -> tuple:
+    """Every case of ``onnx.backend.test.case.node``, generated once per process (onnx runs each case's reference
+    implementation: about 11 s; test_conformance_fallback takes its cases from here too)."""
     from onnx.backend.test.case.node import collect_testcases
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cases = collect_testcases()
+        return tuple(collect_testcases())
+
+
+def _collect():
     selected = []
-    for case in cases:
+    for case in all_node_cases():
         if case.model is None or not case.data_sets:
             continue
         ops = {n.op_type for n in case.model.graph.node}

@@ -10,28 +10,21 @@ newer than it knows) is skipped with onnxruntime's reason.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 import cldnn_py as cl
 from cldnn_py.errors import UnsupportedError
 from cldnn_py.frontend.onnx_ops import CONVERTERS
-from tests.onnx.test_conformance import CASES, FOLD_ONLY, OK_DTYPES, _arrays
+from tests.onnx.test_conformance import CASES, FOLD_ONLY, OK_DTYPES, _arrays, all_node_cases
 
 OCL_EVERY = 6
 
 
 def _collect_mixed():
-    from onnx.backend.test.case.node import collect_testcases
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cases = collect_testcases()
     whole = {c.name for c in CASES}
     out = []
-    for case in cases:
+    for case in all_node_cases():
         if case.model is None or not case.data_sets or case.name in whole:
             continue
         ops = {n.op_type for n in case.model.graph.node}
