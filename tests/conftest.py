@@ -102,7 +102,8 @@ def pytest_collection_modifyitems(config, items):
     keep, drop = [], []
     for item in items:
         callspec = getattr(item, "callspec", None)
-        key = (item.nodeid.split("[")[0], callspec.params.get("engine") if callspec else None)
+        params = callspec.params if callspec else {}
+        key = (item.nodeid.split("[")[0], params.get("engine") or params.get("kind"))
         seen[key] = seen.get(key, 0) + 1
         (keep if seen[key] <= n else drop).append(item)
     if drop:
