@@ -53,8 +53,13 @@ def chosen(name: str, caps: DeviceCaps) -> dict[str, tuple[str, str]]:
     return out
 
 
+# VGG-19 and ZFNet-512 are left out (11 s and 5 s, most of it folding their fully connected weights on the CPU
+# engine): plain stacks of convolution, pooling and fully connected layers, the primitives AlexNet's case asks for.
+SELECTED = sorted(set(zoo.MODELS) - {"vgg19", "zfnet512"})
+
+
 @pytest.mark.network
-@pytest.mark.parametrize("name", sorted(zoo.MODELS))
+@pytest.mark.parametrize("name", SELECTED)
 def test_described_gpu_picks_the_gpu_tier_everywhere(name):
     picks = chosen(name, GPU_LIKE)
     tiers = {k.name: k.tier for prim in {kind for kind, _ in picks.values()} for k in selector_candidates(prim)}
