@@ -88,10 +88,66 @@ def seed_for(nodeid: str) -> int:
 _USER_CL_OPTIONS = os.environ.get("CLDNN_PY_CL_OPTIONS")
 
 
+def _engine_of(item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params if callspec else {}
+    return params.get("engine") or params.get("kind")
+
+
+def _thin_ocl(config, items) -> None:
+    """``@pytest.mark.ocl_every(n)``: of a test function's OpenCL parametrizations (engine or kind ``ocl``, or every
+    case of a test without an engine parameter), keep the 1st, (n+1)-th, ... and every case that brings a parameter
+    value that repeats among them and that no kept case has (each mode, dtype, format ... still runs on OpenCL; not a
+    parameter naming one case each), and deselect the
+    others; the CPU engine's cases all run. Why: on PoCL each case is a program build of its own, about 0.3 s of
+    fixed cost (PoCL parses clang's opencl-c.h twice per build), and the suite has thousands; the variants of one
+    family (another mode, another shape) exercise one kernel's source under other jit constants.
+    ``CLDNN_PY_TEST_OCL_EVERY=1`` (a nightly run) keeps them all."""
+    if os.environ.get("CLDNN_PY_TEST_OCL_EVERY", "") == "1":
+        return
+    def thinned(item) -> bool:
+        return item.get_closest_marker("ocl_every") is not None and _engine_of(item) in ("ocl", None)
+
+    def values(item) -> set[tuple[str, str]]:
+        callspec = getattr(item, "callspec", None)
+        return {(k, repr(v)) for k, v in (callspec.params.items() if callspec else ())}
+
+    # the parameters to cover: those whose values repeat among a function's OpenCL cases (a mode, a dtype), not one
+    # that names each case (a list of cases)
+    count: dict[str, int] = {}
+    distinct: dict[str, dict[str, set[str]]] = {}
+    for item in filter(thinned, items):
+        fn = item.nodeid.split("[")[0]
+        count[fn] = count.get(fn, 0) + 1
+        for k, v in values(item):
+            distinct.setdefault(fn, {}).setdefault(k, set()).add(v)
+    seen: dict[str, int] = {}
+    covered: dict[str, set[tuple[str, str]]] = {}
+    keep, drop = [], []
+    for item in items:
+        if not thinned(item):
+            keep.append(item)
+            continue
+        mark = item.get_closest_marker("ocl_every")
+        fn = item.nodeid.split("[")[0]
+        seen[fn] = seen.get(fn, 0) + 1
+        own = {(k, v) for k, v in values(item) if len(distinct[fn][k]) < count[fn]}
+        new = own - covered.setdefault(fn, set())
+        if (seen[fn] - 1) % int(mark.args[0]) == 0 or new:
+            covered[fn] |= own
+            keep.append(item)
+        else:
+            drop.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 def pytest_collection_modifyitems(config, items):
-    """``CLDNN_PY_TEST_FAST_CASES=N`` (``make test-fast``): keep the first N parametrizations of every test function
-    per engine and deselect the rest, so every test function still runs (a smoke run in minutes); 0 or unset keeps
-    everything (``make test``)."""
+    """``@pytest.mark.ocl_every(n)`` thins OpenCL cases (:func:`_thin_ocl`). ``CLDNN_PY_TEST_FAST_CASES=N``
+    (``make test-fast``): keep the first N parametrizations of every test function per engine and deselect the rest,
+    so every test function still runs (a smoke run in minutes); 0 or unset keeps everything (``make test``)."""
+    _thin_ocl(config, items)
     try:
         n = int(os.environ.get("CLDNN_PY_TEST_FAST_CASES", "0") or 0)
     except ValueError:
@@ -101,9 +157,7 @@ def pytest_collection_modifyitems(config, items):
     seen: dict[tuple[str, object], int] = {}
     keep, drop = [], []
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        params = callspec.params if callspec else {}
-        key = (item.nodeid.split("[")[0], params.get("engine") or params.get("kind"))
+        key = (item.nodeid.split("[")[0], _engine_of(item))
         seen[key] = seen.get(key, 0) + 1
         (keep if seen[key] <= n else drop).append(item)
     if drop:

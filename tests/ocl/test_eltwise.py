@@ -15,6 +15,9 @@ from tests.ocl.padded import run_kernel_padded
 from tests.references import COMPARISONS, ELTWISE_OPS, eltwise_inputs, eltwise_ref
 
 E = cl.EltwiseMode
+
+
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("mode", list(E), ids=lambda m: m.value)
 @pytest.mark.parametrize("n_inputs", [2, 3])
 def test_eltwise_modes_same_shape(engine, rng, mode, n_inputs):
@@ -36,6 +39,7 @@ BCAST = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("shapes", BCAST, ids=lambda s: "+".join("x".join(map(str, t)) for t in s))
 @pytest.mark.parametrize("mode", [E.sub, E.div, E.max, E.pow, E.prelu])
 def test_eltwise_broadcast(engine, rng, shapes, mode):
@@ -124,6 +128,7 @@ def int_ref(arrays, mode):
     return functools.reduce(step, xs)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("mode", list(E), ids=lambda m: m.value)
 def test_eltwise_int32(engine, rng, mode):
     """All-i32 inputs compute in int: exact beyond float's 24 bits, div truncating toward zero."""

@@ -29,6 +29,7 @@ def _run(engine, arrays, mode, **kw):
     return run_single(engine, cl.Eltwise("elt", names, mode=mode, **kw), dict(zip(names, arrays)), options=GPU)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("mode", list(E), ids=lambda m: m.value)
 @pytest.mark.parametrize("n_inputs", [2, 3])
 def test_modes(engine, rng, mode, n_inputs):

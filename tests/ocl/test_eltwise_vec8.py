@@ -39,6 +39,7 @@ def _run(engine, layouts, out_layout, attrs, arrays):
     return run_kernel_padded(engine, "eltwise", layouts, out_layout, attrs, arrays, kernel=FAST)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.value)
 @pytest.mark.parametrize("fmt, shape, n", [(Format.bfyx, (2, 5, 3, 7), 2), (Format.byxf, (1, 3, 1, 5), 3),
                                            (Format.b_fs_yx_fsv16, (2, 32, 3, 5), 2)],

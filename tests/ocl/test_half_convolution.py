@@ -70,6 +70,7 @@ def _ref(attrs, vals):
     return conv_ref(x, w, b, attrs.stride, attrs.dilation, attrs.pad, attrs.pad_end, attrs.groups if bd == 1 else 1)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("vec", [8, 16])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-oc{c[1]}-k{c[2]}-s{c[3]}-d{c[4]}-g{c[6]}-bd{c[7]}-"
                                                       f"{c[9].value}-{c[10].value}")
@@ -112,6 +113,7 @@ def test_conv_fsv16_half_oc_blocks(ocl_engine, rng, oc_blocks):
 MIXES = [(F32, F16, F32, F16), (F16, F32, F16, F32), (F32, F32, F32, F16), (F16, F16, F16, F32)]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("vec", [8, 16])
 @pytest.mark.parametrize("dtypes", MIXES, ids=lambda t: "-".join(d.value for d in t))
 @pytest.mark.parametrize("case", [CASES[1], CASES[8], CASES[9]], ids=["tails", "plain-in", "plain-out"])

@@ -42,6 +42,7 @@ def _tol(dt_out: cl.DataType) -> float:
     return 2e-3 if dt_out == F16 else 1e-5
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", POOL_CASES, ids=lambda c: c[0].value)
 @pytest.mark.parametrize("kernel,fmt,tier", POOL_KERNELS, ids=lambda v: getattr(v, "value", v))
 @pytest.mark.parametrize("dt_in,dt_out", [(F16, F16), (F32, F16), (F16, F32)], ids=["h-h", "f-h", "h-f"])
@@ -91,6 +92,7 @@ LRN_CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", LRN_CASES, ids=lambda c: f"n{c[1]}-b{c[3]}")
 @pytest.mark.parametrize("kernel,fmt,tier", LRN_KERNELS, ids=lambda v: getattr(v, "value", v))
 @pytest.mark.parametrize("dt_in,dt_out", [(F16, F16), (F32, F16), (F16, F32)], ids=["h-h", "f-h", "h-f"])

@@ -69,6 +69,7 @@ BN_KERNELS = [("batch_norm_ref", BYXF, "cpu"), ("batch_norm_gpu_wg", FSV16, "gpu
               ("batch_norm_b_fs_yx_fsv16", FSV16, "cpu")]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("kernel,fmt,tier", BN_KERNELS, ids=lambda v: getattr(v, "value", v))
 @pytest.mark.parametrize("scale_shift", [(True, True), (False, True), (False, False)], ids=["ss", "s", "none"])
 @pytest.mark.parametrize("dts", MIXES, ids=MIX_IDS)

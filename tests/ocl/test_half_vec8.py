@@ -40,6 +40,7 @@ def _selected(engine, kind, ins, out, attrs, tier="cpu") -> str:
     return selector.select(params)[0].name
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("mode", [E.sum, E.div, E.max, E.prelu], ids=lambda m: m.value)
 @pytest.mark.parametrize("fmt,shape", [(BFYX, (2, 5, 3, 7)), (BYXF, (1, 3, 1, 5)), (FSV16, (1, 32, 2, 3))],
                          ids=["bfyx-tail2", "byxf-count5", "fsv16-flat"])
@@ -89,6 +90,7 @@ ACT_KERNELS = [("activation_vec8", BFYX, (1, 3, 7, 5), Padding(), "cpu"),
                ("activation_gpu_wg", BYXF, (1, 3, 7, 5), Padding((1, 0, 0, 0), (0, 0, 2, 0)), "gpu")]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("kernel,fmt,shape,pad,tier", ACT_KERNELS, ids=lambda v: getattr(v, "value", v))
 @pytest.mark.parametrize("func,a", [("logistic", None), ("hard_swish", None), ("elu", 1.0)])
 @pytest.mark.parametrize("dt_in,dt_out", [(F16, F16), (F32, F16), (F16, F32)], ids=["h-h", "f-h", "h-f"])

@@ -26,6 +26,7 @@ def engine(ocl_engine):
 ALL = CASES + [((1, 19, 7, 9), 5, 0.5, 0.75, 2.0), ((2, 3, 5, 5), 3, 0.9, 0.6, 1.0), ((1, 4, 3, 40), 5, 1, 0.75, 1)]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", ALL, ids=lambda c: f"{c[0]}-n{c[1]}")
 @pytest.mark.parametrize("fmt", [cl.Format.bfyx, cl.Format.b_fs_yx_fsv16])
 def test_matches_reference(engine, rng, case, fmt):

@@ -36,6 +36,7 @@ def engine(ocl_engine):
     return ocl_engine
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-k{c[1]}-s{c[2]}-p{c[3]}{c[4]}-d{c[5]}-c{int(c[6])}")
 @pytest.mark.parametrize("mode", list(M), ids=lambda m: m.value)
 def test_window(engine, rng, case, mode):

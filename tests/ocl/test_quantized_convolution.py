@@ -64,6 +64,7 @@ CASES = [  # (x type, w type, C, OC, H, W, k, stride, pad, dilation, groups)
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[0].__name__}x{c[1].__name__}-c{c[2]}-k{c[6]}s{c[7]}g{c[10]}"
                                              for c in CASES])
 @pytest.mark.parametrize("zps", ["none", "tensor", "per_oc"])

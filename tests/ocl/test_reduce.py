@@ -37,6 +37,7 @@ for i, (shape, axes, keep) in enumerate(CASES):
     PARAMS.append((shape, axes, keep, MODES[(i + 1) % len(MODES)], cl.Format.bfyx))
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize(("shape", "axes", "keep", "mode", "fmt"), PARAMS,
                          ids=[f"{p[0]}-ax{p[1]}-keep{int(p[2])}-{p[3]}-{p[4].value}" for p in PARAMS])
 def test_reduce_matches_reference(engine, rng, shape, axes, keep, mode, fmt):

@@ -24,6 +24,7 @@ def _params(engine, shape, axes, mode, fmt=cl.Format.bfyx, keep_dims=False):
     return lin, lout, prim
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("shape", [(5,), (3, 7), (1, 16, 9, 13), (2, 3, 4, 5, 6), (1, 2, 3, 2, 3, 5)])
 @pytest.mark.parametrize("mode", ["sum", "mean", "max", "min"])
 def test_reduce_flat_matches_numpy(ocl_engine, rng, shape, mode):

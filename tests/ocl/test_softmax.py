@@ -16,6 +16,7 @@ _OTHER = [cl.Format.b_fs_yx_fsv16, cl.Format.byxf]
 PARAMS = [(c, f) for i, c in enumerate(CASES) for f in (cl.Format.bfyx, _OTHER[i % 2])]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize(("case", "fmt"), PARAMS, ids=[f"{c[0]}-axis{c[1]}-{f.value}" for c, f in PARAMS])
 def test_softmax_matches_reference(engine, rng, case, fmt):
     shape, axis = case

@@ -35,6 +35,7 @@ def test_argmin_default_axis_opset11(engine, rng):
     compare(engine, m, {"x": x}, atol=0)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("opset,shape,axis", [(13, (3, 4, 5), None), (13, (3, 4, 5), 0), (13, (3, 4, 5), -2),
                                               (13, (2, 2, 3, 2, 3), 2), (11, (3, 4, 5), None), (11, (3, 4, 5), 0),

@@ -31,6 +31,7 @@ def test_cumsum_float(engine, rng, shape, axis, exclusive, reverse):
     compare(engine, _model(x, axis, exclusive, reverse), {"x": x}, atol=1e-5)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("dtype,elem", [(np.int32, TensorProto.INT32), (np.int64, TensorProto.INT64)])
 @pytest.mark.parametrize("shape,axis,exclusive,reverse", CASES)
 def test_cumsum_int_exact(engine, rng, shape, axis, exclusive, reverse, dtype, elem):

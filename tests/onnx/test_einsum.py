@@ -46,6 +46,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("equation,shapes", CASES, ids=[c[0].replace(" ", "_") for c in CASES])
 def test_einsum(engine, rng, equation, shapes):
     feeds = {f"x{i}": randf32(rng, *s) for i, s in enumerate(shapes)}

@@ -114,6 +114,7 @@ UNARY = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("op,opset,attrs,kind", UNARY, ids=lambda v: str(v) if not isinstance(v, dict) else "")
 def test_unary(engine, rng, op, opset, attrs, kind):
     x = randn(rng, S) if kind == "n" else rng.uniform(1e-3, 10.0, S).astype(np.float32)

@@ -12,6 +12,7 @@ from cldnn_py.errors import ShapeError
 from tests.onnx.ort_compare import build, compare, declare, randf32
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("as_inputs", [False, True])
 @pytest.mark.parametrize("opset", [18, 21])
 @pytest.mark.parametrize("shape,groups,eps", [((2, 6, 3, 4), 3, 1e-5), ((1, 4, 5), 2, 1e-2), ((2, 4), 4, 1e-5),

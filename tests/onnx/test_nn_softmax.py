@@ -26,6 +26,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-axis{c[1]}-v{c[2]}")
 def test_softmax(engine, rng, op, case):

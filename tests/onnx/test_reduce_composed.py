@@ -34,6 +34,7 @@ def _model(op, x, axes, keepdims, opset, **extra):
     return build([node], {"x": x}, inits, ["y"], opset)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("opset", [13, 18])
 @pytest.mark.parametrize("shape,axes,keepdims", CASES)
 @pytest.mark.parametrize("op", OPS)

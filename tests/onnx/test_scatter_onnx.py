@@ -30,6 +30,7 @@ def _check(engine, m, feeds):
     np.testing.assert_allclose(net.run(feeds)["out"], ref, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("reduction", ["none", "add", "mul", "max", "min"])
 @pytest.mark.parametrize("const_idx", [False, True])
 @pytest.mark.parametrize("axis", [0, -1])
@@ -45,6 +46,7 @@ def test_scatter_elements(engine, rng, reduction, const_idx, axis):
     _check(engine, m, feeds)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("reduction", ["none", "add", "max"])
 @pytest.mark.parametrize("const_idx", [False, True])
 @pytest.mark.parametrize("case", [((4, 5, 6), (2, 1)), ((4, 5, 6), (3, 2)), ((4, 5), (2, 3, 2))], ids=str)
