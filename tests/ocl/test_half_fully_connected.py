@@ -139,6 +139,7 @@ def test_fc_half_fused_eltwise_and_relu(engine, rng, kernel, n, wfmt):
 GPU_CASES = [((3, 33), 17), ((9, 2, 5, 3), 5), ((1, 65), 9)]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("dts", MIXES[:2], ids=MIX_IDS[:2])
 @pytest.mark.parametrize("case", GPU_CASES, ids=lambda c: f"{c[0]}-m{c[1]}")
 @pytest.mark.parametrize("kernel", [FullyConnectedKernelGpuGemv, FullyConnectedKernelGpuTiled,

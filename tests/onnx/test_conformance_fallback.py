@@ -3,7 +3,7 @@ function bodies: attention, affine_grid, layer norms ...), run with ``load_onnx(
 the engine runs what it supports, onnxruntime the rest, and the outputs must equal the case's expected outputs
 (ONNX's reference results, not onnxruntime's) in dtype, shape and value.
 
-Every case on the CPU engine; every sixth on the OpenCL device (each case builds its own kernels: PoCL compile
+Every case on the CPU engine; every twelfth on the OpenCL device (each case builds its own kernels: PoCL compile
 time; the partition logic is the same on both engines). A case onnxruntime itself cannot run (an operator version
 newer than it knows) is skipped with onnxruntime's reason.
 """
@@ -18,7 +18,7 @@ from cldnn_py.errors import UnsupportedError
 from cldnn_py.frontend.onnx_ops import CONVERTERS
 from tests.onnx.test_conformance import CASES, FOLD_ONLY, OK_DTYPES, _arrays, all_node_cases
 
-OCL_EVERY = 6
+OCL_EVERY = 12
 
 
 def _collect_mixed():
