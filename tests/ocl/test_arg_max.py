@@ -44,6 +44,7 @@ _OTHER = [cl.Format.byxf, cl.Format.b_fs_yx_fsv16]
 PARAMS = [(c, (_OTHER[i % 2] if len(c[0]) <= 4 and i % 3 != 2 else cl.Format.bfyx)) for i, c in enumerate(CASES)]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize(("case", "fmt"), PARAMS, ids=[f"{c[0]}-ax{c[1]}-keep{int(c[2])}-last{int(c[3])}-{c[4]}-"
                                                        f"{f.value}" for c, f in PARAMS])
 def test_arg_max_matches_numpy(engine, rng, case, fmt):

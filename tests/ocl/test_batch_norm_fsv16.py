@@ -39,6 +39,7 @@ def _net(engine, x, stats, eps, relu=False, residual=None):
     return net.run(feeds)["out"], net.program.node("bn")
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("shape", [(1, 16, 3, 9), (2, 37, 4, 3), (1, 5, 2, 1), (1, 48, 1, 5)])
 @pytest.mark.parametrize("scale_shift", [(True, True), (False, False), (True, False)])
 def test_bn_fsv16_matches_reference(ocl_engine, rng, shape, scale_shift):

@@ -29,6 +29,7 @@ def bn_ref(x, mean, var, scale, shift, eps):
     return y
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize(("shape", "has_scale", "has_shift", "st"), [
     ((2, 19, 5, 7), True, True, "c"), ((1, 7, 6, 3), False, False, "c"), ((2, 5, 3, 4), True, False, "1c11"),
     ((1, 6, 4, 5), False, True, "c"), ((3, 10), True, True, "c"), ((2, 4, 9), True, True, "c")])

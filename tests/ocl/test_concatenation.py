@@ -47,6 +47,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-axis{c[1]}-{c[2]}-{'_'.join(f.value for f in c[3])}")
 def test_concatenation_matches_numpy(engine, rng, case):
     base, axis, sizes, fmts = case

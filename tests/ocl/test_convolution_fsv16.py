@@ -64,6 +64,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-oc{c[1]}-k{c[2]}-s{c[3]}-d{c[4]}-g{c[7]}")
 def test_fsv16_convolution_matches_reference(engine, rng, case):
     shape, oc, k, stride, dil, pad, pad_end, groups, bias = case

@@ -53,6 +53,7 @@ def _is_flat(engine, inputs, output) -> bool:
     return flat(_params(engine, inputs, output))
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("block", [3, 4, 5, 6])
 @pytest.mark.parametrize("loop_order", [0, 1, 2])
 def test_flat_blocks_and_loop_orders(engine, rng, block, loop_order):

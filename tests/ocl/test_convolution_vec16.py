@@ -36,6 +36,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("vec", [16, 8])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-oc{c[1]}-k{c[2]}-s{c[3]}-d{c[4]}-g{c[6]}-bd{c[7]}")
 def test_conv_fsv16_vector_forms(ocl_engine, rng, vec, case):
@@ -170,6 +171,7 @@ PLAIN_CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("vec", [16, 8])
 @pytest.mark.parametrize("case", PLAIN_CASES, ids=lambda c: f"{c[0]}-oc{c[1]}-k{c[2]}-s{c[3]}-halo{int(c[5])}")
 def test_conv_fsv16_reads_plain_input(ocl_engine, rng, vec, case):

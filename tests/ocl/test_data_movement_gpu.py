@@ -30,6 +30,7 @@ def test_reshape_gpu(ocl_engine, rng, shape, new, fmt):
     np.testing.assert_array_equal(out, x.reshape(new))
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize(("shape", "order"), [((2, 3, 5, 7), (0, 2, 3, 1)), ((2, 3, 5, 7), (3, 1, 0, 2)),
                                               ((1, 17, 33), (0, 2, 1)), ((5, 9), (1, 0)), ((4,), (0,))])
 @pytest.mark.parametrize("fmt", [F.bfyx, F.byxf])

@@ -23,6 +23,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-oc{c[1]}-k{c[2]}-s{c[3]}-d{c[4]}-g{c[8]}")
 @pytest.mark.parametrize("fmt", [cl.Format.bfyx, cl.Format.b_fs_yx_fsv16])
 def test_deconvolution_matches_reference(engine, rng, case, fmt):

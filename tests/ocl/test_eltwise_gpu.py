@@ -37,6 +37,7 @@ def test_modes(engine, rng, mode, n_inputs):
     assert_close(_run(engine, arrays, mode), eltwise_ref(arrays, mode))
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("shapes", [[(2, 3, 5, 5), (1, 3, 1, 1)], [(2, 1, 4, 1), (1, 3, 1, 5)],
                                     [(3, 1, 5), (4, 1), (1,), (3, 4, 5)], [(1,), (1,)]],
                          ids=lambda s: "+".join("x".join(map(str, t)) for t in s))

@@ -120,6 +120,7 @@ def test_fsv16_per_channel_operand(engine, rng, mode, shape, first):
     assert_close(got, eltwise_ref(arrays, mode))
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("mode", [E.div, E.sub, E.prod, E.max], ids=lambda m: m.value)
 @pytest.mark.parametrize("shape, first", [((1, 5, 9, 7), False), ((3, 2), True), ((1, 197, 13), False)],
                          ids=["tail3", "count6", "tokens"])

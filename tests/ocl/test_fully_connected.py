@@ -22,6 +22,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-m{c[1]}-bias{int(c[2])}")
 @pytest.mark.parametrize("fmt", [cl.Format.bfyx, cl.Format.b_fs_yx_fsv16, cl.Format.byxf])
 def test_fully_connected_matches_reference(engine, rng, case, fmt):

@@ -64,6 +64,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("kernel", [TILED, GEMV])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-m{c[1]}-b{int(c[2])}")
 def test_fc_gpu_matches_reference(engine, rng, kernel, case):

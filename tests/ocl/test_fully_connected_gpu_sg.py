@@ -35,6 +35,7 @@ def engine(ocl_engine):
 CASES = [((1, 1), 1, True), ((1, 17), 33, True), ((3, 33), 17, False), ((1, 65), 9, True), ((2, 4, 2, 3), 33, True)]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("relu", [False, True])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-m{c[1]}-b{int(c[2])}")
 def test_fc_sg_emulated_matches_reference(engine, rng, case, relu):

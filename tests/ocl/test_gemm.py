@@ -30,6 +30,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}x{c[1]}-c{c[2]}-t{int(c[3])}{int(c[4])}")
 def test_gemm_matches_reference(engine, rng, case):
     sa, sb, sc, ta, tb, alpha, beta = case

@@ -53,6 +53,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}x{c[1]}-c{c[2]}-ta{int(c[3])}")
 def test_gemm_tiled_matches_reference(engine, rng, case):
     sa, sb, sc, ta, alpha, beta = case

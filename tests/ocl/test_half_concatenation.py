@@ -29,6 +29,7 @@ def _expected(arrays: list[np.ndarray], axis: int, dt_out: cl.DataType) -> np.nd
     return np.concatenate([a.astype(np.float64) for a in arrays], axis=axis).astype(dt_out.numpy)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("kernel,tier", [("concatenation_ref", "cpu"), ("concatenation_gpu_wg", "gpu")])
 @pytest.mark.parametrize("axis", [1, 3])
 @pytest.mark.parametrize("dts,dt_out", [((F16, F16, F16), F16), ((F32, F16, F32), F16), ((F16, F32, F16), F32)],

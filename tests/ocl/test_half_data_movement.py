@@ -109,6 +109,7 @@ def _ids(cases):
     return [f"{c[0]}-{c[2]}" for c in cases]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize(("kernel", "prim", "shape", "out_shape", "fmt", "out_fmt", "ref"), COPIES, ids=_ids(COPIES))
 def test_copy_kernels_half_exact(ocl_engine, rng, kernel, prim, shape, out_shape, fmt, out_fmt, ref):
     x = half_data(rng, shape)

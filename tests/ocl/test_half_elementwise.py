@@ -14,6 +14,7 @@ F16, F32 = cl.DataType.f16, cl.DataType.f32
 SHAPE = (2, 19, 3, 5)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.filterwarnings("ignore:overflow encountered in cast")
 @pytest.mark.parametrize("fmt_in,fmt_out", [(cl.Format.bfyx, cl.Format.b_fs_yx_fsv16),
                                             (cl.Format.b_fs_yx_fsv16, cl.Format.byxf)])

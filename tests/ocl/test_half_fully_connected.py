@@ -89,6 +89,7 @@ def test_fc_gemv_subnormal_half_weights(engine, rng):
     run_fc(engine, lays, cl.Layout(F32, BFYX, (2, 11)), [x, w], "fully_connected_gemv")
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("dts", MIXES[:3], ids=MIX_IDS[:3])
 @pytest.mark.parametrize("m", [32, 24, 20], ids=["m16k", "m8k", "m-odd"])
 def test_fc_gemm_half_every_tile(engine, rng, m, dts):

@@ -34,6 +34,7 @@ def _vals(a: np.ndarray, dt: cl.DataType) -> np.ndarray:
     return half_values(a).astype(dt.numpy)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("kernel,tier", [("scale_ref", "cpu"), ("scale_gpu_wg", "gpu")])
 @pytest.mark.parametrize("fmt", [BFYX, FSV16])
 @pytest.mark.parametrize("dts", MIXES, ids=MIX_IDS)

@@ -12,6 +12,7 @@ from tests.ocl.padded import run_kernel_padded
 from tests.references import lrn_ref
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-n{c[1]}-a{c[2]}-b{c[3]}-k{c[4]}")
 @pytest.mark.parametrize("fmt", [cl.Format.bfyx, cl.Format.b_fs_yx_fsv16, cl.Format.byxf])
 def test_lrn_matches_reference(engine, rng, case, fmt):

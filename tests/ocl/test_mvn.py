@@ -13,6 +13,7 @@ from tests.ocl.padded import run_kernel_padded
 from tests.references import mvn_ref
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-axes{c[1]}-{c[6].value}")
 def test_mvn_matches_reference(engine, rng, case):
     shape, axes, ss, bs, sax, nv, fmt = case

@@ -29,6 +29,7 @@ ALL = CASES + [((1, 19, 7, 9), (1, 2, 3), (19,), (19,), 1, True, cl.Format.bfyx)
                ((2, 3, 5, 5), (2, 3), None, None, None, True, cl.Format.bfyx)]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", ALL, ids=lambda c: f"{c[0]}-axes{c[1]}-{c[6].value}")
 def test_matches_reference(engine, rng, case):
     shape, axes, ss, bs, sax, nv, fmt = case

@@ -26,6 +26,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-k{c[1]}-s{c[2]}-p{c[3]}{c[4]}-ceil{int(c[5])}")
 @pytest.mark.parametrize("mode", list(M), ids=lambda m: m.value)
 def test_pooling_matches_reference(engine, rng, case, mode):

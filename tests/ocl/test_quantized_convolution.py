@@ -83,6 +83,7 @@ def test_int32_accumulator_matches_reference(engine, kernel, rng, case, zps):
     np.testing.assert_array_equal(y, ref)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("out", [cl.DataType.f32, cl.DataType.u8, cl.DataType.i8])
 @pytest.mark.parametrize("per_oc", [False, True])
 def test_scaled_and_requantized_outputs(engine, kernel, rng, out, per_oc):

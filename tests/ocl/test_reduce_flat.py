@@ -69,6 +69,7 @@ def test_selected_only_where_it_applies(ocl_engine):
     assert best((1, 16, 9, 13), (), tier="gpu") == "reduce_ref"  # one work-item: never on a GPU
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("shape, axes, keep", [((1, 197, 21), (-1,), True), ((2, 3, 4, 5), (2, 3), False),
                                                ((3, 8, 16), (2,), True), ((1, 5, 1, 7), (1, 3), True)],
                          ids=["tokens-21", "two-axes", "aligned-rows", "size-one-axes-between"])

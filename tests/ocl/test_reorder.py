@@ -20,6 +20,7 @@ FORMATS = [F.bfyx, F.byxf, F.yxfb, F.fyxb, F.b_fs_yx_fsv16]
 PAIRS = [(s, d) for s in FORMATS for d in FORMATS]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize(("src", "dst"), PAIRS, ids=[f"{s.value}-to-{d.value}" for s, d in PAIRS])
 def test_reorder_format_pair(engine, rng, src, dst):
     """19 features: one full fsv16 slice plus a partial one (tail must stay zero)."""
@@ -78,6 +79,7 @@ CONVERSIONS = [
 _CONV_IDS = [f"{np.dtype(s).name}-{np.dtype(d).name}-{a.value}-{b.value}" for s, d, a, b in CONVERSIONS]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize(("sdt", "ddt", "src", "dst"), CONVERSIONS, ids=_CONV_IDS)
 def test_reorder_data_type_conversion(engine, rng, sdt, ddt, src, dst):
     """Float → integer: round half to even, saturate to the type's range. Integer → float: nearest float.

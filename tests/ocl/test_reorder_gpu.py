@@ -31,6 +31,7 @@ def _run(engine, x: np.ndarray, src, dst, dtype=None, mode=None) -> np.ndarray:
     return run_topology(engine, topo, {"x": x}, gpu({"xs": K, "r": K, "out": K}))["out"]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize(("src", "dst"), PAIRS, ids=[f"{s.value}-{d.value}" for s, d in PAIRS])
 @pytest.mark.parametrize("shape", [(2, 19, 3, 5), (1, 1, 1, 1), (3, 17, 7, 33)])
 def test_reorder_gpu_formats(ocl_engine, rng, src, dst, shape):

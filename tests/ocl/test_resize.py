@@ -27,6 +27,7 @@ NEAREST = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", NEAREST, ids=lambda c: f"{c[0]}->{c[1]}-{c[2]}-{c[3]}")
 @pytest.mark.parametrize("fmt", [cl.Format.bfyx, cl.Format.b_fs_yx_fsv16])
 def test_resize_nearest(engine, rng, case, fmt):
@@ -53,6 +54,7 @@ INTERP = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", INTERP, ids=lambda c: f"{c[0]}-{c[1]}->{c[2]}-{c[4]}-{sorted(c[5])}")
 def test_resize_linear_cubic(engine, rng, case):
     mode, shape, sizes, scales, ctm, extra = case

@@ -23,6 +23,7 @@ def scatter_ref(data, flat, upd, reduction):
     return out.reshape(data.shape)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("reduction", ["none", "add", "mul", "max", "min"])
 @pytest.mark.parametrize("fmt", [cl.Format.bfyx, cl.Format.byxf, cl.Format.b_fs_yx_fsv16], ids=str)
 def test_scatter_matches_loop(engine, rng, reduction, fmt):

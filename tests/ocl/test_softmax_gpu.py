@@ -24,6 +24,7 @@ def engine(ocl_engine):
     return ocl_engine
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES + [((1, 19, 7, 9), 1), ((2, 3, 5, 5), 3), ((2, 300), 1)],
                          ids=lambda c: f"{c[0]}-axis{c[1]}")
 def test_axes(engine, rng, case):

@@ -30,6 +30,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("output", ["values", "indices"])
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_top_k_matches_numpy(engine, rng, case, output):

@@ -18,6 +18,7 @@ def _ties(rng, *shape):
     return rng.integers(-2, 3, shape).astype(np.float32)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("select_last_index", [0, 1])
 @pytest.mark.parametrize("shape,axis,keepdims", [((3, 4, 5), 1, 1), ((3, 4, 5), -1, 0), ((6,), 0, 0),
                                                  ((2, 3, 4, 5), 0, 1), ((2, 2, 3, 2, 3), 3, 0)])

@@ -31,6 +31,7 @@ def _ids(c):
     return f"{c[0]}-w{c[1]}-{'b' if c[2] else 'nob'}-{sorted(c[3])}"
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CONV3D, ids=_ids)
 def test_conv3d(engine, rng, case):
     xs, ws, bias, attrs = case
@@ -68,6 +69,7 @@ CONVT3D = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CONVT3D, ids=_ids)
 def test_conv_transpose3d(engine, rng, case):
     xs, ws, bias, attrs = case

@@ -25,6 +25,7 @@ def _model(x, axis, exclusive, reverse, axis_dtype=np.int64, out_type=TensorProt
     return build([node], {"x": x}, {"axis": np.array(axis, axis_dtype)}, ["y"], 14, out_types={"y": out_type})
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("shape,axis,exclusive,reverse", CASES)
 def test_cumsum_float(engine, rng, shape, axis, exclusive, reverse):
     x = randf32(rng, *shape)

@@ -12,6 +12,7 @@ from cldnn_py.errors import ShapeError
 from tests.onnx.ort_compare import build, compare, declare, randf32
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("mode", ["DCR", "CRD"])
 @pytest.mark.parametrize("opset", [11, 13])
 @pytest.mark.parametrize("shape,b", [((2, 8, 3, 5), 2), ((1, 18, 2, 3), 3), ((1, 4, 1, 1), 2)])

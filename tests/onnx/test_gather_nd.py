@@ -43,6 +43,7 @@ def test_gather_elements(engine, rng, axis, const_idx):
     _check(engine, m, {"data": data} if const_idx else {"data": data, "idx": idx})
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("const_idx", [False, True])
 @pytest.mark.parametrize("case", [
     # data shape, indices shape, batch_dims

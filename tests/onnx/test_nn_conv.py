@@ -70,6 +70,7 @@ CONVT = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CONVT, ids=lambda c: f"{c[0]}-w{c[1]}-{sorted(c[3])}-v{c[4]}")
 def test_conv_transpose(engine, rng, case):
     xs, ws, bias, attrs, opset = case

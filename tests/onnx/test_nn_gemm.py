@@ -30,6 +30,7 @@ GEMM = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", GEMM, ids=lambda c: f"{c[0]}x{c[1]}-c{c[2]}-{sorted(c[3])}-v{c[4]}-"
                          f"{'constB' if c[5] else 'B'}-{'constC' if c[6] else 'C'}")
 def test_gemm(engine, rng, case):

@@ -43,6 +43,7 @@ POOL = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", POOL, ids=lambda c: f"{c[0]}-{c[1]}-{sorted(c[2])}-v{c[3]}")
 def test_pool(engine, rng, case):
     op, xs, attrs, opset = case

@@ -86,6 +86,7 @@ def _compare_layout1(engine, model, feeds, atol=1e-5):
         np.testing.assert_allclose(got[out.name], ref, rtol=1e-5, atol=atol)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
 @pytest.mark.parametrize("op", ["LSTM", "GRU", "RNN"])
 def test_directions_with_bias_and_computed_initial_state(engine, rng, op, direction):
@@ -131,6 +132,7 @@ def test_clip(engine, rng, op):
                             **({"linear_before_reset": 1} if op == "GRU" else {})), atol=1e-5)
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
 @pytest.mark.parametrize("op", ["LSTM", "GRU", "RNN"])
 def test_sequence_lens(engine, rng, op, direction):

@@ -87,6 +87,7 @@ REDUCE_CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize(("op", "opset", "shape", "attrs", "axes"), REDUCE_CASES,
                          ids=[f"{c[0]}-v{c[1]}-{c[2]}-{c[3]}-{c[4]}" for c in REDUCE_CASES])
 def test_reduce_matches_onnxruntime(engine, rng, op, opset, shape, attrs, axes):

@@ -59,6 +59,7 @@ CASES = [
 ]
 
 
+@pytest.mark.ocl_every(2)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"op{c[0]}-{c[1]}-{c[4]}")
 def test_resize(engine, rng, case):
     opset, shape, scales, sizes, attrs = case
