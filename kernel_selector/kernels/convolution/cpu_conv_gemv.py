@@ -10,7 +10,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from ...common.cpu_epilogue import I1, chain_span
+from ...common.cpu_epilogue import I0, I1, chain_span
 from ...common.cpu_gemv import gemv_panel
 from ...common.elementwise_numba import NJIT
 
@@ -70,4 +70,4 @@ def gemv_panels(wp: np.ndarray, k: int, oc: int, b: np.ndarray, b_off: int, ldb:
                 for i in range(n):
                     o = o0 + i
                     chain_span(c, c_off + im * c_img + o * ldc, I1, codes, fa, fb, rest,
-                               q_off + im * q_img + o * q_f, 0)
+                               q_off + im * q_img + o * q_f, I0)
