@@ -31,18 +31,21 @@ assert sorted(ORDER) == sorted(zoo.MODELS)
 # Batch 4 and the forced GPU tier on a subset: each case costs tens of seconds of PoCL compiling on a fresh cache
 # (the batch is a jit constant, so batch 4 compiles every kernel again), and the kernels they reach are checked one by
 # one under tests/ocl at several batches. The subsets keep every kind of network: grouped and depthwise convolutions
-# with the channel shuffle (ShuffleNet), fully connected layers at batch > 1 (AlexNet), fire modules and concats
+# with the channel shuffle (ShuffleNet), fully connected layers (AlexNet), fire modules and concats
 # (SqueezeNet). ResNet-50 (residual sums, 1x1 / 3x3 / 7x7
 # convolutions) runs at batch 1 on both tiers' default here and in tests/e2e/test_resnet50.py; its GPU-tier run
 # (77 s) and GoogLeNet's (54 s) were left out to keep `make test` under 20 minutes: their GPU-tier kernels are the
 # same as SqueezeNet's and AlexNet's, at other shapes, which tests/ocl covers kernel by kernel.
-BATCH4 = ("shufflenet", "alexnet")
+BATCH4 = ("shufflenet",)
 GPU_TIER = ("shufflenet", "squeezenet", "alexnet")
 GPU_TIER_BATCH4: tuple[str, ...] = ()
 # ShuffleNet's GPU tier at batch 4 (43 s) and VGG-19 and ZFNet-512 on the CPU engine (46 s and 20 s: plain stacks
 # of convolutions, pooling and fully connected layers, the kernels AlexNet's cases reach on the CPU engine at other
 # shapes, each also checked kernel by kernel under tests/cpu) were left out on 2026-11-27 for the same reason.
 CPU_ENGINE_SKIP = ("vgg19", "zfnet512")
+# AlexNet at batch 4 (15 s on both engines; fully connected layers at batch > 1 are checked kernel by kernel under
+# tests/ocl and tests/cpu, and AlexNet runs at batch 1 here, in test_alexnet.py and on the GPU tier) was left out on
+# 2026-11-27 too: stop 43 ran 1554 s on CI.
 
 
 # Built as users build (optimized) on PoCL: the five networks of `make bench`; the other four check the same graph
