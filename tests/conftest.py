@@ -97,14 +97,14 @@ def _engine_of(item) -> str | None:
 def _thin_ocl(config, items) -> None:
     """``@pytest.mark.ocl_every(n)``: of a test function's OpenCL parametrizations (engine or kind ``ocl``, or every
     case of a test without an engine parameter), keep the 1st, (n+1)-th, ... and every case that brings a parameter
-    value that repeats among them and that no kept case has (each mode, dtype, format ... still runs on OpenCL; not a
-    parameter naming one case each), and deselect the
-    others; the CPU engine's cases all run. Why: on PoCL each case is a program build of its own, about 0.3 s of
-    fixed cost (PoCL parses clang's opencl-c.h twice per build), and the suite has thousands; the variants of one
-    family (another mode, another shape) exercise one kernel's source under other jit constants.
-    ``CLDNN_PY_TEST_OCL_EVERY=1`` (a nightly run) keeps them all."""
+    value that repeats among them and that no kept case has (each mode, dtype, format ... still runs on OpenCL; not
+    a parameter naming one case each), and deselect the others; the CPU engine's cases all run. Why: on PoCL each
+    case is a program build of its own, about 0.3 s of fixed cost (PoCL parses clang's opencl-c.h twice per build),
+    and the suite has thousands; the variants of one family (another mode, another shape) exercise one kernel's
+    source under other jit constants. ``CLDNN_PY_TEST_OCL_EVERY=1`` (a nightly run) keeps them all."""
     if os.environ.get("CLDNN_PY_TEST_OCL_EVERY", "") == "1":
         return
+
     def thinned(item) -> bool:
         return item.get_closest_marker("ocl_every") is not None and _engine_of(item) in ("ocl", None)
 
