@@ -94,8 +94,9 @@ def _param(case, kind: str):
 
 
 @pytest.fixture(scope="module")
-def engines():
-    return {"cpu": cl.Engine("cpu"), "ocl": cl.Engine()}
+def engines(request):
+    """The engines of ENGINES by kind; OpenCL's is the session's ``ocl_engine`` (not a second context)."""
+    return {k: request.getfixturevalue("ocl_engine") if k == "ocl" else cl.Engine("cpu") for k in ENGINES}
 
 
 @pytest.mark.parametrize("case, kind", [_param(c, k) for k in ENGINES for c in CASES
