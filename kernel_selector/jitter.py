@@ -139,10 +139,17 @@ def source_hash(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
+def operand_coords(operand: Layout, names: tuple[str, str, str, str] = ("b", "f", "y", "x")) -> str:
+    """The (b, f, y, x) arguments of a fused eltwise operand's ``GET_INDEX``: ``0`` along each dimension of size 1
+    (numpy broadcasting of an operand of the output's rank, or of one element), the output's coordinate elsewhere."""
+    return ", ".join("0" if size == 1 else c for size, c in zip(operand.dims4, names))
+
+
 def fused_ops_jit(fused_ops: list) -> JitConstants:
     """``FUSED_OPS_ARGS`` (extra kernel parameters, appended after the output) and ``FUSED_OPS(val, b, f, y, x)``
     (statements applying every fused op to ``val`` in order), plus ``FUSEDi_*`` tensor constants of the extra
-    inputs. Both macros are empty without fused ops, so a kernel template can use them unconditionally."""
+    inputs (an operand broadcast along its size-1 dimensions: :func:`operand_coords`). Both macros are empty
+    without fused ops, so a kernel template can use them unconditionally."""
     j = JitConstants()
     args, stmts = [], []
     n_in = 0
@@ -154,7 +161,7 @@ def fused_ops_jit(fused_ops: list) -> JitConstants:
             name = f"FUSED{n_in}"
             j.update(tensor_jit(name, op.extra_inputs[0]))
             args.append(f"const __global {op.extra_inputs[0].dtype.cl_type}* fused_input{n_in}")
-            v = f"(float){name}_LOAD(fused_input{n_in}, {name}_GET_INDEX(b, f, y, x))"
+            v = f"(float){name}_LOAD(fused_input{n_in}, {name}_GET_INDEX({operand_coords(op.extra_inputs[0])}))"
             stmts.append("val = " + cl_eltwise(op.elt().mode, "(val)", f"({v})") + ";")
             n_in += 1
         else:

@@ -24,6 +24,7 @@ from ..host_ops import HOST_OPS
 from ..io_signature import TensorSignature
 from ..topology import Topology
 from .onnx_context import ImportContext, NotConstantError
+from .onnx_dynamic_quant import rewrite_dynamic_quantization
 from .onnx_external import external_tensors, inline_external_data
 from .onnx_ops import CONVERTERS, DEFAULT_DOMAINS, key_of, quantization_integer
 from .onnx_qdq import fuse_qdq
@@ -168,6 +169,9 @@ def import_static(m: Any, name: str, input_shapes: dict[str, tuple[int, ...]], i
         m, unfused = unfuse_qoperator(m)
         if unfused:
             log.debug("%s: %d QLinearConv / QLinearMatMul nodes rewritten as QDQ groups", name, unfused)
+        m, dynamic = rewrite_dynamic_quantization(m)  # ConvInteger / MatMulInteger on a float fake quantization
+        if dynamic:
+            log.debug("%s: %d dynamically quantized layers rewritten as float layers", name, dynamic)
     ctx = ImportContext(m, _opset(m), input_shapes)
     _check_supported(ctx, name)
     for i, node in enumerate(m.graph.node):

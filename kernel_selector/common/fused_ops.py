@@ -6,10 +6,10 @@ Formulas come from the element-wise table (:mod:`cldnn_py.ops.elementwise`).
 
 from __future__ import annotations
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops.elementwise import ACTIVATIONS, ELTWISE, cl_activation, cl_eltwise, float_literal
 
-from ..jitter import JitConstants, tensor_jit
+from ..jitter import JitConstants, operand_coords, tensor_jit
 from ..params import FusedOp, Params
 
 # Call-free float8 forms (%A% and %B% stand for the parameters). relu without fmax (a call on the pip PoCL; x > 0 ?
@@ -112,19 +112,33 @@ EXP8_MACROS = {
 }
 
 
+def broadcasts(operand: Layout, out: Layout) -> bool:
+    """True when the OpenCL epilogues can read ``operand`` for every output element: the output's shape, one
+    element, or the output's rank with each dimension the output's or 1 (:func:`~kernel_selector.jitter.operand_coords`
+    zeroes the coordinate of a size-1 dimension; a lower-rank operand would align its dimensions differently from
+    numpy's trailing alignment, so it is refused)."""
+    if operand.shape == out.shape or operand.count() == 1:
+        return True
+    return operand.rank == out.rank and all(n in (1, o) for n, o in zip(operand.shape, out.shape))
+
+
 def cl_fused_reason(params: Params, same_shape: bool = False) -> str | None:
     """Why the OpenCL fused-op epilogues (the jitter's ``FUSED_OPS``, :func:`fused_ops8_jit`) cannot express
-    ``params.fused_ops``, or None: activations of the table, eltwise modes marked ``fused_cl`` with one operand
-    (of the output's shape when ``same_shape``: FUSED_OPS8 reads 8 channels of it)."""
+    ``params.fused_ops``, or None: activations of the table, eltwise modes marked ``fused_cl`` with one operand that
+    :func:`broadcasts` to the output (both epilogues read a broadcast operand; ``same_shape`` is kept for the
+    FUSED_OPS8 callers and asks nothing more)."""
     for op in params.fused_ops:
         if op.kind == "activation":
             if op.act().func not in ACTIVATIONS:
                 return f"fused activation {op.act().func!r} has no formula"
         elif op.kind == "eltwise":
             d = ELTWISE.get(op.elt().mode)
-            if d is None or not d.fused_cl or len(op.extra_inputs) != 1 or (
-                    same_shape and op.extra_inputs[0].dims4 != params.output.dims4):
-                return f"fused eltwise {op.elt().mode!r} needs one operand of the output's shape"
+            if d is None or not d.fused_cl or len(op.extra_inputs) != 1:
+                return f"fused eltwise {op.elt().mode!r} needs one operand"
+            e, out = op.extra_inputs[0], params.output
+            if not broadcasts(e, out):
+                return (f"fused eltwise {op.elt().mode!r}: operand {e.shape} is neither the output's shape "
+                        f"{out.shape} nor broadcast to it along size-1 dimensions of the same rank")
         else:
             return f"fused op {op.kind!r} is not supported"
     return None
@@ -166,11 +180,14 @@ def fused_ops8_jit(fused_ops: list[FusedOp], out_features: int) -> JitConstants:
             name, ptr = f"FUSED{n_in}", f"fused_input{n_in}"
             j.update(tensor_jit(name, e))
             args.append(f"const __global {e.dtype.cl_type}* {ptr}")
-            if e.format == Format.b_fs_yx_fsv16 and e.dtype in (DataType.f32, DataType.f16):
-                operand = f"({name}_LOAD8({ptr}, {name}_GET_INDEX(b, f, y, x)))"
+            b_, f_, y_, x_ = operand_coords(e).split(", ")
+            if e.format == Format.b_fs_yx_fsv16 and e.dtype in (DataType.f32, DataType.f16) and e.dims4[1] > 1:
+                operand = f"({name}_LOAD8({ptr}, {name}_GET_INDEX({b_}, f, {y_}, {x_})))"
+            elif e.dims4[1] == 1:  # one value for the 8 channels
+                operand = f"((float8)((float){name}_LOAD({ptr}, {name}_GET_INDEX({b_}, 0, {y_}, {x_}))))"
             else:
-                lanes = [f"(float){name}_LOAD({ptr}, {name}_GET_INDEX(b, ((f) + {i} < {out_features} ? (f) + {i} "
-                         f": {out_features - 1}), y, x))" for i in range(8)]
+                lanes = [f"(float){name}_LOAD({ptr}, {name}_GET_INDEX({b_}, ((f) + {i} < {out_features} ? (f) + {i} "
+                         f": {out_features - 1}), {y_}, {x_}))" for i in range(8)]
                 operand = "((float8)(" + ", ".join(lanes) + "))"
             stmts.append("val = " + cl_eltwise(op.elt().mode, "val", operand) + ";")
             n_in += 1

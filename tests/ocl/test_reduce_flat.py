@@ -35,6 +35,18 @@ def test_reduce_flat_matches_numpy(ocl_engine, rng, shape, mode):
     np.testing.assert_allclose(out.reshape(-1)[0], ref, rtol=1e-5, atol=1e-5 * np.abs(x).sum() / x.size)
 
 
+@pytest.mark.parametrize("shape", [(1, 32, 5, 7), (2, 16, 3, 3)])
+@pytest.mark.parametrize("mode", ["sum", "max", "min"])
+def test_whole_blocked_tensor_to_one_value(ocl_engine, rng, shape, mode):
+    """A b_fs_yx_fsv16 input of whole 16-channel slices (a DynamicQuantizeLinear's min / max between blocked
+    convolutions) read as one flat row: the reordered buffer holds every element once."""
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    lin, lout, prim = _params(ocl_engine, shape, (), mode, cl.Format.b_fs_yx_fsv16)
+    out = run_kernel_padded(ocl_engine, "reduce", [lin], lout, prim.attrs(), [x], kernel=K)
+    ref = NP[mode](x.astype(np.float64))
+    np.testing.assert_allclose(out.reshape(-1)[0], ref, rtol=1e-5, atol=1e-5 * np.abs(x).sum() / x.size)
+
+
 @pytest.mark.parametrize("mode", ["max", "min"])
 @pytest.mark.parametrize("where", [0, 8, 99])  # in the float8 part (first, later) or the tail
 def test_nan_propagates(ocl_engine, rng, mode, where):
@@ -65,7 +77,9 @@ def test_selected_only_where_it_applies(ocl_engine):
     assert best((2, 16, 9, 13), (0, 2, 3)) == "reduce_ref"  # channels kept between reduced axes
     assert best((1, 16, 9, 13), (0, 2, 3)) == K  # ... unless the batch is 1: rows per channel
     assert best((1, 16, 9, 13), (2, 3)) == K  # trailing axes: one row per channel
-    assert best((1, 16, 9, 13), (), cl.Format.b_fs_yx_fsv16) == "reduce_ref"  # blocked: tails in the buffer
+    assert best((1, 16, 9, 13), (), cl.Format.b_fs_yx_fsv16) == K  # whole slices: every element once, reordered
+    assert best((1, 24, 9, 13), (), cl.Format.b_fs_yx_fsv16) == "reduce_ref"  # a channel tail: padding lanes
+    assert best((1, 16, 9, 13), (2, 3), cl.Format.b_fs_yx_fsv16) == "reduce_ref"  # rows: not contiguous
     assert best((1, 16, 9, 13), (), tier="gpu") == "reduce_ref"  # one work-item: never on a GPU
 
 

@@ -40,20 +40,23 @@ class ReduceKernelFlatVec8(KernelBase):
     storage): gws = (rows,), lws = (1,), float8 loads, max / min propagate NaN like numpy (and reduce_ref). One row
     (every axis reduced) writes the one-element output in any layout; several rows need an unpadded bfyx output
     (element g of row g). The sum's order differs from reduce_ref's (8 partial sums, then the tail): float rounding
-    apart, the same."""
+    apart, the same. An unpadded b_fs_yx_fsv16 input of whole 16-channel slices reduced to one value is read the same
+    way (:meth:`validate`)."""
 
     name = "reduce_flat_vec8"
     primitive = "reduce"
     tier = "cpu"
 
     def supported_key(self) -> SupportedKey:
-        """f32 / f16 in and out, bfyx input without padding."""
-        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS, input_formats=frozenset({Format.bfyx}),
-                            padded_inputs=False)
+        """f32 / f16 in and out, bfyx or b_fs_yx_fsv16 input without padding."""
+        return SupportedKey(input_dtypes=FLOATS, output_dtypes=FLOATS,
+                            input_formats=frozenset({Format.bfyx, Format.b_fs_yx_fsv16}), padded_inputs=False)
 
     def validate(self, params: Params) -> str | None:
         """The reduced axes are the trailing ones (:func:`trailing_rows`), an unpadded bfyx output for several
-        rows; mode sum, mean, max or min."""
+        rows; mode sum, mean, max or min. A b_fs_yx_fsv16 input only reduced to one value with channels a multiple
+        of 16: its buffer then holds every element once, in another order, which a sum, mean, max or min of all of
+        them does not see (the input of a DynamicQuantizeLinear between blocked convolutions)."""
         x, a = params.inputs[0], params.attrs_as(ReduceAttrs)
         try:
             axes = normalize_axes(tuple(a.axes), x.rank)
@@ -63,6 +66,9 @@ class ReduceKernelFlatVec8(KernelBase):
         if rows is None:
             return "the reduced axes are not the trailing ones (rows not contiguous)"
         out = params.output
+        if x.format == Format.b_fs_yx_fsv16 and (rows[0] > 1 or x.dims4[1] % 16):
+            return (f"a b_fs_yx_fsv16 input is read as one flat row: every axis reduced and whole 16-channel "
+                    f"slices (no padding lanes) needed, got {x} reduced over {axes}")
         if rows[0] > 1 and (out.format != Format.bfyx or not out.padding.is_zero):
             return f"several rows need an unpadded bfyx output, got {out}"
         if ReduceMode(a.mode) not in _MODES:
