@@ -52,3 +52,21 @@ def per_channel(node: ProgramNode, c: int, rank: int) -> np.ndarray | None:
     if a.size != c or len(full) != rank or full[1] != c:
         return None
     return a.reshape(-1).astype(np.float64)
+
+
+def fuse_eltwise_into(program: ProgramGraph, elt: ProgramNode, host: ProgramNode, other: ProgramNode) -> None:
+    """Make ``elt`` (an eltwise of ``host`` and ``other``) a fused eltwise of ``host``'s epilogue: ``host`` reads
+    ``other`` as its last dependency, ``elt``'s own fused activations follow it, and ``elt`` is fused away."""
+    from kernel_selector import FusedOp
+
+    from ...ops import EltwiseAttrs, FusedEltwiseAttrs
+
+    a = elt.primitive.attrs()
+    assert isinstance(a, EltwiseAttrs)
+    host.fused_ops.append(FusedOp("eltwise", FusedEltwiseAttrs(a.mode.value), dep_indices=[len(host.dependencies)],
+                                  fused_id=elt.id))
+    host.fused_ops.extend(elt.fused_ops)
+    host.dependencies.append(other)
+    other.users = [u for u in other.users if u is not elt] + [host]
+    elt.dependencies = [host]
+    program.fuse(elt, host)

@@ -21,14 +21,13 @@ same process), so the rule leaves CPU programs alone.
 
 from __future__ import annotations
 
-from kernel_selector import FusedOp
 from kernel_selector.common.fused_ops import broadcasts
 
-from ...ops import EltwiseAttrs, FusedEltwiseAttrs
+from ...ops import EltwiseAttrs
 from ...ops.elementwise import ELTWISE
 from ...program_graph import ProgramGraph
 from ...program_node import ProgramNode
-from .common import can_host, sole_user
+from .common import can_host, fuse_eltwise_into, sole_user
 
 COMMUTATIVE = frozenset({"sum", "prod", "max", "min"})
 
@@ -55,12 +54,6 @@ def fuse_eltwise_operand(program: ProgramGraph, elt: ProgramNode) -> bool:
             continue
         if program.engine.kind == "cpu":
             continue  # measured slower there (module docstring)
-        host.fused_ops.append(FusedOp("eltwise", FusedEltwiseAttrs(mode), dep_indices=[len(host.dependencies)],
-                                      fused_id=elt.id))
-        host.fused_ops.extend(elt.fused_ops)
-        host.dependencies.append(other)
-        other.users = [u for u in other.users if u is not elt] + [host]
-        elt.dependencies = [host]
-        program.fuse(elt, host)
+        fuse_eltwise_into(program, elt, host, other)
         return True
     return False

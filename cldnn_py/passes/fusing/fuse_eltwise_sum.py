@@ -13,12 +13,10 @@ the sum, and the sum's activations. Every convolution kernel applies its fused o
 
 from __future__ import annotations
 
-from kernel_selector import FusedOp
-
-from ...ops import EltwiseAttrs, FusedEltwiseAttrs
+from ...ops import EltwiseAttrs
 from ...program_graph import ProgramGraph
 from ...program_node import ProgramNode
-from .common import can_host, sole_user
+from .common import can_host, fuse_eltwise_into, sole_user
 
 
 def fuse_eltwise_sum(program: ProgramGraph, elt: ProgramNode) -> bool:
@@ -41,11 +39,5 @@ def fuse_eltwise_sum(program: ProgramGraph, elt: ProgramNode) -> bool:
         return False
     host = max(hosts, key=lambda n: pos[n.id])
     other = elt.dependencies[1] if elt.dependencies[0] is host else elt.dependencies[0]
-    host.fused_ops.append(FusedOp("eltwise", FusedEltwiseAttrs("sum"), dep_indices=[len(host.dependencies)],
-                                  fused_id=elt.id))
-    host.fused_ops.extend(elt.fused_ops)
-    host.dependencies.append(other)
-    other.users = [u for u in other.users if u is not elt] + [host]
-    elt.dependencies = [host]
-    program.fuse(elt, host)
+    fuse_eltwise_into(program, elt, host, other)
     return True
