@@ -130,6 +130,12 @@ def _span_scalar(out: np.ndarray, a: np.ndarray, s: Any, scalar_first: bool, i0:
     elif mode == 2:
         for i in range(cnt):
             o[i] = x[i] * s
+    elif mode == 4:  # max and min commute: one loop for either side (a dynamic quantization's clamp bounds)
+        for i in range(cnt):
+            o[i] = _fmax(s, x[i]) if scalar_first else _fmax(x[i], s)
+    elif mode == 5:
+        for i in range(cnt):
+            o[i] = _fmin(s, x[i]) if scalar_first else _fmin(x[i], s)
     elif scalar_first:
         for i in range(cnt):
             o[i] = binary(s, x[i], mode)
