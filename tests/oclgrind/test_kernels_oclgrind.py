@@ -635,6 +635,18 @@ def test_reduce_flat_vec8_rows_is_oclgrind_clean(oclgrind_engine, oclgrind_log, 
     assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
 
 
+def test_reduce_flat_vec8_whole_blocked_tensor_is_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
+    """reduce_flat_vec8 over a whole b_fs_yx_fsv16 tensor of two 16-channel slices (a DynamicQuantizeLinear's max
+    between blocked convolutions), 5 x 7 pixels: clean log (no read past the buffer), correct."""
+    x = _x(rng, (1, 32, 5, 7))
+    case = Case(Reduce("p", "x", mode="max", axes=(), keep_dims=False), {"x": (x, FSV16)},
+                reduce_ref(x, "max", (0, 1, 2, 3), False))
+    out, ran = run_case(oclgrind_engine, case, "reduce_flat_vec8", "cpu")
+    assert ran == "reduce_flat_vec8"
+    oclgrind_log.assert_clean()
+    assert_close(out, case.expected, rtol=case.rtol, atol=case.atol)
+
+
 def test_permute_tiled_runs_are_oclgrind_clean(oclgrind_engine, oclgrind_log, rng):
     """permute_tiled with the innermost axis kept (runs of 13: one vector and a tail, copied per chunk): clean log,
     exact."""
