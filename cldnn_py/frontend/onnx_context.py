@@ -236,12 +236,15 @@ class ImportContext:
         self.folded.add(index)
 
     def static_shape(self, name: str) -> tuple[int, ...] | None:
-        """The static shape of a tensor if known (converted primitive, constant, or ONNX shape inference)."""
+        """The static shape of a tensor if known (constant, converted primitive, or ONNX shape inference). A
+        constant's own shape comes first: the Data primitive made for it once it is read at run time has no rank 0
+        (a scalar is stored as (1,)), and a second reader of a shared scalar (a Gather index that onnxruntime's
+        optimizer deduplicated across attention blocks) would otherwise see a rank-1 tensor."""
+        if name in self.consts:
+            return tuple(self.consts[name].shape)
         pid = self.aliases.get(name, name)
         if pid in self.layouts:
             return self.layouts[pid].shape
-        if name in self.consts:
-            return tuple(self.consts[name].shape)
         return self.inferred.get(name)
 
     # ----- conversion -------------------------------------------------------------------------------------------

@@ -210,6 +210,18 @@ def test_gather_runtime_indices(engine, rng):
     compare(engine, one("Gather", 13, {"x": x, "i": idx}, attrs={"axis": 0}), {"x": x, "i": idx})
 
 
+def test_scalar_index_shared_by_two_gathers(engine, rng):
+    """One rank-0 index initializer read by two Gathers (onnxruntime's optimizer deduplicates the q / k / v indices
+    of every attention block): the second Gather drops the axis too. It used to see the Data made for the first
+    reader, shaped (1,), and keep the axis (a ViT preprocessed by onnxruntime failed to import)."""
+    x = randf32(rng, 2, 3, 4, 5)
+    nodes = [helper.make_node("Gather", ["x", "i"], ["a"], axis=1), helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Gather", ["r", "i"], ["b"], axis=2), helper.make_node("Transpose", ["b"], ["y"],
+                                                                                   perm=[0, 2, 1])]
+    model = build(nodes, {"x": x}, {"i": np.array(2, np.int64)}, ["a", "y"], 13)
+    compare(engine, model, {"x": x})
+
+
 # ----- Identity, Dropout, Cast --------------------------------------------------------------------------------------
 def test_identity_and_dropout(engine, rng):
     x = randf32(rng, 2, 3, 4)
