@@ -62,7 +62,9 @@ def row_operand(x: Layout, out: Layout) -> bool:
 
 def variant(params: Params) -> str | None:
     """``flat``, ``fsv16`` or None (neither applies) for these layouts. Only the fsv16 variant takes per-channel
-    operands (:func:`per_channel`), only the flat one scalar operands (:func:`scalar`)."""
+    operands (:func:`per_channel`), only the flat one row operands (:func:`row_operand`); both take scalar operands
+    (:func:`scalar`: in the fsv16 variant a run-time scale or clamp bound of a dynamic quantization, whose output is
+    padded for the convolution that reads it)."""
     out = params.output
     full = [x for x in params.inputs if not scalar(x, out) and not row_operand(x, out)]
     if any(x.shape != out.shape and not per_channel(x, out) for x in full):
@@ -70,8 +72,9 @@ def variant(params: Params) -> str | None:
     tensors = [*full, out]
     if all(x.shape == out.shape for x in full) and all(x.format == out.format and is_flat(x) for x in tensors):
         return "flat"
-    if len(full) == len(params.inputs) and all(x.format == Format.b_fs_yx_fsv16 and not x.padding.lower[1]
-                                               and not x.padding.upper[1] for x in tensors):
+    rows = [x for x in params.inputs if not scalar(x, out) and row_operand(x, out)]
+    if not rows and all(x.format == Format.b_fs_yx_fsv16 and not x.padding.lower[1] and not x.padding.upper[1]
+                        for x in tensors):
         return "fsv16"
     return None
 
@@ -79,9 +82,9 @@ def variant(params: Params) -> str | None:
 @register
 class EltwiseKernelVec8(KernelBase):
     """y = in0 ∘ in1 ∘ ... (left to right, as ``eltwise_ref``) for N inputs of the output's shape, or, in the
-    b_fs_yx_fsv16 variant, of shape (N, C, 1, 1) broadcast over the pixels (a squeeze-excitation scale), or, in the
-    flat variant, of one element broadcast to all (a constant scalar) or of the output's trailing dims broadcast
-    along the leading ones (a bias row, :func:`row_operand`). Inputs and
+    b_fs_yx_fsv16 variant, of shape (N, C, 1, 1) broadcast over the pixels (a squeeze-excitation scale), in both
+    variants of one element broadcast to all (a scalar), or, in the flat variant, of the output's trailing dims
+    broadcast along the leading ones (a bias row, :func:`row_operand`). Inputs and
     output f32 or f16 (storage, each tensor its own), float8 arithmetic either way.
 
     Modes sum (coefficients too), sub, prod, div, max, min, prelu; ``pow`` is rejected (only the ``pow`` builtin,
@@ -167,14 +170,20 @@ class EltwiseKernelVec8(KernelBase):
                   " ".join(f"t[{m}].s[k] = INPUT{m}_LOAD(input{m}, {elem(m)});" for m in range(n)))
             j.add("ELTWISE_VEC8_STAGED_RESULT(t)", fold([f"t[{m}].v" for m in range(n)]))
         else:
-            bcast = [per_channel(x, params.output) for x in params.inputs]
-            # a per-channel operand: the same two float8 of its slice for every pixel of the block
-            j.add("ELTWISE_VEC8_RESULT(i)", fold([f"EV_LD8(INPUT{k}, row{k}, {'((i) & 1)' if bc else '(i)'})"
-                                                  for k, bc in enumerate(bcast)]))
+            out = params.output
+            one = [scalar(x, out) for x in params.inputs]
+            bcast = [per_channel(x, out) for x in params.inputs]
+
+            def vec16(k: int) -> str:  # a scalar: its one value; per channel: the same two float8 for every pixel
+                if one[k]:
+                    return f"((float8)(INPUT{k}_LOAD(input{k}, 0)))"
+                return f"EV_LD8(INPUT{k}, row{k}, {'((i) & 1)' if bcast[k] else '(i)'})"
+
+            j.add("ELTWISE_VEC8_RESULT(i)", fold([vec16(k) for k in range(n)]))
             j.add("ELTWISE_VEC8_ROWS", " ".join(
                 f"const __global INPUT{k}_TYPE* row{k} = input{k} + INPUT{k}_OFFSET + b * INPUT{k}_BATCH_PITCH "
                 f"+ fs * INPUT{k}_FEATURE_PITCH" + ("" if bc else f" + y * INPUT{k}_Y_PITCH + x0 * 16") + ";"
-                for k, bc in enumerate(bcast)))
+                for k, bc in enumerate(bcast) if not one[k]))
         return j
 
     def fsv16_block(self, params: Params) -> int:

@@ -40,8 +40,8 @@ class ReduceKernelFlatVec8(KernelBase):
     storage): gws = (rows,), lws = (1,), float8 loads, max / min propagate NaN like numpy (and reduce_ref). One row
     (every axis reduced) writes the one-element output in any layout; several rows need an unpadded bfyx output
     (element g of row g). The sum's order differs from reduce_ref's (8 partial sums, then the tail): float rounding
-    apart, the same. An unpadded b_fs_yx_fsv16 input of whole 16-channel slices reduced to one value is read the same
-    way (:meth:`validate`)."""
+    apart, the same. An unpadded b_fs_yx_fsv16 input reduced to one value is read the same way, its last slice's
+    padding lanes skipped (:meth:`validate`)."""
 
     name = "reduce_flat_vec8"
     primitive = "reduce"
@@ -54,9 +54,10 @@ class ReduceKernelFlatVec8(KernelBase):
 
     def validate(self, params: Params) -> str | None:
         """The reduced axes are the trailing ones (:func:`trailing_rows`), an unpadded bfyx output for several
-        rows; mode sum, mean, max or min. A b_fs_yx_fsv16 input only reduced to one value with channels a multiple
-        of 16: its buffer then holds every element once, in another order, which a sum, mean, max or min of all of
-        them does not see (the input of a DynamicQuantizeLinear between blocked convolutions)."""
+        rows; mode sum, mean, max or min. A b_fs_yx_fsv16 input only reduced to one value (the input of a
+        DynamicQuantizeLinear between blocked convolutions): with whole 16-channel slices its buffer holds every
+        element once, in an order a sum, mean, max or min of all of them does not see; otherwise the last slice's
+        padding lanes are skipped (RF_FSV16_TAIL)."""
         x, a = params.inputs[0], params.attrs_as(ReduceAttrs)
         try:
             axes = normalize_axes(tuple(a.axes), x.rank)
@@ -66,9 +67,8 @@ class ReduceKernelFlatVec8(KernelBase):
         if rows is None:
             return "the reduced axes are not the trailing ones (rows not contiguous)"
         out = params.output
-        if x.format == Format.b_fs_yx_fsv16 and (rows[0] > 1 or x.dims4[1] % 16):
-            return (f"a b_fs_yx_fsv16 input is read as one flat row: every axis reduced and whole 16-channel "
-                    f"slices (no padding lanes) needed, got {x} reduced over {axes}")
+        if x.format == Format.b_fs_yx_fsv16 and rows[0] > 1:
+            return f"a b_fs_yx_fsv16 input is only reduced to one value, got {x} reduced over {axes}"
         if rows[0] > 1 and (out.format != Format.bfyx or not out.padding.is_zero):
             return f"several rows need an unpadded bfyx output, got {out}"
         if ReduceMode(a.mode) not in _MODES:
@@ -91,7 +91,12 @@ class ReduceKernelFlatVec8(KernelBase):
         j = super().jit_constants(params)
         mode = ReduceMode(params.attrs_as(ReduceAttrs).mode).value
         rows, length = self._rows(params)
-        return j.update({"REDUCE_ROWS": rows, "REDUCE_COUNT": length, f"REDUCE_MODE_{mode.upper()}": 1})
+        j.update({"REDUCE_ROWS": rows, "REDUCE_COUNT": length, f"REDUCE_MODE_{mode.upper()}": 1})
+        x = params.inputs[0]
+        if x.format == Format.b_fs_yx_fsv16 and x.dims4[1] % 16:
+            b, f, y, xx = x.dims4
+            j.update({"RF_FSV16_TAIL": f % 16, "RF_SLICES": -(-f // 16), "RF_PIXELS": y * xx})
+        return j
 
     def dispatch(self, params: Params) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """One work-item per row."""
