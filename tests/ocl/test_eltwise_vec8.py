@@ -135,6 +135,20 @@ def test_flat_scalar_operand(engine, rng, mode, shape, first):
     assert_close(got, eltwise_ref(arrays, mode))
 
 
+@pytest.mark.parametrize("mode", [E.div, E.max, E.min, E.sub], ids=lambda m: m.value)
+@pytest.mark.parametrize("shape, first", [((1, 72, 5, 9), False), ((2, 16, 3, 2), True)], ids=["tail8", "batch2"])
+def test_fsv16_scalar_operand_padded_output(engine, rng, mode, shape, first):
+    """A dynamic quantization's x / s and its clamp bounds: a one-element operand broadcast, first or second, in
+    the b_fs_yx_fsv16 variant, padded input and output (the halo a 3x3 convolution reads; sentinel kept)."""
+    data = Layout(DataType.f32, Format.b_fs_yx_fsv16, shape, Padding((0, 0, 1, 0), (0, 0, 0, 2)))
+    out = Layout(DataType.f32, Format.b_fs_yx_fsv16, shape, Padding((0, 0, 1, 1), (0, 0, 1, 1)))
+    one = Layout(DataType.f32, Format.bfyx, (1,))
+    x, c = f32(rng.standard_normal(shape)), f32(rng.uniform(0.5, 2.0, (1,)))
+    lays, arrays = ([one, data], [c, x]) if first else ([data, one], [x, c])
+    got = _run(engine, lays, out, {"mode": mode.value}, arrays)
+    assert_close(got, eltwise_ref(arrays, mode))
+
+
 @pytest.mark.parametrize("shape, row, first", [((1, 21, 24), (24,), False), ((2, 3, 5, 16), (1, 5, 16), True),
                                                ((3, 40), (1, 40), False)], ids=["bias", "two-dims", "rank2"])
 @pytest.mark.parametrize("mode", [E.sum, E.prod, E.sub], ids=lambda m: m.value)
