@@ -14,7 +14,8 @@
 // EV_FLAT 0: b_fs_yx_fsv16 tensors, each with its own padding. gws = (ceil(X / EV_BLOCK), Y, slices * B),
 // lws = (1, 1, 1): one work-item = EV_BLOCK pixels x 16 channels (two float8 per tensor). The last slice of a
 // channel count that is not a multiple of 16 writes only the real channels.
-// Fused ops: FUSED_OPS8(val, b, f, y, x) on each float8 (flat: activations only, coordinates unused).
+// Fused ops: FUSED_OPS8(val, b, f, y, x) on each float8 (flat: activations and one-element operands only,
+// coordinates unused).
 
 // max / min: fmax / fmin's NaN rule (a NaN operand loses); prelu: a where a >= 0, slope * a elsewhere.
 #ifndef ELTWISE_VEC8_HELPERS

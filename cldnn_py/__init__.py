@@ -43,6 +43,7 @@ from .primitives import (
     Crop,
     Data,
     Deconvolution,
+    DynamicQuantParams,
     Eltwise,
     EltwiseMode,
     FullyConnected,
@@ -92,7 +93,8 @@ configure_debug_logging()  # CLDNN_PY_DEBUG=1: the cldnn_py loggers' debug recor
 
 __all__ = [
     "InferenceSession", "NodeArg", "compile_model", "AsyncInferQueue", "InferRequest", "AsyncRun",
-    "ArgMax", "TopK", "Scatter", "LstmSequence", "GruSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm",
+    "ArgMax", "DynamicQuantParams", "TopK", "Scatter", "LstmSequence", "GruSequence", "Reduce", "ReduceMode",
+    "Deconvolution", "Gemm",
     "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize", "RoiAlign", "WinogradInput", "WinogradOutput",
     "LRN", "Activation", "ActivationFunc", "BatchNorm", "BuildOptions", "CldnnError", "Concatenation",

@@ -11,6 +11,7 @@ from .convolution import Convolution
 from .crop import Crop
 from .data import Data
 from .deconvolution import Deconvolution
+from .dynamic_quant_params import DynamicQuantParams
 from .eltwise import Eltwise, EltwiseMode
 from .fully_connected import FullyConnected
 from .gather import Gather
@@ -39,6 +40,7 @@ from .top_k import TopK
 from .winograd import WinogradInput, WinogradOutput
 
 __all__ = [
+    "DynamicQuantParams",
     "ArgMax", "TopK", "Scatter", "LstmSequence", "GruSequence", "Reduce", "ReduceMode", "Deconvolution", "Gemm",
     "MVN", "MVNResult",
     "StridedSlice", "Pad", "Tile", "Broadcast", "Gather", "Resize", "RoiAlign", "WinogradInput", "WinogradOutput",

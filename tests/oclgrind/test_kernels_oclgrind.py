@@ -158,6 +158,16 @@ def _x(rng, shape):
     return f32(rng.standard_normal(shape))
 
 
+def _dynamic_quant_params_ref(x):
+    """(s, z, −z, 255 − z) of ONNX DynamicQuantizeLinear in float32, written out here (the kernel's own tests
+    compare with onnxruntime)."""
+    f = np.float32
+    lo, hi = min(f(x.min()), f(0)), max(f(x.max()), f(0))
+    s = f((hi - lo) / f(255))
+    z = f(np.clip(np.rint(f((f(0) - lo) / s)), 0, 255))
+    return np.array([s, z, -z, f(255) - z])
+
+
 def _mvn_rows(rng):
     """A LayerNorm row of 13 (one float8 and a tail) with per-element gamma and a scalar bias."""
     x, g, b = _x(rng, (2, 3, 13)), _x(rng, (13,)), _x(rng, (1,))
@@ -344,6 +354,8 @@ CASES: dict[str, Callable[[np.random.Generator], Case]] = {
                                              permute_ref(x, (0, 2, 3, 1))))(_x(r, (2, 19, 3, 4))),
     "pooling_ref": lambda r: _pool(r, 3, BFYX, "max"),
     "pooling_b_fs_yx_fsv16": lambda r: _pool(r, 16, FSV16, "average"),
+    "dynamic_quant_params": lambda r: (lambda x: _one(prims.DynamicQuantParams("p", "x"), x, FSV16,
+                                                      _dynamic_quant_params_ref(x)))(_x(r, (1, 24, 5, 7))),
     "reduce_ref": lambda r: (lambda x: _one(Reduce("p", "x", mode="sum", axes=(1, 3), keep_dims=True), x, BFYX,
                                             reduce_ref(x, "sum", (1, 3), True)))(_x(r, (2, 3, 4, 5))),
     "reduce_flat_vec8": lambda r: (lambda x: _one(Reduce("p", "x", mode="max", axes=(), keep_dims=True), x, BFYX,

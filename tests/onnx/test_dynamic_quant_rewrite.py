@@ -38,12 +38,12 @@ def _layer(nodes, inits, x, name, w, wz, bias, relu=True, matmul=False, **attrs)
     return f"{name}_a"
 
 
-def dynamic_model(rng, wide=False, extra_reader=False):
+def dynamic_model(rng, wide=False, extra_reader=False, q_output=False):
     """x (1, 8, 9, 9) → conv 3×3 (int8 weights, zero point 0) → conv 1×1 stride 2 (uint8 weights, zero point 128;
     ``wide``: 2048 channels of full-range weights, which the bound cannot prove exact) → Reshape (1, C, 25)
     → Transpose → MatMulInteger (C, 6; per-column zero points, which onnxruntime's ConvInteger would refuse) →
-    y (1, 25, 6). ``extra_reader``: the first ConvInteger's int32 output is
-    also a graph output."""
+    y (1, 25, 6). ``extra_reader``: the first ConvInteger's int32 output is also a graph output; ``q_output``: the
+    first DynamicQuantizeLinear's uint8 output is."""
     c1 = 2048 if wide else 12
     nodes, inits = [], {}
     h = _layer(nodes, inits, "x", "c1", rng.integers(-64, 64, (c1, 8, 3, 3)).astype(np.int8), np.int8(0),
@@ -61,6 +61,8 @@ def dynamic_model(rng, wide=False, extra_reader=False):
     outs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 25, 6])]
     if extra_reader:
         outs.append(helper.make_tensor_value_info("c1_i", TensorProto.INT32, [1, c1, 9, 9]))
+    if q_output:
+        outs.append(helper.make_tensor_value_info("c1_q", TensorProto.UINT8, [1, 8, 9, 9]))
     g = helper.make_graph(nodes, "dyn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 9, 9])], outs,
                           [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
@@ -74,7 +76,9 @@ def test_dynamic_layers_take_the_float_path(engine, rng):
     centred integer sums are exact and rounded back, so only the final products differ in the last bits)."""
     m = dynamic_model(rng)
     m2, n = rewrite_dynamic_quantization(m)
-    assert n == 3 and not {"ConvInteger", "MatMulInteger"} & {x.op_type for x in m2.graph.node}
+    ops = [x.op_type for x in m2.graph.node]
+    assert n == 3 and not {"ConvInteger", "MatMulInteger", "DynamicQuantizeLinear"} & set(ops)
+    assert ops.count("DynamicQuantParams") == 3
     net = cl.Network(engine, cl.load_onnx(m))
     net.poison()
     for _ in range(2):
@@ -84,9 +88,14 @@ def test_dynamic_layers_take_the_float_path(engine, rng):
     ints = [p.id for p in net.program.order if p.layout().dtype in (cl.DataType.u8, cl.DataType.i32)
             and p.layout().count() > 1]  # the one-element zero points stay uint8, as the model declares them
     assert not ints, ints
-    fused = {p.id: p.kernel for p in net.get_profiling_info() if p.status == "FUSED"}
+    info = net.get_profiling_info()
+    kernels = [p.kernel for p in info if p.status == "EXECUTED"]
+    assert not [k for k in kernels if k.startswith("reduce")] and \
+        sum(k.startswith("dynamic_quant_params") for k in kernels) == 3, kernels  # one kernel per quantization
+    fused = {p.id: p.kernel for p in info if p.status == "FUSED"}
     if engine.kind == "ocl":
         assert fused.get("c1_m", "").startswith("fused into") and fused.get("c1_a") == fused["c1_m"], fused
+        assert fused.get("c1_q__dyn_max", "").startswith("fused into"), fused  # the clamp: one eltwise kernel
 
 
 def test_rewritten_and_node_by_node_agree(rng, monkeypatch):
@@ -114,6 +123,20 @@ def test_layers_the_rewrite_cannot_prove_stay(rng):
         ref = run_ort(m, {"x": x})[0]
         got = cl.Network(cl.Engine("cpu"), cl.load_onnx(m)).run({"x": x})["y"]
         np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
+
+
+def test_a_quantization_read_elsewhere_stays(engine, rng):
+    """The first DynamicQuantizeLinear's uint8 output is also a graph output: the node stays (its output equal to
+    onnxruntime's), its reader is still rewritten, with its own DynamicQuantParams."""
+    m = dynamic_model(rng, q_output=True)
+    m2, n = rewrite_dynamic_quantization(m)
+    ops = [x.op_type for x in m2.graph.node]
+    assert n == 3 and ops.count("DynamicQuantizeLinear") == 1 and ops.count("DynamicQuantParams") == 3
+    x = (rng.standard_normal((1, 8, 9, 9)) * 2).astype(np.float32)
+    ref_y, ref_q = run_ort(m, {"x": x})
+    got = cl.Network(engine, cl.load_onnx(m)).run({"x": x})
+    np.testing.assert_array_equal(got["c1_q"], ref_q)
+    np.testing.assert_allclose(got["y"], ref_y, rtol=1e-5, atol=1e-5 * np.abs(ref_y).max())
 
 
 def test_always_keeps_the_integer_layers(rng, monkeypatch):

@@ -69,3 +69,28 @@ def test_a_subtraction_fuses_only_with_the_convolution_first(engine, rng, swap):
         assert not status["add"].startswith("fused"), status
     else:
         assert status["add"] == "fused into conv", status
+
+
+@pytest.mark.parametrize("fmt", [cl.Format.bfyx, cl.Format.b_fs_yx_fsv16], ids=["flat", "fsv16"])
+def test_a_clamp_with_run_time_bounds_joins_the_eltwise(engine, rng, fmt):
+    """min(max(round(x / s), lo), hi) with one-element run-time s, lo, hi (a dynamic quantization's clamp): one
+    eltwise kernel on OpenCL (the flat variant reads its one-element operands without coordinates), three on the
+    CPU engine; exact either way (one float32 division, integers after)."""
+    x = (rng.standard_normal((1, 20, 5, 7)) * 40).astype(F)
+    s = np.array([0.37], F)
+    lo, hi = np.array([-100.0], F), np.array([60.0], F)
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)),
+                    *[cl.InputLayout(n, cl.Layout(cl.DataType.f32, cl.Format.bfyx, (1,))) for n in ("s", "lo", "hi")],
+                    cl.Reorder("xr", "x", format=fmt), cl.Eltwise("div", ["xr", "s"], mode="div"),
+                    cl.Activation("round", "div", "round"), cl.Eltwise("max", ["round", "lo"], mode="max"),
+                    cl.Eltwise("min", ["hi", "max"], mode="min"), cl.Reorder("out", "min", format=cl.Format.bfyx))
+    net = cl.Network(engine, t)
+    net.poison()
+    got = net.run({"x": x, "s": s, "lo": lo, "hi": hi})["out"]
+    np.testing.assert_array_equal(got, np.minimum(np.maximum(np.rint(x / s), lo), hi))
+    status = {p.id: p.kernel for p in net.get_profiling_info() if p.status in ("FUSED", "EXECUTED")}
+    if engine.kind == "ocl":
+        assert status["max"] == "fused into div" and status["min"] == "fused into div", status
+        assert status["div"] == "eltwise_vec8", status
+    else:
+        assert not status["max"].startswith("fused"), status

@@ -321,3 +321,22 @@ def dynamic_quantize_linear(ctx: Any, node: Any) -> None:
     q = ctx.add(Eltwise(ctx.fresh(y + "_shifted"), [q, z], mode=EltwiseMode.sum))
     ctx.add(Reorder(y, q, format=Format.bfyx, dtype=DataType.u8, convert_mode="round"))
 
+
+
+CLDNN_DOMAIN = "ai.cldnn_py"
+"""The operator domain of the nodes this package's own ONNX rewrites add (never in a user's model)."""
+
+
+@converter("DynamicQuantParams", versions=(1,), domain=CLDNN_DOMAIN)
+def dynamic_quant_params(ctx: Any, node: Any) -> None:
+    """ai.cldnn_py DynamicQuantParams(x) → (scale, zero point, −zero point, 255 − zero point) as float32 scalars
+    (shape (1,)): one DynamicQuantParams primitive and four crops of it (views, no kernel). Written by
+    ``frontend/onnx_dynamic_quant.py`` in place of a DynamicQuantizeLinear whose uint8 output it rewrote."""
+    from ...primitives.crop import Crop
+    from ...primitives.dynamic_quant_params import DynamicQuantParams
+
+    base = node.output[0] or node.name
+    params = ctx.add(DynamicQuantParams(ctx.fresh(base + "_params"), ctx.ref(node.input[0])))
+    for k, out in enumerate(node.output):
+        if out:
+            ctx.add(Crop(out, params, shape=(1,), offsets=(k,)))

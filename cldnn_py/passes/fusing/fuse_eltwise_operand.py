@@ -1,18 +1,19 @@
-"""Fold an element-wise op with a broadcast operand into the convolution that produces its other input.
+"""Fold an element-wise op with a broadcast operand into the kernel that produces its other input.
 
 ``conv(x) · s + b`` with ``s`` and ``b`` computed at run time or held per channel (a dynamically quantized layer's
 dequantization ``Mul(Cast(ConvInteger), x_scale · w_scale)`` and its ``Add(bias)``, frontend/onnx_dynamic_quant.py)
-becomes one convolution kernel whose epilogue reads ``s`` and ``b``: each fused op saves a full tensor write and read
-and a kernel (measured on a dynamically quantized SqueezeNet on PoCL: the unfused bias Add ran ``eltwise_ref`` on the
-blocked output, 3.9 ms of 14 ms device time). clDNN fuses such eltwise ops as ``FusedOpType::ELTWISE`` with any
-broadcastable operand.
+becomes one convolution kernel whose epilogue reads ``s`` and ``b``; ``min(max(round(x / s), lo), hi)`` with
+one-element ``s``, ``lo``, ``hi`` becomes one eltwise kernel (a dynamic quantization's clamp). Each fused op saves a
+full tensor write and read and a kernel (measured on a dynamically quantized SqueezeNet on PoCL: the unfused bias
+Add ran ``eltwise_ref`` on the blocked output, 3.9 ms of 14 ms device time). clDNN fuses such eltwise ops as
+``FusedOpType::ELTWISE`` with any broadcastable operand.
 
 Conditions: the eltwise has two inputs, no coefficients, a mode both epilogue kinds have (``fused_cl`` and
-``fused_cpu`` in ops/elementwise.py); the convolution is its only reader and gives the eltwise's shape and type; the
-other input has the output's shape or broadcasts to it along size-1 dimensions of the same rank, or has one element
-(:func:`kernel_selector.common.fused_ops.broadcasts`); for a mode that is not commutative the convolution is the
-first input (``val OP operand``). The eltwise's own fused activations move with it. A residual sum of the output's
-shape is ``fuse_eltwise_sum``'s, which runs earlier.
+``fused_cpu`` in ops/elementwise.py); the host (a convolution, or an eltwise when the operand has one element) is
+its only reader and gives the eltwise's shape and type; the other input has the output's shape or broadcasts to it
+along size-1 dimensions of the same rank, or has one element (:func:`kernel_selector.common.fused_ops.broadcasts`);
+for a mode that is not commutative the host is the first input (``val OP operand``). The eltwise's own fused
+activations move with it. A residual sum of the output's shape is ``fuse_eltwise_sum``'s, which runs earlier.
 
 OpenCL engines only: on the CPU engine the packed-panel convolution with a fused one-element operand ran 2-3× slower
 than the convolution and a separate eltwise kernel (dynamically quantized SqueezeNet: convolutions 12.8 → 28-36 ms,
@@ -31,6 +32,7 @@ from ...program_node import ProgramNode
 from .common import can_host, fuse_eltwise_into, sole_user
 
 COMMUTATIVE = frozenset({"sum", "prod", "max", "min"})
+HOSTS = ("convolution", "eltwise")
 
 
 def fuse_eltwise_operand(program: ProgramGraph, elt: ProgramNode) -> bool:
@@ -48,8 +50,10 @@ def fuse_eltwise_operand(program: ProgramGraph, elt: ProgramNode) -> bool:
     out = elt.layout()
     for i in (0, 1) if mode in COMMUTATIVE else (0,):
         host, other = elt.dependencies[i], elt.dependencies[1 - i]
-        if host.kind != "convolution" or not can_host(program, host) or sole_user(host) is not elt:
+        if not can_host(program, host, HOSTS) or sole_user(host) is not elt:
             continue
+        if host.kind == "eltwise" and other.layout().count() != 1:
+            continue  # an eltwise kernel's flat form reads fused operands without coordinates: one element only
         if host.layout().shape != out.shape or host.layout().dtype != out.dtype or \
                 other.layout().dtype != out.dtype or not broadcasts(other.layout(), out):
             continue

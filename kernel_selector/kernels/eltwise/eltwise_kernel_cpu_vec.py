@@ -29,7 +29,7 @@ from cldnn_py.ops import EltwiseAttrs, EltwiseMode
 
 from ...common.cpu_epilogue import EMPTY, I0, NJIT, chain_arrays, chain_span, fused_reason, lane_step, operand_index
 from ...common.cpu_launch import Launcher, viewer
-from ...common.cpu_layout import row_map
+from ...common.cpu_layout import layout_offset, row_map
 from ...common.elementwise_numba import ELT_CODES, binary
 from ...common.elementwise_numba import fmax as _fmax
 from ...common.elementwise_numba import fmin as _fmin
@@ -167,13 +167,15 @@ def eltwise_flat_scalar(out: np.ndarray, a: np.ndarray, s: np.ndarray, scalar_fi
 
 def _scalar_index(params: Params) -> int | None:
     """Index (0 or 1) of the one-element input of a two-input eltwise whose other input is the output's shape and
-    format, all unpadded (the flat path); None otherwise."""
+    format, both unpadded (the flat path); None otherwise. The one element may sit in a padded plain buffer (a crop
+    view of a DynamicQuantParams output): it is read at its offset."""
     out = params.output
     if len(params.inputs) != 2 or not _flat(out):
         return None
     for i in (1, 0):
         s, x = params.inputs[i], params.inputs[1 - i]
-        if s.count() == 1 and _flat(s) and x.shape == out.shape and x.format == out.format and _flat(x):
+        if s.count() == 1 and not s.format.is_blocked and x.shape == out.shape and x.format == out.format and \
+                _flat(x):
             return i
     return None
 
@@ -225,9 +227,12 @@ class EltwiseKernelCpuVec(CpuKernelBase):
 
     @staticmethod
     def _is_flat(params: Params) -> bool:
+        """Every tensor unpadded without a block tail (the one-element input of :func:`_scalar_index` may be
+        padded), a fused operand in the output's layout."""
         out = params.output
+        si = _scalar_index(params)
         extra = [lay for op in params.fused_ops for lay in op.extra_inputs]
-        return (all(_flat(x) for x in [*params.inputs, out])
+        return (all(_flat(x) for i, x in enumerate([*params.inputs, out]) if i != si)
                 and all(lay == out.with_(dtype=lay.dtype) for lay in extra))
 
     def _scalar_fn(self, params: Params, si: int) -> Callable[..., None]:
@@ -243,11 +248,12 @@ class EltwiseKernelCpuVec(CpuKernelBase):
         launch = Launcher(3 * count)
         view_x, view_s, view_out = viewer(params.inputs[1 - si]), viewer(params.inputs[si]), viewer(out)
         view_res = viewer(res_lay) if has_res and res_lay is not None else None
+        s_at = layout_offset(params.inputs[si])
 
         def fn(*bufs: Any) -> None:
             res = view_res(bufs[3]) if view_res is not None else EMPTY
-            launch(eltwise_flat_scalar, view_out(bufs[2]), view_x(bufs[1 - si]), view_s(bufs[si]), si == 0, count,
-                   mode, ca, cb, codes, fa, fb, res, has_res)
+            launch(eltwise_flat_scalar, view_out(bufs[2]), view_x(bufs[1 - si]), view_s(bufs[si])[s_at:s_at + 1],
+                   si == 0, count, mode, ca, cb, codes, fa, fb, res, has_res)
 
         return fn
 

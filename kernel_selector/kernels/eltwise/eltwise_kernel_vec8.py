@@ -42,9 +42,10 @@ def per_channel(x: Layout, out: Layout) -> bool:
 
 
 def scalar(x: Layout, out: Layout) -> bool:
-    """True for a one-element operand of a larger output, unpadded (a constant divisor or scale, as GELU's
-    x / sqrt(2) and attention's q·kᵀ · d^-0.5 are exported): one value broadcast to every element."""
-    return x.count() == 1 < out.count() and is_flat(x)
+    """True for a one-element operand of a larger output (a constant divisor or scale, as GELU's x / sqrt(2) and
+    attention's q·kᵀ · d^-0.5 are exported; a dynamic quantization's scale, a crop view of a padded buffer): one
+    value, read at its offset, broadcast to every element."""
+    return x.count() == 1 < out.count() and not x.format.is_blocked
 
 
 def row_operand(x: Layout, out: Layout) -> bool:
@@ -107,7 +108,7 @@ class EltwiseKernelVec8(KernelBase):
 
     def validate(self, params: Params) -> str | None:
         """A call-free mode, inputs of the output's shape in one of the two layout variants, fused ops that
-        FUSED_OPS8 expresses (activations only in the flat variant)."""
+        FUSED_OPS8 expresses (in the flat variant activations and one-element eltwise operands only)."""
         mode = EltwiseMode(params.attrs_as(EltwiseAttrs).mode)
         if mode not in _VEC8_MODES:
             return f"mode {mode.value} needs a builtin call (pow) on every element"
@@ -119,8 +120,9 @@ class EltwiseKernelVec8(KernelBase):
             return ("inputs must have the output's shape (broadcasting only (N, C, 1, 1) in b_fs_yx_fsv16 and one "
                     "element in the flat variant), either all the output's unpadded layout without block tails, or "
                     "all b_fs_yx_fsv16")
-        if v == "flat" and any(op.kind != "activation" for op in params.fused_ops):
-            return "fused eltwise operands need the b_fs_yx_fsv16 variant (the flat one has no coordinates)"
+        if v == "flat" and any(op.kind != "activation" and op.extra_inputs[0].count() != 1 for op in params.fused_ops):
+            return ("fused eltwise operands of more than one element need the b_fs_yx_fsv16 variant (the flat one "
+                    "has no coordinates)")
         return fused_ops8_reason(params)
 
     def priority(self, params: Params) -> int:
@@ -157,13 +159,14 @@ class EltwiseKernelVec8(KernelBase):
 
             def vec(k: int) -> str:
                 if one[k]:
-                    return f"((float8)(INPUT{k}_LOAD(input{k}, 0)))"
+                    return f"((float8)(INPUT{k}_LOAD(input{k}, INPUT{k}_GET_INDEX(0, 0, 0, 0))))"
                 if rows[k]:
                     return f"EV_LD8(INPUT{k}, input{k}, ((i) % {params.inputs[k].count() // 8}))"
                 return f"EV_LD8(INPUT{k}, input{k}, (i))"
 
             def elem(k: int) -> str:
-                return "0" if one[k] else f"(idx) % {params.inputs[k].count()}" if rows[k] else "idx"
+                return f"INPUT{k}_GET_INDEX(0, 0, 0, 0)" if one[k] else \
+                    f"(idx) % {params.inputs[k].count()}" if rows[k] else "idx"
 
             j.add("ELTWISE_VEC8_RESULT(i)", fold([vec(k) for k in range(n)]))
             j.add("ELTWISE_VEC8_STAGE(t, k, idx)",
@@ -176,7 +179,7 @@ class EltwiseKernelVec8(KernelBase):
 
             def vec16(k: int) -> str:  # a scalar: its one value; per channel: the same two float8 for every pixel
                 if one[k]:
-                    return f"((float8)(INPUT{k}_LOAD(input{k}, 0)))"
+                    return f"((float8)(INPUT{k}_LOAD(input{k}, INPUT{k}_GET_INDEX(0, 0, 0, 0))))"
                 return f"EV_LD8(INPUT{k}, row{k}, {'((i) & 1)' if bcast[k] else '(i)'})"
 
             j.add("ELTWISE_VEC8_RESULT(i)", fold([vec16(k) for k in range(n)]))
