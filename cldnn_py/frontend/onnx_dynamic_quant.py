@@ -159,7 +159,10 @@ def rewrite_dynamic_quantization(model: Any) -> tuple[Any, int]:
         return model, 0
     gone = set(layers)
     dqls = {id(d): d for d, _, _ in layers.values()}
-    keep = {k: any(id(r) not in gone for o in (d.output[0], d.output[2]) for r in rw.readers.get(o, []))
+    # a subgraph (If / Loop / Scan body) may read an outer tensor by name, unseen by ``readers``: keep every node
+    nested = any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for n in m.graph.node
+                 for a in n.attribute)
+    keep = {k: nested or any(id(r) not in gone for o in (d.output[0], d.output[2]) for r in rw.readers.get(o, []))
             or d.output[0] in rw.outputs or d.output[2] in rw.outputs for k, d in dqls.items()}
     casts = {c.output[0]: nodes for _, nodes, c in layers.values()}
     out: list[Any] = []
