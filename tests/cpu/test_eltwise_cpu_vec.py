@@ -174,6 +174,28 @@ def test_one_element_operand(cpu_engine, rng, mode, scalar_first):
         np.testing.assert_array_equal(out, np.maximum(op(full[0], full[1]), np.float32(0)))
 
 
+@pytest.mark.parametrize("mode", ["sum", "prod", "sub", "max"])
+@pytest.mark.parametrize("shape, row, first", [((197, 24), (24,), False), ((2, 5, 40), (1, 40), True),
+                                               ((3, 7, 16), (7, 16), False)], ids=["bias", "rank3", "two-dims"])
+def test_row_operand(cpu_engine, rng, mode, shape, row, first):
+    """A bias of the output's trailing dims (a dynamically quantized linear's Add after its scale), first or second
+    (sub only second), then a fused GELU: numpy's broadcast on the flat buffers, the epilogue after."""
+    if mode == "sub" and first:
+        pytest.skip("a row operand goes first only for a mode that commutes")
+    x, r = f32(rng.standard_normal(shape)), f32(rng.standard_normal(row))
+    xs = [r, x] if first else [x, r]
+    lays = [Layout(DataType.f32, Format.bfyx, a.shape) for a in xs]
+    gelu = [FusedOp("activation", FusedActivationAttrs("gelu"))]
+    out, chosen = run_kernel(cpu_engine, "eltwise", lays, Layout(DataType.f32, Format.bfyx, shape), {"mode": mode},
+                             xs, FAST, gelu)
+    assert chosen == FAST
+    a, b = (np.broadcast_to(xs[0].astype(np.float64), shape), np.broadcast_to(xs[1].astype(np.float64), shape))
+    v = fold64(mode, [np.ascontiguousarray(a), np.ascontiguousarray(b)])
+    from math import erf
+    ref = v * 0.5 * (1.0 + np.vectorize(erf)(v / np.sqrt(2.0)))
+    assert_close(out, ref, rtol=2e-5, atol=1e-5)
+
+
 def test_rejects_broadcast_and_int(cpu_engine):
     from kernel_selector.params import Params
     from kernel_selector.selector import candidates

@@ -37,6 +37,7 @@ from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
+from .eltwise_kernel_vec8 import row_operand
 
 F32 = frozenset({DataType.f32})
 CHUNK = 16384  # elements per thread task in the flat path (64 KB per tensor: stays in L2 for the epilogue)
@@ -184,6 +185,29 @@ def _flat(lay: Layout) -> bool:
     return lay.padding.is_zero and lay.buffer_size == lay.count()
 
 
+ROW_UFUNCS: dict[str, Any] = {"sum": np.add, "prod": np.multiply, "sub": np.subtract, "div": np.divide, "max": np.fmax,
+              "min": np.fmin}
+"""The modes of the row path: numpy's broadcast of a row operand (fmax / fmin: a NaN operand is ignored, as the
+fused epilogue's max / min)."""
+
+
+def _row_index(params: Params) -> int | None:
+    """Index (0 or 1) of the row operand of a two-input eltwise (:func:`.eltwise_kernel_vec8.row_operand`: the
+    output's trailing dims, a bias of C values added to a (T, C) product), the other input the output's unpadded
+    plain layout, no coefficients, only fused activations; the operand second unless the mode commutes. None
+    otherwise."""
+    out, a = params.output, params.attrs_as(EltwiseAttrs)
+    mode = EltwiseMode(a.mode).value
+    if len(params.inputs) != 2 or mode not in ROW_UFUNCS or a.coefficients is not None or not _flat(out) or \
+            out.format.is_blocked or any(op.kind != "activation" for op in params.fused_ops):
+        return None
+    for i in (1, 0) if mode in ("sum", "prod", "max", "min") else (1,):
+        r, x = params.inputs[i], params.inputs[1 - i]
+        if x.shape == out.shape and x.format == out.format and _flat(x) and r.count() > 1 and row_operand(r, out):
+            return i
+    return None
+
+
 @register
 class EltwiseKernelCpuVec(CpuKernelBase):
     """y = in0 ∘ in1 ∘ ... (left to right, as ``eltwise_ref``) for N >= 2 f32 inputs of the output's shape and
@@ -210,6 +234,8 @@ class EltwiseKernelCpuVec(CpuKernelBase):
     def validate(self, params: Params) -> str | None:
         """Inputs of the output's shape and format, one coefficient per input, a fused chain the epilogue takes."""
         out = params.output
+        if _row_index(params) is not None:
+            return None
         for i, x in enumerate(params.inputs):
             if (x.shape != out.shape or x.format != out.format) and _scalar_index(params) is None:
                 return (f"input {i} {x} differs from the output {out} in shape or format (broadcasting only of one "
@@ -257,11 +283,34 @@ class EltwiseKernelCpuVec(CpuKernelBase):
 
         return fn
 
+    def _row_fn(self, params: Params, ri: int) -> Callable[..., None]:
+        """fn(in0, in1, out) when input ``ri`` is a row operand: numpy's broadcast over (count / n, n) views of the
+        flat buffers (vectorized, no numba specialization), then the fused activations over the whole output."""
+        out = params.output
+        ufunc = ROW_UFUNCS[EltwiseMode(params.attrs_as(EltwiseAttrs).mode).value]
+        codes, fa, fb, _ = chain_arrays(list(params.fused_ops), out)
+        count, n = out.count(), params.inputs[ri].count()
+        view_x, view_r, view_out = viewer(params.inputs[1 - ri]), viewer(params.inputs[ri]), viewer(out)
+
+        def fn(*bufs: Any) -> None:
+            x = view_x(bufs[1 - ri])[:count].reshape(-1, n)
+            r = view_r(bufs[ri])[:n]
+            dst = view_out(bufs[2])[:count]
+            with np.errstate(all="ignore"):
+                ufunc(*((r, x) if ri == 0 else (x, r)), out=dst.reshape(-1, n))
+            if codes.shape[0]:
+                chain_span(dst, I0, np.int64(count), codes, fa, fb, EMPTY, I0, I0)
+
+        return fn
+
     def make_fn(self, params: Params) -> Callable[..., None]:
         """fn(in0, .., in(N-1), out, [chain operand]) on raw buffers; the flat or rows path fixed here."""
         si = _scalar_index(params)
         if si is not None and any(x.shape != params.output.shape for x in params.inputs):
             return self._scalar_fn(params, si)
+        ri = _row_index(params)
+        if ri is not None:
+            return self._row_fn(params, ri)
         ins, out = list(params.inputs), params.output
         n = len(ins)
         mode = ELT_CODES[EltwiseMode(params.attrs_as(EltwiseAttrs).mode).value]
