@@ -35,10 +35,7 @@ PLAIN_WEIGHTS = frozenset({Format.bfyx, Format.oiyx})
 
 def tensor_desc(lay: Layout, like: Layout | None = None) -> np.ndarray:
     """int64 [offset, stride b, stride feature slice, stride feature in slice, stride y, stride x] (elements) of a
-    rank <= 4 layout; with ``like`` (the output), dimensions of size 1 that ``like`` has larger get stride 0 (an
-    unpadded plain tensor of one element, any rank: all strides 0)."""
-    if like is not None and lay.count() == 1 and lay.padding.is_zero and not lay.format.is_blocked:
-        return np.zeros(6, np.int64)
+    rank <= 4 layout; with ``like`` (the output), dimensions of size 1 that ``like`` has larger get stride 0."""
     p = lay.pitches
     lo = lay.padding.lower
     if lay.format == Format.b_fs_yx_fsv16:
@@ -102,8 +99,6 @@ def validate_common(params: Params, weight_formats: frozenset[Format]) -> str | 
 
 def _operand_reason(e: Layout, out: Layout) -> str | None:
     """Why a fused eltwise operand cannot be read through a :func:`tensor_desc` of the output, or None."""
-    if e.count() == 1 and e.dtype == DataType.f32 and e.padding.is_zero and not e.format.is_blocked:
-        return None  # one run-time value (a dynamically quantized layer's scale): stride 0 everywhere
     if e.rank != 4 or e.dtype != DataType.f32 or e.format not in PLAIN_DATA | {Format.b_fs_yx_fsv16} or \
             any(d not in (1, t) for d, t in zip(e.dims4, out.dims4)):
         return f"fused eltwise operand {e} is not a rank-4 f32 tensor broadcastable to {out}"

@@ -48,6 +48,11 @@ def scalar(x: Layout, out: Layout) -> bool:
     return x.count() == 1 < out.count() and not x.format.is_blocked
 
 
+def scalar8(k: int) -> str:
+    """Input ``k``'s one element (:func:`scalar`), read at its offset (a crop view is padded), as a float8."""
+    return f"((float8)(INPUT{k}_LOAD(input{k}, INPUT{k}_GET_INDEX(0, 0, 0, 0))))"
+
+
 def row_operand(x: Layout, out: Layout) -> bool:
     """True for an operand that numpy broadcasts along the leading axes only: its shape, right-aligned, is the
     output's trailing dims (leading 1s allowed), a multiple of 8 elements, both unpadded bfyx (a bias of C values
@@ -159,7 +164,7 @@ class EltwiseKernelVec8(KernelBase):
 
             def vec(k: int) -> str:
                 if one[k]:
-                    return f"((float8)(INPUT{k}_LOAD(input{k}, INPUT{k}_GET_INDEX(0, 0, 0, 0))))"
+                    return scalar8(k)
                 if rows[k]:
                     return f"EV_LD8(INPUT{k}, input{k}, ((i) % {params.inputs[k].count() // 8}))"
                 return f"EV_LD8(INPUT{k}, input{k}, (i))"
@@ -179,7 +184,7 @@ class EltwiseKernelVec8(KernelBase):
 
             def vec16(k: int) -> str:  # a scalar: its one value; per channel: the same two float8 for every pixel
                 if one[k]:
-                    return f"((float8)(INPUT{k}_LOAD(input{k}, INPUT{k}_GET_INDEX(0, 0, 0, 0))))"
+                    return scalar8(k)
                 return f"EV_LD8(INPUT{k}, row{k}, {'((i) & 1)' if bcast[k] else '(i)'})"
 
             j.add("ELTWISE_VEC8_RESULT(i)", fold([vec16(k) for k in range(n)]))
