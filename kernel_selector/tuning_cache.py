@@ -7,8 +7,14 @@ an engine and lives in :mod:`cldnn_py.autotuner`.
 
 Keys:
 
-- device key: device name, platform version (PoCL and its LLVM) and driver version, so a winner measured on one
-  device/compiler is never applied to another;
+- device key: device name, platform version (PoCL and its LLVM), driver version and the device's native float vector
+  width, so a winner measured on one device/compiler/instruction set is never applied to another. The width is in
+  the key since version 3: one PoCL build on two VMs of the same name ("pthread-AMD EPYC") reports 8 where the VM
+  hides AVX-512 and 16 where it shows it, and ``convolution_b_fs_yx_fsv16`` compiles another form (and offers other
+  pixel blocks) on each; version-2 keys mixed the two, so the shipped winners tuned at width 8 were applied at
+  width 16, where 14 of ResNet-50's were not even valid variants (ignored, one warning each) and the stored
+  ``device:registers`` fact ("wide", an unmeasured default at width 8) overrode the "narrow" rule: ResNet-50 on
+  PoCL 53.0 ms median against 48.5 with ``tuning="off"`` (2026-12-07, ``/tmp/ab_cache.py``-style interleaved runs);
 - params key: the first 20 hex digits of the SHA-1 of a canonical JSON of everything a kernel sees (kind, engine,
   every input and output layout with padding, attributes, fused ops). Attributes at their default value are left
   out, so that a new attribute with a default (``ConvolutionAttrs.block_diagonal`` was one) keeps the keys of the
@@ -20,7 +26,7 @@ a 2-core Zen 4; used by anyone with the same device key) and the user's (``Build
 ``CLDNN_PY_TUNING_CACHE`` or ``<platformdirs user cache>/cldnn_py/tuning_cache.json``), whose entries win. Only the
 user's file is written. File format::
 
-    {"version": 2, "devices": {"<device key>": {"<params key>":
+    {"version": 3, "devices": {"<device key>": {"<params key>":
         {"kernel": "convolution_b_fs_yx_fsv16", "variant": {"block": 5}, "ms": 0.61, "desc": "..."},
         "device:load_form": {"load_form": "pointer", "gflops": {"pointer": 160.0, "vload": 50.0}}}}}
 """
@@ -43,14 +49,17 @@ from .params import Params
 log = logging.getLogger("cldnn_py.tuning")
 
 TUNING_MODES = ("off", "cache", "tune")
-FORMAT_VERSION = 2
-"""2: attributes at their default value are left out of the params key (1 listed them all; its keys are not
-comparable, so a version-1 file is ignored with a warning)."""
+FORMAT_VERSION = 3
+"""3: the device key ends with the native float vector width (``float8``, ``float16``); 2: attributes at their
+default value are left out of the params key (1 listed them all). Older files' keys are not comparable, so a file
+of another version is ignored with a warning (tune again)."""
 
 
 def device_key(device: Any) -> str:
-    """``"<name> | <platform version> | <driver version>"`` of a DeviceInfo (anything with those attributes)."""
-    return f"{device.name} | {device.platform_version} | {device.driver_version}"
+    """``"<name> | <platform version> | <driver version> | float<N>"`` of a DeviceInfo (anything with those
+    attributes; N: ``device.caps.native_vector_width_float``, 1 when the device has no caps)."""
+    width = int(getattr(getattr(device, "caps", None), "native_vector_width_float", 1))
+    return f"{device.name} | {device.platform_version} | {device.driver_version} | float{width}"
 
 
 def _layout_desc(lay: Any) -> str:
@@ -150,8 +159,8 @@ def _read(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
     if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION or not isinstance(data.get("devices"),
                                                                                               dict):
         got = f"version {data.get('version')!r}" if isinstance(data, dict) else f"a JSON {type(data).__name__}"
-        log.warning("tuning cache %s: expected {'version': %d, 'devices': {...}}, got %s; ignoring it (a version-1 "
-                    "file keys its entries by an older formula: tune again)", path, FORMAT_VERSION, got)
+        log.warning("tuning cache %s: expected {'version': %d, 'devices': {...}}, got %s; ignoring it (an older "
+                    "version keys its entries by an older formula: tune again)", path, FORMAT_VERSION, got)
         return {}
     out: dict[str, dict[str, dict[str, Any]]] = {}
     problems = []
