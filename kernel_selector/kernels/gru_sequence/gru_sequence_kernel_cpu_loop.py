@@ -14,7 +14,7 @@ import numpy as np
 
 from cldnn_py.ops import GruSequenceAttrs
 
-from ...common.cpu_gates import gate_clip
+from ...common.cpu_gates import RECURRENT_FASTMATH, gate_clip
 from ...cpu_kernel_base import CpuRefKernel
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params
@@ -22,7 +22,7 @@ from ...selector import register
 from .gru_sequence_kernel_ref import GruSequenceKernelRef
 
 
-@numba.njit(parallel=True, cache=True, fastmath=True)
+@numba.njit(parallel=True, cache=True, fastmath=RECURRENT_FASTMATH)
 def _recurrence(xw: Any, h0: Any, rzr: Any, rh: Any, rbh: Any, lbr: bool, clip: float, reverse: bool,
                 out: Any) -> None:
     """xw (seq, batch, 3n), h0 (batch, n), rzr = R_zrᵀ (n, 2n), rh = R_hᵀ (n, n), rbh (n,) → out (seq, batch, n)."""

@@ -18,7 +18,7 @@ import numpy as np
 
 from cldnn_py.ops import LstmSequenceAttrs
 
-from ...common.cpu_gates import gate_clip
+from ...common.cpu_gates import RECURRENT_FASTMATH, gate_clip
 from ...cpu_kernel_base import CpuRefKernel
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params
@@ -26,7 +26,7 @@ from ...selector import register
 from .lstm_sequence_kernel_ref import LstmSequenceKernelRef
 
 
-@numba.njit(parallel=True, cache=True, fastmath=True)
+@numba.njit(parallel=True, cache=True, fastmath=RECURRENT_FASTMATH)
 def _recurrence(xw: Any, h0: Any, c0: Any, rt: Any, p: Any, clip: float, reverse: bool, out: Any) -> None:
     """xw (seq, batch, 4n), h0 / c0 (batch, n), rt = Rᵀ (n, 4n), p (3, n) → out (seq, batch, 2n): h then c."""
     seq, batch, g4 = xw.shape
