@@ -16,7 +16,9 @@ measured instead: :func:`probe_registers` times the convolution kernel itself on
 :data:`NARROW_BELOW` of P = 4; the result is stored in the tuning cache (``device:registers``) and wins over the
 rule. (The timing is noisy on a shared 2-core VM, about ±15%, and costs two kernel builds, up to 3 s on the pip
 PoCL: that is why it is not run by default. A micro-kernel of the inner loop alone did not show the spills.)
-The kernels read the answer as ``Params.device_caps["registers"]``.
+The kernels read the answer as ``Params.device_caps["registers"]``: on a narrow device the convolution takes its
+two-float8 form, the one written and tuned for 16 ymm registers (since 2026-12-07; before, float16 accumulators at
+P <= 4, 3-15% slower per network on the Zen 4 VM: ``convolution_kernel_b_fs_yx_fsv16.vec16``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ from typing import Any
 import numba
 import numpy as np
 
-
 RECURRENT_FASTMATH = {"nnan", "ninf", "nsz", "contract", "afn", "reassoc"}
 """The numba fastmath flags of the recurrent loops: ``fastmath=True`` without ``arcp``. With ``arcp`` LLVM may turn
 the gates' 1 / (1 + exp(-x)) into an approximate reciprocal: on a host whose AVX-512 numba targets (a Zen 4 VM that

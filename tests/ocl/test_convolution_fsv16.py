@@ -16,7 +16,10 @@ from cldnn_py.layout import DataType, Format, Layout, Padding
 from cldnn_py.ops import ConvolutionAttrs
 from kernel_selector import DONT_USE_IF_HAVE_SOMETHING_ELSE, Params, selector
 from kernel_selector.common.block import choose_block
-from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import needs_checks
+from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import (
+    ConvolutionKernelBFsYxFsv16,
+    needs_checks,
+)
 from tests.helpers import assert_close, cpu_tier, f32, typed_attrs
 from tests.ocl.padded import run_kernel_padded
 from tests.ocl.zero_halo import run_zero_halo
@@ -243,7 +246,11 @@ def test_choose_block():
 ])
 def test_priority_rules_for_filters_wider_than_1x1(engine, x_shape, oc, k, stride, pad, groups, want):
     """Without a tuning cache: LOOP_ORDER 2 and P <= 4 (5 for a 3x3 stride-1 filter) for filters wider than 1x1 on
-    two-float8 devices (convolution_kernel_b_fs_yx_fsv16.SPATIAL_BLOCK_LIMIT); 1x1 and depthwise as before."""
+    two-float8 devices (convolution_kernel_b_fs_yx_fsv16.SPATIAL_BLOCK_LIMIT); 1x1 and depthwise as before. Selected
+    for the engine's caps with an 8-wide native vector (that form on any device; a 16-wide device with narrow
+    registers takes it too)."""
+    from dataclasses import replace
+
     from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import vec16
 
     oh = (x_shape[2] + 2 * pad - k) // stride + 1
@@ -251,9 +258,14 @@ def test_priority_rules_for_filters_wider_than_1x1(engine, x_shape, oc, k, strid
                               ((0, 0, pad, pad), (0, 0, pad, pad)), ((0, 0, 0, 0), (0, 0, 0, 0)))
     attrs = {**_attrs((stride, stride), (pad, pad)), "groups": groups}
     params = Params("convolution", engine.kind, inputs, output, typed_attrs("convolution", attrs),
-                    device=engine.info, caps=engine.info.caps, kernel_tier="cpu")
-    if vec16(params):
-        pytest.skip("16-wide vectors: one float16 accumulator per pixel, other limits")
+                    device=engine.info, caps=replace(engine.info.caps, native_vector_width_float=8),
+                    kernel_tier="cpu")
+    assert not vec16(params)
+    narrow16 = Params("convolution", engine.kind, inputs, output, typed_attrs("convolution", attrs),
+                      device=engine.info, caps=replace(engine.info.caps, native_vector_width_float=16),
+                      device_caps={"registers": "narrow"}, kernel_tier="cpu")
+    assert ConvolutionKernelBFsYxFsv16().default_variant(narrow16) == ConvolutionKernelBFsYxFsv16().default_variant(
+        params)
     kern, kd = selector.select(params, FAST)
     v = kern.default_variant(params)
     assert (v["block"], v["loop_order"]) == want

@@ -1,6 +1,7 @@
 """registers_by_rule (cldnn_py/register_probe.py) and what convolution_b_fs_yx_fsv16 does with its answer: the pip
-PoCL (LLVM 14) on an AMD family-25 CPU compiles 256-bit code, so float16 accumulators get P = 4 and one output slice
-instead of the AVX-512 defaults (P = 14, up to 4 slices). No device needed: DeviceInfo-like objects and cpuinfo text."""
+PoCL (LLVM 14) on an AMD family-25 CPU compiles 256-bit code, so instead of the AVX-512 defaults (float16
+accumulators, P = 14, up to 4 slices) the kernel takes its two-float8 form, exactly as on a device whose native
+vector is 8 wide. No device needed: DeviceInfo-like objects and cpuinfo text."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from cldnn_py.register_probe import registers_by_rule
 from kernel_selector import Params
 from kernel_selector.device_caps import DeviceCaps
 from kernel_selector.kernels.convolution.convolution_kernel_b_fs_yx_fsv16 import (
-    NARROW_BLOCK_LIMIT,
+    VEC16_TUNE_BLOCKS,
     ConvolutionKernelBFsYxFsv16,
+    vec16,
 )
 
 AVX512_CPU = DeviceCaps(device_type="cpu", vendor="AuthenticAMD", name="pthread-AMD EPYC", compute_units=2,
@@ -45,23 +47,32 @@ def test_registers_by_rule(info, cpuinfo, want):
     assert registers_by_rule(info, cpuinfo) == want
 
 
-def _conv_params(registers: str | None, c=256, oc=64, hw=56, k=1) -> Params:
+def _conv_params(registers: str | None, c=256, oc=64, hw=56, k=1, caps=AVX512_CPU) -> Params:
     f = DataType.f32
     dev = {} if registers is None else {"registers": registers}
     return Params("convolution", "ocl", [Layout(f, Format.b_fs_yx_fsv16, (1, c, hw, hw)),
                                          Layout(f, Format.os_iyx_osv16, (oc, c, k, k)), Layout(f, Format.bfyx, (oc,))],
                   Layout(f, Format.b_fs_yx_fsv16, (1, oc, hw, hw)),
-                  ConvolutionAttrs(pad=(k // 2,) * 2, pad_end=(k // 2,) * 2), caps=AVX512_CPU, device_caps=dev,
+                  ConvolutionAttrs(pad=(k // 2,) * 2, pad_end=(k // 2,) * 2), caps=caps, device_caps=dev,
                   kernel_tier="cpu")
 
 
 @pytest.mark.parametrize("c, oc, hw, k", [(256, 64, 56, 1), (64, 64, 56, 3), (1024, 256, 14, 1)])
-def test_narrow_registers_cap_the_block_and_slices(c, oc, hw, k):
-    """Wide (or unknown): the AVX-512 defaults; narrow: P <= 4 and one output slice, in the default and first."""
+def test_narrow_registers_take_the_two_float8_form(c, oc, hw, k):
+    """Wide (or unknown): the AVX-512 defaults (float16 accumulators, a wide P); narrow: the form, defaults, tuning
+    variants and jit constants of a device whose native vector is 8 wide."""
     kernel = ConvolutionKernelBFsYxFsv16()
-    wide = kernel.default_variant(_conv_params(None, c, oc, hw, k))
-    assert wide == kernel.default_variant(_conv_params("wide", c, oc, hw, k))
-    assert wide["block"] > NARROW_BLOCK_LIMIT
-    thin = kernel.default_variant(_conv_params("narrow", c, oc, hw, k))
-    assert thin["block"] <= NARROW_BLOCK_LIMIT and thin["oc_blocks"] == 1
-    assert kernel.tune_variants(_conv_params("narrow", c, oc, hw, k))[0] == thin
+    wide_p = _conv_params(None, c, oc, hw, k)
+    wide = kernel.default_variant(wide_p)
+    assert vec16(wide_p) and wide == kernel.default_variant(_conv_params("wide", c, oc, hw, k))
+    assert wide["block"] > 4
+    narrow_p = _conv_params("narrow", c, oc, hw, k)
+    as8 = _conv_params("narrow", c, oc, hw, k, caps=replace(AVX512_CPU, native_vector_width_float=8))
+    assert not vec16(narrow_p)
+    assert kernel.default_variant(narrow_p) == kernel.default_variant(as8)
+    assert kernel.default_variant(narrow_p)["oc_blocks"] == 1
+    variants = kernel.tune_variants(narrow_p)
+    assert variants == kernel.tune_variants(as8)
+    assert any(v["block"] not in VEC16_TUNE_BLOCKS for v in variants)  # the two-float8 blocks (3, 5, 7)
+    jit = kernel.jit_constants(narrow_p, **kernel.default_variant(narrow_p))
+    assert str(jit["VEC16"]) == "0"

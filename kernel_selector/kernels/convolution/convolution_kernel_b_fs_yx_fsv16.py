@@ -45,12 +45,9 @@ def needs_checks(params: Params) -> tuple[bool, bool]:
     return (pad.lower[2] < by or pad.upper[2] < ay), (pad.lower[3] < bx or pad.upper[3] < ax)
 
 
-NARROW_BLOCK_LIMIT = 4
-"""P with float16 accumulators where the compiler emits 256-bit code (``device_caps["registers"] == "narrow"``, see
-cldnn_py/register_probe.py): each float16 takes two of 16 ymm registers, so P = 4 (8 + 2 + 1 live registers) is
-the widest without spills. Measured on the pip PoCL on a Zen 4 (``benchmarks/conv_kernels.py --blocks 4 6 14``):
-ResNet-50's 3x3 64 @ 56: 155-159 GFLOP/s at P = 4, 137-141 at 6, 96-99 at 14 (891 ymm spill stores in its hot loop);
-1x1 1024 -> 256 @ 14: 153-156 at 4, 90-103 at the wide default."""
+# On a "narrow" device (device_caps["registers"], cldnn_py/register_probe.py) float16 accumulators take two of 16 ymm
+# registers each: P <= 4 was their limit (ResNet-50's 3x3 64 @ 56: 155-159 GFLOP/s at P = 4, 137-141 at 6, 96-99 at
+# 14 with 891 ymm spill stores in the hot loop). Since 2026-12-07 such a device takes the two-float8 form (vec16).
 
 
 def narrow(params: Params) -> bool:
@@ -59,9 +56,17 @@ def narrow(params: Params) -> bool:
 
 
 def vec16(params: Params) -> bool:
-    """True when the device's native float vector is 16 wide (AVX-512 PoCL): one float16 accumulator per pixel.
-    Measured on Zen 5 (PoCL 3.1, skylake-avx512): 1.5-1.7x the GFLOP/s of two float8 in the inner loop."""
-    return int(params.caps.native_vector_width_float) >= 16
+    """True when the device's native float vector is 16 wide (AVX-512 PoCL) and its compiler keeps 32 registers of
+    that width (not :func:`narrow`): one float16 accumulator per pixel. Measured on Zen 5 (PoCL 3.1,
+    skylake-avx512): 1.5-1.7x the GFLOP/s of two float8 in the inner loop.
+
+    A narrow device (the pip PoCL's LLVM 14 on a Zen 4 that shows AVX-512: width 16 reported, AVX2 code emitted)
+    takes the two-float8 form, the one written and tuned for 16 ymm registers (its spatial blocks, FLAT 1x1 rows):
+    same process, interleaved, ``tuning="off"``, batch 1 on that VM (2026-12-07), the two-float8 form against
+    float16 at P <= 4: ResNet-50 38.4 vs 41.7 ms, DenseNet-121 39.0 vs 42.0, GoogLeNet 14.9 vs 17.5,
+    Inception-v2 18.6 vs 21.6, MobileNetV3-style 3.5 vs 3.7, YOLOv8n-style neck 13.9 vs 15.1, SqueezeNet 6.2 vs
+    5.9 (minimum 4.7 vs 5.0)."""
+    return int(params.caps.native_vector_width_float) >= 16 and not narrow(params)
 
 
 def oc_block_choices(params: Params) -> tuple[int, ...]:
@@ -69,7 +74,7 @@ def oc_block_choices(params: Params) -> tuple[int, ...]:
     groups 1, no block-diagonal weights and output channels a multiple of 16 * OC_BLOCKS."""
     a = params.attrs_as(ConvolutionAttrs)
     oc = params.inputs[1].shape[0]
-    if not vec16(params) or narrow(params) or a.groups != 1 or a.block_diagonal > 1:
+    if not vec16(params) or a.groups != 1 or a.block_diagonal > 1:
         return (1,)
     return (1,) + tuple(n for n in (2, 4) if oc % (16 * n) == 0)
 
@@ -221,7 +226,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         VEC16_BLOCK_LIMIT[oc_blocks] with float16 accumulators: 32 zmm registers hold OC_BLOCKS * P accumulators,
         the weights and a broadcast; up to :func:`spatial_block_limit` for a filter wider than 1x1 with two float8)."""
         if vec16(params):
-            limit = NARROW_BLOCK_LIMIT if narrow(params) else VEC16_BLOCK_LIMIT[oc_blocks]
+            limit = VEC16_BLOCK_LIMIT[oc_blocks]
         elif spatial_rule(params):
             limit = spatial_block_limit(params)
         else:
