@@ -1,6 +1,7 @@
 """Can PoCL run int8 multiply-adds faster than float ones? A probe of AVX2's ``vpmaddwd`` from OpenCL C.
 
     python benchmarks/int8_pmaddwd_probe.py [--device cl:1:0] [--blocks 4 6] [--k 1024] [--runs 30]
+                                           [--conv 256x256@14k3 64x64@56k3 1024x256@14k1 ...]
 
 Why: issue 18 asks for the int8 ResNet-50 at 1.5x onnxruntime's int8 latency. On a Zen 4 that shows AVX-512,
 onnxruntime's int8 run uses VNNI (ResNet-50 18.2 ms against its f32 42.1 ms, 2026-12-07), so 1.5x is 27 ms: about
@@ -19,9 +20,15 @@ instruction with more multiply-adds per instruction than an FMA can get there. F
   whole process: ``LLVM ERROR: Cannot select X86ISD::VPDPBUSD`` in PoCL's generated work-group function, which does
   not inherit the kernel's target features. Never build such a kernel on PoCL 3.0.
 
-So an int8 convolution on the CPU tier could run ~1.3-2x the float kernels' multiply-adds per second; with no
-Winograd (not exact in integers) ResNet-50 would need ~300 GOP/s sustained for the target. Not built yet: a kernel
-would be gated on an x86 PoCL device (the builtin does not exist elsewhere, and Oclgrind cannot run it).
+``--conv`` adds a direct convolution around the same instruction with real data handling: u8 activations in
+b_fs_yx_fsv16 with a zero halo (two adjacent channels read as one ushort and spread to an int16 pair), int16
+weights packed [OC/16][C/2][KH][KW][2][8 oc][2 ic], P pixels of a row x 16 output channels per work-item. First
+figures (2026-12-07, same VM, two runs, every result exact): 3x3 256 -> 256 @ 14 183-238 GOP/s (P 4, 7), 3x3 64 -> 64 @ 56
+205-253, 3x3 512 -> 512 @ 7 189, 1x1 1024 -> 256 @ 14 109-156; the float kernels run these at 150-180 GFLOP/s, and
+Winograd does ResNet-50's stride-1 3x3 layers' work in about half the multiply-adds (no exact integer form). So
+this first integer form is 1.1-1.4x the direct float kernels on 3x3 layers, slower on 1x1: the int8 ResNet-50
+would land near the float path's 38-45 ms, not at 27 ms. Not built into the engine: a kernel would be gated on an
+x86 PoCL device (the builtin does not exist elsewhere, and Oclgrind cannot run it).
 
 Prints per P: ms, GOP/s (2 x multiply-adds) and whether the int32 result equals numpy's int64 product; then the
 count of ``vpmaddwd`` in PoCL's binaries when ``objdump`` finds them (the probe gives PoCL a fresh POCL_CACHE_DIR, so
@@ -122,6 +129,103 @@ def run(device: str, block: int, k: int, runs: int) -> str:
             f"exact: {np.array_equal(out, ref)}")
 
 
+CONV_SOURCE = r"""
+typedef short v16hi __attribute__((vector_size(32)));
+#define MADD(a, b) as_int8(__builtin_ia32_pmaddwd256((v16hi)(a), (v16hi)(b)))
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void int8_pmaddwd_conv(__global const uchar* restrict x, __global const short16* restrict w,
+                       __global int8* restrict out) {
+    /* x: u8 [C/16][HP][WP][16] with a zero halo; w: [OC/16][C/2][K][K][2 halves][8 oc][2 ic] int16;
+       out: int32 [OC/16][OH][OW][16]; a work-item: P pixels of output row oy x 16 channels of block ob */
+    const int xb = get_global_id(0) * P, oy = get_global_id(1), ob = get_global_id(2);
+    int8 a0[P], a1[P];
+    for (int p = 0; p < P; ++p) { a0[p] = 0; a1[p] = 0; }
+    __global const short16* wp = w + ob * (C / 2) * K * K * 2;
+    for (int cs = 0; cs < C / 16; ++cs) {
+        __global const uchar* xs = x + cs * HP * WP * 16;
+        for (int cp = 0; cp < 8; ++cp) {
+            for (int ky = 0; ky < K; ++ky) {
+                __global const ushort* row = (__global const ushort*)(xs + ((oy + ky) * WP + xb) * 16) + cp;
+                #pragma unroll
+                for (int kx = 0; kx < K; ++kx) {
+                    const short16 w0 = wp[0], w1 = wp[1];
+                    wp += 2;
+                    #pragma unroll
+                    for (int p = 0; p < P; ++p) {
+                        const uint v = row[(p + kx) * 8];   /* channels 2cp, 2cp+1 of pixel xb+p+kx */
+                        const short16 xv = as_short16((uint8)((v & 0xffu) | ((v & 0xff00u) << 8)));
+                        a0[p] += MADD(xv, w0);
+                        a1[p] += MADD(xv, w1);
+                    }
+                }
+            }
+        }
+    }
+    for (int p = 0; p < P && xb + p < OW; ++p) {
+        __global int8* o = out + ((ob * OH + oy) * OW + xb + p) * 2;
+        o[0] = a0[p];
+        o[1] = a1[p];
+    }
+}
+"""
+
+
+def run_conv(device: str, shape: str, block: int, runs: int) -> str:
+    """One convolution ``CxOC@HWkK`` (stride 1, same padding) at P = ``block``: build, time, check; the row."""
+    import re
+
+    import pyopencl as cl
+
+    from cldnn_py.device import select_device
+
+    m = re.fullmatch(r"(\d+)x(\d+)@(\d+)k(\d+)", shape)
+    if m is None:
+        raise SystemExit(f"--conv {shape!r}: expected CxOC@HWkK, e.g. 256x256@14k3")
+    c, oc, hw, k = (int(v) for v in m.groups())
+    if c % 16 or oc % 16 or k % 2 == 0:
+        raise SystemExit(f"--conv {shape!r}: channels must be multiples of 16 and K odd")
+    pad = k // 2
+    hp, wpd = hw + 2 * pad, hw + 2 * pad + block  # slack columns: the last block reads past the row
+    dev, _ = select_device(device)
+    ctx = cl.Context([dev])
+    q = cl.CommandQueue(ctx)
+    opts = [f"-D{n}={v}" for n, v in (("P", block), ("C", c), ("K", k), ("HP", hp), ("WP", wpd), ("OH", hw),
+                                      ("OW", hw))]
+    try:
+        knl = cl.Kernel(cl.Program(ctx, CONV_SOURCE).build(options=opts), "int8_pmaddwd_conv")
+    except cl.Error as err:
+        return f"{shape} P={block}: does not build on {dev.name}: {str(err).splitlines()[0]}"
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 256, (c, hw, hw)).astype(np.uint8)
+    w = rng.integers(-128, 128, (oc, c, k, k)).astype(np.int16)
+    xp = np.zeros((c // 16, hp, wpd, 16), np.uint8)
+    xp[:, pad:pad + hw, pad:pad + hw, :] = x.reshape(c // 16, 16, hw, hw).transpose(0, 2, 3, 1)
+    wpk = w.reshape(oc // 16, 2, 8, c // 2, 2, k, k).transpose(0, 3, 5, 6, 1, 2, 4).copy()
+    mf = cl.mem_flags
+    bx = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=xp)
+    bw = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=wpk)
+    bo = cl.Buffer(ctx, mf.WRITE_ONLY, oc * hw * hw * 4)
+    gws = (-(-hw // block), hw, oc // 16)
+    for _ in range(3):
+        knl(q, gws, (1, 1, 1), bx, bw, bo).wait()
+    t = time.perf_counter()
+    for _ in range(runs):
+        knl(q, gws, (1, 1, 1), bx, bw, bo)
+    q.finish()
+    dt = (time.perf_counter() - t) / runs
+    out = np.full((oc // 16, hw, hw, 16), -1, np.int32)
+    cl.enqueue_copy(q, out, bo)
+    q.finish()
+    got = out.transpose(0, 3, 1, 2).reshape(oc, hw, hw)
+    xpad = np.pad(x.astype(np.int64), ((0, 0), (pad, pad), (pad, pad)))
+    ref = np.zeros((oc, hw, hw), np.int64)
+    for ky in range(k):
+        for kx in range(k):
+            ref += np.einsum("oc,chw->ohw", w[:, :, ky, kx].astype(np.int64), xpad[:, ky:ky + hw, kx:kx + hw])
+    return (f"{k}x{k} {c} -> {oc} @ {hw} P={block}: {dt * 1e3:.3f} ms, "
+            f"{oc * c * k * k * hw * hw * 2 / dt / 1e9:.0f} GOP/s, exact: {np.array_equal(got, ref)}")
+
+
 def main() -> int:
     """Print one row per --blocks value; exit status 1 when a result is wrong."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -129,12 +233,15 @@ def main() -> int:
     ap.add_argument("--blocks", nargs="+", type=int, default=[4, 6], help="pixels per work-item")
     ap.add_argument("--k", type=int, default=1024, help="reduction length (even)")
     ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--conv", nargs="*", default=[], metavar="CxOC@HWkK",
+                    help="also time the convolution probe on these shapes (at each --blocks P)")
     args = ap.parse_args()
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
     cache = pathlib.Path(tempfile.mkdtemp(prefix="pmaddwd_probe_"))
     os.environ["POCL_CACHE_DIR"] = str(cache)  # PoCL reads it when its platform starts (cldnn_py leaves a set one)
     try:
         rows = [run(args.device, p, args.k, args.runs) for p in args.blocks]
+        rows += [run_conv(args.device, shape, p, args.runs) for shape in args.conv for p in args.blocks]
         n = count_pmaddwd(cache)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
