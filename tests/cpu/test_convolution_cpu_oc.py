@@ -107,3 +107,40 @@ def test_channel_vector_micro_kernel_keeps_accumulators_in_vector_registers(indi
         micro_rows(x, 0, koff, 2, mo.OC_PIXELS, w, 0, k, c, 0, n, 0, 16, bias, 0, res, 0, n, clamp, 3)
 
     assert_loop_fmas_in_registers(tile_rows if indirect else tile, mo.OC_PIXELS * mo.OC_VECTORS)
+
+
+@pytest.mark.parametrize("oc, k, npix, lanes, want", [
+    (1024, 256, 196, 16, True),    # ResNet-50's 256 -> 1024 at 14x14: AVX-512 only
+    (1024, 256, 196, 8, False),
+    (256, 1024, 196, 16, True),    # a 784 KiB input
+    (512, 2048, 196, 16, False),   # a 1.5 MiB input
+    (2048, 512, 49, 16, False),    # 7x7: the pixel-vector GEMM stays ahead
+    (512, 128, 784, 16, False),    # 28x28
+    (24, 40, 36, 8, True),         # small layers on any host
+])
+def test_the_channel_vector_rule(oc, k, npix, lanes, want):
+    from kernel_selector.kernels.convolution.cpu_conv_oc import use_channel_vectors
+
+    assert use_channel_vectors(oc, k, npix, lanes) is want
+
+
+def test_a_14x14_layer_on_channel_vectors_equals_the_reference(rng, monkeypatch):
+    """512 -> 128 at 14x14 (12.8 M multiply-adds, a 392 KiB input: past the small-layer rule) with bias, relu:
+    channel-vector tiles through the 14x14 window (forced here with 16 lanes whatever the host), against the float64
+    reference."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+    from kernel_selector.kernels.convolution import cpu_conv_oc
+
+    monkeypatch.setattr(mod, "use_channel_vectors", lambda oc, k, npix: cpu_conv_oc.use_channel_vectors(
+        oc, k, npix, 16))
+    calls = []
+    real = mod.oc_tiles
+    monkeypatch.setattr(mod, "oc_tiles", lambda *a: (calls.append(1), real(*a)))
+    assert not cpu_conv_oc.use_channel_vectors(128, 512, 196, 8)
+    x = f32(rng.standard_normal((1, 512, 14, 14)))
+    w = f32(rng.standard_normal((128, 512, 1, 1)))
+    b = f32(rng.standard_normal(128))
+    got, _ = run_direct(KERNEL, x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
+    assert calls
+    assert_close(got, np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1), 0), rtol=1e-4, atol=1e-4)
