@@ -23,8 +23,9 @@ instruction with more multiply-adds per instruction than an FMA can get there. F
 ``--conv`` adds a direct convolution around the same instruction with real data handling: u8 activations in
 b_fs_yx_fsv16 with a zero halo (two adjacent channels read as one ushort and spread to an int16 pair), int16
 weights packed [OC/16][C/2][KH][KW][2][8 oc][2 ic], P pixels of a row x 16 output channels per work-item. First
-figures (2026-12-07, same VM, two runs, every result exact): 3x3 256 -> 256 @ 14 183-238 GOP/s (P 4, 7), 3x3 64 -> 64 @ 56
-205-253, 3x3 512 -> 512 @ 7 189, 1x1 1024 -> 256 @ 14 109-156; the float kernels run these at 150-180 GFLOP/s, and
+figures (2026-12-07, same VM, two runs, every result exact): 3x3 256 -> 256 @ 14 183-238 GOP/s (P 4, 7),
+3x3 64 -> 64 @ 56 205-253, 3x3 512 -> 512 @ 7 189, 1x1 1024 -> 256 @ 14 109-156; the float kernels run these at
+150-180 GFLOP/s, and
 Winograd does ResNet-50's stride-1 3x3 layers' work in about half the multiply-adds (no exact integer form). So
 this first integer form is 1.1-1.4x the direct float kernels on 3x3 layers, slower on 1x1: the int8 ResNet-50
 would land near the float path's 38-45 ms, not at 27 ms. Not built into the engine: a kernel would be gated on an
