@@ -114,7 +114,8 @@ def test_channel_vector_micro_kernel_keeps_accumulators_in_vector_registers(indi
     (1024, 256, 196, 8, False),
     (256, 1024, 196, 16, True),    # a 784 KiB input
     (512, 2048, 196, 16, False),   # a 1.5 MiB input
-    (2048, 512, 49, 16, False),    # 7x7: the pixel-vector GEMM stays ahead
+    (2048, 512, 49, 16, True),     # 7x7, a 392 KiB input
+    (2048, 512, 36, 16, False),    # 6x6 (past the small-layer rule)
     (512, 128, 784, 16, False),    # 28x28
     (24, 40, 36, 8, True),         # small layers on any host
 ])

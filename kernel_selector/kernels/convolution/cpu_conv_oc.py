@@ -38,15 +38,18 @@ whole input, which then stays in L2. In GoogLeNet, 480-512 -> 24-64 channels at 
 ran 1.1-1.3× slower than the pixel-vector GEMM, 832 -> 32-256 at 6×6 (120 KB) 1.3-2× faster."""
 
 
-OC_WIDE_PIXELS = (100, 256)
+OC_WIDE_PIXELS = (49, 256)
 """With 16-float vectors (AVX-512: a tile's 16 output channels are one register), a dense 1×1 stride-1 layer of
-any size whose output has this many pixels per image (13×13 to 16×16) also runs channel-vector tiles ...
+any size whose output has this many pixels per image (7×7 to 16×16) also runs channel-vector tiles ...
 Same-process A/B on a 2-core Zen 4 that shows AVX-512 (2026-12-07, 15-21 interleaved runs, the median of the paired
-ratios new / old; outputs identical): ResNet-50 b1 0.95 (its twelve 14×14 1×1 layers, e.g. 256 → 1024 0.75 → 0.57
-ms), b8 0.98; GoogLeNet b1 1.00, b8 0.95; DenseNet-121 0.98; Inception-v2 0.97; SqueezeNet 0.96; ShuffleNet
-(no layer changed) 0.99, the noise floor. Isolated 14×14 layers 0.87-0.90×; at 7×7 and 28×28 and up the
-pixel-vector GEMM stayed ahead (1.04-1.15×), so the window is the 14×14 maps only. Not measured with AVX2, where a
-tile's channels take two registers: there the rule above alone decides."""
+ratios new / old; outputs identical). The 13×13-16×16 window first: ResNet-50 b1 0.95 (its twelve 14×14 1×1
+layers, e.g. 256 → 1024 0.75 → 0.57 ms), b8 0.98; GoogLeNet b1 1.00, b8 0.95; DenseNet-121 0.98; Inception-v2
+0.97; SqueezeNet 0.96; ShuffleNet (no layer changed) 0.99, the noise floor. Then 7×7 added on top: ResNet-50 b1
+0.95 and 0.96 in two rounds (its five 7×7 1×1 layers, which carry the residual sum), b8 0.97; Inception-v2 0.97;
+GoogLeNet and DenseNet-121 (no layer changed) 1.01 and 0.98. Isolated layers (bias and relu only, no residual)
+disagreed at 7×7 (1.04-1.12× slower) and agreed at 14×14 (0.87-0.90×); at 28×28 and up the pixel-vector GEMM
+stayed ahead (1.05-1.15×). Not measured with AVX2, where a tile's channels take two registers: there the rule
+above alone decides."""
 OC_WIDE_MAX_INPUT_BYTES = 1 << 20
 """... when its input image is at most this large (ResNet-50's 1024-channel 14×14 inputs are 784 KiB)."""
 
