@@ -145,3 +145,37 @@ def test_a_14x14_layer_on_channel_vectors_equals_the_reference(rng, monkeypatch)
                         ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
     assert calls
     assert_close(got, np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1), 0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("groups, ocg, k, npix, lanes, want", [
+    (36, 256, 256, 16, 16, True),    # Winograd's 36 products at 14x14 (16 tiles) on AVX-512
+    (36, 256, 256, 16, 8, False),    # AVX2: 16 tiles fill the 16-column panels
+    (36, 256, 256, 49, 16, False),   # 28x28 (49 tiles): the panels are mostly full
+    (3, 40, 80, 16, 16, False),      # channels per group not whole panels
+    (1, 256, 256, 16, 16, False),    # not grouped
+])
+def test_the_grouped_channel_vector_rule(groups, ocg, k, npix, lanes, want):
+    from kernel_selector.kernels.convolution.cpu_conv_oc import use_grouped_channel_vectors
+
+    assert use_grouped_channel_vectors(groups, ocg, k, npix, lanes) is want
+
+
+def test_grouped_channel_vectors_equal_the_reference(rng, monkeypatch):
+    """A Winograd-product-like grouped 1x1 layer (3 groups of 32 -> 32, 4x4 pixels, batch 2) with bias and relu
+    through oc_tiles group by group (forced with 16 lanes whatever the host), against the float64 reference: a
+    wrong group offset of the input, the weights, the bias or the output shows."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+    from kernel_selector.kernels.convolution import cpu_conv_oc
+
+    monkeypatch.setattr(mod, "use_grouped_channel_vectors", lambda g, ocg, k, npix: cpu_conv_oc.
+                        use_grouped_channel_vectors(g, ocg, k, npix, 16))
+    calls = []
+    real = mod.oc_tiles
+    monkeypatch.setattr(mod, "oc_tiles", lambda *a: (calls.append(1), real(*a)))
+    x = f32(rng.standard_normal((2, 96, 4, 4)))
+    w = f32(rng.standard_normal((96, 32, 1, 1)))
+    b = f32(rng.standard_normal(96))
+    got, _ = run_direct(KERNEL, x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 3, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
+    assert calls
+    assert_close(got, np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 3), 0), rtol=1e-4, atol=1e-4)

@@ -61,7 +61,14 @@ from .cpu_conv_common import (
 )
 from .cpu_conv_gemv import gemv_panels
 from .cpu_conv_grid import grid_geometry, grid_to_output, output_chain, pad_planes
-from .cpu_conv_oc import oc_chunks, oc_row_tiles, oc_tiles, use_channel_vectors, use_oc_rows
+from .cpu_conv_oc import (
+    oc_chunks,
+    oc_row_tiles,
+    oc_tiles,
+    use_channel_vectors,
+    use_grouped_channel_vectors,
+    use_oc_rows,
+)
 from .cpu_im2col import im2col
 
 SCRATCH_BYTES = 48 << 20  # the im2col / grid / output scratch of the images that share one GEMM region
@@ -318,7 +325,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         one_pixel = direct and direct_out and npix == 1 and g == 1
         # a small dense one: channel-vector tiles read straight from the input planes and the weight panels
         # (cpu_conv_oc); grouped ones (ShuffleNet's, Winograd's 36 products) measured 1.1-1.7x slower that way
-        oc_form = direct and direct_out and not one_pixel and g == 1 and use_channel_vectors(oc, k, npix)
+        oc_form = direct and direct_out and not one_pixel and (
+            use_channel_vectors(oc, k, npix) if g == 1 else use_grouped_channel_vectors(g, ocg, k, npix))
         # stride 1, k×k, a plain output, no residual: the padded grid instead of an im2col copy
         # (a rest of activations only runs on the grid's rows: the operand-free part of the epilogue; YOLO's SiLU)
         # (strided: stride phases; a strided 1x1 keeps im2col, whose patch matrix is smaller than the phases)
@@ -429,10 +437,11 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \
                         else (-1, 0, 0)
                     if oc_form:
-                        launch_oc(oc_tiles, b, b_off, ldb, npix, k, wp, oc, out,
+                        launch_oc(oc_tiles, b, b_off, ldb, npix, k, wp, ocg, out,
                                   int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias_pad, has_bias, res, r_off,
                                   r_f, bounds, flags, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]),
-                                  int(m[4]), cnt, b_img, int(out_rows[1]), r_img, int(m[1]), oc_parts)
+                                  int(m[4]), cnt, b_img, int(out_rows[1]), r_img, int(m[1]), oc_parts, g, b_grp,
+                                  ocg * int(out_rows[2]))
                         continue
                     if one_pixel:
                         launch(gemv_panels, wp, k, oc, b, b_off, ldb, out, int(out_rows[0] + n0 * out_rows[1]),

@@ -64,6 +64,17 @@ def use_channel_vectors(oc: int, k: int, npix: int, lanes: int = W) -> bool:
     return lanes >= 16 and lo <= npix <= hi and 4 * k * npix <= OC_WIDE_MAX_INPUT_BYTES
 
 
+def use_grouped_channel_vectors(groups: int, ocg: int, k: int, npix: int, lanes: int = W) -> bool:
+    """True when a grouped 1×1 stride-1 convolution (``groups`` > 1 of ``ocg`` output channels, K = ``k``, ``npix``
+    pixels per image) should run :func:`oc_tiles` group by group: on a 16-float-vector host, with whole weight
+    panels per group, when its pixels leave the pixel-vector GEMM's NR = 32 column panels partly empty
+    (``npix`` < 32: Winograd's 36 products at 14×14 have 16 tiles, so half of every panel was idle) and each group
+    passes :func:`use_channel_vectors`. With AVX2 (NR = 16, which 16 tiles fill) grouped layers measured 1.1-1.7×
+    slower this way (ShuffleNet's, Winograd's), hence no change there."""
+    return (groups > 1 and lanes >= 16 and ocg % PANEL == 0 and npix < 2 * lanes
+            and use_channel_vectors(ocg, k, npix, lanes))
+
+
 def oc_chunks(n_tasks: int, n_tiles: int, threads: int) -> int:
     """Pixel-tile ranges per panel: enough that every thread gets about four tasks (a 24-channel layer has two
     panels), never more than the tiles."""
@@ -75,7 +86,7 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
              c_off: int, ldc: int, bias: np.ndarray, has_bias: int, res: np.ndarray, r_off: int, r_f: int,
              clamp: np.ndarray, flags: int, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, rest: np.ndarray,
              q_off: int, q_f: int, q_p: int, n_img: int, x_img: int, c_img: int, r_img: int, q_img: int,
-             chunks: int) -> None:  # pragma: no cover - numba
+             chunks: int, groups: int, x_grp: int, c_grp: int) -> None:  # pragma: no cover - numba
     """``out[o, p] = Σ_k W[o, k] · X[k, p]`` (+ the epilogue) for ``n_img`` images in one parallel region.
 
     Input channel k, pixel p of image i at ``x[x_off + i * x_img + k * ldx + p]``; weights
@@ -83,30 +94,37 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
     + p]``; ``bias`` padded to whole panels. Register epilogue as the micro-kernel's (bias when ``has_bias``, the
     residual of channel o at ``res[r_off + i * r_img + o * r_f + p]`` when ``r_off >= 0``, clamps and fake
     quantizations by ``flags``); the rest of the chain (``codes``, operand ``rest[q_off + i * q_img + o * q_f + p *
-    q_p]``) then runs once per channel over the task's pixels. A task is one (image, weight panel, range of pixel
-    tiles)."""
+    q_p]``) then runs once per channel over the task's pixels. A task is one (image, group, weight panel, range of
+    pixel tiles).
+
+    ``groups`` > 1: ``oc`` is the channels of one group (a multiple of PANEL, so no panel straddles two groups), group
+    g's input starts ``x_grp`` and its output ``c_grp`` further, its weight panels follow group g − 1's, and its
+    channel o is channel g · oc + o of the bias, residual and chain operand."""
     n_pt = (npix + OC_PIXELS - 1) // OC_PIXELS
     nt = (oc + PANEL - 1) // PANEL
-    for task in prange(n_img * nt * chunks):
+    for task in prange(n_img * groups * nt * chunks):
         part = task % chunks
         t = (task // chunks) % nt
-        im = task // (chunks * nt)
+        unit = task // (chunks * nt)
+        im = unit // groups
+        gg = unit % groups
         o0 = t * PANEL
+        og = gg * oc + o0  # the channel across groups
         hi = min(PANEL, oc - o0)
-        w_off = t * k * PANEL
-        xb = x_off + im * x_img
-        cb = c_off + im * c_img + o0 * ldc
-        rb = r_off + im * r_img + o0 * r_f if r_off >= 0 else -1
+        w_off = (gg * nt + t) * k * PANEL
+        xb = x_off + im * x_img + gg * x_grp
+        cb = c_off + im * c_img + gg * c_grp + o0 * ldc
+        rb = r_off + im * r_img + og * r_f if r_off >= 0 else -1
         t_lo, t_hi = n_pt * part // chunks, n_pt * (part + 1) // chunks
         for pt in range(t_lo, t_hi):
             p0 = pt * OC_PIXELS
             micro_kernel_oc(x, xb + p0, ldx, min(OC_PIXELS, npix - p0), wp, w_off, k, c, cb + p0, ldc, 0, hi, bias,
-                            o0 if has_bias else -1, res, rb + p0 if rb >= 0 else -1, r_f, clamp, flags)
+                            og if has_bias else -1, res, rb + p0 if rb >= 0 else -1, r_f, clamp, flags)
         if codes.shape[0]:
             p0 = t_lo * OC_PIXELS
             cnt = min(t_hi * OC_PIXELS, npix) - p0
             for j in range(hi):
-                o = o0 + j
+                o = og + j
                 chain_span(c, cb + j * ldc + p0, cnt, codes, fa, fb, rest, q_off + im * q_img + o * q_f + p0 * q_p,
                            q_p)
 
