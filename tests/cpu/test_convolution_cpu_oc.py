@@ -179,3 +179,27 @@ def test_grouped_channel_vectors_equal_the_reference(rng, monkeypatch):
                         ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
     assert calls
     assert_close(got, np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 3), 0), rtol=1e-4, atol=1e-4)
+
+
+def test_a_strided_projection_with_a_residual_on_channel_vectors_equals_the_reference(rng, monkeypatch):
+    """ResNet's projection form, 1x1 stride 2 from 14x14 to 7x7, 256 -> 64, bias, a fused residual sum and relu:
+    its im2col patch matrix read by channel-vector tiles (the 7x7 window forced with 16 lanes whatever the host),
+    against the float64 reference."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+    from kernel_selector.kernels.convolution import cpu_conv_oc
+
+    monkeypatch.setattr(mod, "use_channel_vectors", lambda oc, k, npix: cpu_conv_oc.use_channel_vectors(
+        oc, k, npix, 16))
+    calls = []
+    real = mod.oc_tiles
+    monkeypatch.setattr(mod, "oc_tiles", lambda *a: (calls.append(1), real(*a)))
+    x = f32(rng.standard_normal((1, 256, 14, 14)))
+    w = f32(rng.standard_normal((64, 256, 1, 1)))
+    b = f32(rng.standard_normal(64))
+    res = f32(rng.standard_normal((1, 64, 7, 7)))
+    fused = [("eltwise", {"mode": "sum"}), ("activation", {"func": "relu"})]
+    got, _ = run_direct(KERNEL, x, w, b, (2, 2), (1, 1), (0, 0), (0, 0), 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=fused, residual=res)
+    assert calls
+    want = np.maximum(conv_ref(x, w, b, (2, 2), (1, 1), (0, 0), (0, 0), 1) + res, 0)
+    assert_close(got, want, rtol=1e-4, atol=1e-4)

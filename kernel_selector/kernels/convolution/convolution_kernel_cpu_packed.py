@@ -88,6 +88,12 @@ ROW_PANELS_EXTRA = 1.25
 """The padded grid's GEMM writes straight into the output rows (panels that never span two rows) when that takes at
 most this many times the grid's column panels: the copy out of the grid cost 15-35% of such a layer (3 → 64, 3×3
 stride 2 at 224²: 0.6 of 1.74 ms), a 56-wide row needs 4 panels of 16 for the grid's 3.6, a 7-wide one 1 for 0.6."""
+COLS_CHANNEL_VECTORS = True
+"""Channel-vector tiles (:func:`~.cpu_conv_oc.use_channel_vectors`) also over the im2col patch matrix of a layer
+neither the padded grid nor the row tiles take (since 2026-12-07): ResNet-50's two stride-2 projections that carry
+the residual sum, 512 -> 1024 to 14x14 1.74 -> 1.32 ms and 1024 -> 2048 to 7x7 2.03 -> 1.66 (in-network profile,
+AVX-512 Zen 4); the network 0.975 and 0.99 in paired same-process runs, networks with no layer changed 0.99-1.04
+(the VM's noise that hour)."""
 KC = 256  # K block: a packed B block of KC x NR floats (32 KB for NR = 32) stays in L1 (BLIS's kc)
 
 @numba.njit(parallel=True, **NJIT)
@@ -343,6 +349,10 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                        and tuple(a.dilation) == (1, 1))
         oc_rows = (g == 1 and out_lay.format == Format.bfyx and res_at < 0
                    and all(op.kind == "activation" for op in rest) and use_oc_rows(oc, oh * ow, grid, strided_1x1))
+        # the im2col patch matrix (a strided or padded layer that neither the grid nor the row tiles take: ResNet-50's
+        # stride-2 projections, which carry the residual sum) read by channel-vector tiles like an input in place
+        if COLS_CHANNEL_VECTORS and not (direct or grid or oc_rows) and direct_out and g == 1:
+            oc_form = use_channel_vectors(oc, k, npix)
         # the buffer index of each eltwise operand (after the output), in chain order
         elt_buf = [n_own + 1 + j for j, op in enumerate(op for op in ops for _ in op.extra_inputs)
                    if op.kind == "eltwise"]
