@@ -109,6 +109,22 @@ def test_channel_vector_micro_kernel_keeps_accumulators_in_vector_registers(indi
     assert_loop_fmas_in_registers(tile_rows if indirect else tile, mo.OC_PIXELS * mo.OC_VECTORS)
 
 
+def _wide_lanes_spy(monkeypatch) -> list:
+    """Both channel-vector rules of convolution_cpu_packed taken with 16 lanes (an AVX-512 host's, whatever this one
+    is); returns a list that gets an entry per oc_tiles call."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+    from kernel_selector.kernels.convolution import cpu_conv_oc
+
+    monkeypatch.setattr(mod, "use_channel_vectors",
+                        lambda oc, k, npix: cpu_conv_oc.use_channel_vectors(oc, k, npix, 16))
+    monkeypatch.setattr(mod, "use_grouped_channel_vectors",
+                        lambda g, ocg, k, npix: cpu_conv_oc.use_grouped_channel_vectors(g, ocg, k, npix, 16))
+    calls: list = []
+    real = mod.oc_tiles
+    monkeypatch.setattr(mod, "oc_tiles", lambda *a: (calls.append(1), real(*a)))
+    return calls
+
+
 @pytest.mark.parametrize("oc, k, npix, lanes, want", [
     (1024, 256, 196, 16, True),    # ResNet-50's 256 -> 1024 at 14x14: AVX-512 only
     (1024, 256, 196, 8, False),
@@ -125,26 +141,26 @@ def test_the_channel_vector_rule(oc, k, npix, lanes, want):
     assert use_channel_vectors(oc, k, npix, lanes) is want
 
 
-def test_a_14x14_layer_on_channel_vectors_equals_the_reference(rng, monkeypatch):
-    """512 -> 128 at 14x14 (12.8 M multiply-adds, a 392 KiB input: past the small-layer rule) with bias, relu:
-    channel-vector tiles through the 14x14 window (forced here with 16 lanes whatever the host), against the float64
-    reference."""
-    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+@pytest.mark.parametrize("shape, oc, groups", [((1, 512, 14, 14), 128, 1), ((2, 96, 4, 4), 96, 3)],
+                         ids=["14x14-window", "grouped"])
+def test_the_wide_channel_vector_forms_equal_the_reference(rng, monkeypatch, shape, oc, groups):
+    """The forms an AVX-512 host adds (forced here with 16 lanes whatever the host), with bias and relu, against the
+    float64 reference: 512 -> 128 at 14x14 (12.8 M multiply-adds, a 392 KiB input: past the small-layer rule)
+    through the 14x14 window; a Winograd-product-like grouped layer (3 groups of 32 -> 32, 4x4 pixels, batch 2)
+    group by group, where a wrong group offset of the input, the weights, the bias or the output shows."""
     from kernel_selector.kernels.convolution import cpu_conv_oc
 
-    monkeypatch.setattr(mod, "use_channel_vectors", lambda oc, k, npix: cpu_conv_oc.use_channel_vectors(
-        oc, k, npix, 16))
-    calls = []
-    real = mod.oc_tiles
-    monkeypatch.setattr(mod, "oc_tiles", lambda *a: (calls.append(1), real(*a)))
-    assert not cpu_conv_oc.use_channel_vectors(128, 512, 196, 8)
-    x = f32(rng.standard_normal((1, 512, 14, 14)))
-    w = f32(rng.standard_normal((128, 512, 1, 1)))
-    b = f32(rng.standard_normal(128))
-    got, _ = run_direct(KERNEL, x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1, xfmt=Format.bfyx, wfmt=OSV16,
+    calls = _wide_lanes_spy(monkeypatch)
+    if groups == 1:
+        assert not cpu_conv_oc.use_channel_vectors(oc, shape[1], shape[2] * shape[3], 8)
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((oc, shape[1] // groups, 1, 1)))
+    b = f32(rng.standard_normal(oc))
+    got, _ = run_direct(KERNEL, x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), groups, xfmt=Format.bfyx, wfmt=OSV16,
                         ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
     assert calls
-    assert_close(got, np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1), 0), rtol=1e-4, atol=1e-4)
+    want = np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), groups), 0)
+    assert_close(got, want, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("groups, ocg, k, npix, lanes, want", [
@@ -160,39 +176,11 @@ def test_the_grouped_channel_vector_rule(groups, ocg, k, npix, lanes, want):
     assert use_grouped_channel_vectors(groups, ocg, k, npix, lanes) is want
 
 
-def test_grouped_channel_vectors_equal_the_reference(rng, monkeypatch):
-    """A Winograd-product-like grouped 1x1 layer (3 groups of 32 -> 32, 4x4 pixels, batch 2) with bias and relu
-    through oc_tiles group by group (forced with 16 lanes whatever the host), against the float64 reference: a
-    wrong group offset of the input, the weights, the bias or the output shows."""
-    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
-    from kernel_selector.kernels.convolution import cpu_conv_oc
-
-    monkeypatch.setattr(mod, "use_grouped_channel_vectors", lambda g, ocg, k, npix: cpu_conv_oc.
-                        use_grouped_channel_vectors(g, ocg, k, npix, 16))
-    calls = []
-    real = mod.oc_tiles
-    monkeypatch.setattr(mod, "oc_tiles", lambda *a: (calls.append(1), real(*a)))
-    x = f32(rng.standard_normal((2, 96, 4, 4)))
-    w = f32(rng.standard_normal((96, 32, 1, 1)))
-    b = f32(rng.standard_normal(96))
-    got, _ = run_direct(KERNEL, x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 3, xfmt=Format.bfyx, wfmt=OSV16,
-                        ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
-    assert calls
-    assert_close(got, np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 3), 0), rtol=1e-4, atol=1e-4)
-
-
 def test_a_strided_projection_with_a_residual_on_channel_vectors_equals_the_reference(rng, monkeypatch):
     """ResNet's projection form, 1x1 stride 2 from 14x14 to 7x7, 256 -> 64, bias, a fused residual sum and relu:
     its im2col patch matrix read by channel-vector tiles (the 7x7 window forced with 16 lanes whatever the host),
     against the float64 reference."""
-    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
-    from kernel_selector.kernels.convolution import cpu_conv_oc
-
-    monkeypatch.setattr(mod, "use_channel_vectors", lambda oc, k, npix: cpu_conv_oc.use_channel_vectors(
-        oc, k, npix, 16))
-    calls = []
-    real = mod.oc_tiles
-    monkeypatch.setattr(mod, "oc_tiles", lambda *a: (calls.append(1), real(*a)))
+    calls = _wide_lanes_spy(monkeypatch)
     x = f32(rng.standard_normal((1, 256, 14, 14)))
     w = f32(rng.standard_normal((64, 256, 1, 1)))
     b = f32(rng.standard_normal(64))
