@@ -330,7 +330,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # a dense 1x1 convolution of a 1x1 image (squeeze-and-excitation, classifiers): a GEMV per image
         one_pixel = direct and direct_out and npix == 1 and g == 1
         # a small dense one: channel-vector tiles read straight from the input planes and the weight panels
-        # (cpu_conv_oc); grouped ones (ShuffleNet's, Winograd's 36 products) measured 1.1-1.7x slower that way
+        # (cpu_conv_oc); grouped ones only where AVX-512's 32-column panels would run half empty (Winograd's 36
+        # products at 14x14): elsewhere they measured 1.1-1.7x slower that way (ShuffleNet's, Winograd's on AVX2)
         oc_form = direct and direct_out and not one_pixel and (
             use_channel_vectors(oc, k, npix) if g == 1 else use_grouped_channel_vectors(g, ocg, k, npix))
         # stride 1, k×k, a plain output, no residual: the padded grid instead of an im2col copy
