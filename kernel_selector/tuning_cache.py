@@ -14,7 +14,7 @@ Keys:
   pixel blocks) on each; version-2 keys mixed the two, so the shipped winners tuned at width 8 were applied at
   width 16, where 14 of ResNet-50's were not even valid variants (ignored, one warning each) and the stored
   ``device:registers`` fact ("wide", an unmeasured default at width 8) overrode the "narrow" rule: ResNet-50 on
-  PoCL 53.0 ms median against 48.5 with ``tuning="off"`` (2026-12-07, ``/tmp/ab_cache.py``-style interleaved runs);
+  PoCL 53.0 ms median against 48.5 with ``tuning="off"`` (2026-12-07, one process, interleaved runs);
 - params key: the first 20 hex digits of the SHA-1 of a canonical JSON of everything a kernel sees (kind, engine,
   every input and output layout with padding, attributes, fused ops). Attributes at their default value are left
   out, so that a new attribute with a default (``ConvolutionAttrs.block_diagonal`` was one) keeps the keys of the
