@@ -43,8 +43,13 @@ def graph_options(options: Any) -> dict[str, Any]:
 
 
 def device_identity(engine: Engine) -> dict[str, str]:
-    """The engine kind and the device fields a saved Program is bound to."""
-    return {"kind": engine.kind, **{f: str(getattr(engine.info, f)) for f in DEVICE_FIELDS}}
+    """The engine kind, the device fields a saved Program is bound to and the device's native float vector width:
+    one PoCL build reports 8 on a VM that hides AVX-512 and 16 on one that shows it, under the same name and
+    versions, and the convolution kernels compile another form (with other tune variants) for each, so a Program
+    chosen for one is refused on the other (as the tuning cache keeps their winners apart)."""
+    width = int(getattr(getattr(engine.info, "caps", None), "native_vector_width_float", 1))
+    return {"kind": engine.kind, **{f: str(getattr(engine.info, f)) for f in DEVICE_FIELDS},
+            "native_vector_width_float": str(width)}
 
 
 def write(path: str | os.PathLike[str], manifest: dict[str, Any], arrays: list[np.ndarray]) -> int:

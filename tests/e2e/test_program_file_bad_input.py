@@ -107,6 +107,8 @@ TAMPERED = {
     "format version": (lambda m: m.update(version=99), ["version: expected 1, got 99"]),
     "device": (lambda m: m["device"].update(name="Some Other GPU"), ["another device", "Some Other GPU"]),
     "engine kind": (lambda m: m["device"].update(kind="cpu"), ["another device", "kind"]),
+    "vector width": (lambda m: m["device"].update(native_vector_width_float="3"),
+                     ["another device", "native_vector_width_float", "'3'"]),
     "unknown class": (lambda m: _node(m, "Convolution")["primitive"].update({"$c": "os.system"}),
                       ["unknown class 'os.system'"]),
     "object array": (lambda m: m["arrays"][0].update(dtype="|O"), ["not a numeric dtype"]),
