@@ -131,11 +131,15 @@ class KernelCache:
 
     @staticmethod
     def key(source: str, options: list[str], device: Any) -> str:
-        """SHA-256 (hex) of the source, build options, device name, platform and driver versions, package version."""
+        """SHA-256 (hex) of the source, build options, device name, platform and driver versions, the device's native
+        float vector width and the package version. The width tells apart one PoCL on VMs that show AVX-512 (16)
+        and hide it (8) under the same name and versions: a binary compiled where the host has AVX-512 must not be
+        loaded where it has not."""
         from .version import __version__
 
+        width = int(getattr(getattr(device, "caps", None), "native_vector_width_float", 1))
         text = json.dumps([source, list(options), device.name, device.platform_version, device.driver_version,
-                           __version__])
+                           width, __version__])
         return hashlib.sha256(text.encode()).hexdigest()
 
     def folder(self) -> Path:

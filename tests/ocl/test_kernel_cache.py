@@ -5,6 +5,7 @@ own cache; ``test_pocl_builds_are_left_to_pocl_cache`` checks that default."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import numpy as np
@@ -92,6 +93,10 @@ def test_key_sees_source_options_and_device(ocl_engine):
     k = KernelCache.key("src", [], info)
     assert k != KernelCache.key("src2", [], info) and k != KernelCache.key("src", ["-cl-fast-relaxed-math"], info)
     assert k == KernelCache.key("src", [], info) and len(k) == 64
+    # the same device name and versions with another native vector width (AVX-512 shown or hidden by the VM)
+    other = dataclasses.replace(info, caps=dataclasses.replace(
+        info.caps, native_vector_width_float=24 - int(info.caps.native_vector_width_float)))
+    assert KernelCache.key("src", [], other) != k
 
 
 def test_pocl_cache_goes_under_ours_unless_set(tmp_path):
