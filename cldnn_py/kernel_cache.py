@@ -43,6 +43,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from kernel_selector.device_caps import vector_width
+
 from .safe_dirs import private_dir, private_subdir, read_regular_file, temp_private_dir, unsafe_reason
 
 log = logging.getLogger("cldnn_py.kernel_cache")
@@ -137,9 +139,8 @@ class KernelCache:
         loaded where it has not."""
         from .version import __version__
 
-        width = int(getattr(getattr(device, "caps", None), "native_vector_width_float", 1))
         text = json.dumps([source, list(options), device.name, device.platform_version, device.driver_version,
-                           width, __version__])
+                           vector_width(device), __version__])
         return hashlib.sha256(text.encode()).hexdigest()
 
     def folder(self) -> Path:

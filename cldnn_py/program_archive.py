@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kernel_selector.device_caps import vector_width
+
 from .errors import ProgramFileError
 from .program_codec import ProgramCodecError, decode
 from .version import __version__
@@ -47,9 +49,8 @@ def device_identity(engine: Engine) -> dict[str, str]:
     one PoCL build reports 8 on a VM that hides AVX-512 and 16 on one that shows it, under the same name and
     versions, and the convolution kernels compile another form (with other tune variants) for each, so a Program
     chosen for one is refused on the other (as the tuning cache keeps their winners apart)."""
-    width = int(getattr(getattr(engine.info, "caps", None), "native_vector_width_float", 1))
     return {"kind": engine.kind, **{f: str(getattr(engine.info, f)) for f in DEVICE_FIELDS},
-            "native_vector_width_float": str(width)}
+            "native_vector_width_float": str(vector_width(engine.info))}
 
 
 def write(path: str | os.PathLike[str], manifest: dict[str, Any], arrays: list[np.ndarray]) -> int:

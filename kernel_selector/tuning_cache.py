@@ -44,6 +44,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .device_caps import vector_width
 from .params import Params
 
 log = logging.getLogger("cldnn_py.tuning")
@@ -58,8 +59,7 @@ of another version is ignored with a warning (tune again)."""
 def device_key(device: Any) -> str:
     """``"<name> | <platform version> | <driver version> | float<N>"`` of a DeviceInfo (anything with those
     attributes; N: ``device.caps.native_vector_width_float``, 1 when the device has no caps)."""
-    width = int(getattr(getattr(device, "caps", None), "native_vector_width_float", 1))
-    return f"{device.name} | {device.platform_version} | {device.driver_version} | float{width}"
+    return f"{device.name} | {device.platform_version} | {device.driver_version} | float{vector_width(device)}"
 
 
 def _layout_desc(lay: Any) -> str:
