@@ -29,7 +29,8 @@ convolution kernels). Gains on PoCL (2 Zen 4 cores): docs/performance.md.
 On the CPU engine (bfyx input and output, any channel counts): the channel-major form (``ops/winograd.py``), the
 36 products one 1×1 convolution with 36 groups whose weights (``winograd_weights_grouped``) get the packing reorder
 reorder_inputs gives every convolution (this pass runs after it), so the engine's packed-panel GEMM runs them;
-and only where the products outweigh the transforms (MIN_MACS_PER_VALUE_PLAIN). VGG-19 0.60-0.66×, ResNet-50
+and only where the products outweigh the transforms (:func:`min_macs_per_value_plain`: with AVX-512 the direct
+kernel is fast enough that few layers gain). VGG-19 0.60-0.66×, ResNet-50
 0.91-0.97× the direct kernels' time at batch 1 (``benchmarks/winograd_ab.py``).
 
 Fake-quantized (QDQ) layers, whose fused chain rounds the sum to the output's quantization step, are rewritten too
@@ -67,7 +68,31 @@ multiply-adds per transformed value, C·OC / (C + OC) (the transforms cost per v
 Measured against the direct kernel (``convolution_cpu_packed``) in one process, 2-core Zen 4 VM, batch 1:
 64 → 64 at 56×56 (32) 0.77-0.93× its time, 96 → 96 at 28×28 (48) 0.93×, 128 → 128 at 28×28 (64) 0.66×,
 256 → 256 at 14×14 (128) 0.73×; 32 → 32 at 56×56 (16) 1.42×, and DenseNet-121's six 128 → 32 layers (25.6) made
-the network 1.04× slower. Networks: VGG-19 0.60×, ResNet-50 0.93-0.97×, GoogLeNet 0.97×."""
+the network 1.04× slower. Networks: VGG-19 0.60×, ResNet-50 0.93-0.97×, GoogLeNet 0.97×. Those figures were taken
+on a host whose numba code uses 8-float vectors (AVX2); with 16 (AVX-512) see MIN_MACS_PER_VALUE_WIDE."""
+
+MIN_MACS_PER_VALUE_WIDE = ((36, 192), (144, 128), (576, 96), (1 << 62, 64))
+"""On a CPU-engine host whose numba code uses 16-float vectors (``kernel_selector.common.cpu_microkernel.W``,
+AVX-512), the direct kernel's packed GEMM runs 3×3 layers at 165-195 GFLOP/s while the transforms, scalar along
+the tile columns, gain nothing from the wider vectors; so the bar is higher, and higher for small maps, where the
+36 products are thin. Pairs (tiles over the batch below, least product multiply-adds per transformed value).
+Measured per layer (the three Winograd kernels' sum against the direct kernel, same process, interleaved,
+2-core Zen 4 VM that shows AVX-512, 2026-12-07, ``python benchmarks/winograd_ab.py --layers``):
+16 tiles (14×14): 256 → 256 (128) 1.05-1.19×, 192 → 256 (110) 1.01×, 96-160 → 128-192 (55-87) 1.1-1.6×, but
+512 → 512 (256) 0.72-0.76×; 49 tiles (27×27, 28×28): 128 → 128 (64) 1.01-1.08×, 128 → 192 (77) 0.94×, 256 → 512
+(171) 0.65×; 196 tiles (56×56): 64 → 64 (32) 1.8×, 64 → 192 (48) 1.1-1.5×, 128 → 256 (85) 0.97×, 256 → 256 (128)
+0.80×; 784 tiles (112×112): 64 → 128 (43) 1.19×, 128 → 128 (64) 0.82×; 3136 tiles (224×224): 64 → 64 (32)
+1.28×. Networks (wall time, Winograd on vs off before this rule): ResNet-50 1.04-1.10×, Inception-v2 1.06-1.19×,
+GoogLeNet 1.11-1.17×, VGG-19 0.80-0.82×."""
+
+
+def min_macs_per_value_plain(n_tiles: int, lanes: int) -> int:
+    """The least C·OC / (C + OC) for which the CPU engine's channel-major Winograd form is used on a layer of
+    ``n_tiles`` 4×4 output tiles over the batch, on a host whose numba kernels use ``lanes``-float vectors:
+    MIN_MACS_PER_VALUE_PLAIN below 16 lanes, the MIN_MACS_PER_VALUE_WIDE table from 16."""
+    if lanes < 16:
+        return MIN_MACS_PER_VALUE_PLAIN
+    return next(m for limit, m in MIN_MACS_PER_VALUE_WIDE if n_tiles < limit)
 
 U_PANELS = True
 """Blocked programs: U stored transposed as 16-column panels (b_fs_yx_fsv16) for ``gemm_tiled`` to read in place;
@@ -120,9 +145,18 @@ def _weights(program: ProgramGraph, node: ProgramNode) -> np.ndarray | None:
     n_tiles = out.shape[0] * tiles(out.shape[2]) * tiles(out.shape[3])
     if n_tiles < MIN_TILES or n_tiles * out.shape[1] < MIN_PRODUCTS:
         return None
-    if x.format == PLAIN and x.shape[1] * out.shape[1] < MIN_MACS_PER_VALUE_PLAIN * (x.shape[1] + out.shape[1]):
+    if x.format == PLAIN and x.shape[1] * out.shape[1] < min_macs_per_value_plain(n_tiles, cpu_lanes()) * (
+            x.shape[1] + out.shape[1]):
         return None
     return w.primitive.array
+
+
+def cpu_lanes() -> int:
+    """The float vector width of the CPU engine's numba kernels on this host (8 with AVX2, 16 with AVX-512); a
+    function so tests can set it. Imported here, not at the top: it loads numba, which OpenCL-only programs skip."""
+    from kernel_selector.common.cpu_microkernel import W
+
+    return W
 
 
 def _fresh(program: ProgramGraph, base: str) -> str:

@@ -14,6 +14,7 @@ import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
 from cldnn_py.ops.winograd import AT, BT, tiles
+from cldnn_py.passes import winograd_convolutions as wc
 from kernel_selector.params import FusedOp
 from tests.cpu.kernel_harness import run_kernel
 from tests.helpers import assert_close, f32
@@ -107,7 +108,13 @@ def _block(rng, c, hw, oc):
     return topo, {"x": x, "r": r}, ref
 
 
-def test_the_pass_rewrites_a_resnet_sized_convolution_on_the_cpu_engine(cpu_engine, rng):
+@pytest.fixture
+def narrow_lanes(monkeypatch):
+    """The pass's rule for hosts whose numba kernels use 8-float vectors (AVX2), whatever this host has."""
+    monkeypatch.setattr(wc, "cpu_lanes", lambda: 8)
+
+
+def test_the_pass_rewrites_a_resnet_sized_convolution_on_the_cpu_engine(cpu_engine, rng, narrow_lanes):
     topo, feeds, ref = _block(rng, 32, 28, 32)  # 32·32 / (32 + 32) = 16 MACs per transformed value: too few
     topo2, feeds2, ref2 = _block(rng, 64, 28, 48)  # 27.4: too few as well
     topo3, feeds3, ref3 = _block(rng, 96, 20, 64)  # 38.4: Winograd
@@ -124,6 +131,21 @@ def test_the_pass_rewrites_a_resnet_sized_convolution_on_the_cpu_engine(cpu_engi
     for nt, f, rf in ((small, feeds, ref), (net, feeds3, ref3)):
         nt.poison()
         assert_close(nt.run(f)["y"], rf, rtol=1e-4, atol=1e-4 * float(np.abs(rf).max()))
+
+
+def test_wide_vector_hosts_need_more_products_per_transformed_value(cpu_engine, rng, monkeypatch):
+    """With 16-float vectors (AVX-512) the direct kernel is fast enough that the bar rises, the more the smaller
+    the map: the table's thresholds by tiles, the AVX2 constant below 16 lanes, and the pass follows the lanes (the
+    96 → 64 layer at 20×20, 25 tiles, 38.4 products per value, is rewritten at 8 lanes and not at 16)."""
+    assert [wc.min_macs_per_value_plain(t, 16) for t in (16, 35, 36, 49, 143, 144, 196, 575, 576, 3136)] == \
+        [192, 192, 128, 128, 128, 96, 96, 96, 64, 64]
+    assert {wc.min_macs_per_value_plain(t, 8) for t in (16, 196, 3136)} == {wc.MIN_MACS_PER_VALUE_PLAIN}
+    topo, _, _ = _block(rng, 96, 20, 64)
+    kinds = {}
+    for lanes in (8, 16):
+        monkeypatch.setattr(wc, "cpu_lanes", lambda lanes=lanes: lanes)
+        kinds[lanes] = {n.kind for n in cl.Program(cpu_engine, topo).order}
+    assert "winograd_output" in kinds[8] and "winograd_output" not in kinds[16]
 
 
 @pytest.mark.parametrize("forced", [None, "ref"])
