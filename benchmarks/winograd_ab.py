@@ -90,9 +90,9 @@ def main(argv: list[str] | None = None) -> None:
                 if node.kind != "winograd_output":
                     continue
                 x = prog.node(f"{node.id}__winograd_v").dependencies[0].layout()
-                c, (n, oc, oh, ow) = x.shape[1], node.layout().shape
+                c, (nb, oc, oh, ow) = x.shape[1], node.layout().shape
                 tw, td = (float(np.median(per_layer[k][node.id])) for k in ("winograd", "direct"))
-                n_tiles = n * ((oh + 3) // 4) * ((ow + 3) // 4)
+                n_tiles = nb * ((oh + 3) // 4) * ((ow + 3) // 4)
                 print(f"  {node.id:18s} {c:4d} -> {oc:4d} at {oh}x{ow}, {n_tiles:5d} tiles, "
                       f"C*OC/(C+OC) {c * oc / (c + oc):6.1f}: {tw:7.3f} ms vs {td:7.3f} ms direct ({tw / td:.2f}x)")
 
