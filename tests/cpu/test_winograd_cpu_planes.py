@@ -63,14 +63,19 @@ def test_input_transform(cpu_engine, rng, n, c, h, w, pad, in_pad):
     assert_close(got, ref, rtol=1e-5, atol=1e-5 * float(np.abs(ref).max()))
 
 
-@pytest.mark.parametrize("n,oc,oh,ow,bias,out_pad,fused", [
-    (1, 16, 8, 8, True, Padding(), ""),
-    (2, 20, 7, 9, True, Padding((0, 0, 1, 1), (0, 0, 2, 1)), "residual"),   # padded output, residual + clamp
-    (1, 3, 6, 5, False, Padding(), "residual"),
-    (2, 6, 7, 6, True, Padding(), "clamp"),  # no operand, contiguous planes: the chain once per plane
-    (1, 5, 9, 6, True, Padding((0, 0, 0, 1), (0, 0, 0, 1)), "clamp"),  # padded rows: the chain per row
+@pytest.mark.parametrize("n,oc,oh,ow,bias,out_pad,fused,band_tiles", [
+    (1, 16, 8, 8, True, Padding(), "", 256),
+    (2, 20, 7, 9, True, Padding((0, 0, 1, 1), (0, 0, 2, 1)), "residual", 256),  # padded output, residual + clamp
+    (1, 3, 6, 5, False, Padding(), "residual", 256),
+    (2, 6, 7, 6, True, Padding(), "clamp", 256),  # no operand, contiguous planes: the chain once per band
+    (1, 5, 9, 6, True, Padding((0, 0, 0, 1), (0, 0, 0, 1)), "clamp", 256),  # padded rows: the chain per row
+    (2, 4, 13, 10, True, Padding(), "clamp", 5),  # bands of 2 tile rows (of 3 tiles), the last one short
+    (1, 3, 10, 9, True, Padding((0, 0, 1, 0), (0, 0, 0, 2)), "residual", 1),  # a band per tile row
 ])
-def test_output_transform(cpu_engine, rng, n, oc, oh, ow, bias, out_pad, fused):
+def test_output_transform(cpu_engine, rng, monkeypatch, n, oc, oh, ow, bias, out_pad, fused, band_tiles):
+    from kernel_selector.kernels.winograd import winograd_kernel_cpu_planes as planes
+
+    monkeypatch.setattr(planes, "BAND_TILES", band_tiles)
     ty, tx = tiles(oh), tiles(ow)
     m = f32(rng.standard_normal((36, n * ty * tx, oc)))
     mc = np.ascontiguousarray(m.transpose(0, 2, 1)).reshape(1, 36 * oc, n * ty * tx, 1)  # channel-major M

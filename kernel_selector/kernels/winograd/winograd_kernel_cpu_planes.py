@@ -11,10 +11,10 @@ image and channel):
 - input: per tile row, the 6 input rows (zero outside the image) are combined along y first, Bᵀ applied to whole
   rows (one loop along x, vectorized), then along x per tile (6 columns 4 apart); each of the 36 values of a tile
   goes to its row of V, in order of the tiles.
-- output: per tile row, the 36 rows of M are read along the tiles, Aᵀ applied along y then x, plus the bias; each
-  of the 4 output rows is stored and the fused chain applied on it
-  (:func:`~kernel_selector.common.cpu_epilogue.chain_span`), or on the whole plane at once when it is contiguous
-  and the chain reads no operand.
+- output: per band of tile rows, the 36 rows of M are read along the tiles, Aᵀ applied along ξ then ν as vector
+  loops over the band's tiles, plus the bias; each of the 4 output rows is stored and the fused chain applied on
+  it (:func:`~kernel_selector.common.cpu_epilogue.chain_span`), or on the band's rows at once when the plane is
+  contiguous and the chain reads no operand.
 """
 
 from __future__ import annotations
@@ -98,55 +98,83 @@ def transform_input(x: np.ndarray, mi: np.ndarray, v: np.ndarray, n_img: int, c_
                     v[o + 5 * st + tx] = 4.0 * a1 - 5.0 * a3 + a5
 
 
+BAND_TILES = 256
+"""The output transform works on bands of whole tile rows of about this many tiles per task (56×56: the whole
+plane, 14 rows of 14 tiles; its scratch 40 floats per tile, 40 KiB, stays in L2)."""
+F2, F4, F8 = np.float32(2.0), np.float32(4.0), np.float32(8.0)  # float literals would make numba compute in float64
+
+
 @numba.njit(parallel=True, **NJIT)
 def transform_output(m: np.ndarray, out: np.ndarray, mo: np.ndarray, bias: np.ndarray, n_img: int, oc_n: int,
                      oh: int, ow: int, ty_n: int, tx_n: int, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray,
-                     res: np.ndarray, mr: np.ndarray, has_res: bool) -> None:  # pragma: no cover - numba
+                     res: np.ndarray, mr: np.ndarray, has_res: bool, band: int) -> None:  # pragma: no cover
     """The (n_img, oc_n, oh, ow) output, element (b, o, y, x) at mo[0] + b·mo[1] + o·mo[2] + y·mo[3] + x·mo[4],
     from M (1, 36·oc_n, n_img·ty_n·tx_n, 1) flat (channel ξν·oc_n + o, row t): Aᵀ M A per tile plus ``bias``
-    (oc_n values), then the fused chain row by row (once per plane when the plane is contiguous and there is no
-    operand). One task per (image, output channel) plane."""
+    (oc_n values), then the fused chain row by row (once per band when the plane is contiguous and there is no
+    operand). One task per (image, output channel, band of ``band`` tile rows): Aᵀ along ξ and then A along ν as
+    straight loops over the band's tiles (M's rows are contiguous along t: 16-float vector code), then each tile's
+    4×4 values stored at their places (a stride-4 scatter per output row). Every loop indexes a sub-view with the
+    bare loop variable: a computed index keeps numba's negative-index check and LLVM from vectorizing; this form
+    runs 1.7-2.6× faster than the tile-by-tile one it replaced (56×56×64: 0.36 → 0.14-0.20 ms, 14×14×256: 0.15 →
+    0.06, 2-core Zen 4 with AVX-512)."""
     n_t = n_img * ty_n * tx_n
     st = 6 * oc_n * n_t  # between M's rows ξ (positions 6ξ + ν)
+    n_band = (ty_n + band - 1) // band
     whole = not has_res and mo[4] == 1 and mo[3] == ow  # ~100 ns a chain_span call: 27,648 rows of a 27×27 layer
-    for plane in prange(n_img * oc_n):
+    for task in prange(n_img * oc_n * n_band):
+        plane = task // n_band
+        ty0 = (task % n_band) * band
+        ty1 = min(ty_n, ty0 + band)
         b = plane // oc_n
         o = plane % oc_n
-        s = np.empty((4, 6 * tx_n), np.float32)
-        y = np.empty(4 * tx_n, np.float32)
+        nt = (ty1 - ty0) * tx_n
+        tg = (b * ty_n + ty0) * tx_n
         bo = bias[o]
-        for ty in range(ty_n):
-            t0 = (b * ty_n + ty) * tx_n
-            for j in range(6):  # Aᵀ along y: column j of every tile of the row
-                p = (j * oc_n + o) * n_t + t0
-                for tx in range(tx_n):
-                    a0, a1, a2 = m[p + tx], m[p + st + tx], m[p + 2 * st + tx]
-                    a3, a4, a5 = m[p + 3 * st + tx], m[p + 4 * st + tx], m[p + 5 * st + tx]
-                    q = tx * 6 + j
-                    s[0, q] = a0 + a1 + a2 + a3 + a4
-                    s[1, q] = a1 - a2 + 2.0 * a3 - 2.0 * a4
-                    s[2, q] = a1 + a2 + 4.0 * a3 + 4.0 * a4
-                    s[3, q] = a1 - a2 + 8.0 * a3 - 8.0 * a4 + a5
-            for i in range(4):  # A along x, plus the bias; the row stored, then its chain
+        s = np.empty((4, 6, nt), np.float32)  # s[i, ν, t] = Σ_ξ Aᵀ[i, ξ] M[6ξ + ν][t]
+        for nu in range(6):
+            p = (nu * oc_n + o) * n_t + tg
+            m0, m1, m2 = m[p:p + nt], m[p + st:p + st + nt], m[p + 2 * st:p + 2 * st + nt]
+            m3, m4, m5 = m[p + 3 * st:p + 3 * st + nt], m[p + 4 * st:p + 4 * st + nt], m[p + 5 * st:p + 5 * st + nt]
+            s0, s1, s2, s3 = s[0, nu], s[1, nu], s[2, nu], s[3, nu]
+            for t in range(nt):
+                a0, a1, a2, a3, a4, a5 = m0[t], m1[t], m2[t], m3[t], m4[t], m5[t]
+                s0[t] = a0 + a1 + a2 + a3 + a4
+                s1[t] = a1 - a2 + F2 * a3 - F2 * a4
+                s2[t] = a1 + a2 + F4 * a3 + F4 * a4
+                s3[t] = a1 - a2 + F8 * a3 - F8 * a4 + a5
+        y = np.empty((4, 4, nt), np.float32)  # y[i, j, t]: output row 4·ty + i, column 4·tx + j, plus the bias
+        for i in range(4):
+            q0, q1, q2, q3, q4, q5 = s[i, 0], s[i, 1], s[i, 2], s[i, 3], s[i, 4], s[i, 5]
+            y0, y1, y2, y3 = y[i, 0], y[i, 1], y[i, 2], y[i, 3]
+            for t in range(nt):
+                a0, a1, a2, a3, a4, a5 = q0[t], q1[t], q2[t], q3[t], q4[t], q5[t]
+                y0[t] = a0 + a1 + a2 + a3 + a4 + bo
+                y1[t] = a1 - a2 + F2 * a3 - F2 * a4 + bo
+                y2[t] = a1 + a2 + F4 * a3 + F4 * a4 + bo
+                y3[t] = a1 - a2 + F8 * a3 - F8 * a4 + a5 + bo
+        pb = mo[0] + b * mo[1] + o * mo[2]
+        s4 = 4 * mo[4]
+        for ty in range(ty0, ty1):
+            t0 = (ty - ty0) * tx_n
+            for i in range(4):
                 oy = ty * 4 + i
                 if oy >= oh:
                     break
-                si = s[i]
-                for tx in range(tx_n):
-                    q = tx * 6
-                    a0, a1, a2, a3, a4, a5 = si[q], si[q + 1], si[q + 2], si[q + 3], si[q + 4], si[q + 5]
-                    y[4 * tx] = a0 + a1 + a2 + a3 + a4 + bo
-                    y[4 * tx + 1] = a1 - a2 + 2.0 * a3 - 2.0 * a4 + bo
-                    y[4 * tx + 2] = a1 + a2 + 4.0 * a3 + 4.0 * a4 + bo
-                    y[4 * tx + 3] = a1 - a2 + 8.0 * a3 - 8.0 * a4 + a5 + bo
-                ob = mo[0] + b * mo[1] + o * mo[2] + oy * mo[3]
-                for ox in range(ow):
-                    out[ob + ox * mo[4]] = y[ox]
+                ob = pb + oy * mo[3]
+                for j in range(4):
+                    hi = min(tx_n, (ow - 1 - j) // 4 + 1)  # tiles whose column j is inside the image
+                    if hi <= 0:
+                        continue
+                    src = y[i, j, t0:t0 + hi]
+                    dst = out[ob + j * mo[4]:ob + j * mo[4] + (hi - 1) * s4 + 1:s4]
+                    for tx in range(hi):
+                        dst[tx] = src[tx]
                 if codes.shape[0] > 0 and not whole:
                     chain_span(out, ob, ow, codes, fa, fb, res, operand_index(mr, b, o, oy, I0) if has_res else 0,
                                mr[4] if has_res else 0)
-        if codes.shape[0] > 0 and whole:  # a contiguous plane and no operand: the chain in one call, not per row
-            chain_span(out, mo[0] + b * mo[1] + o * mo[2], oh * ow, codes, fa, fb, res, I0, I0)
+        if codes.shape[0] > 0 and whole:  # a contiguous plane and no operand: the band's rows in one call
+            r0, r1 = ty0 * 4, min(oh, ty1 * 4)
+            chain_span(out, pb + r0 * ow, (r1 - r0) * ow, codes, fa, fb, res, I0, I0)
 
 
 @register
@@ -232,6 +260,7 @@ class WinogradOutputKernelCpuPlanes(CpuKernelBase):
         view_res = viewer(res_lay) if res_lay is not None else None
         n_own = len(params.inputs)
         launch = Launcher(m.count())
+        band = max(1, BAND_TILES // a.tiles_x)  # tile rows per task
 
         zeros = np.zeros(oc, np.float32)
 
@@ -239,7 +268,7 @@ class WinogradOutputKernelCpuPlanes(CpuKernelBase):
             bias = view_b(bufs[1])[:oc] if view_b is not None else zeros
             res = view_res(bufs[n_own + 1]) if view_res is not None else EMPTY
             launch(transform_output, view_m(bufs[0]), view_out(bufs[n_own]), mo, bias, n, oc, oh, ow, a.tiles_y,
-                   a.tiles_x, codes, fa, fb, res, mr, res_lay is not None)
+                   a.tiles_x, codes, fa, fb, res, mr, res_lay is not None, band)
 
         return fn
 
