@@ -14,7 +14,12 @@ one thread task:
    :func:`~.pooling_kernel_cpu_fsv16.average_divisors`), the fused chain (:mod:`...common.cpu_epilogue`) and the
    store.
 
-A window over the whole plane (global pooling) is one straight reduction instead. Max pooling over input rows
+A window over the whole plane (global pooling) is one straight reduction instead. A stride-1 window whose output
+planes are as large as the input's (the 3×3 pad-1 poolings of Inception and GoogLeNet modules) on unpadded data
+needs no bordered copy at all (:func:`flat_passes`, :func:`_batch_flat`): each tap is one loop over a stack of
+whole planes reading its neighbour at a fixed offset, masked where the neighbour leaves its row or plane (masks
+built once per kernel); the same sums in the same order, so the same results to the bit, 1.5-3× faster
+(192-1024 channels at 28², 14², 7², paired in one process). Max pooling over input rows
 of at least ROWS_MIN_W columns runs row by row instead, y first and only where the outputs are
 (:func:`_batch_rows`: per output row, its KY input rows reduced into one bordered row read straight from the
 input, then the x taps at stride SX into the output row; 1.2-4.5× faster than the plane passes on 3×3 windows,
@@ -54,6 +59,7 @@ BFYX = frozenset({Format.bfyx})
 BATCH_FLOATS = 4096  # planes are stacked up to this many floats per pass (three such arrays stay in L1/L2)
 TASKS = 32  # thread tasks of one call (dynamic scheduling), each a contiguous range of planes with its scratch row
 ROWS_MIN_W = 12  # max pooling over input rows at least this wide runs row by row (_batch_rows)
+FLAT_BATCH_FLOATS = 8192  # flat_passes: planes are stacked up to this many floats per task (masks: 1 byte per tap)
 MAX_EXTRA_WORK = 8  # separable passes may read at most this many times the taps of the direct window loops
 
 
@@ -237,16 +243,59 @@ def _batch_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, 
                            mr[4] if has_res else 0)
 
 
+@numba.njit(**NJIT)
+def _batch_flat(out: np.ndarray, x: np.ndarray, xo: int, oo: int, n: int, is_max: bool, xm: np.ndarray,
+                ym: np.ndarray, dxs: np.ndarray, dys: np.ndarray, divs: np.ndarray, hs: np.ndarray) -> None:
+    """One stack of whole planes, n floats at x[xo:] and out[oo:] (unpadded, same size in and out): the x taps
+    (column offsets ``dxs``, valid where ``xm[tap]``) summed or maxed into ``hs``, then the y taps (element offsets
+    ``dys``, valid where ``ym[tap]``) into the output, then the divisors (average). Each tap is one straight loop
+    over the whole stack, reading its neighbour at a fixed offset (a masked tap adds nothing: the value the
+    bordered planes' zeros or -inf give)."""
+    fill = np.float32(-np.inf) if is_max else np.float32(0.0)
+    zero = np.float32(0.0)
+    for step in range(2):
+        dst = hs[:n] if step == 0 else out[oo:oo + n]
+        for i in range(n):
+            dst[i] = fill
+        offs = dxs if step == 0 else dys
+        masks = xm if step == 0 else ym
+        for tap in range(offs.shape[0]):
+            d = offs[tap]
+            lo = max(0, -d)
+            hi = min(n, n - d)
+            if hi <= lo:
+                continue
+            sv = x[xo + lo + d:xo + hi + d] if step == 0 else hs[lo + d:hi + d]
+            dv = dst[lo:hi]
+            mv = masks[tap, lo:hi]
+            if is_max:
+                for i in range(hi - lo):
+                    a = sv[i]
+                    dv[i] = a if (mv[i] and a > dv[i]) else dv[i]
+            else:
+                for i in range(hi - lo):
+                    dv[i] += sv[i] if mv[i] else zero
+    if not is_max:
+        ov = out[oo:oo + n]
+        dd = divs[:n]
+        for i in range(n):
+            ov[i] = ov[i] / dd[i]
+
+
 @numba.njit(parallel=True, **NJIT)
 def pool_planes(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, n_planes: int, geo: np.ndarray,
                 per_batch: int, mode: int, divs: np.ndarray, whole: bool, rows: bool, codes: np.ndarray,
                 fa: np.ndarray, fb: np.ndarray, res: np.ndarray, mr: np.ndarray, has_res: bool,
-                scratch: np.ndarray) -> None:  # pragma: no cover
+                scratch: np.ndarray, flat: bool, xm: np.ndarray, ym: np.ndarray, dxs: np.ndarray, dys: np.ndarray,
+                fdivs: np.ndarray) -> None:  # pragma: no cover
     """``n_planes`` = B · C; ``geo`` as :func:`_batch` takes it; ``per_batch`` planes stacked at a time; ``mi`` /
     ``mo`` = (offset, b, f, y, x pitches); ``mode`` 0 max, 1 average, 2 average_no_padding; ``divs`` (OH, OW)
     divisors; ``whole``: global pooling; ``rows``: max pooling row by row (:func:`_batch_rows`); ``mr`` the
-    chain operand's operand_map; ``scratch`` (G, 3 · per_batch · Hp · Wp, or Wp with ``rows``) float32: one row
-    per task, G tasks each a contiguous range of planes."""
+    chain operand's operand_map; ``scratch`` (G, 3 · per_batch · Hp · Wp, or Wp with ``rows``, or per_batch · H · W
+    with ``flat``) float32: one row per task, G tasks each a contiguous range of planes. ``flat``: stride 1, the
+    output as large as the input, both unpadded (:func:`flat_passes`): stacks of ``per_batch`` planes by
+    :func:`_batch_flat` with its masks ``xm`` / ``ym``, tap offsets ``dxs`` / ``dys`` and divisors ``fdivs``
+    (per_batch · H · W each), then the chain once per stack, or row by row when it reads an operand."""
     nc, h, w = geo[0], geo[1], geo[2]
     is_max = mode == 0
     groups = scratch.shape[0]
@@ -260,6 +309,19 @@ def pool_planes(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, 
                 c = t % nc
                 _whole(out, mo[0] + b * mo[1] + c * mo[2], x, mi[0] + b * mi[1] + c * mi[2], mi, h, w, is_max,
                        divs[0, 0], codes, fa, fb, res, operand_index(mr, b, c, I0, I0) if has_res else 0, sc)
+        elif flat:
+            hw = h * w
+            for t0 in range(g * per, end, per_batch):
+                t1 = min(t0 + per_batch, end)
+                n = (t1 - t0) * hw
+                _batch_flat(out, x, mi[0] + t0 * hw, mo[0] + t0 * hw, n, is_max, xm, ym, dxs, dys, fdivs, sc)
+                if codes.shape[0] > 0 and not has_res:
+                    chain_span(out, mo[0] + t0 * hw, n, codes, fa, fb, res, I0, I0)
+                elif codes.shape[0] > 0:
+                    for t in range(t0, t1):
+                        for oy in range(h):
+                            chain_span(out, mo[0] + t * hw + oy * w, w, codes, fa, fb, res,
+                                       operand_index(mr, t // nc, t % nc, oy, I0), mr[4])
         elif rows:
             for t0 in range(g * per, end, per_batch):
                 _batch_rows(out, mo, x, mi, t0, min(t0 + per_batch, end), geo, codes, fa, fb, res, mr, has_res, sc)
@@ -294,6 +356,35 @@ def row_passes(dims: np.ndarray, win: np.ndarray, whole: bool, mode: int) -> boo
     a 7-wide 2×2 stride-2 one (0.13 → 0.16 ms: two short loops per output row), hence the width; average pooling
     (its plane passes add where max selects, and measured 1.3-2× faster than rows but on 56² planes)."""
     return mode == 0 and not whole and int(dims[3]) >= ROWS_MIN_W
+
+
+def flat_passes(dims: np.ndarray, win: np.ndarray, whole: bool, mi: np.ndarray, mo: np.ndarray) -> bool:
+    """Whether a pooling runs as flat stacks of planes (:func:`_batch_flat`): stride 1, output planes as large as
+    the input's (a "same" window: the 3×3 pad-1 poolings of Inception and GoogLeNet modules), input and output
+    unpadded bfyx. Every tap is then one loop over a stack of whole planes instead of loops over rows of 7-28
+    columns or bordered copies of them, whose per-loop cost dominated: Inception-v2's 3×3 average poolings on
+    192-576 × 28² / 14² planes ran 0.16-0.24 ms each in the network, onnxruntime's 0.06."""
+    n, c, h, w, oh, ow = (int(v) for v in dims[:6])
+    hw = h * w
+    return (not whole and int(win[2]) == 1 and int(win[3]) == 1 and (oh, ow) == (h, w)
+            and all(int(m[4]) == 1 and int(m[3]) == w and int(m[2]) == hw and int(m[1]) == c * hw for m in (mi, mo)))
+
+
+def flat_tables(dims: np.ndarray, win: np.ndarray, divs: np.ndarray, per_batch: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(xm, ym, dxs, dys, fdivs) for :func:`_batch_flat` over stacks of ``per_batch`` planes of H × W: per x tap
+    its element offset kx·DX − PX and where it lands inside the row; per y tap its offset (ky·DY − PY)·W and where
+    it lands inside the plane; the divisors repeated per plane."""
+    h, w = int(dims[2]), int(dims[3])
+    ky_n, kx_n, py, px, dy, dx = (int(win[i]) for i in (0, 1, 4, 5, 8, 9))
+    col = np.tile(np.arange(w), h * per_batch)
+    row = np.tile(np.repeat(np.arange(h), w), per_batch)
+    ox = [kx * dx - px for kx in range(kx_n)]
+    oy = [ky * dy - py for ky in range(ky_n)]
+    xm = np.stack([(col + d >= 0) & (col + d < w) for d in ox])
+    ym = np.stack([(row + d >= 0) & (row + d < h) for d in oy])
+    fdivs = np.tile(divs.reshape(-1), per_batch).astype(np.float32)
+    return xm, ym, np.array(ox, np.int64), np.array([d * w for d in oy], np.int64), fdivs
 
 
 @register
@@ -352,7 +443,17 @@ class PoolingKernelCpuPlanes(CpuKernelBase):
         geo = np.concatenate([dims[1:8], win[[0, 1, 2, 3, 4, 5, 8, 9]]]).astype(np.int64)
         launch = Launcher(planes * int(dims[2] * dims[3] if whole else 3 * size))
         rows = row_passes(dims, win, whole, mode)
-        need = int(dims[7]) if rows else 3 * per_batch * size  # rows: one bordered row of Wp
+        flat = flat_passes(dims, win, whole, mi, mo)
+        if flat:
+            hw = int(dims[2] * dims[3])
+            per_batch = max(1, min(FLAT_BATCH_FLOATS // hw, -(-planes // TASKS)))
+            xm, ym, dxs, dys, fdivs = flat_tables(dims, win, divs, per_batch)
+            rows = False
+        else:
+            xm = ym = np.zeros((0, 0), np.bool_)
+            dxs = dys = np.zeros(0, np.int64)
+            fdivs = np.zeros(0, np.float32)
+        need = int(dims[7]) if rows else (per_batch * int(dims[2] * dims[3]) if flat else 3 * per_batch * size)
         # scratch rows kept by the kernel (CPU kernels run one at a time in a process): allocating them per call
         # page-faulted megabytes on every run of a 112x112 pooling
         scratch = np.empty((min(planes, TASKS), 1 if whole else need), np.float32)
@@ -362,6 +463,6 @@ class PoolingKernelCpuPlanes(CpuKernelBase):
         def fn(*bufs: Any) -> None:
             res = view_res(bufs[2]) if view_res is not None else EMPTY
             launch(pool_planes, view_out(bufs[1]), mo, view_in(bufs[0]), mi, planes, geo, per_batch, mode, divs,
-                   whole, rows, codes, fa, fb, res, mr, res_lay is not None, scratch)
+                   whole, rows, codes, fa, fb, res, mr, res_lay is not None, scratch, flat, xm, ym, dxs, dys, fdivs)
 
         return fn
