@@ -3,7 +3,8 @@ loop over a stack of whole planes, masked where it leaves a row or the plane) vs
 of test_pooling_cpu_fsv16, on NaN-poisoned buffers: max / average / average_no_padding, 3×3 and 5×5 windows,
 asymmetric pads, dilation, one-dimensional windows, batch 2, stacks cut short at the end of a task and several
 stacks per task, a fused activation (once per stack) and a fused residual (row by row); the rule's refusals; NaN
-inputs skipped by max; and the plane passes' results reproduced bit for bit."""
+inputs skipped by max; and the plane passes' results reproduced bit for bit. Also the plane passes' gather of
+strided windows' outputs on unpadded planes, with the same chains."""
 
 from __future__ import annotations
 
@@ -128,3 +129,32 @@ def test_flat_path_equals_the_plane_passes(cpu_engine, rng, monkeypatch):
         outs[flat] = [_flat(cpu_engine, x, mode, (3, 3), (1, 1), (1, 1), (1, 1)) for mode in (M.max, M.average)]
     for a, b in zip(outs[True], outs[False]):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("batch_floats", [4096, 100])
+@pytest.mark.parametrize("mode", [M.average, M.max, M.average_no_padding])
+def test_plane_passes_gather_unpadded_outputs(cpu_engine, rng, monkeypatch, mode, batch_floats):
+    """Strided windows on unpadded planes narrower than ROWS_MIN_W (or average ones of any width) run the plane
+    passes, whose outputs are gathered a stack at a time (``plane_pick``): 3×3 stride 2 and 2×2 stride 2 (ceil),
+    stacks of many planes or one; a clamp alone (once per stack) and a residual then a clamp (row by row)."""
+    monkeypatch.setattr(planes, "BATCH_FLOATS", batch_floats)
+    monkeypatch.setattr(planes, "TASKS", 2)  # 9 planes a task: stacks of up to 9 planes, or of 1
+    picks = []
+    rule = planes.plane_pick
+    monkeypatch.setattr(planes, "plane_pick", lambda *a: picks.append(1) or rule(*a))
+    x = f32(rng.standard_normal((2, 9, 11, 9)))
+    clamp = FusedOp("activation", FusedActivationAttrs("clamp", a=-0.5, b=1.0))
+    for k, s, pb, pe, ceil in (((3, 3), (2, 2), (1, 1), (1, 1), False), ((2, 2), (2, 2), (0, 0), (0, 0), True)):
+        prim = cl.Pooling("pool", "x", mode=mode, kernel=k, stride=s, pad=pb, pad_end=pe, ceil_mode=ceil)
+        lin = Layout(DataType.f32, Format.bfyx, x.shape)
+        lout = prim.calc_output_layout([lin])
+        ref = pool64(x, mode, k, s, pb, pe, (1, 1), ceil)
+        r = f32(rng.standard_normal(ref.shape))
+        rlay = Layout(DataType.f32, Format.bfyx, r.shape, Padding((0, 0, 0, 1), (0, 1, 0, 0)))
+        for fused, operands, want in ((None, None, ref), ([clamp], None, np.clip(ref, -0.5, 1.0)),
+                                      ([FusedOp("eltwise", FusedEltwiseAttrs("sum")), clamp], [(rlay, r)],
+                                       np.clip(ref + r, -0.5, 1.0))):
+            out, chosen = run_kernel(cpu_engine, "pooling", [lin], lout, prim.attrs(), [x], PLANES, fused, operands)
+            assert chosen == PLANES
+            assert_close(out, want)
+    assert picks  # the gather was built

@@ -100,10 +100,15 @@ def _whole(out: np.ndarray, o: int, x: np.ndarray, ibase: int, mi: np.ndarray, h
 @numba.njit(**NJIT)
 def _batch(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, t0: int, t1: int, geo: np.ndarray,
            is_max: bool, divs: np.ndarray, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, res: np.ndarray,
-           mr: np.ndarray, has_res: bool, sc: np.ndarray) -> None:  # pragma: no cover
+           mr: np.ndarray, has_res: bool, sc: np.ndarray, pick: np.ndarray,
+           pdivs: np.ndarray) -> None:  # pragma: no cover
     """Planes t0 ≤ t < t1 (t = b · C + c) stacked in the scratch row ``sc``, each Hp · Wp: the bordered copies,
     then the x and y passes flat over the whole stack (a plane's outputs read only its own rows), then the
-    outputs row by row. ``geo`` = (C, H, W, OH, OW, Hp, Wp, KY, KX, SY, SX, PY, PX, DY, DX)."""
+    outputs row by row, or, when ``pick`` is given (the output planes unpadded: the stack's outputs contiguous), as
+    one gather over the stack (output j of the stack from V[pick[j]], divided by ``pdivs[j]``) and the chain once
+    per stack unless it reads an operand (ShuffleNet's 3×3 stride-2 average poolings on 14×14 outputs: one loop
+    per stack instead of one per output row). ``geo`` = (C, H, W, OH, OW, Hp, Wp, KY, KX, SY, SX, PY, PX, DY,
+    DX)."""
     nc, h, w, oh, ow, hp, wp = geo[0], geo[1], geo[2], geo[3], geo[4], geo[5], geo[6]
     ky_n, kx_n, sy, sx, py, px, dy, dx = geo[7], geo[8], geo[9], geo[10], geo[11], geo[12], geo[13], geo[14]
     fill = np.float32(-np.inf) if is_max else np.float32(0.0)
@@ -131,6 +136,26 @@ def _batch(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, t0: i
         vd[i] = fill
     for ky in range(ky_n):
         _fold(vd, hs, ky * dy * wp, n_v, is_max)
+    if pick.shape[0] > 0:  # 4'. the stack's outputs in one gather, then the chain
+        m = (t1 - t0) * oh * ow
+        o0 = mo[0] + (t0 // nc) * mo[1] + (t0 % nc) * mo[2]
+        ov = out[o0:o0 + m]
+        pk = pick[:m]
+        if is_max:
+            for j in range(m):
+                ov[j] = vv[pk[j]]
+        else:
+            dd = pdivs[:m]
+            for j in range(m):
+                ov[j] = vv[pk[j]] / dd[j]
+        if codes.shape[0] > 0 and not has_res:
+            chain_span(out, o0, m, codes, fa, fb, res, I0, I0)
+        elif codes.shape[0] > 0:
+            for t in range(t0, t1):
+                for oy in range(oh):
+                    o = o0 + ((t - t0) * oh + oy) * ow
+                    chain_span(out, o, ow, codes, fa, fb, res, operand_index(mr, t // nc, t % nc, oy, I0), mr[4])
+        return
     for t in range(t0, t1):  # 4. pick, divide, chain, store
         b = t // nc
         c = t % nc
@@ -287,7 +312,7 @@ def pool_planes(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, 
                 per_batch: int, mode: int, divs: np.ndarray, whole: bool, rows: bool, codes: np.ndarray,
                 fa: np.ndarray, fb: np.ndarray, res: np.ndarray, mr: np.ndarray, has_res: bool,
                 scratch: np.ndarray, flat: bool, xm: np.ndarray, ym: np.ndarray, dxs: np.ndarray, dys: np.ndarray,
-                fdivs: np.ndarray) -> None:  # pragma: no cover
+                fdivs: np.ndarray, pick: np.ndarray, pdivs: np.ndarray) -> None:  # pragma: no cover
     """``n_planes`` = B · C; ``geo`` as :func:`_batch` takes it; ``per_batch`` planes stacked at a time; ``mi`` /
     ``mo`` = (offset, b, f, y, x pitches); ``mode`` 0 max, 1 average, 2 average_no_padding; ``divs`` (OH, OW)
     divisors; ``whole``: global pooling; ``rows``: max pooling row by row (:func:`_batch_rows`); ``mr`` the
@@ -295,7 +320,8 @@ def pool_planes(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, 
     with ``flat``) float32: one row per task, G tasks each a contiguous range of planes. ``flat``: stride 1, the
     output as large as the input, both unpadded (:func:`flat_passes`): stacks of ``per_batch`` planes by
     :func:`_batch_flat` with its masks ``xm`` / ``ym``, tap offsets ``dxs`` / ``dys`` and divisors ``fdivs``
-    (per_batch · H · W each), then the chain once per stack, or row by row when it reads an operand."""
+    (per_batch · H · W each), then the chain once per stack, or row by row when it reads an operand. ``pick`` /
+    ``pdivs``: the plane passes' gather of the outputs (:func:`_batch`; empty: row by row)."""
     nc, h, w = geo[0], geo[1], geo[2]
     is_max = mode == 0
     groups = scratch.shape[0]
@@ -328,7 +354,7 @@ def pool_planes(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, 
         else:
             for t0 in range(g * per, end, per_batch):
                 _batch(out, mo, x, mi, t0, min(t0 + per_batch, end), geo, is_max, divs, codes, fa, fb, res, mr,
-                       has_res, sc)
+                       has_res, sc, pick, pdivs)
 
 
 def plane_geometry(params: Params) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -385,6 +411,22 @@ def flat_tables(dims: np.ndarray, win: np.ndarray, divs: np.ndarray, per_batch: 
     ym = np.stack([(row + d >= 0) & (row + d < h) for d in oy])
     fdivs = np.tile(divs.reshape(-1), per_batch).astype(np.float32)
     return xm, ym, np.array(ox, np.int64), np.array([d * w for d in oy], np.int64), fdivs
+
+
+def dense_planes(m: np.ndarray, c: int, h: int, w: int) -> bool:
+    """Whether a (offset, b, f, y, x) pitch map is unpadded bfyx of C planes of H × W: consecutive planes
+    contiguous, across images too."""
+    return int(m[4]) == 1 and int(m[3]) == w and int(m[2]) == h * w and int(m[1]) == c * h * w
+
+
+def plane_pick(dims: np.ndarray, win: np.ndarray, divs: np.ndarray, per_batch: int) -> tuple[np.ndarray, np.ndarray]:
+    """(pick, pdivs) of the plane passes' gather (:func:`_batch`) for stacks of ``per_batch`` bordered planes of
+    Hp × Wp: output (plane p, oy, ox) of a stack reads V at p·Hp·Wp + oy·SY·Wp + ox·SX; its divisor (average)."""
+    oh, ow, hp, wp = (int(v) for v in dims[4:8])
+    sy, sx = int(win[2]), int(win[3])
+    one = (np.arange(oh)[:, None] * sy * wp + np.arange(ow)[None, :] * sx).reshape(-1)
+    pick = (np.arange(per_batch)[:, None] * (hp * wp) + one[None, :]).reshape(-1).astype(np.int64)
+    return pick, np.tile(divs.reshape(-1), per_batch).astype(np.float32)
 
 
 @register
@@ -454,6 +496,9 @@ class PoolingKernelCpuPlanes(CpuKernelBase):
             dxs = dys = np.zeros(0, np.int64)
             fdivs = np.zeros(0, np.float32)
         need = int(dims[7]) if rows else (per_batch * int(dims[2] * dims[3]) if flat else 3 * per_batch * size)
+        pick, pdivs = np.zeros(0, np.int64), np.zeros(0, np.float32)
+        if not (rows or flat or whole) and dense_planes(mo, int(dims[1]), int(dims[4]), int(dims[5])):
+            pick, pdivs = plane_pick(dims, win, divs, per_batch)
         # scratch rows kept by the kernel (CPU kernels run one at a time in a process): allocating them per call
         # page-faulted megabytes on every run of a 112x112 pooling
         scratch = np.empty((min(planes, TASKS), 1 if whole else need), np.float32)
@@ -463,6 +508,7 @@ class PoolingKernelCpuPlanes(CpuKernelBase):
         def fn(*bufs: Any) -> None:
             res = view_res(bufs[2]) if view_res is not None else EMPTY
             launch(pool_planes, view_out(bufs[1]), mo, view_in(bufs[0]), mi, planes, geo, per_batch, mode, divs,
-                   whole, rows, codes, fa, fb, res, mr, res_lay is not None, scratch, flat, xm, ym, dxs, dys, fdivs)
+                   whole, rows, codes, fa, fb, res, mr, res_lay is not None, scratch, flat, xm, ym, dxs, dys, fdivs,
+                   pick, pdivs)
 
         return fn
