@@ -159,6 +159,8 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
             p.add_incoming(init[t], entry)
             acc.append(p)
         b_row = builder.gep(b, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, ldb)])
+        builder.call(prefetch, [builder.bitcast(builder.gep(b_row, [b_ahead]), i8p), ir.Constant(i32, 0),
+                                ir.Constant(i32, 3), ir.Constant(i32, 1)])
         if masked and not b_plain:
             bv = [builder.call(mload, [vptr(b_row, ir.Constant(i64, v * w)), ir.Constant(i32, 4), col_mask[v], zero])
                   for v in range(nv)]
@@ -184,15 +186,29 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
             final.append(p)
         final = _epilogue(builder, final, mr, nv, w, col_mask if masked else [every] * nv, bias, bias_off, res, r_off,
                           ldr, clamp, flags, mload)
-        for i in range(mr):
-            row = builder.gep(c, [builder.mul(ir.Constant(i64, i), ldc)])
-            for v in range(nv):
-                ptr = vptr(row, ir.Constant(i64, v * w))
-                if masked:
-                    mask = builder.select(row_ok(i), col_mask[v], none)
-                    builder.call(mstore, [final[i * nv + v], ptr, ir.Constant(i32, 4), mask])
-                else:
-                    builder.store(final[i * nv + v], ptr, align=4)
+        def stores(nontemporal: bool) -> None:
+            for i in range(mr):
+                row = builder.gep(c, [builder.mul(ir.Constant(i64, i), ldc)])
+                for v in range(nv):
+                    ptr = vptr(row, ir.Constant(i64, v * w))
+                    if masked:
+                        mask = builder.select(row_ok(i), col_mask[v], none)
+                        builder.call(mstore, [final[i * nv + v], ptr, ir.Constant(i32, 4), mask])
+                    elif nontemporal:  # whole aligned lines, past the caches (flags & 128)
+                        st = builder.store(final[i * nv + v], ptr, align=4 * w)
+                        st.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(i32, 1)]))
+                    else:
+                        builder.store(final[i * nv + v], ptr, align=4)
+
+        if masked:
+            stores(False)
+        else:
+            nt = builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, 128)), ir.Constant(i64, 0))
+            with builder.if_else(nt) as (streaming, cached):
+                with streaming:
+                    stores(True)
+                with cached:
+                    stores(False)
 
     # prefetch the tile's C rows (written in the epilogue; read first when accumulating) and its residual rows: one
     # MR x NR tile touches MR lines a whole row of C apart, which no hardware prefetcher follows; issued before the
@@ -201,6 +217,11 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
     i8p = ir.IntType(8).as_pointer()
     prefetch = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
                                               "llvm.prefetch.p0i8")
+    # flags & 64 (B read in place, one column panel after another): each K row of B is prefetched one panel ahead
+    # (NR floats further), the row the next task of the same thread reads; otherwise the prefetch is of the row
+    # being loaded (no effect but the instruction)
+    b_ahead = builder.select(builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, 64)), ir.Constant(i64, 0)),
+                             ir.Constant(i64, nv * w), ir.Constant(i64, 0))
     res_row0 = builder.gep(res, [builder.select(builder.icmp_signed(">=", r_off, ir.Constant(i64, 0)), r_off,
                                                 ir.Constant(i64, 0))])
     for i in range(mr):

@@ -324,3 +324,48 @@ def test_packed_grid_row_panels_chosen_by_width():
 
     assert rows(112, 112, 3) and rows(56, 56, 3) and rows(28, 28, 3)
     assert not rows(7, 7, 3)
+
+
+@pytest.mark.parametrize("hw,k,stride", [((8, 8), (1, 1), (1, 1)), ((16, 12), (1, 1), (2, 2)),
+                                         ((7, 7), (1, 1), (1, 1))],
+                         ids=["direct-64px", "im2col-192px", "direct-49px-unaligned"])
+def test_streaming_stores_and_prefetch(rng, monkeypatch, hw, k, stride):
+    """Non-temporal C stores (STREAM_MIN_BYTES lowered to 0: every aligned call streams) and B prefetched a panel
+    ahead give the reference's results, with bias and a residual sum and relu fused in registers, in place B
+    (NOPACK_TILES) and packed B; rows of 64 and 192 pixels stream (64-byte aligned), rows of 49 do not; with a
+    chain that reads C back nothing streams."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+
+    monkeypatch.setattr(mod, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(mod, "use_channel_vectors", lambda *a: False)  # the pixel-vector GEMM's tiles
+    monkeypatch.setattr(mod, "use_oc_rows", lambda *a: False)
+    decisions = []
+    rule = mod.stream_ok
+    monkeypatch.setattr(mod, "stream_ok", lambda *a: decisions.append(rule(*a)) or decisions[-1])
+    x = f32(rng.standard_normal((2, 24, hw[0] * stride[0], hw[1] * stride[1])))
+    w = f32(rng.standard_normal((40, 24) + k))
+    b = f32(rng.standard_normal(40))
+    for nopack in (0, 1000):
+        monkeypatch.setattr(mod, "NOPACK_TILES", nopack)
+        decisions.clear()
+        _check_residual_relu_and_relu(rng, x, w, b, stride, (0, 0))
+        assert decisions and any(decisions) == (hw[0] * hw[1] % 16 == 0)
+
+
+def test_stream_ok_rules():
+    """Alignment of the buffer, the offset and both pitches; the size floor; a chain after the tiles."""
+    from kernel_selector.kernels.convolution.convolution_kernel_cpu_packed import STREAM_MIN_BYTES, stream_ok
+
+    big = STREAM_MIN_BYTES // 4 // 64 + 1  # rows of 64 floats: enough of them to pass the floor
+    out = np.empty(64 * big + 64, np.float32)
+    start = (-out.ctypes.data // 4) % 16  # first 64-byte aligned float
+    aligned = out[start:]
+    rows = np.array([0, 64 * big, 64, 0, 1], np.int64)
+    assert stream_ok(aligned, rows, 0, big, 64, 1, False)
+    assert not stream_ok(aligned, rows, 0, big, 64, 1, True)  # the chain reads C back
+    assert not stream_ok(aligned, rows, 0, 2, 64, 1, False)  # small
+    assert not stream_ok(out[start + 1:], rows, 0, big, 64, 1, False)  # buffer off a line
+    for i, v in ((0, 8), (2, 72), (1, 64 * big + 8)):
+        r = rows.copy()
+        r[i] = v
+        assert not stream_ok(aligned, r, 1 if i == 1 else 0, big, 64, 1, False)

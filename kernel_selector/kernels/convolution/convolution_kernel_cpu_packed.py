@@ -94,6 +94,34 @@ neither the padded grid nor the row tiles take (since 2026-12-07): ResNet-50's t
 the residual sum, 512 -> 1024 to 14x14 1.74 -> 1.32 ms and 1024 -> 2048 to 7x7 2.03 -> 1.66 (in-network profile,
 AVX-512 Zen 4); the network 0.975 and 0.99 in paired same-process runs, networks with no layer changed 0.99-1.04
 (the VM's noise that hour)."""
+PREFETCH_B = 64
+"""flags & 64 for tiles that read B in place (the nopack tasks): the micro-kernel prefetches each B row one column
+panel ahead, what the thread's next task reads (its K rows lie a whole image plane apart: more streams than the
+hardware prefetchers follow); 0 turns it off (A/B measurements). Paired same-process runs, 2-core Zen 4 with
+AVX-512 (2026-12-07): ResNet-50 batch 8 0.953× the time, SqueezeNet's 128 → 16 1×1 at 54×54 batch 8 alone 0.76×;
+SqueezeNet and Inception-v2 b8 0.99-1.01×, ResNet-50, SqueezeNet, ShuffleNet, DenseNet-121 b1 1.00×."""
+STREAM_C = 128
+"""flags & 128: whole tiles store C with non-temporal stores (past the caches, no read for ownership) when
+:func:`stream_ok`; 0 turns it off (A/B measurements). ResNet-50 at batch 8, paired same-process runs on the 2-core
+Zen 4 with AVX-512 (2026-12-07): 0.947× the time (its 56×56 layers write 25 MB each: 64 → 256 5.7 → 4.7 ms,
+128 → 512 at 28×28 0.93×); SqueezeNet and Inception-v2 b8 unchanged (0.998×, 1.01×), batch 1 untouched (no output
+reaches STREAM_MIN_BYTES)."""
+STREAM_MIN_BYTES = 8 << 20
+"""... for outputs of at least this many bytes in one call (a quarter of the 32 MB L3: smaller ones are read back by
+the next layer from the caches, which streaming would bypass)."""
+
+
+def stream_ok(out: np.ndarray, rows: np.ndarray, n0: int, oc: int, npix: int, cnt: int, has_chain: bool) -> bool:
+    """Whether the tiles of one call may store C past the caches (flags & 128): an output of at least
+    STREAM_MIN_BYTES (``cnt`` images of ``oc`` rows of ``npix`` floats), no chain that reads C back after the
+    tiles, and every row of C starting on a 64-byte line (the buffer, the offset of image ``n0`` and the row and
+    image pitches of ``rows``, in floats), so that every whole tile's vector stores are aligned (non-temporal
+    vector stores fault otherwise)."""
+    off, ldc = int(rows[0] + n0 * rows[1]), int(rows[2])
+    return (not has_chain and 4 * oc * npix * cnt >= STREAM_MIN_BYTES and out.ctypes.data % 64 == 0
+            and off % 16 == 0 and ldc % 16 == 0 and int(rows[1]) % 16 == 0)
+
+
 KC = 256  # K block: a packed B block of KC x NR floats (32 KB for NR = 32) stays in L1 (BLIS's kc)
 
 @numba.njit(parallel=True, **NJIT)
@@ -462,7 +490,9 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                         continue
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, out,
                            int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, res, r_off, r_f,
-                           bounds, flags | tail, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]), int(m[4]),
+                           bounds, flags | tail | PREFETCH_B | (STREAM_C if stream_ok(out, out_rows, n0, oc, npix, cnt,
+                                                                                      codes.shape[0] > 0) else 0),
+                           codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]), int(m[4]),
                            cnt, b_img, int(out_rows[1]), r_img, int(m[1]), NOPACK_TILES, 0, 0, 0, 0)
                 else:
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, y, 0, npix,
