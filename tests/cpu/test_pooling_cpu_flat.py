@@ -177,3 +177,30 @@ def test_rows_path_taps_by_stride(cpu_engine, rng, monkeypatch, stride):
     assert chosen == PLANES and used and all(used)
     xm = np.where(np.isnan(x), -np.inf, x)
     assert_close(out, pool64(xm, M.max, (3, 3), (stride, stride), (1, 1), (1, 1), (1, 1), False))
+
+
+@pytest.mark.parametrize("mode", [M.average, M.average_no_padding])
+@pytest.mark.parametrize("k,s,pb,pe,ceil", [((3, 3), (2, 2), (1, 1), (1, 1), False),
+                                            ((2, 2), (2, 2), (0, 0), (0, 0), True),
+                                            ((3, 2), (2, 3), (1, 0), (2, 1), True)],
+                         ids=["3x3s2", "2x2s2-ceil", "3x2s23-asym"])
+def test_average_rows_path(cpu_engine, rng, monkeypatch, mode, k, s, pb, pe, ceil):
+    """Strided average pooling row by row (_batch_rows_avg: the literal 3-tap and 2-tap loops and the general one),
+    on padded and unpadded data, with a residual and a clamp fused, against the float64 pooling."""
+    used = []
+    rule = planes.row_passes
+    monkeypatch.setattr(planes, "row_passes", lambda *a: used.append(rule(*a)) or used[-1])
+    x = f32(rng.standard_normal((2, 6, 15, 14)))
+    prim = cl.Pooling("pool", "x", mode=mode, kernel=k, stride=s, pad=pb, pad_end=pe, ceil_mode=ceil)
+    clamp = FusedOp("activation", FusedActivationAttrs("clamp", a=-0.5, b=1.0))
+    padded = (Padding((0, 0, 1, 2), (0, 1, 2, 1)), Padding((0, 0, 1, 0), (0, 0, 0, 2)))
+    for pad_in, pad_out in ((Padding(), Padding()), padded):
+        lin = Layout(DataType.f32, Format.bfyx, x.shape, pad_in)
+        lout = prim.calc_output_layout([lin]).with_(padding=pad_out)
+        ref = pool64(x, mode, k, s, pb, pe, (1, 1), ceil)
+        r = f32(rng.standard_normal(ref.shape))
+        rlay = Layout(DataType.f32, Format.bfyx, r.shape, Padding((0, 0, 0, 1), (0, 1, 0, 0)))
+        out, chosen = run_kernel(cpu_engine, "pooling", [lin], lout, prim.attrs(), [x], PLANES,
+                                 [FusedOp("eltwise", FusedEltwiseAttrs("sum")), clamp], [(rlay, r)])
+        assert chosen == PLANES and used and all(used)
+        assert_close(out, np.clip(ref + r, -0.5, 1.0))

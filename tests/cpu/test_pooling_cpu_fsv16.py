@@ -250,4 +250,7 @@ def test_rows_are_chosen_for_wide_max_poolings():
 
     assert choice(112, 3, 2) and choice(ROWS_MIN_W, 3, 2) and choice(28, 3, 1) and choice(111, 9, 3)
     assert not choice(ROWS_MIN_W - 1, 2, 2)  # GoogLeNet's 7-wide 2x2 stride 2: row loops too short
-    assert not choice(112, 3, 2, mode=1) and not choice(112, 112, 1, whole=True)  # average; global
+    assert not choice(112, 112, 1, whole=True)  # global
+    # average: strided windows over rows at least ROWS_MIN_W wide (AVG_ROWS), both average modes
+    assert choice(112, 3, 2, mode=1) and choice(ROWS_MIN_W, 2, 2, mode=2)
+    assert not choice(ROWS_MIN_W - 1, 3, 2, mode=1) and not choice(56, 3, 1, mode=1)

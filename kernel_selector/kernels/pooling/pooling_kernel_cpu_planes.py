@@ -58,6 +58,7 @@ F32 = frozenset({DataType.f32})
 BFYX = frozenset({Format.bfyx})
 BATCH_FLOATS = 4096  # planes are stacked up to this many floats per pass (three such arrays stay in L1/L2)
 TASKS = 32  # thread tasks of one call (dynamic scheduling), each a contiguous range of planes with its scratch row
+AVG_ROWS = True  # strided average poolings of rows at least ROWS_MIN_W wide run row by row too (row_passes)
 ROWS_MIN_W = 12  # max pooling over input rows at least this wide runs row by row (_batch_rows)
 FLAT_BATCH_FLOATS = 8192  # flat_passes: planes are stacked up to this many floats per task (masks: 1 byte per tap)
 MAX_EXTRA_WORK = 8  # separable passes may read at most this many times the taps of the direct window loops
@@ -213,6 +214,86 @@ def _rows_max(seg: np.ndarray, x: np.ndarray, srcs: np.ndarray, k: int, xp: int,
 
 
 @numba.njit(**NJIT)
+def _rows_sum(seg: np.ndarray, x: np.ndarray, srcs: np.ndarray, k: int, xp: int, n: int) -> None:  # pragma: no cover
+    """seg[i] = the sum of x[srcs[j] + i·xp] over the k rows j (0 when k is 0), for i < n; three and two contiguous
+    rows in one loop, others row by row."""
+    zero = np.float32(0.0)
+    if k == 0:
+        for i in range(n):
+            seg[i] = zero
+    elif xp == 1 and k == 3:
+        r0, r1, r2 = x[srcs[0]:srcs[0] + n], x[srcs[1]:srcs[1] + n], x[srcs[2]:srcs[2] + n]
+        for i in range(n):
+            seg[i] = r0[i] + r1[i] + r2[i]
+    elif xp == 1 and k == 2:
+        r0, r1 = x[srcs[0]:srcs[0] + n], x[srcs[1]:srcs[1] + n]
+        for i in range(n):
+            seg[i] = r0[i] + r1[i]
+    else:
+        for i in range(n):
+            seg[i] = x[srcs[0] + i * xp]
+        for j in range(1, k):
+            for i in range(n):
+                seg[i] += x[srcs[j] + i * xp]
+
+
+@numba.njit(**NJIT)
+def _batch_rows_avg(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, t0: int, t1: int,
+                    geo: np.ndarray, divs: np.ndarray, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray,
+                    res: np.ndarray, mr: np.ndarray, has_res: bool, sc: np.ndarray) -> None:  # pragma: no cover
+    """Average pooling row by row, as :func:`_batch_rows` for max: per output row the KY input rows summed into
+    one zero-bordered row R (:func:`_rows_sum`), then out[ox] = (sum over kx of R[ox·SX + kx·DX]) / divs[oy, ox],
+    3-tap windows at stride 1 or 2 with a literal stride (vector loops); the chain per row."""
+    nc, h, w, oh, ow, wp = geo[0], geo[1], geo[2], geo[3], geo[4], geo[6]
+    ky_n, kx_n, sy, sx, py, px, dy, dx = geo[7], geo[8], geo[9], geo[10], geo[11], geo[12], geo[13], geo[14]
+    row = sc[:wp]
+    n_x = min(w, wp - px)
+    zero = np.float32(0.0)
+    for i in range(px):
+        row[i] = zero
+    for i in range(px + n_x, wp):
+        row[i] = zero
+    seg = row[px:px + n_x]
+    srcs = np.empty(ky_n, np.int64)
+    taps3 = kx_n == 3 and dx == 1
+    taps2 = kx_n == 2 and dx == 1
+    for t in range(t0, t1):
+        b = t // nc
+        c = t % nc
+        ibase = mi[0] + b * mi[1] + c * mi[2]
+        obase = mo[0] + b * mo[1] + c * mo[2]
+        for oy in range(oh):
+            k = 0
+            for ky in range(ky_n):
+                iy = oy * sy - py + ky * dy
+                if 0 <= iy < h:
+                    srcs[k] = ibase + iy * mi[3]
+                    k += 1
+            _rows_sum(seg, x, srcs, k, mi[4], n_x)
+            o = obase + oy * mo[3]
+            orow = out[o:o + ow]
+            dv = divs[oy]
+            if taps3 and sx == 2:
+                for ox in range(ow):
+                    orow[ox] = (row[2 * ox] + row[2 * ox + 1] + row[2 * ox + 2]) / dv[ox]
+            elif taps3 and sx == 1:
+                for ox in range(ow):
+                    orow[ox] = (row[ox] + row[ox + 1] + row[ox + 2]) / dv[ox]
+            elif taps2 and sx == 2:  # DenseNet's 2×2 stride-2 transitions
+                for ox in range(ow):
+                    orow[ox] = (row[2 * ox] + row[2 * ox + 1]) / dv[ox]
+            else:
+                for ox in range(ow):
+                    a = row[ox * sx]
+                    for kx in range(1, kx_n):
+                        a += row[ox * sx + kx * dx]
+                    orow[ox] = a / dv[ox]
+            if codes.shape[0] > 0:
+                chain_span(out, o, ow, codes, fa, fb, res, operand_index(mr, b, c, oy, I0) if has_res else 0,
+                           mr[4] if has_res else 0)
+
+
+@numba.njit(**NJIT)
 def _batch_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, t0: int, t1: int,
                 geo: np.ndarray, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, res: np.ndarray, mr: np.ndarray,
                 has_res: bool, sc: np.ndarray) -> None:  # pragma: no cover
@@ -364,7 +445,12 @@ def pool_planes(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, 
                                        operand_index(mr, t // nc, t % nc, oy, I0), mr[4])
         elif rows:
             for t0 in range(g * per, end, per_batch):
-                _batch_rows(out, mo, x, mi, t0, min(t0 + per_batch, end), geo, codes, fa, fb, res, mr, has_res, sc)
+                if is_max:
+                    _batch_rows(out, mo, x, mi, t0, min(t0 + per_batch, end), geo, codes, fa, fb, res, mr, has_res,
+                                sc)
+                else:
+                    _batch_rows_avg(out, mo, x, mi, t0, min(t0 + per_batch, end), geo, divs, codes, fa, fb, res, mr,
+                                    has_res, sc)
         else:
             for t0 in range(g * per, end, per_batch):
                 _batch(out, mo, x, mi, t0, min(t0 + per_batch, end), geo, is_max, divs, codes, fa, fb, res, mr,
@@ -393,8 +479,15 @@ def row_passes(dims: np.ndarray, win: np.ndarray, whole: bool, mode: int) -> boo
     least ROWS_MIN_W columns. Kernel times on the CPU engine (2-core Zen 4 VM, 3×3 max pooling, plane passes →
     rows): stride 2 on 64×111² 2.6 → 0.44-0.73 ms (onnxruntime 0.72), 192×56² 2.2 → 0.5, 480×28² 1.5 → 0.5,
     832×14² 0.66-0.84 → 0.41; stride 1 (pad 1) on 192×28² 0.68 → 0.47, 480×14² 0.55 → 0.47, 832×7² the same. Not:
-    a 7-wide 2×2 stride-2 one (0.13 → 0.16 ms: two short loops per output row), hence the width; average pooling
-    (its plane passes add where max selects, and measured 1.3-2× faster than rows but on 56² planes)."""
+    a 7-wide 2×2 stride-2 one (0.13 → 0.16 ms: two short loops per output row), hence the width. Average pooling
+    with a stride (AVG_ROWS, since 2026-12-07, when the 3-tap and 2-tap x loops got literal strides: LLVM's
+    interleaved vector loads) runs row by row as well (:func:`_batch_rows_avg`), paired against the plane passes:
+    3×3 stride 2 on 64×112² 0.25×, 240×28² 0.62×, 1920×28² 0.67×, 480×14² 0.80×; 2×2 stride 2 on 128×56² 0.67×,
+    256×28² 0.72-0.81×, 512×14² 0.94×; on 7×7 inputs 1.16-1.31× (hence the width here too). Stride-1 average
+    windows keep the plane passes (measured 1.3-2× faster than rows on 56² planes) unless the flat passes take
+    them."""
+    if AVG_ROWS and mode != 0:  # strided average windows (stride-1 ones take the flat passes where they can)
+        return not whole and (int(win[2]) > 1 or int(win[3]) > 1) and int(dims[3]) >= ROWS_MIN_W
     return mode == 0 and not whole and int(dims[3]) >= ROWS_MIN_W
 
 
