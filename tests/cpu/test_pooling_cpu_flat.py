@@ -190,7 +190,7 @@ def test_average_rows_path(cpu_engine, rng, monkeypatch, mode, k, s, pb, pe, cei
     used = []
     rule = planes.row_passes
     monkeypatch.setattr(planes, "row_passes", lambda *a: used.append(rule(*a)) or used[-1])
-    x = f32(rng.standard_normal((2, 6, 15, 14)))
+    x = f32(rng.standard_normal((2, 6, 15, 35)))  # output rows of 13-18: at least ROWS_MIN_W
     prim = cl.Pooling("pool", "x", mode=mode, kernel=k, stride=s, pad=pb, pad_end=pe, ceil_mode=ceil)
     clamp = FusedOp("activation", FusedActivationAttrs("clamp", a=-0.5, b=1.0))
     padded = (Padding((0, 0, 1, 2), (0, 1, 2, 1)), Padding((0, 0, 1, 0), (0, 0, 0, 2)))

@@ -244,13 +244,14 @@ def test_rows_are_chosen_for_wide_max_poolings():
     from kernel_selector.kernels.pooling.pooling_kernel_cpu_planes import ROWS_MIN_W, row_passes
 
     def choice(w, k, s, mode=0, whole=False):
-        dims = np.array([1, 64, w, w, 0, 0, 0, 0], np.int64)
+        ow = (w - k) // s + 1
+        dims = np.array([1, 64, w, w, ow, ow, 0, 0], np.int64)
         win = np.array([k, k, s, s, 0, 0, 0, 0, 1, 1], np.int64)
         return row_passes(dims, win, whole, mode)
 
     assert choice(112, 3, 2) and choice(ROWS_MIN_W, 3, 2) and choice(28, 3, 1) and choice(111, 9, 3)
     assert not choice(ROWS_MIN_W - 1, 2, 2)  # GoogLeNet's 7-wide 2x2 stride 2: row loops too short
     assert not choice(112, 112, 1, whole=True)  # global
-    # average: strided windows over rows at least ROWS_MIN_W wide (AVG_ROWS), both average modes
-    assert choice(112, 3, 2, mode=1) and choice(ROWS_MIN_W, 2, 2, mode=2)
-    assert not choice(ROWS_MIN_W - 1, 3, 2, mode=1) and not choice(56, 3, 1, mode=1)
+    # average: strided windows whose output rows are at least ROWS_MIN_W wide (AVG_ROWS), both average modes
+    assert choice(112, 3, 2, mode=1) and choice(2 * ROWS_MIN_W, 2, 2, mode=2)
+    assert not choice(2 * ROWS_MIN_W - 1, 2, 2, mode=1) and not choice(56, 3, 1, mode=1)

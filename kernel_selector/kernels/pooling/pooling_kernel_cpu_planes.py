@@ -58,7 +58,7 @@ F32 = frozenset({DataType.f32})
 BFYX = frozenset({Format.bfyx})
 BATCH_FLOATS = 4096  # planes are stacked up to this many floats per pass (three such arrays stay in L1/L2)
 TASKS = 32  # thread tasks of one call (dynamic scheduling), each a contiguous range of planes with its scratch row
-AVG_ROWS = True  # strided average poolings of rows at least ROWS_MIN_W wide run row by row too (row_passes)
+AVG_ROWS = True  # strided average poolings with output rows at least ROWS_MIN_W wide run row by row (row_passes)
 ROWS_MIN_W = 12  # max pooling over input rows at least this wide runs row by row (_batch_rows)
 FLAT_BATCH_FLOATS = 8192  # flat_passes: planes are stacked up to this many floats per task (masks: 1 byte per tap)
 MAX_EXTRA_WORK = 8  # separable passes may read at most this many times the taps of the direct window loops
@@ -483,11 +483,13 @@ def row_passes(dims: np.ndarray, win: np.ndarray, whole: bool, mode: int) -> boo
     with a stride (AVG_ROWS, since 2026-12-07, when the 3-tap and 2-tap x loops got literal strides: LLVM's
     interleaved vector loads) runs row by row as well (:func:`_batch_rows_avg`), paired against the plane passes:
     3×3 stride 2 on 64×112² 0.25×, 240×28² 0.62×, 1920×28² 0.67×, 480×14² 0.80×; 2×2 stride 2 on 128×56² 0.67×,
-    256×28² 0.72-0.81×, 512×14² 0.94×; on 7×7 inputs 1.16-1.31× (hence the width here too). Stride-1 average
-    windows keep the plane passes (measured 1.3-2× faster than rows on 56² planes) unless the flat passes take
-    them."""
+    256×28² 0.72-0.81×, 512×14² 0.94× alone but 1.5× inside DenseNet-121 at batch 8 (7-wide output rows), on 7×7
+    inputs 1.16-1.31×: hence outputs at least ROWS_MIN_W wide. Inside the networks at batch 8: ShuffleNet's
+    3×3 stride-2 ones 0.56× (24×56²) and 0.83× (136×28²), DenseNet's 2×2 stride-2 transitions 0.60× (128×56²),
+    0.99× (256×28²). Stride-1 average windows keep the plane passes (measured 1.3-2× faster than rows on 56²
+    planes) unless the flat passes take them."""
     if AVG_ROWS and mode != 0:  # strided average windows (stride-1 ones take the flat passes where they can)
-        return not whole and (int(win[2]) > 1 or int(win[3]) > 1) and int(dims[3]) >= ROWS_MIN_W
+        return not whole and (int(win[2]) > 1 or int(win[3]) > 1) and int(dims[5]) >= ROWS_MIN_W
     return mode == 0 and not whole and int(dims[3]) >= ROWS_MIN_W
 
 
