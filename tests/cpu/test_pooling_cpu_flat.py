@@ -185,7 +185,7 @@ def test_rows_path_taps_by_stride(cpu_engine, rng, monkeypatch, stride):
                                             ((3, 4), (2, 2), (1, 0), (2, 1), True)],
                          ids=["3x3s2", "2x2s2-ceil", "3x4s2-asym"])
 def test_average_rows_path(cpu_engine, rng, monkeypatch, mode, k, s, pb, pe, ceil):
-    """Strided average pooling row by row (_batch_rows_avg: the literal 3-tap and 2-tap loops and the general one),
+    """Strided average pooling row by row (_batch_rows: the literal 3-tap and 2-tap loops and the general one),
     on padded and unpadded data, with a residual and a clamp fused, against the float64 pooling."""
     used = []
     rule = planes.row_passes
