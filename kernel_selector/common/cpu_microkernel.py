@@ -377,3 +377,15 @@ def make_micro_kernel_rows(mr: int, nv: int, w: int) -> Any:
 
 micro_kernel = make_micro_kernel(MR, NV, W)
 micro_kernel_rows = make_micro_kernel_rows(MR, NV, W)
+
+
+@intrinsic
+def store_fence(typingctx: Any) -> Any:
+    """``store_fence()``: a full memory fence (``fence seq_cst``, x86 ``mfence``), after the non-temporal stores of
+    ``flags & 128`` and before the task ends: those stores are weakly ordered, and the next kernel's threads read
+    what they wrote. Callable only from numba-compiled code."""
+    def emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any]) -> Any:
+        builder.fence("seq_cst")
+        return context.get_dummy_value()
+
+    return types.void(), emit

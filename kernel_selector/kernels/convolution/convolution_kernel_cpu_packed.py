@@ -39,7 +39,7 @@ from cldnn_py.ops import ConvolutionAttrs
 from ...common.cpu_epilogue import EMPTY, chain_arrays, chain_span, fake_quant_params, operand_map
 from ...common.cpu_launch import CHUNK_ITERATIONS, Launcher
 from ...common.cpu_layout import row_map
-from ...common.cpu_microkernel import MR, NR, PANEL, micro_kernel, micro_kernel_rows
+from ...common.cpu_microkernel import MR, NR, PANEL, micro_kernel, micro_kernel_rows, store_fence
 from ...common.cpu_microkernel_oc import OC_PIXELS
 from ...common.elementwise_numba import NJIT
 from ...cpu_kernel_base import CpuKernelBase
@@ -103,9 +103,9 @@ SqueezeNet and Inception-v2 b8 0.99-1.01×, ResNet-50, SqueezeNet, ShuffleNet, D
 STREAM_C = 128
 """flags & 128: whole tiles store C with non-temporal stores (past the caches, no read for ownership) when
 :func:`stream_ok`; 0 turns it off (A/B measurements). ResNet-50 at batch 8, paired same-process runs on the 2-core
-Zen 4 with AVX-512 (2026-12-07): 0.947× the time (its 56×56 layers write 25 MB each: 64 → 256 5.7 → 4.7 ms,
-128 → 512 at 28×28 0.93×); SqueezeNet and Inception-v2 b8 unchanged (0.998×, 1.01×), batch 1 untouched (no output
-reaches STREAM_MIN_BYTES)."""
+Zen 4 with AVX-512 (2026-12-07): 0.947× the time, 0.976× with the fence after the call (:func:`fence_threads`)
+(its 56×56 layers write 25 MB each: 64 → 256 5.7 → 4.7 ms, 128 → 512 at 28×28 0.93×); SqueezeNet and
+Inception-v2 b8 unchanged (0.998×, 1.01×), batch 1 untouched (no output reaches STREAM_MIN_BYTES)."""
 STREAM_MIN_BYTES = 8 << 20
 """... for outputs of at least this many bytes in one call (a quarter of the 32 MB L3: smaller ones are read back by
 the next layer from the caches, which streaming would bypass)."""
@@ -120,6 +120,16 @@ def stream_ok(out: np.ndarray, rows: np.ndarray, n0: int, oc: int, npix: int, cn
     off, ldc = int(rows[0] + n0 * rows[1]), int(rows[2])
     return (not has_chain and 4 * oc * npix * cnt >= STREAM_MIN_BYTES and out.ctypes.data % 64 == 0
             and off % 16 == 0 and ldc % 16 == 0 and int(rows[1]) % 16 == 0)
+
+
+@numba.njit(parallel=True, **NJIT)
+def fence_threads(n: int) -> None:  # pragma: no cover - numba
+    """A memory fence on each of the ``n`` pool threads (``n`` = numba's thread count: one iteration each under
+    numba's static schedule), after a GEMM that stored C non-temporally: those stores are weakly ordered, and the
+    next kernel's threads read them. One fence per thread and call; a fence at the end of every task (one column
+    panel) made ResNet-50 at batch 8 1.03× slower instead of 0.95×."""
+    for _ in prange(n):
+        store_fence()
 
 
 KC = 256  # K block: a packed B block of KC x NR floats (32 KB for NR = 32) stays in L1 (BLIS's kc)
@@ -488,12 +498,14 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                                rest_buf, int(m[0] + n0 * m[1]), int(m[2]), cnt, b_img, int(out_rows[1]), r_img,
                                int(m[1]))
                         continue
+                    stream = STREAM_C if stream_ok(out, out_rows, n0, oc, npix, cnt, codes.shape[0] > 0) else 0
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, out,
                            int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, res, r_off, r_f,
-                           bounds, flags | tail | PREFETCH_B | (STREAM_C if stream_ok(out, out_rows, n0, oc, npix, cnt,
-                                                                                      codes.shape[0] > 0) else 0),
-                           codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]), int(m[4]),
-                           cnt, b_img, int(out_rows[1]), r_img, int(m[1]), NOPACK_TILES, 0, 0, 0, 0)
+                           bounds, flags | tail | PREFETCH_B | stream, codes, fa, fb, rest_buf,
+                           int(m[0] + n0 * m[1]), int(m[2]), int(m[4]), cnt, b_img, int(out_rows[1]), r_img,
+                           int(m[1]), NOPACK_TILES, 0, 0, 0, 0)
+                    if stream:
+                        fence_threads(numba.get_num_threads())
                 else:
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, y, 0, npix,
                            EMPTY, 0, EMPTY, -1, 0, bounds, tail, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, b_img, n_y, 0, 0,
