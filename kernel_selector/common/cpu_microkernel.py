@@ -380,7 +380,7 @@ micro_kernel_rows = make_micro_kernel_rows(MR, NV, W)
 
 
 @intrinsic
-def store_fence(typingctx: Any) -> Any:
+def _store_fence(typingctx: Any) -> Any:
     """``store_fence()``: a full memory fence (``fence seq_cst``, x86 ``mfence``), after the non-temporal stores of
     ``flags & 128`` and before the task ends: those stores are weakly ordered, and the next kernel's threads read
     what they wrote. Callable only from numba-compiled code."""
@@ -389,3 +389,6 @@ def store_fence(typingctx: Any) -> Any:
         return context.get_dummy_value()
 
     return types.void(), emit
+
+
+store_fence: Any = _store_fence  # called as store_fence() from numba code (the intrinsic's typing context is numba's)
