@@ -99,14 +99,31 @@ def _whole(out: np.ndarray, o: int, x: np.ndarray, ibase: int, mi: np.ndarray, h
 
 
 @numba.njit(**NJIT)
+def _stack_chain(out: np.ndarray, o0: int, t0: int, t1: int, oh: int, ow: int, nc: int, codes: np.ndarray,
+                 fa: np.ndarray, fb: np.ndarray, res: np.ndarray, mr: np.ndarray,
+                 has_res: bool) -> None:  # pragma: no cover
+    """The fused chain on the unpadded output planes t0 ≤ t < t1 stored from out[o0]: once over the whole stack,
+    or row by row when it reads an operand."""
+    if codes.shape[0] == 0:
+        return
+    if not has_res:
+        chain_span(out, o0, (t1 - t0) * oh * ow, codes, fa, fb, res, I0, I0)
+        return
+    for t in range(t0, t1):
+        for oy in range(oh):
+            chain_span(out, o0 + ((t - t0) * oh + oy) * ow, ow, codes, fa, fb, res,
+                       operand_index(mr, t // nc, t % nc, oy, I0), mr[4])
+
+
+@numba.njit(**NJIT)
 def _batch(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, t0: int, t1: int, geo: np.ndarray,
            is_max: bool, divs: np.ndarray, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, res: np.ndarray,
            mr: np.ndarray, has_res: bool, sc: np.ndarray, pick: np.ndarray,
-           pdivs: np.ndarray) -> None:  # pragma: no cover
+           sdivs: np.ndarray) -> None:  # pragma: no cover
     """Planes t0 ≤ t < t1 (t = b · C + c) stacked in the scratch row ``sc``, each Hp · Wp: the bordered copies,
     then the x and y passes flat over the whole stack (a plane's outputs read only its own rows), then the
     outputs row by row, or, when ``pick`` is given (the output planes unpadded: the stack's outputs contiguous), as
-    one gather over the stack (output j of the stack from V[pick[j]], divided by ``pdivs[j]``) and the chain once
+    one gather over the stack (output j of the stack from V[pick[j]], divided by ``sdivs[j]``) and the chain once
     per stack unless it reads an operand (ShuffleNet's 3×3 stride-2 average poolings on 14×14 outputs: one loop
     per stack instead of one per output row). ``geo`` = (C, H, W, OH, OW, Hp, Wp, KY, KX, SY, SX, PY, PX, DY,
     DX)."""
@@ -146,16 +163,10 @@ def _batch(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, t0: i
             for j in range(m):
                 ov[j] = vv[pk[j]]
         else:
-            dd = pdivs[:m]
+            dd = sdivs[:m]
             for j in range(m):
                 ov[j] = vv[pk[j]] / dd[j]
-        if codes.shape[0] > 0 and not has_res:
-            chain_span(out, o0, m, codes, fa, fb, res, I0, I0)
-        elif codes.shape[0] > 0:
-            for t in range(t0, t1):
-                for oy in range(oh):
-                    o = o0 + ((t - t0) * oh + oy) * ow
-                    chain_span(out, o, ow, codes, fa, fb, res, operand_index(mr, t // nc, t % nc, oy, I0), mr[4])
+        _stack_chain(out, o0, t0, t1, oh, ow, nc, codes, fa, fb, res, mr, has_res)
         return
     for t in range(t0, t1):  # 4. pick, divide, chain, store
         b = t // nc
@@ -409,16 +420,16 @@ def pool_planes(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, 
                 per_batch: int, mode: int, divs: np.ndarray, whole: bool, rows: bool, codes: np.ndarray,
                 fa: np.ndarray, fb: np.ndarray, res: np.ndarray, mr: np.ndarray, has_res: bool,
                 scratch: np.ndarray, flat: bool, xm: np.ndarray, ym: np.ndarray, dxs: np.ndarray, dys: np.ndarray,
-                fdivs: np.ndarray, pick: np.ndarray, pdivs: np.ndarray) -> None:  # pragma: no cover
+                pick: np.ndarray, sdivs: np.ndarray) -> None:  # pragma: no cover
     """``n_planes`` = B · C; ``geo`` as :func:`_batch` takes it; ``per_batch`` planes stacked at a time; ``mi`` /
     ``mo`` = (offset, b, f, y, x pitches); ``mode`` 0 max, 1 average, 2 average_no_padding; ``divs`` (OH, OW)
     divisors; ``whole``: global pooling; ``rows``: max pooling row by row (:func:`_batch_rows`); ``mr`` the
     chain operand's operand_map; ``scratch`` (G, 3 · per_batch · Hp · Wp, or Wp with ``rows``, or per_batch · H · W
     with ``flat``) float32: one row per task, G tasks each a contiguous range of planes. ``flat``: stride 1, the
     output as large as the input, both unpadded (:func:`flat_passes`): stacks of ``per_batch`` planes by
-    :func:`_batch_flat` with its masks ``xm`` / ``ym``, tap offsets ``dxs`` / ``dys`` and divisors ``fdivs``
-    (per_batch · H · W each), then the chain once per stack, or row by row when it reads an operand. ``pick`` /
-    ``pdivs``: the plane passes' gather of the outputs (:func:`_batch`; empty: row by row)."""
+    :func:`_batch_flat` with its masks ``xm`` / ``ym`` and tap offsets ``dxs`` / ``dys``, then the chain once per
+    stack, or row by row when it reads an operand. ``pick``: the plane passes' gather of the outputs (:func:`_batch`;
+    empty: row by row). ``sdivs``: the divisors of a stack's outputs (:func:`stack_divisors`), for both."""
     nc, h, w = geo[0], geo[1], geo[2]
     is_max = mode == 0
     groups = scratch.shape[0]
@@ -437,14 +448,8 @@ def pool_planes(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, 
             for t0 in range(g * per, end, per_batch):
                 t1 = min(t0 + per_batch, end)
                 n = (t1 - t0) * hw
-                _batch_flat(out, x, mi[0] + t0 * hw, mo[0] + t0 * hw, n, is_max, xm, ym, dxs, dys, fdivs, sc)
-                if codes.shape[0] > 0 and not has_res:
-                    chain_span(out, mo[0] + t0 * hw, n, codes, fa, fb, res, I0, I0)
-                elif codes.shape[0] > 0:
-                    for t in range(t0, t1):
-                        for oy in range(h):
-                            chain_span(out, mo[0] + t * hw + oy * w, w, codes, fa, fb, res,
-                                       operand_index(mr, t // nc, t % nc, oy, I0), mr[4])
+                _batch_flat(out, x, mi[0] + t0 * hw, mo[0] + t0 * hw, n, is_max, xm, ym, dxs, dys, sdivs, sc)
+                _stack_chain(out, mo[0] + t0 * hw, t0, t1, h, w, nc, codes, fa, fb, res, mr, has_res)
         elif rows:
             for t0 in range(g * per, end, per_batch):
                 if is_max:
@@ -456,7 +461,7 @@ def pool_planes(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, 
         else:
             for t0 in range(g * per, end, per_batch):
                 _batch(out, mo, x, mi, t0, min(t0 + per_batch, end), geo, is_max, divs, codes, fa, fb, res, mr,
-                       has_res, sc, pick, pdivs)
+                       has_res, sc, pick, sdivs)
 
 
 def plane_geometry(params: Params) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -502,16 +507,15 @@ def flat_passes(dims: np.ndarray, win: np.ndarray, whole: bool, mi: np.ndarray, 
     columns or bordered copies of them, whose per-loop cost dominated: Inception-v2's 3×3 average poolings on
     192-576 × 28² / 14² planes ran 0.16-0.24 ms each in the network, onnxruntime's 0.06."""
     n, c, h, w, oh, ow = (int(v) for v in dims[:6])
-    hw = h * w
     return (not whole and int(win[2]) == 1 and int(win[3]) == 1 and (oh, ow) == (h, w)
-            and all(int(m[4]) == 1 and int(m[3]) == w and int(m[2]) == hw and int(m[1]) == c * hw for m in (mi, mo)))
+            and dense_planes(mi, c, h, w) and dense_planes(mo, c, h, w))
 
 
-def flat_tables(dims: np.ndarray, win: np.ndarray, divs: np.ndarray, per_batch: int
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(xm, ym, dxs, dys, fdivs) for :func:`_batch_flat` over stacks of ``per_batch`` planes of H × W: per x tap
-    its element offset kx·DX − PX and where it lands inside the row; per y tap its offset (ky·DY − PY)·W and where
-    it lands inside the plane; the divisors repeated per plane."""
+def flat_tables(dims: np.ndarray, win: np.ndarray, per_batch: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(xm, ym, dxs, dys) for :func:`_batch_flat` over stacks of ``per_batch`` planes of H × W: per x tap its
+    element offset kx·DX − PX and where it lands inside the row; per y tap its offset (ky·DY − PY)·W and where it
+    lands inside the plane."""
     h, w = int(dims[2]), int(dims[3])
     ky_n, kx_n, py, px, dy, dx = (int(win[i]) for i in (0, 1, 4, 5, 8, 9))
     col = np.tile(np.arange(w), h * per_batch)
@@ -520,8 +524,7 @@ def flat_tables(dims: np.ndarray, win: np.ndarray, divs: np.ndarray, per_batch: 
     oy = [ky * dy - py for ky in range(ky_n)]
     xm = np.stack([(col + d >= 0) & (col + d < w) for d in ox])
     ym = np.stack([(row + d >= 0) & (row + d < h) for d in oy])
-    fdivs = np.tile(divs.reshape(-1), per_batch).astype(np.float32)
-    return xm, ym, np.array(ox, np.int64), np.array([d * w for d in oy], np.int64), fdivs
+    return xm, ym, np.array(ox, np.int64), np.array([d * w for d in oy], np.int64)
 
 
 def dense_planes(m: np.ndarray, c: int, h: int, w: int) -> bool:
@@ -530,14 +533,18 @@ def dense_planes(m: np.ndarray, c: int, h: int, w: int) -> bool:
     return int(m[4]) == 1 and int(m[3]) == w and int(m[2]) == h * w and int(m[1]) == c * h * w
 
 
-def plane_pick(dims: np.ndarray, win: np.ndarray, divs: np.ndarray, per_batch: int) -> tuple[np.ndarray, np.ndarray]:
-    """(pick, pdivs) of the plane passes' gather (:func:`_batch`) for stacks of ``per_batch`` bordered planes of
-    Hp × Wp: output (plane p, oy, ox) of a stack reads V at p·Hp·Wp + oy·SY·Wp + ox·SX; its divisor (average)."""
+def plane_pick(dims: np.ndarray, win: np.ndarray, per_batch: int) -> np.ndarray:
+    """The plane passes' gather (:func:`_batch`) for stacks of ``per_batch`` bordered planes of Hp × Wp: output
+    (plane p, oy, ox) of a stack reads V at p·Hp·Wp + oy·SY·Wp + ox·SX."""
     oh, ow, hp, wp = (int(v) for v in dims[4:8])
     sy, sx = int(win[2]), int(win[3])
     one = (np.arange(oh)[:, None] * sy * wp + np.arange(ow)[None, :] * sx).reshape(-1)
-    pick = (np.arange(per_batch)[:, None] * (hp * wp) + one[None, :]).reshape(-1).astype(np.int64)
-    return pick, np.tile(divs.reshape(-1), per_batch).astype(np.float32)
+    return (np.arange(per_batch)[:, None] * (hp * wp) + one[None, :]).reshape(-1).astype(np.int64)
+
+
+def stack_divisors(divs: np.ndarray, per_batch: int) -> np.ndarray:
+    """The (OH, OW) divisors repeated for a stack of ``per_batch`` output planes, float32."""
+    return np.tile(divs.reshape(-1), per_batch).astype(np.float32)
 
 
 @register
@@ -600,16 +607,16 @@ class PoolingKernelCpuPlanes(CpuKernelBase):
         if flat:
             hw = int(dims[2] * dims[3])
             per_batch = max(1, min(FLAT_BATCH_FLOATS // hw, -(-planes // TASKS)))
-            xm, ym, dxs, dys, fdivs = flat_tables(dims, win, divs, per_batch)
+            xm, ym, dxs, dys = flat_tables(dims, win, per_batch)
             rows = False
         else:
             xm = ym = np.zeros((0, 0), np.bool_)
             dxs = dys = np.zeros(0, np.int64)
-            fdivs = np.zeros(0, np.float32)
         need = int(dims[7]) if rows else (per_batch * int(dims[2] * dims[3]) if flat else 3 * per_batch * size)
-        pick, pdivs = np.zeros(0, np.int64), np.zeros(0, np.float32)
+        pick = np.zeros(0, np.int64)
         if not (rows or flat or whole) and dense_planes(mo, int(dims[1]), int(dims[4]), int(dims[5])):
-            pick, pdivs = plane_pick(dims, win, divs, per_batch)
+            pick = plane_pick(dims, win, per_batch)
+        sdivs = stack_divisors(divs, per_batch) if flat or pick.shape[0] else np.zeros(0, np.float32)
         # scratch rows kept by the kernel (CPU kernels run one at a time in a process): allocating them per call
         # page-faulted megabytes on every run of a 112x112 pooling
         scratch = np.empty((min(planes, TASKS), 1 if whole else need), np.float32)
@@ -619,7 +626,7 @@ class PoolingKernelCpuPlanes(CpuKernelBase):
         def fn(*bufs: Any) -> None:
             res = view_res(bufs[2]) if view_res is not None else EMPTY
             launch(pool_planes, view_out(bufs[1]), mo, view_in(bufs[0]), mi, planes, geo, per_batch, mode, divs,
-                   whole, rows, codes, fa, fb, res, mr, res_lay is not None, scratch, flat, xm, ym, dxs, dys, fdivs,
-                   pick, pdivs)
+                   whole, rows, codes, fa, fb, res, mr, res_lay is not None, scratch, flat, xm, ym, dxs, dys, pick,
+                   sdivs)
 
         return fn
