@@ -12,14 +12,14 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def zoo_model(name: str) -> pathlib.Path:
-    """``.cache/models/<name>_b1_s0.onnx``, written by cldnn_py.tools.zoo when missing."""
+def zoo_model(name: str, batch: int = 1) -> pathlib.Path:
+    """``.cache/models/<name>_b<batch>_s0.onnx``, written by cldnn_py.tools.zoo when missing."""
     sys.path.insert(0, str(ROOT))
     from cldnn_py.tools import zoo
 
-    path = ROOT / ".cache" / "models" / f"{name}_b1_s0.onnx"
+    path = ROOT / ".cache" / "models" / f"{name}_b{batch}_s0.onnx"
     if not path.exists():
-        zoo.main(["--out", str(path.parent), "--models", name])
+        zoo.main(["--out", str(path.parent), "--models", name, "--batch", str(batch)])
     return path
 
 

@@ -4,7 +4,7 @@ constant as shipped, B with the new value; the constant is read at build time or
 around every run of B), runs alternating in rotating order after a short pause. Prints the median wall times,
 their ratio, the kernels whose summed profiled time moved most, and the largest output difference.
 
-    python benchmarks/switch_ab.py MODULE.CONSTANT VALUE [--device cpu] [--models resnet50 ...] [--runs 20]
+    python benchmarks/switch_ab.py MODULE.CONSTANT VALUE [--device cpu] [--models resnet50 ...] [--runs 20] [--batch 8]
     python benchmarks/switch_ab.py kernel_selector.kernels.convolution.cpu_conv_oc.OC_ROWS_GRID_MIN_LANES 2.0
 
 VALUE is a Python literal (``ast.literal_eval``). On this project's noisy 2-core VMs, same-process A/B is the only
@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--models", nargs="+", default=["resnet50", "squeezenet", "shufflenet"])
     ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--batch", type=int, default=1, help="the zoo models' batch size (default 1)")
     args = ap.parse_args(argv)
     import cldnn_py as cl
 
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"A: {name} = {getattr(module, name)!r}; B: {name} = {value!r}; device {args.device}")
     engine = cl.Engine(args.device)
     for model in args.models:
-        compare(cl, engine, str(zoo_model(model)), model, module, name, value, args.runs)
+        compare(cl, engine, str(zoo_model(model, args.batch)), f"{model} b{args.batch}", module, name, value, args.runs)
 
 
 def timed_run(nets: tuple[Any, Any], which: int, feeds: dict[str, np.ndarray], module: Any, name: str,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .cpu_span_copy import copy_span
 from .elementwise_numba import NJIT
 
 
@@ -17,12 +18,10 @@ def copy_plane(dst: np.ndarray, d0: int, ldd: int, x: np.ndarray, ibase: int, mi
     are copied between local slices: indexing ``dst`` and ``x`` directly ran 2-5× slower (LLVM cannot rule out that
     the two overlap, and does not vectorize)."""
     for iy in range(n_y):
-        row = dst[d0 + iy * ldd:d0 + iy * ldd + n_x]
         src = ibase + iy * mi[3]
         if mi[4] == 1:
-            xs = x[src:src + n_x]
-            for i in range(n_x):
-                row[i] = xs[i]
+            copy_span(dst, d0 + iy * ldd, x, src, n_x)
         else:
+            row = dst[d0 + iy * ldd:d0 + iy * ldd + n_x]
             for i in range(n_x):
                 row[i] = x[src + i * mi[4]]

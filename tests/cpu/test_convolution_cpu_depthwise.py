@@ -1,6 +1,6 @@
-"""convolution_cpu_depthwise (register-accumulator rows for strides 1 and 2 along x, stride phases, channels-last
-rows, and clipped row taps for strides above 4) vs an independent float64
-convolution, on NaN-poisoned buffers (conv_harness.py): strides, dilation, asymmetric pads, padded input and
+"""convolution_cpu_depthwise (flat grids and register-accumulator rows for strides 1 and 2 along x, stride phases,
+channels-last rows, and clipped row taps for strides above 4) vs an independent float64 convolution, on NaN-poisoned
+buffers (conv_harness.py): strides, dilation, asymmetric pads, padded input and
 output, fused chains; and the layout optimizer keeping a depthwise layer in bfyx on the CPU engine."""
 
 from __future__ import annotations
@@ -34,15 +34,16 @@ CASES = [  # (N, C, H, W), (KH, KW), stride, dilation, pad, pad_end
 ]
 
 
-@pytest.fixture(params=["vector-rows", "planes", "channels-last"])
+@pytest.fixture(params=["grid", "vector-rows", "planes", "channels-last"])
 def form(request, monkeypatch):
-    """Force one of the kernel's three forms for every shape: the register-accumulator rows (cpu_depthwise_vec,
-    strides 1 and 2 along x; the others fall to the planes), the stride-phase planes, or channels-last rows
-    (cpu_depthwise_cl.use_channels_last)."""
+    """Force one of the kernel's four forms for every shape: whole planes as one flat grid (cpu_depthwise_grid) or
+    the register-accumulator rows (cpu_depthwise_vec), both for strides 1 and 2 along x (the others fall to the
+    planes), the stride-phase planes, or channels-last rows (cpu_depthwise_cl.use_channels_last)."""
     from kernel_selector.kernels.convolution import convolution_kernel_cpu_depthwise as dw
     from kernel_selector.kernels.convolution import cpu_depthwise_cl as mod
 
-    monkeypatch.setattr(dw, "USE_VECTOR_ROWS", request.param == "vector-rows")
+    monkeypatch.setattr(dw, "USE_VECTOR_ROWS", request.param in ("grid", "vector-rows"))
+    monkeypatch.setattr(dw, "GRID_FORM", "on" if request.param == "grid" else "off")
     if request.param == "channels-last":
         monkeypatch.setattr(mod, "CL_MIN_CHANNELS", 0)
         monkeypatch.setattr(mod, "CL_MAX_PIXELS", 1 << 30)

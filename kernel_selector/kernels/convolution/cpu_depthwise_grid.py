@@ -1,0 +1,110 @@
+"""Depthwise convolution of whole planes as one flat grid (CPU engine): the register micro-kernel of
+:mod:`~kernel_selector.common.cpu_microkernel_dw` run over a plane's outputs laid end to end, not row by row.
+
+Why: the row form (:mod:`.cpu_depthwise_vec`) computes each output row in segments of whole vectors. On a 16-lane
+host (AVX-512) a 7- or 14-wide row fills half or most of one vector and costs a call, a row buffer and a copy per row:
+ShuffleNet's 544 × 7² and 272 × 14² layers ran at 18-25 GFLOP/s, a quarter of onnxruntime's channel-blocked kernel.
+
+The grid: the input plane is copied into SY zero-bordered *row phases* (phase p holds the padded rows p, p + SY, ...,
+each WP columns, WP even when SX = 2), and the outputs of the plane are the grid q = oy · G + ox with G = WP / SX.
+Tap (ky, kx) of output q then reads ``phase[SX · q + toff]`` with one offset per tap (:func:`grid_offsets`), for
+every output of every row: consecutive grid points are consecutive outputs of a row, and the G − OW points between
+two rows read border columns and are dropped. One micro-kernel call computes NV · W grid points over all taps in
+registers (3-4 calls for a 14 × 14 plane instead of 14), and the valid OW columns of each grid row are copied out.
+The lanes wasted are the G − OW border points per row (7 × 7 stride 1: 49 of 64 lanes used, against 7 of 16 by rows).
+This is the "implicit padded grid" of direct convolutions on flattened planes (as in Winograd and FFT convolution
+codes that compute on a padded plane and crop), with stride 2 folded into the row phases.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import prange
+
+from ...common.cpu_epilogue import I0, chain_span, operand_index
+from ...common.cpu_microkernel import W
+from ...common.cpu_microkernel_dw import DW_VECTORS, dw_row_s1_4, dw_row_s2_4
+from ...common.cpu_span_copy import copy_span
+from ...common.elementwise_numba import NJIT
+
+GRID_SEGMENT = DW_VECTORS * W
+"""Grid points per micro-kernel call (4 vectors)."""
+
+
+def grid_geometry(oh: int, ow: int, kh: int, kw: int, sy: int, sx: int, dy: int, dx: int) -> tuple[int, int, int, int]:
+    """(HQ, WP, G, floats): rows per row phase, the padded row width (even for SX = 2), the grid pitch WP / SX and the
+    scratch floats of one task (the SY phases, the slack the last call's whole-vector loads read past them, then the
+    grid itself rounded up to whole calls)."""
+    hp = (oh - 1) * sy + (kh - 1) * dy + 1
+    hq = -(-hp // sy)
+    wp = (ow - 1) * sx + (kw - 1) * dx + 1
+    wp += wp % sx
+    g = wp // sx
+    n = (oh - 1) * g + ow
+    n_grid = -(-n // GRID_SEGMENT) * GRID_SEGMENT
+    reach = sx * n_grid + W + sy * hq * wp  # the last call's loads, past the last tap's offset
+    return hq, wp, g, reach + n_grid
+
+
+def grid_offsets(kh: int, kw: int, sy: int, dy: int, dx: int, hq: int, wp: int) -> np.ndarray:
+    """int64 (KH·KW,): tap (ky, kx)'s offset into the row phases: phase (ky·DY) mod SY, row (ky·DY) div SY, column
+    kx·DX."""
+    return np.array([((ky * dy) % sy) * hq * wp + ((ky * dy) // sy) * wp + kx * dx
+                     for ky in range(kh) for kx in range(kw)], np.int64)
+
+
+@numba.njit(parallel=True, **NJIT)
+def depthwise_grid(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, w: np.ndarray, bias: np.ndarray,
+                   has_bias: bool, geo: np.ndarray, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray,
+                   res: np.ndarray, mr: np.ndarray, has_res: bool, scratch: np.ndarray, toff: np.ndarray,
+                   grid_geo: np.ndarray) -> None:  # pragma: no cover - numba
+    """``geo`` = (N, C, H, W, OH, OW, KH, KW, SY, SX, DY, DX, PY, PX) with SX 1 or 2; ``mi`` / ``mo`` = (offset, b,
+    f, y, x pitches) of the bfyx input and output (the output's x pitch 1); weights (C, 1, KH, KW) flat; ``mr`` the
+    chain operand's operand_map; ``scratch`` (G, floats of :func:`grid_geometry`) zeroed once: one row per task,
+    the row phases (whose borders are never written) then the grid; ``toff`` :func:`grid_offsets`; ``grid_geo`` =
+    (HQ, WP, G)."""
+    nb, nc, h, wd, oh, ow = geo[0], geo[1], geo[2], geo[3], geo[4], geo[5]
+    kh, kw, sy, sx, py, px = geo[6], geo[7], geo[8], geo[9], geo[12], geo[13]
+    hq, wp, gp = grid_geo[0], grid_geo[1], grid_geo[2]
+    taps = kh * kw
+    n = (oh - 1) * gp + ow
+    n_grid = -(-n // GRID_SEGMENT) * GRID_SEGMENT
+    g0 = scratch.shape[1] - n_grid  # the grid, after the phases and their slack
+    rows_in = min(h, sy * hq - py)  # input rows and columns some output reads
+    cols_in = min(wd, wp - px)
+    plane_chain = mo[3] == ow and (not has_res or mr[3] == ow * mr[4])
+    groups = scratch.shape[0]
+    per = -(-(nb * nc) // groups)
+    for g in prange(groups):
+        sp = scratch[g]
+        grid = sp[g0:]
+        for t in range(g * per, min((g + 1) * per, nb * nc)):
+            c = t % nc
+            b = t // nc
+            ibase = mi[0] + b * mi[1] + c * mi[2]
+            obase = mo[0] + b * mo[1] + c * mo[2]
+            for iy in range(rows_in):  # input row iy is padded row iy + PY: phase (iy + PY) mod SY
+                r = iy + py
+                d0 = ((r % sy) * hq + r // sy) * wp + px
+                s0 = ibase + iy * mi[3]
+                if mi[4] == 1:
+                    copy_span(sp, d0, x, s0, cols_in)
+                else:
+                    row = sp[d0:d0 + cols_in]
+                    for i in range(cols_in):
+                        row[i] = x[s0 + i * mi[4]]
+            bv = bias[c] if has_bias else np.float32(0.0)
+            for q0 in range(0, n, GRID_SEGMENT):
+                if sx == 1:
+                    dw_row_s1_4(sp, q0, toff, taps, w, c * taps, grid, q0, GRID_SEGMENT, bv)
+                else:
+                    dw_row_s2_4(sp, 2 * q0, toff, taps, w, c * taps, grid, q0, GRID_SEGMENT, bv)
+            for oy in range(oh):
+                copy_span(out, obase + oy * mo[3], sp, g0 + oy * gp, ow)
+                if codes.shape[0] > 0 and not plane_chain:
+                    r0 = operand_index(mr, b, c, oy, I0) if has_res else 0
+                    chain_span(out, obase + oy * mo[3], ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
+            if codes.shape[0] > 0 and plane_chain:  # one call per plane
+                r0 = operand_index(mr, b, c, I0, I0) if has_res else 0
+                chain_span(out, obase, oh * ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
