@@ -22,6 +22,7 @@ import numpy as np
 from numba import prange
 
 from ...common.cpu_epilogue import I0, chain_span
+from ...common.cpu_span_copy import copy_span
 from ...common.elementwise_numba import NJIT
 
 
@@ -61,9 +62,7 @@ def pad_planes(x: np.ndarray, xd: np.ndarray, n: int, xpad: np.ndarray, c_all: i
                 src0 = s0 + iy * xd[4] + ix0 * xd[5]
                 step = sx * xd[5]
                 if step == 1:
-                    src = x[src0:src0 + n_c]
-                    for j in range(n_c):
-                        dst[j] = src[j]
+                    copy_span(xpad, d0, x, src0, n_c)
                 elif step == 2:  # a literal stride LLVM vectorizes
                     src = x[src0:src0 + 2 * n_c]
                     for j in range(n_c):
@@ -84,11 +83,8 @@ def grid_to_output(grid: np.ndarray, npg: int, wp: int, out: np.ndarray, mo: np.
     for t in prange(oc * oh):
         o = t // oh
         oy = t % oh
-        src = grid[o * npg + oy * wp:o * npg + oy * wp + ow]
         d0 = mo[0] + n * mo[1] + o * mo[2] + oy * mo[3]
-        dst = out[d0:d0 + ow]
-        for j in range(ow):
-            dst[j] = src[j]
+        copy_span(out, d0, grid, o * npg + oy * wp, ow)
         if codes.shape[0]:
             chain_span(out, d0, ow, codes, fa, fb, no_res, I0, I0)
 
