@@ -22,6 +22,13 @@ from tests.helpers import assert_close, f32
 
 M = cl.PoolingMode
 
+
+@pytest.fixture(autouse=True)
+def _no_grid(monkeypatch):
+    """The forms this file checks (flat, rows, plane passes), not the flat grids (test_pooling_cpu_grid.py) that
+    take short strided rows first."""
+    monkeypatch.setattr(planes, "POOL_GRID", False)
+
 FLAT_CASES = [
     # mode, (N, C, H, W), kernel, pad, pad_end, dilation
     (M.max, (2, 7, 9, 11), (3, 3), (1, 1), (1, 1), (1, 1)),

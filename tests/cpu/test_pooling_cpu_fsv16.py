@@ -125,13 +125,14 @@ def test_global_pooling(cpu_engine, rng, fmt, mode, halo):
 
 @pytest.mark.parametrize("fmt", [FSV16, Format.bfyx], ids=lambda f: f.value)
 @pytest.mark.parametrize("rfmt", [Format.bfyx, FSV16], ids=lambda f: f.value)
-@pytest.mark.parametrize("min_w", [1, 10**6], ids=["rows", "plane-passes"])
+@pytest.mark.parametrize("min_w", [0, 1, 10**6], ids=["grid", "rows", "plane-passes"])
 def test_fused_residual_and_activation(cpu_engine, rng, monkeypatch, rfmt, fmt, min_w):
     """Fused eltwise sum with a residual of the output's shape (plain or blocked, padded), then a clamp; on bfyx
-    through both max paths of the planes kernel."""
+    through the planes kernel's flat grids, rows and plane passes."""
     from kernel_selector.kernels.pooling import pooling_kernel_cpu_planes as planes
 
     monkeypatch.setattr(planes, "ROWS_MIN_W", min_w)
+    monkeypatch.setattr(planes, "POOL_GRID", min_w == 0)  # the flat grids (pooling_cpu_grid) or not
     x = f32(rng.standard_normal((2, 21, 9, 8)))
     r = f32(rng.standard_normal((2, 21, 5, 4)))
     rlay = Layout(DataType.f32, rfmt, r.shape, Padding((0, 0, 1, 0), (0, 0, 0, 1)))
@@ -208,27 +209,29 @@ def test_planes_kernel_refuses_sparse_windows(cpu_engine):
     assert "separable passes read" in (_planes_reason(cpu_engine, lin, prim.calc_output_layout([lin]), prim) or "")
 
 
-@pytest.mark.parametrize("min_w", [1, 10**6], ids=["rows", "plane-passes"])
+@pytest.mark.parametrize("min_w", [0, 1, 10**6], ids=["grid", "rows", "plane-passes"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0].value}-{c[1]}-k{c[2]}-s{c[3]}-d{c[6]}-c{int(c[7])}")
 def test_planes_kernel_both_max_paths(cpu_engine, rng, monkeypatch, case, min_w):
-    """Every case through the row-by-row max pooling (whatever the width) and through the plane passes (none),
-    whatever ROWS_MIN_W would choose for its width; average cases check the plane passes twice."""
+    """Every case through the flat grids (where they take it), the row-by-row max pooling (whatever the width) and
+    the plane passes (none), whatever ROWS_MIN_W would choose for its width."""
     from kernel_selector.kernels.pooling import pooling_kernel_cpu_planes as planes
 
     monkeypatch.setattr(planes, "ROWS_MIN_W", min_w)
+    monkeypatch.setattr(planes, "POOL_GRID", min_w == 0)  # the flat grids (pooling_cpu_grid) or not
     mode, shape, k, s, pb, pe, d, ceil, in_pad, out_pad = case
     x = f32(rng.standard_normal(shape))
     out = _run(cpu_engine, x, Format.bfyx, mode, k, s, pb, pe, d, ceil, in_pad, out_pad, kernel=PLANES)
     assert_close(out, pool64(x, mode, k, s, pb, pe, d, ceil))
 
 
-@pytest.mark.parametrize("min_w", [1, 10**6], ids=["rows", "plane-passes"])
+@pytest.mark.parametrize("min_w", [0, 1, 10**6], ids=["grid", "rows", "plane-passes"])
 @pytest.mark.parametrize("stride", [1, 2])
 def test_planes_max_skips_nan_on_both_paths(cpu_engine, rng, monkeypatch, min_w, stride):
     """Max pooling skips NaN inputs (a window of NaN and padding only gives -inf), on both paths."""
     from kernel_selector.kernels.pooling import pooling_kernel_cpu_planes as planes
 
     monkeypatch.setattr(planes, "ROWS_MIN_W", min_w)
+    monkeypatch.setattr(planes, "POOL_GRID", min_w == 0)  # the flat grids (pooling_cpu_grid) or not
     x = f32(rng.standard_normal((1, 3, 13, 14)))
     x[0, 0, ::3, :] = np.nan  # whole rows, among them a window's first row
     x[0, 1, :, 1::4] = np.nan

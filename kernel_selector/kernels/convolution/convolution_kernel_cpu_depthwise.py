@@ -28,6 +28,7 @@ from cldnn_py.layout import Format
 from cldnn_py.ops import ConvolutionAttrs
 
 from ...common.cpu_epilogue import EMPTY, I0, NJIT, chain_arrays, chain_span, fused_reason, operand_index
+from ...common.cpu_flat_grid import grid_geometry, grid_offsets
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import row_map
 from ...common.cpu_microkernel import W
@@ -37,7 +38,7 @@ from ...params import Params, SupportedKey
 from ...selector import register
 from .cpu_conv_common import PLAIN_WEIGHTS, f32_key, validate_common
 from .cpu_depthwise_cl import cl_scratch_shape, depthwise_cl, use_channels_last
-from .cpu_depthwise_grid import depthwise_grid, grid_geometry, grid_offsets
+from .cpu_depthwise_grid import GRID_SEGMENT, depthwise_grid
 from .cpu_depthwise_vec import depthwise_vec, padded_geometry, tap_offsets
 
 BFYX = frozenset({Format.bfyx})
@@ -266,7 +267,7 @@ class ConvolutionKernelCpuDepthwise(CpuKernelBase):
         n_ph = sy * sx * (oh + ((kh - 1) * dy) // sy) * wq
         if USE_VECTOR_ROWS and sx in (1, 2) and mo[4] == 1 and (GRID_FORM == "on" or (
                 GRID_FORM == "auto" and use_grid(oh, ow, sy, sx))):  # whole planes as one flat grid
-            hq, wp, gp, floats = grid_geometry(oh, ow, kh, kw, sy, sx, dy, dx)
+            hq, wp, gp, floats = grid_geometry(oh, ow, kh, kw, sy, sx, dy, dx, GRID_SEGMENT)
             gscratch = np.zeros((min(n * c, TASKS), floats), np.float32)  # phase borders stay zero
             goff = grid_offsets(kh, kw, sy, dy, dx, hq, wp)
             ggeo = np.array([hq, wp, gp], np.int64)

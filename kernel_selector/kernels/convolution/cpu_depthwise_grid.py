@@ -5,15 +5,10 @@ Why: the row form (:mod:`.cpu_depthwise_vec`) computes each output row in segmen
 host (AVX-512) a 7- or 14-wide row fills half or most of one vector and costs a call, a row buffer and a copy per row:
 ShuffleNet's 544 × 7² and 272 × 14² layers ran at 18-25 GFLOP/s, a quarter of onnxruntime's channel-blocked kernel.
 
-The grid: the input plane is copied into SY zero-bordered *row phases* (phase p holds the padded rows p, p + SY, ...,
-each WP columns, WP even when SX = 2), and the outputs of the plane are the grid q = oy · G + ox with G = WP / SX.
-Tap (ky, kx) of output q then reads ``phase[SX · q + toff]`` with one offset per tap (:func:`grid_offsets`), for
-every output of every row: consecutive grid points are consecutive outputs of a row, and the G − OW points between
-two rows read border columns and are dropped. One micro-kernel call computes NV · W grid points over all taps in
-registers (3-4 calls for a 14 × 14 plane instead of 14), and the valid OW columns of each grid row are copied out.
-The lanes wasted are the G − OW border points per row (7 × 7 stride 1: 49 of 64 lanes used, against 7 of 16 by rows).
-This is the "implicit padded grid" of direct convolutions on flattened planes (as in Winograd and FFT convolution
-codes that compute on a padded plane and crop), with stride 2 folded into the row phases.
+The grid (:mod:`kernel_selector.common.cpu_flat_grid`): the plane copied into zero-bordered row phases, its outputs
+one flat grid, each tap one offset. One micro-kernel call computes NV · W grid points over all taps in registers
+(3-4 calls for a 14 × 14 plane instead of 14), and the valid OW columns of each grid row are copied out. The lanes
+wasted are the G − OW border points per row (7 × 7 stride 1: 49 of 64 lanes used, against 7 of 16 by rows).
 """
 
 from __future__ import annotations
@@ -32,28 +27,6 @@ GRID_SEGMENT = DW_VECTORS * W
 """Grid points per micro-kernel call (4 vectors)."""
 
 
-def grid_geometry(oh: int, ow: int, kh: int, kw: int, sy: int, sx: int, dy: int, dx: int) -> tuple[int, int, int, int]:
-    """(HQ, WP, G, floats): rows per row phase, the padded row width (even for SX = 2), the grid pitch WP / SX and the
-    scratch floats of one task (the SY phases, the slack the last call's whole-vector loads read past them, then the
-    grid itself rounded up to whole calls)."""
-    hp = (oh - 1) * sy + (kh - 1) * dy + 1
-    hq = -(-hp // sy)
-    wp = (ow - 1) * sx + (kw - 1) * dx + 1
-    wp += wp % sx
-    g = wp // sx
-    n = (oh - 1) * g + ow
-    n_grid = -(-n // GRID_SEGMENT) * GRID_SEGMENT
-    reach = sx * n_grid + W + sy * hq * wp  # the last call's loads, past the last tap's offset
-    return hq, wp, g, reach + n_grid
-
-
-def grid_offsets(kh: int, kw: int, sy: int, dy: int, dx: int, hq: int, wp: int) -> np.ndarray:
-    """int64 (KH·KW,): tap (ky, kx)'s offset into the row phases: phase (ky·DY) mod SY, row (ky·DY) div SY, column
-    kx·DX."""
-    return np.array([((ky * dy) % sy) * hq * wp + ((ky * dy) // sy) * wp + kx * dx
-                     for ky in range(kh) for kx in range(kw)], np.int64)
-
-
 @numba.njit(parallel=True, **NJIT)
 def depthwise_grid(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, w: np.ndarray, bias: np.ndarray,
                    has_bias: bool, geo: np.ndarray, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray,
@@ -61,9 +34,9 @@ def depthwise_grid(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarra
                    grid_geo: np.ndarray) -> None:  # pragma: no cover - numba
     """``geo`` = (N, C, H, W, OH, OW, KH, KW, SY, SX, DY, DX, PY, PX) with SX 1 or 2; ``mi`` / ``mo`` = (offset, b,
     f, y, x pitches) of the bfyx input and output (the output's x pitch 1); weights (C, 1, KH, KW) flat; ``mr`` the
-    chain operand's operand_map; ``scratch`` (G, floats of :func:`grid_geometry`) zeroed once: one row per task,
-    the row phases (whose borders are never written) then the grid; ``toff`` :func:`grid_offsets`; ``grid_geo`` =
-    (HQ, WP, G)."""
+    chain operand's operand_map; ``scratch`` (G, floats of ``grid_geometry``) zeroed once: one row per task,
+    the row phases (whose borders are never written) then the grid; ``toff`` :func:`~kernel_selector.common.cpu_flat_grid.grid_offsets`; ``grid_geo`` =
+    (HQ, WP, G) (:func:`~kernel_selector.common.cpu_flat_grid.grid_geometry`)."""
     nb, nc, h, wd, oh, ow = geo[0], geo[1], geo[2], geo[3], geo[4], geo[5]
     kh, kw, sy, sx, py, px = geo[6], geo[7], geo[8], geo[9], geo[12], geo[13]
     hq, wp, gp = grid_geo[0], grid_geo[1], grid_geo[2]

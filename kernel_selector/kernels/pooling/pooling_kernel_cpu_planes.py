@@ -52,6 +52,7 @@ from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_2
 from ...params import Params, SupportedKey
 from ...selector import register
+from .pooling_cpu_grid import pool_grid, pool_grid_tables, use_pool_grid
 from .pooling_kernel_cpu_fsv16 import MODES, average_divisors
 
 F32 = frozenset({DataType.f32})
@@ -61,6 +62,7 @@ TASKS = 32  # thread tasks of one call (dynamic scheduling), each a contiguous r
 AVG_ROWS = True  # strided average poolings with output rows at least ROWS_MIN_W wide run row by row (row_passes)
 ROWS_MIN_W = 12  # max pooling over input rows at least this wide runs row by row (_batch_rows)
 FLAT_BATCH_FLOATS = 8192  # flat_passes: planes are stacked up to this many floats per task (masks: 1 byte per tap)
+POOL_GRID = True  # windows with stride 1 or 2 along x and short output rows as flat grids (pooling_cpu_grid)
 MAX_EXTRA_WORK = 8  # separable passes may read at most this many times the taps of the direct window loops
 
 
@@ -622,6 +624,16 @@ class PoolingKernelCpuPlanes(CpuKernelBase):
         scratch = np.empty((min(planes, TASKS), 1 if whole else need), np.float32)
         view_in, view_out = viewer(x), viewer(out)
         view_res = viewer(res_lay) if res_lay is not None else None
+
+        if POOL_GRID and not (whole or flat) and use_pool_grid(int(dims[5]), int(win[3]), int(mo[4])):
+            gscratch, toff, ggeo, dgrid = pool_grid_tables(geo, divs, mode == 0, min(planes, TASKS))
+
+            def fn_grid(*bufs: Any) -> None:
+                res = view_res(bufs[2]) if view_res is not None else EMPTY
+                launch(pool_grid, view_out(bufs[1]), mo, view_in(bufs[0]), mi, planes, geo, mode == 0, dgrid, codes,
+                       fa, fb, res, mr, res_lay is not None, gscratch, toff, ggeo)
+
+            return fn_grid
 
         def fn(*bufs: Any) -> None:
             res = view_res(bufs[2]) if view_res is not None else EMPTY

@@ -1,0 +1,46 @@
+"""The flat-grid geometry of a sliding window over one plane (CPU engine): depthwise convolution
+(``kernels/convolution/cpu_depthwise_grid.py``) and pooling (``kernels/pooling/pooling_cpu_grid.py``).
+
+The input plane is copied into SY bordered *row phases* (phase p holds the padded rows p, p + SY, ..., each WP
+columns, WP even when SX = 2), and the outputs of the plane are the grid q = oy · G + ox with G = WP / SX. Tap
+(ky, kx) of output q then reads ``phase[SX · q + toff]`` with one offset per tap (:func:`grid_offsets`), for every
+output of every row: consecutive grid points are consecutive outputs of a row, and the G − OW points between two
+rows read border columns and are dropped. A micro-kernel call computes a segment of whole vectors of grid points
+over all taps in registers, and the valid OW columns of each grid row are copied out. This is the "implicit padded
+grid" of direct convolutions on flattened planes (as Winograd and FFT convolution codes compute on a padded plane and
+crop), with stride 2 folded into the row phases.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cpu_microkernel import W
+
+
+def grid_geometry(oh: int, ow: int, kh: int, kw: int, sy: int, sx: int, dy: int, dx: int,
+                  segment: int) -> tuple[int, int, int, int]:
+    """(HQ, WP, G, floats): rows per row phase, the padded row width (even for SX = 2), the grid pitch WP / SX and
+    the scratch floats of one plane (the SY phases, the slack the last call's whole-vector loads read past them,
+    then the grid itself rounded up to whole calls of ``segment`` points)."""
+    hp = (oh - 1) * sy + (kh - 1) * dy + 1
+    hq = -(-hp // sy)
+    wp = (ow - 1) * sx + (kw - 1) * dx + 1
+    wp += wp % sx
+    g = wp // sx
+    n_grid = grid_points(oh, ow, g, segment)
+    reach = sx * n_grid + W + sy * hq * wp  # the last call's loads, past the last tap's offset
+    return hq, wp, g, reach + n_grid
+
+
+def grid_points(oh: int, ow: int, g: int, segment: int) -> int:
+    """Grid points computed per plane: (OH − 1) · G + OW rounded up to whole segments."""
+    n = (oh - 1) * g + ow
+    return -(-n // segment) * segment
+
+
+def grid_offsets(kh: int, kw: int, sy: int, dy: int, dx: int, hq: int, wp: int) -> np.ndarray:
+    """int64 (KH·KW,): tap (ky, kx)'s offset into the row phases: phase (ky·DY) mod SY, row (ky·DY) div SY, column
+    kx·DX."""
+    return np.array([((ky * dy) % sy) * hq * wp + ((ky * dy) // sy) * wp + kx * dx
+                     for ky in range(kh) for kx in range(kw)], np.int64)
