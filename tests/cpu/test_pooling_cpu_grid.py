@@ -33,10 +33,10 @@ GRID_CASES = [
 ]
 
 
-def _pool(engine, x, mode, k, s, pb, pe, ceil, out_pad=Padding(), fused=None, operands=None):
+def _pool(engine, x, mode, k, s, pb, pe, ceil, out_pad=None, fused=None, operands=None):
     prim = cl.Pooling("pool", "x", mode=mode, kernel=k, stride=s, pad=pb, pad_end=pe, ceil_mode=ceil)
     lin = Layout(DataType.f32, Format.bfyx, x.shape)
-    lout = prim.calc_output_layout([lin]).with_(padding=out_pad)
+    lout = prim.calc_output_layout([lin]).with_(padding=out_pad or Padding())
     out, chosen = run_kernel(engine, "pooling", [lin], lout, prim.attrs(), [x], PLANES, fused, operands)
     assert chosen == PLANES
     return out

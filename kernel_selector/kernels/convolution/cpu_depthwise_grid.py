@@ -34,9 +34,9 @@ def depthwise_grid(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarra
                    grid_geo: np.ndarray) -> None:  # pragma: no cover - numba
     """``geo`` = (N, C, H, W, OH, OW, KH, KW, SY, SX, DY, DX, PY, PX) with SX 1 or 2; ``mi`` / ``mo`` = (offset, b,
     f, y, x pitches) of the bfyx input and output (the output's x pitch 1); weights (C, 1, KH, KW) flat; ``mr`` the
-    chain operand's operand_map; ``scratch`` (G, floats of ``grid_geometry``) zeroed once: one row per task,
-    the row phases (whose borders are never written) then the grid; ``toff`` :func:`~kernel_selector.common.cpu_flat_grid.grid_offsets`; ``grid_geo`` =
-    (HQ, WP, G) (:func:`~kernel_selector.common.cpu_flat_grid.grid_geometry`)."""
+    chain operand's operand_map; ``scratch`` (G, floats) zeroed once: one row per task, the row phases (whose
+    borders are never written) then the grid; ``toff`` the tap offsets and ``grid_geo`` = (HQ, WP, G)
+    (:func:`~kernel_selector.common.cpu_flat_grid.grid_offsets`, ``grid_geometry``)."""
     nb, nc, h, wd, oh, ow = geo[0], geo[1], geo[2], geo[3], geo[4], geo[5]
     kh, kw, sy, sx, py, px = geo[6], geo[7], geo[8], geo[9], geo[12], geo[13]
     hq, wp, gp = grid_geo[0], grid_geo[1], grid_geo[2]
