@@ -26,6 +26,7 @@ temporary and the numba store of ``convolution_cpu_gemm``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -140,7 +141,8 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                 bias: np.ndarray, has_bias: int, res: np.ndarray, r_off: int, r_f: int, clamp: np.ndarray,
                 flags: int, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, rest: np.ndarray, q_off: int,
                 q_f: int, q_p: int, n_img: int, b_img: int, c_img: int, r_img: int, q_img: int,
-                nopack_tiles: int, rp: int, rows: int, gw: int, cw: int) -> None:  # pragma: no cover - numba
+                nopack_tiles: int, rp: int, rows: int, gw: int, cw: int,
+                shuf: int) -> None:  # pragma: no cover - numba
     """``n_img`` images in one parallel region (image i's B, C, residual and chain operand start ``b_img``,
     ``c_img``, ``r_img``, ``q_img`` further than image 0's: one region for a batch instead of one per image, and
     more panels to share among the threads on 7×7 layers). Per image: for every column panel (NR pixels) and
@@ -163,7 +165,11 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
     Row panels (``rp`` > 0, the padded grid of :mod:`.cpu_conv_grid` written straight into the output): the
     output has ``rows`` rows of ``npix`` columns, each split into ``rp`` panels of at most NR columns (none spans two
     rows); column x of row y reads B at grid pixel ``y * gw + x`` and writes C (and reads the residual and the chain
-    operand) at pixel ``y * cw + x``. With ``rp`` = 0 pixel p is p in both."""
+    operand) at pixel ``y * cw + x``. With ``rp`` = 0 pixel p is p in both.
+
+    ``shuf`` > 0: a channel shuffle of ``shuf`` groups (= the convolution's groups) fused after the chain (no
+    residual, no chain operand): output channel o of group g is stored as channel (o − g·ocg)·shuf + g, so a tile's
+    rows land ``shuf`` channels apart (row pitch shuf·ldc)."""
     nt = rtab.shape[0]
     nb = rows * rp if rp > 0 else (npix + NR - 1) // NR
     for task in prange(n_img * nb * splits):
@@ -193,16 +199,19 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                 r0 = rtab[t, 1]
                 lo = max(g * ocg - r0, 0)  # the tile's rows inside group g
                 hi = min((g + 1) * ocg - r0, MR)
+                # the tile's first output row and row pitch: channel r0 .. r0 + MR - 1, or their shuffled places
+                c_row = (r0 - g * ocg) * shuf + g if shuf > 0 else r0
+                ldc_t = ldc * shuf if shuf > 0 else ldc
                 a_off = (r0 // PANEL) * k * PANEL + k0 * PANEL + r0 % PANEL  # (k0 = 0 when nothing is packed)
                 if nopack:
                     src0 = b_off + im * b_img + g * b_grp + p0
-                    c0 = c_off + im * c_img + r0 * ldc + pc
+                    c0 = c_off + im * c_img + c_row * ldc + pc
                     r_at = r_off + im * r_img + r0 * r_f + pc if r_off >= 0 else -1
                     if koff.shape[0]:
-                        micro_kernel_rows(wp, a_off, b, src0, koff, 0, c, c0, ldc, k, cnt, lo, hi, bias,
+                        micro_kernel_rows(wp, a_off, b, src0, koff, 0, c, c0, ldc_t, k, cnt, lo, hi, bias,
                                           r0 if has_bias else -1, res, r_at, r_f, clamp, flags & ~32)
                     else:
-                        micro_kernel(wp, a_off, b, src0, ldb, c, c0, ldc, k, cnt, lo, hi, bias,
+                        micro_kernel(wp, a_off, b, src0, ldb, c, c0, ldc_t, k, cnt, lo, hi, bias,
                                      r0 if has_bias else -1, res, r_at, r_f, clamp, flags & ~32)
                 elif g != packed_g:
                     src0 = b_off + im * b_img + g * b_grp + p0
@@ -216,15 +225,24 @@ def _gemm_tiles(wp: np.ndarray, k: int, rtab: np.ndarray, ocg: int, b: np.ndarra
                                 bp[r * NR + j] = b[s_r + j]
                     packed_g = g
                 if not nopack:
-                    micro_kernel(wp, a_off, bp, 0, NR, c, c_off + im * c_img + r0 * ldc + pc, ldc, kc, cnt, lo, hi,
-                                 bias, r0 if has_bias and last else -1, res,
+                    micro_kernel(wp, a_off, bp, 0, NR, c, c_off + im * c_img + c_row * ldc + pc, ldc_t, kc, cnt,
+                                 lo, hi, bias, r0 if has_bias and last else -1, res,
                                  r_off + im * r_img + r0 * r_f + pc if r_off >= 0 and last else -1, r_f, clamp,
                                  (flags if last else flags & 32) | (4 if k0 > 0 else 0))
                 if codes.shape[0] and last:
                     for i in range(lo, hi):
                         o = r0 + i
-                        chain_span(c, c_off + im * c_img + o * ldc + pc, cnt, codes, fa, fb, rest,
+                        chain_span(c, c_off + im * c_img + c_row * ldc + i * ldc_t + pc, cnt, codes, fa, fb, rest,
                                    q_off + im * q_img + o * q_f + pc * q_p, q_p)
+
+
+def shuffle_groups(params: Params) -> int:
+    """The groups of a channel shuffle fused last into the convolution (passes/fusing/fuse_shuffle_channels.py), or 0
+    when there is none."""
+    ops = params.fused_ops
+    if not ops or ops[-1].kind != "shuffle_channels":
+        return 0
+    return int(ops[-1].attrs.group)  # type: ignore[attr-defined]
 
 
 def row_splits(n_tiles: int, n_panels: int, threads: int) -> int:
@@ -323,7 +341,20 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         return f32_key(DATA_FORMATS)
 
     def validate(self, params: Params) -> str | None:
-        """Rank 4, os_iyx_osv16 weights, plain bias, supported fused ops."""
+        """Rank 4, os_iyx_osv16 weights, plain bias, supported fused ops; a fused channel shuffle
+        (passes/fusing/fuse_shuffle_channels.py) last, of the convolution's groups, after activations only, into an
+        unpadded bfyx output."""
+        shuf = shuffle_groups(params)
+        if shuf:
+            ops = list(params.fused_ops)
+            g = int(params.attrs_as(ConvolutionAttrs).groups)
+            if shuf != g or g < 2 or any(op.kind != "activation" for op in ops[:-1]):
+                return f"fused channel shuffle of {shuf} groups after {[op.kind for op in ops[:-1]]} on a " \
+                       f"convolution of {g} groups: needs shuffle groups = convolution groups > 1, activations only"
+            out = params.output
+            if out.format != Format.bfyx or not out.padding.is_zero:
+                return f"fused channel shuffle: the output must be unpadded bfyx, got {out}"
+            params = dataclasses.replace(params, fused_ops=ops[:-1])
         return validate_common(params, frozenset({Format.os_iyx_osv16}))
 
     def priority(self, params: Params) -> int:
@@ -340,6 +371,9 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
 
     def make_fn(self, params: Params) -> Callable[..., None]:
         """fn(data, weights[, bias], output, [fused operands...])."""
+        shuf = shuffle_groups(params)  # a fused channel shuffle: the tiles store their rows at shuffled places
+        if shuf:
+            params = dataclasses.replace(params, fused_ops=list(params.fused_ops)[:-1])
         a = params.attrs_as(ConvolutionAttrs)
         geo = geometry(params)
         x_lay, w_lay, out_lay = params.inputs[0], params.inputs[1], params.output
@@ -366,18 +400,18 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         out_rows = row_map(out_lay)
         rm = operand_map(ops[res_at].extra_inputs[0], out_lay) if res_at >= 0 else None
         # a dense 1x1 convolution of a 1x1 image (squeeze-and-excitation, classifiers): a GEMV per image
-        one_pixel = direct and direct_out and npix == 1 and g == 1
+        one_pixel = direct and direct_out and npix == 1 and g == 1 and not shuf
         # a small dense one: channel-vector tiles read straight from the input planes and the weight panels
         # (cpu_conv_oc); grouped ones only where AVX-512's 32-column panels would run half empty (Winograd's 36
         # products at 14x14): elsewhere they measured 1.1-1.7x slower that way (ShuffleNet's, Winograd's on AVX2)
-        oc_form = direct and direct_out and not one_pixel and (
+        oc_form = direct and direct_out and not one_pixel and not shuf and (
             use_channel_vectors(oc, k, npix) if g == 1 else use_grouped_channel_vectors(g, ocg, k, npix))
         # stride 1, k×k, a plain output, no residual: the padded grid instead of an im2col copy
         # (a rest of activations only runs on the grid's rows: the operand-free part of the epilogue; YOLO's SiLU)
         # (strided: stride phases; a strided 1x1 keeps im2col, whose patch matrix is smaller than the phases)
         sy, sx = int(a.stride[0]), int(a.stride[1])
-        grid = not direct and (sy == sx == 1 or kh * kw > 1) and out_lay.format == Format.bfyx and res_at < 0 \
-            and all(op.kind == "activation" for op in rest)
+        grid = not direct and not shuf and (sy == sx == 1 or kh * kw > 1) and out_lay.format == Format.bfyx \
+            and res_at < 0 and all(op.kind == "activation" for op in rest)
         hp, wpad, npg, koff = grid_geometry(oh, ow, kh, kw, a.dilation[0], a.dilation[1], icg, sy, sx) if grid else (
             0, 0, 0, np.zeros(0, np.int64))
         # the grid's GEMM writes the output rows in place (no grid scratch, no copy out) where row panels cost at
@@ -386,11 +420,11 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # a small dense output from the padded grid or a strided 1x1 read in place: channel-vector tiles along its rows
         strided_1x1 = (flat_in and kh == kw == 1 and not direct and tuple(a.pad) == tuple(a.pad_end) == (0, 0)
                        and tuple(a.dilation) == (1, 1))
-        oc_rows = (g == 1 and out_lay.format == Format.bfyx and res_at < 0
+        oc_rows = (g == 1 and not shuf and out_lay.format == Format.bfyx and res_at < 0
                    and all(op.kind == "activation" for op in rest) and use_oc_rows(oc, oh * ow, grid, strided_1x1))
         # the im2col patch matrix (a strided or padded layer that neither the grid nor the row tiles take: ResNet-50's
         # stride-2 projections, which carry the residual sum) read by channel-vector tiles like an input in place
-        if COLS_CHANNEL_VECTORS and not (direct or grid or oc_rows) and direct_out and g == 1:
+        if COLS_CHANNEL_VECTORS and not (direct or grid or oc_rows or shuf) and direct_out and g == 1:
             oc_form = use_channel_vectors(oc, k, npix)
         # the buffer index of each eltwise operand (after the output), in chain order
         elt_buf = [n_own + 1 + j for j, op in enumerate(op for op in ops for _ in op.extra_inputs)
@@ -463,7 +497,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                         launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, ow, splits,
                                out, int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, EMPTY, -1, 0,
                                bounds, flags | tail, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, n_xpad, int(out_rows[1]),
-                               0, 0, NOPACK_TILES, rp, oh, wpad, int(out_rows[3]))
+                               0, 0, NOPACK_TILES, rp, oh, wpad, int(out_rows[3]), 0)
                         for i in range(cnt if codes.shape[0] else 0):
                             launch_out(output_chain, out, out_rows, n0 + i, oc, oh, ow, codes, fa, fb)
                         continue
@@ -471,7 +505,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, npg, splits, y,
                            0, npg,
                            bias, has_bias, EMPTY, -1, 0, bounds, flags | tail, no_ops, fa, fb, EMPTY, 0, 0, 0,
-                           cnt, n_xpad, n_y, 0, 0, NOPACK_TILES, 0, 0, 0, 0)
+                           cnt, n_xpad, n_y, 0, 0, NOPACK_TILES, 0, 0, 0, 0, 0)
                     for i in range(cnt):
                         launch_out(grid_to_output, y[i * n_y:(i + 1) * n_y], npg, wpad, out, out_rows, n0 + i, oc,
                                    oh, ow, codes, fa, fb)
@@ -503,13 +537,13 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                            int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, res, r_off, r_f,
                            bounds, flags | tail | PREFETCH_B | stream, codes, fa, fb, rest_buf,
                            int(m[0] + n0 * m[1]), int(m[2]), int(m[4]), cnt, b_img, int(out_rows[1]), r_img,
-                           int(m[1]), NOPACK_TILES, 0, 0, 0, 0)
+                           int(m[1]), NOPACK_TILES, 0, 0, 0, 0, shuf)
                     if stream:
                         fence_threads(numba.get_num_threads())
                 else:
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, y, 0, npix,
                            EMPTY, 0, EMPTY, -1, 0, bounds, tail, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, b_img, n_y, 0, 0,
-                           NOPACK_TILES, 0, 0, 0, 0)
+                           NOPACK_TILES, 0, 0, 0, 0, 0)
                     for i in range(cnt):
                         _store(y[i * n_y:(i + 1) * n_y].reshape(oc, npix), out, bias, everything, ops_i, ops_f, geo,
                                od, rd, n0 + i)
