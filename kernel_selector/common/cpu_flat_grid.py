@@ -1,5 +1,5 @@
 """The flat-grid geometry of a sliding window over one plane (CPU engine): depthwise convolution
-(``kernels/convolution/cpu_depthwise_grid.py``) and pooling (``kernels/pooling/pooling_cpu_grid.py``).
+(``kernels/convolution/cpu_depthwise_grid.py``) and pooling (``kernels/pooling/cpu_pooling_grid.py``).
 
 The input plane is copied into SY bordered *row phases* (phase p holds the padded rows p, p + SY, ..., each WP
 columns, WP even when SX = 2), and the outputs of the plane are the grid q = oy · G + ox with G = WP / SX. Tap

@@ -1,5 +1,5 @@
 """The pooling row micro-kernel of the CPU engine, written in LLVM IR: NV·W outputs of a pooling window laid out as a
-flat grid (``kernels/pooling/pooling_cpu_grid.py``), the running max or sum in vector registers across every tap.
+flat grid (``kernels/pooling/cpu_pooling_grid.py``), the running max or sum in vector registers across every tap.
 
 The depthwise micro-kernel's structure (:mod:`.cpu_microkernel_dw`) without weights: per tap (offset ``toff[t]``
 into the bordered input) NV vector loads (for stride 2 along x, two loads per vector and their even lanes) and NV

@@ -132,7 +132,7 @@ def test_fused_residual_and_activation(cpu_engine, rng, monkeypatch, rfmt, fmt, 
     from kernel_selector.kernels.pooling import pooling_kernel_cpu_planes as planes
 
     monkeypatch.setattr(planes, "ROWS_MIN_W", min_w)
-    monkeypatch.setattr(planes, "POOL_GRID", min_w == 0)  # the flat grids (pooling_cpu_grid) or not
+    monkeypatch.setattr(planes, "POOL_GRID", min_w == 0)  # the flat grids (cpu_pooling_grid) or not
     x = f32(rng.standard_normal((2, 21, 9, 8)))
     r = f32(rng.standard_normal((2, 21, 5, 4)))
     rlay = Layout(DataType.f32, rfmt, r.shape, Padding((0, 0, 1, 0), (0, 0, 0, 1)))
@@ -217,7 +217,7 @@ def test_planes_kernel_both_max_paths(cpu_engine, rng, monkeypatch, case, min_w)
     from kernel_selector.kernels.pooling import pooling_kernel_cpu_planes as planes
 
     monkeypatch.setattr(planes, "ROWS_MIN_W", min_w)
-    monkeypatch.setattr(planes, "POOL_GRID", min_w == 0)  # the flat grids (pooling_cpu_grid) or not
+    monkeypatch.setattr(planes, "POOL_GRID", min_w == 0)  # the flat grids (cpu_pooling_grid) or not
     mode, shape, k, s, pb, pe, d, ceil, in_pad, out_pad = case
     x = f32(rng.standard_normal(shape))
     out = _run(cpu_engine, x, Format.bfyx, mode, k, s, pb, pe, d, ceil, in_pad, out_pad, kernel=PLANES)
@@ -231,7 +231,7 @@ def test_planes_max_skips_nan_on_both_paths(cpu_engine, rng, monkeypatch, min_w,
     from kernel_selector.kernels.pooling import pooling_kernel_cpu_planes as planes
 
     monkeypatch.setattr(planes, "ROWS_MIN_W", min_w)
-    monkeypatch.setattr(planes, "POOL_GRID", min_w == 0)  # the flat grids (pooling_cpu_grid) or not
+    monkeypatch.setattr(planes, "POOL_GRID", min_w == 0)  # the flat grids (cpu_pooling_grid) or not
     x = f32(rng.standard_normal((1, 3, 13, 14)))
     x[0, 0, ::3, :] = np.nan  # whole rows, among them a window's first row
     x[0, 1, :, 1::4] = np.nan

@@ -1,4 +1,4 @@
-"""pooling_cpu_planes' flat grids (pooling_cpu_grid: row phases, the register micro-kernel of cpu_microkernel_pool
+"""pooling_cpu_planes' flat grids (cpu_pooling_grid: row phases, the register micro-kernel of cpu_microkernel_pool
 over a whole plane) vs the independent float64 pooling of test_pooling_cpu_fsv16, on NaN-poisoned buffers: the grid
 taken where its rule says (stride 1 or 2 along x, any stride along y, short rows), max and both averages, a dense
 output whose chain runs once per plane and a padded one whose chain runs per row, several planes per task; and the
@@ -13,7 +13,7 @@ import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
 from kernel_selector.common.cpu_microkernel import W
-from kernel_selector.kernels.pooling import pooling_cpu_grid as grid_mod
+from kernel_selector.kernels.pooling import cpu_pooling_grid as grid_mod
 from kernel_selector.kernels.pooling import pooling_kernel_cpu_planes as planes
 from kernel_selector.params import FusedOp
 from tests.cpu.kernel_harness import run_kernel

@@ -146,7 +146,7 @@ class DeconvolutionKernelCpuGemm(CpuKernelBase):
                 for gi in range(g):
                     gemm(_gemm_tiles, a_packed[gi], cg, rtab, m, xf, int(mi[0] + n * mi[1] + gi * cg * mi[2]), 0,
                          int(mi[2]), no_ops, npix, splits, cols, gi * m * npix, npix, EMPTY, 0, EMPTY, -1, 0, clamp, 0,
-                         no_ops, clamp, clamp, EMPTY, 0, 0, 0, 1, 0, 0, 0, 0, NOPACK_TILES, 0, 0, 0, 0)
+                         no_ops, clamp, clamp, EMPTY, 0, 0, 0, 1, 0, 0, 0, 0, NOPACK_TILES, 0, 0, 0, 0, 0)
                 scatter(col2im_rows, o_buf, mo, cols, bias, has_bias, geo, n)
 
         return fn

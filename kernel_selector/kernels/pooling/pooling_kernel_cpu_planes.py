@@ -52,7 +52,7 @@ from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_2
 from ...params import Params, SupportedKey
 from ...selector import register
-from .pooling_cpu_grid import pool_grid, pool_grid_tables, use_pool_grid
+from .cpu_pooling_grid import pool_grid, pool_grid_tables, use_pool_grid
 from .pooling_kernel_cpu_fsv16 import MODES, average_divisors
 
 F32 = frozenset({DataType.f32})
@@ -62,7 +62,7 @@ TASKS = 32  # thread tasks of one call (dynamic scheduling), each a contiguous r
 AVG_ROWS = True  # strided average poolings with output rows at least ROWS_MIN_W wide run row by row (row_passes)
 ROWS_MIN_W = 12  # max pooling over input rows at least this wide runs row by row (_batch_rows)
 FLAT_BATCH_FLOATS = 8192  # flat_passes: planes are stacked up to this many floats per task (masks: 1 byte per tap)
-POOL_GRID = True  # windows with stride 1 or 2 along x and short output rows as flat grids (pooling_cpu_grid)
+POOL_GRID = True  # windows with stride 1 or 2 along x and short output rows as flat grids (cpu_pooling_grid)
 MAX_EXTRA_WORK = 8  # separable passes may read at most this many times the taps of the direct window loops
 
 
