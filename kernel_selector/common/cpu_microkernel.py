@@ -159,10 +159,8 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
             p.add_incoming(init[t], entry)
             acc.append(p)
         b_row = builder.gep(b, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, ldb)])
-        for line in range(0, nv * w, 16):  # every 64-byte line of the row's panel ahead
-            builder.call(prefetch, [builder.bitcast(builder.gep(b_row, [builder.add(b_ahead, ir.Constant(i64, line))]),
-                                                    i8p), ir.Constant(i32, 0), ir.Constant(i32, 3),
-                                    ir.Constant(i32, 1)])
+        builder.call(prefetch, [builder.bitcast(builder.gep(b_row, [b_ahead]), i8p), ir.Constant(i32, 0),
+                                ir.Constant(i32, 3), ir.Constant(i32, 1)])
         if masked and not b_plain:
             bv = [builder.call(mload, [vptr(b_row, ir.Constant(i64, v * w)), ir.Constant(i32, 4), col_mask[v], zero])
                   for v in range(nv)]
@@ -220,9 +218,8 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
     prefetch = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
                                               "llvm.prefetch.p0i8")
     # flags & 64 (B read in place, one column panel after another): each K row of B is prefetched one panel ahead
-    # (NR floats further, every 64-byte line of it), the row the next task of the same thread reads; otherwise the
-    # prefetch is of the row being loaded (no effect but the instructions). Two panels ahead measured no better
-    # (SqueezeNet and ResNet-50 at batch 8, 1.01x paired).
+    # (NR floats further), the row the next task of the same thread reads; otherwise the prefetch is of the row
+    # being loaded (no effect but the instruction)
     b_ahead = builder.select(builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, 64)), ir.Constant(i64, 0)),
                              ir.Constant(i64, nv * w), ir.Constant(i64, 0))
     res_row0 = builder.gep(res, [builder.select(builder.icmp_signed(">=", r_off, ir.Constant(i64, 0)), r_off,

@@ -100,10 +100,7 @@ PREFETCH_B = 64
 panel ahead, what the thread's next task reads (its K rows lie a whole image plane apart: more streams than the
 hardware prefetchers follow); 0 turns it off (A/B measurements). Paired same-process runs, 2-core Zen 4 with
 AVX-512 (2026-12-07): ResNet-50 batch 8 0.953× the time, SqueezeNet's 128 → 16 1×1 at 54×54 batch 8 alone 0.76×;
-SqueezeNet and Inception-v2 b8 0.99-1.01×, ResNet-50, SqueezeNet, ShuffleNet, DenseNet-121 b1 1.00×. Since
-2026-12-07 (28th session) every 64-byte line of the row's 128-byte panel is prefetched, not the first only:
-SqueezeNet's squeeze layers alone (96 and 128 → 16 at 54×54, batch 8) 0.70× and 0.60× the time of the one-line
-prefetch; in the network the flag now gives SqueezeNet b8 0.956×, ResNet-50 b8 0.984× (paired, on against off)."""
+SqueezeNet and Inception-v2 b8 0.99-1.01×, ResNet-50, SqueezeNet, ShuffleNet, DenseNet-121 b1 1.00×."""
 STREAM_C = 128
 """flags & 128: whole tiles store C with non-temporal stores (past the caches, no read for ownership) when
 :func:`stream_ok`; 0 turns it off (A/B measurements). ResNet-50 at batch 8, paired same-process runs on the 2-core
