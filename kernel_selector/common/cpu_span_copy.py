@@ -58,9 +58,12 @@ def _emit_copy(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], w
 
 
 @intrinsic
-def copy_span(typingctx: Any, dst: Any, d0: Any, src: Any, s0: Any, n: Any) -> Any:
+def _copy_span(typingctx: Any, dst: Any, d0: Any, src: Any, s0: Any, n: Any) -> Any:
     """``dst[d0 : d0 + n] = src[s0 : s0 + n]`` for float32 1-D arrays, n ≥ 0 (int64 offsets and count), as whole
     W-float vectors and one masked tail (module docstring). The spans must not overlap. No bounds check: the caller
     keeps both spans inside their arrays. Callable only from numba-compiled code."""
     sig = types.void(dst, types.intp, src, types.intp, types.intp)
     return sig, lambda context, builder, s, args: _emit_copy(context, builder, s, args, W)
+
+
+copy_span: Any = _copy_span  # called as copy_span(dst, d0, src, s0, n) from numba code (the typing context is numba's)
