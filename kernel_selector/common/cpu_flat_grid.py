@@ -13,9 +13,13 @@ crop), with stride 2 folded into the row phases.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
+from .cpu_epilogue import I0, chain_span, operand_index
 from .cpu_microkernel import W
+from .cpu_span_copy import copy_span
+from .elementwise_numba import NJIT
 
 
 def grid_geometry(oh: int, ow: int, kh: int, kw: int, sy: int, sx: int, dy: int, dx: int,
@@ -44,3 +48,38 @@ def grid_offsets(kh: int, kw: int, sy: int, dy: int, dx: int, hq: int, wp: int) 
     kx·DX."""
     return np.array([((ky * dy) % sy) * hq * wp + ((ky * dy) // sy) * wp + kx * dx
                      for ky in range(kh) for kx in range(kw)], np.int64)
+
+
+@numba.njit(**NJIT)
+def plane_to_phases(sp: np.ndarray, x: np.ndarray, ibase: int, mi: np.ndarray, rows_in: int, cols_in: int, py: int,
+                    px: int, sy: int, hq: int, wp: int) -> None:  # pragma: no cover - numba
+    """Input rows 0 ≤ iy < ``rows_in`` (columns < ``cols_in``) of the plane at ``x[ibase]`` (row map ``mi``) into the
+    row phases at the start of ``sp``: row iy is padded row iy + PY, phase (iy + PY) mod SY, row (iy + PY) div SY,
+    from column PX. The borders are the caller's (never written)."""
+    for iy in range(rows_in):
+        r = iy + py
+        d0 = ((r % sy) * hq + r // sy) * wp + px
+        s0 = ibase + iy * mi[3]
+        if mi[4] == 1:
+            copy_span(sp, d0, x, s0, cols_in)
+        else:
+            row = sp[d0:d0 + cols_in]
+            for i in range(cols_in):
+                row[i] = x[s0 + i * mi[4]]
+
+
+@numba.njit(**NJIT)
+def grid_to_plane(out: np.ndarray, obase: int, mo: np.ndarray, sp: np.ndarray, g0: int, gp: int, oh: int, ow: int,
+                  codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, res: np.ndarray, mr: np.ndarray, has_res: bool,
+                  plane_chain: bool, b: int, c: int) -> None:  # pragma: no cover - numba
+    """The OW valid columns of the OH grid rows (``sp[g0 + oy · G ...]``) into output plane (b, c) at ``out[obase]``
+    (row map ``mo``, x pitch 1), then the fused chain ``codes`` (:func:`~.cpu_epilogue.chain_span`): once over the
+    plane when ``plane_chain`` (the plane and the chain operand's contiguous), else row by row."""
+    for oy in range(oh):
+        copy_span(out, obase + oy * mo[3], sp, g0 + oy * gp, ow)
+        if codes.shape[0] > 0 and not plane_chain:
+            r0 = operand_index(mr, b, c, oy, I0) if has_res else 0
+            chain_span(out, obase + oy * mo[3], ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
+    if codes.shape[0] > 0 and plane_chain:  # one call per plane
+        r0 = operand_index(mr, b, c, I0, I0) if has_res else 0
+        chain_span(out, obase, oh * ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)

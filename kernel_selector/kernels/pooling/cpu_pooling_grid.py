@@ -15,11 +15,9 @@ import numba
 import numpy as np
 from numba import prange
 
-from ...common.cpu_epilogue import I0, chain_span, operand_index
-from ...common.cpu_flat_grid import grid_geometry, grid_offsets, grid_points
+from ...common.cpu_flat_grid import grid_geometry, grid_offsets, grid_points, grid_to_plane, plane_to_phases
 from ...common.cpu_microkernel import W
 from ...common.cpu_microkernel_pool import POOL_SEGMENT, max_row_s1, max_row_s2, sum_row_s1, sum_row_s2
-from ...common.cpu_span_copy import copy_span
 from ...common.elementwise_numba import NJIT
 
 
@@ -78,16 +76,7 @@ def pool_grid(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, n_
             b = t // nc
             ibase = mi[0] + b * mi[1] + c * mi[2]
             obase = mo[0] + b * mo[1] + c * mo[2]
-            for iy in range(rows_in):  # input row iy is padded row iy + PY: phase (iy + PY) mod SY
-                r = iy + py
-                d0 = ((r % sy) * hq + r // sy) * wp + px
-                s0 = ibase + iy * mi[3]
-                if mi[4] == 1:
-                    copy_span(sp, d0, x, s0, cols_in)
-                else:
-                    row = sp[d0:d0 + cols_in]
-                    for i in range(cols_in):
-                        row[i] = x[s0 + i * mi[4]]
+            plane_to_phases(sp, x, ibase, mi, rows_in, cols_in, py, px, sy, hq, wp)
             for q0 in range(0, n, POOL_SEGMENT):
                 if is_max:
                     if sx == 1:
@@ -98,11 +87,4 @@ def pool_grid(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, n_
                     sum_row_s1(sp, q0, toff, taps, grid, q0, dgrid, q0)
                 else:
                     sum_row_s2(sp, 2 * q0, toff, taps, grid, q0, dgrid, q0)
-            for oy in range(oh):
-                copy_span(out, obase + oy * mo[3], sp, g0 + oy * gp, ow)
-                if codes.shape[0] > 0 and not plane_chain:
-                    r0 = operand_index(mr, b, c, oy, I0) if has_res else 0
-                    chain_span(out, obase + oy * mo[3], ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
-            if codes.shape[0] > 0 and plane_chain:  # one call per plane
-                r0 = operand_index(mr, b, c, I0, I0) if has_res else 0
-                chain_span(out, obase, oh * ow, codes, fa, fb, res, r0, mr[4] if has_res else 0)
+            grid_to_plane(out, obase, mo, sp, g0, gp, oh, ow, codes, fa, fb, res, mr, has_res, plane_chain, b, c)
