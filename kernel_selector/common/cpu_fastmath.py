@@ -86,3 +86,31 @@ def gelu_f32(x: float) -> float:  # pragma: no cover - numba
     p = p * t + np.float32(-1.26551223)
     e = t * exp_f32(p - a * a)
     return half * x * (e if x < np.float32(0.0) else np.float32(2.0) - e)
+
+
+@numba.njit(inline="always", **NJIT)
+def logistic_f32(x: float) -> float:  # pragma: no cover - numba
+    """1 / (1 + e^−x) in float32 on :func:`exp_f32` (a vector loop; libm's ``expf`` is one call per element).
+    Below x = −88.72 the result is 0, above 87 it is 1; NaN gives NaN."""
+    return np.float32(1.0) / (np.float32(1.0) + exp_f32(-x))
+
+
+@numba.njit(inline="always", **NJIT)
+def tanh_f32(x: float) -> float:  # pragma: no cover - numba
+    """tanh(x) in float32 without calls, Cephes' ``tanhf`` (S. Moshier) in select form: for |x| < 0.625 the odd
+    polynomial x + x³·P(x²) (degree 4 in x²; no cancellation near 0), else 1 − 2 / (e^{2|x|} + 1) on
+    :func:`exp_f32` (at least 0.55, so the subtraction loses nothing), the sign of x put back. Both branches are
+    computed and one selected, so a loop over it vectorizes. Within a few ulp of ``np.tanh`` (tested); ±1 beyond
+    |x| = 44; NaN gives NaN."""
+    a = x if x >= np.float32(0.0) else -x
+    z = a * a
+    p = np.float32(-5.70498872745e-3)
+    p = p * z + np.float32(2.06390887954e-2)
+    p = p * z + np.float32(-5.37397155531e-2)
+    p = p * z + np.float32(1.33314422036e-1)
+    p = p * z + np.float32(-3.33332819422e-1)
+    small = p * z * a + a
+    big = np.float32(1.0) - np.float32(2.0) / (exp_f32(a + a) + np.float32(1.0))
+    r = small if a < np.float32(0.625) else big
+    r = r if x >= np.float32(0.0) else -r
+    return x if x != x else r
