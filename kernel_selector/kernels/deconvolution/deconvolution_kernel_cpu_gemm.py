@@ -6,7 +6,10 @@ each run: OC·KH·KW·C/g values, small next to the product; the input plane is 
 output row gathers its taps: ``out[n, o, oy, ox] = bias[o] + Σ cols[(o, ky, kx), iy·W + ix]`` over the taps with
 ``iy·sy + ky·dy = oy + py`` (and the same along x), a thread task per output row, so a 1-channel head (DBNet's
 probability map) still uses every core. The scatter form of the same sum is the reference's (Caffe's col2im); the
-gather form writes each output once, without atomics or a zeroed full-size buffer.
+gather form writes each output once, without atomics or a zeroed full-size buffer. When the kernel tiles the
+output exactly (kernel = stride, no dilation, pads or output padding: the 2×2 stride-2 upsampling of UNet and DBNet
+heads) every output element is one tap, stored with its bias in one pass (2 wide: two source rows interleaved, a
+vector loop): the DBNet-style head's two layers 0.82 -> 0.43 and 0.56 -> 0.28 ms.
 """
 
 from __future__ import annotations
@@ -43,12 +46,27 @@ def col2im_rows(out: np.ndarray, mo: np.ndarray, cols: np.ndarray, bias: np.ndar
     oc, h, w, oh, ow = geo[0], geo[1], geo[2], geo[3], geo[4]
     kh, kw, sy, sx, dy, dx, py, px = geo[5], geo[6], geo[7], geo[8], geo[9], geo[10], geo[11], geo[12]
     hw = h * w
+    tiles = kh == sy and kw == sx and dy == 1 and dx == 1 and py == 0 and px == 0 and oh == h * sy \
+        and ow == w * sx and mo[4] == 1  # every output element is exactly one tap: stores, no sums
     for t in prange(oc * oh):
         o = t // oh
         oy = t % oh
         row = out[mo[0] + n * mo[1] + o * mo[2] + oy * mo[3]:mo[0] + n * mo[1] + o * mo[2] + oy * mo[3]
                   + (ow - 1) * mo[4] + 1]
         bv = bias[o] if has_bias else np.float32(0.0)
+        if tiles:
+            base = ((o * kh + oy % sy) * kw) * hw + (oy // sy) * w
+            if kw == 2:  # the common 2x2 stride-2 upsampling: two source rows interleaved, a vector loop
+                s0, s1 = cols[base:base + w], cols[base + hw:base + hw + w]
+                for ix in range(w):
+                    row[2 * ix] = s0[ix] + bv
+                    row[2 * ix + 1] = s1[ix] + bv
+            else:
+                for kx in range(kw):
+                    src = cols[base + kx * hw:base + kx * hw + w]
+                    for ix in range(w):
+                        row[ix * kw + kx] = src[ix] + bv
+            continue
         for j in range(ow):
             row[j * mo[4]] = bv
         for ky in range(kh):
