@@ -314,6 +314,34 @@ def test_packed_grid_rows_in_place_or_copied(rng, monkeypatch, extra, shape, oc,
         assert_close(got, want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("extra", [0.0, 1e9], ids=["im2col", "row-panels"])
+@pytest.mark.parametrize("shape,oc,stride", [((2, 16, 12, 37), 24, (1, 1)), ((1, 8, 17, 40), 16, (2, 2))],
+                         ids=["3x3", "3x3s2-phases"])
+@pytest.mark.parametrize("chain", ["swish-sum", "sum-relu"])
+def test_packed_grid_row_panels_with_residual_chain(rng, monkeypatch, extra, shape, oc, stride, chain):
+    """A residual in the chain (YOLO's bottleneck: conv, SiLU, + shortcut; ResNet's conv + sum + relu) on the
+    padded grid's row panels (the tiles read the operand at the output's own pixels) equals the reference, as it
+    does through the im2col patch matrix (row panels off: the grid then refuses an eltwise); the output is a
+    channel slice of a larger buffer (feature padding, NaN-poisoned)."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+
+    monkeypatch.setattr(mod, "ROW_PANELS_EXTRA", extra)
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((oc, shape[1], 3, 3)))
+    b = f32(rng.standard_normal(oc))
+    ref = conv_ref(x, w, b, stride, (1, 1), (1, 1), (1, 1), 1)
+    res = f32(rng.standard_normal(ref.shape))
+    if chain == "swish-sum":
+        fused = [("activation", {"func": "swish", "a": 1.0}), ("eltwise", {"mode": "sum"})]
+        want = ref / (1 + np.exp(-ref)) + res
+    else:
+        fused = [("eltwise", {"mode": "sum"}), ("activation", {"func": "relu"})]
+        want = np.maximum(ref + res, 0)
+    got, _ = run_direct(KERNEL, x, w, b, stride, (1, 1), (1, 1), (1, 1), 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, opad=Padding((0, 2, 0, 0), (0, 3, 0, 0)), fused=fused, residual=res)
+    assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
 def test_packed_grid_row_panels_chosen_by_width():
     """Row panels where they cost at most ROW_PANELS_EXTRA times the grid's panels: wide rows yes, 7-wide no."""
     from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod

@@ -410,13 +410,18 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # (a rest of activations only runs on the grid's rows: the operand-free part of the epilogue; YOLO's SiLU)
         # (strided: stride phases; a strided 1x1 keeps im2col, whose patch matrix is smaller than the phases)
         sy, sx = int(a.stride[0]), int(a.stride[1])
-        grid = not direct and not shuf and (sy == sx == 1 or kh * kw > 1) and out_lay.format == Format.bfyx \
-            and res_at < 0 and all(op.kind == "activation" for op in rest)
+        grid = not direct and not shuf and (sy == sx == 1 or kh * kw > 1) and out_lay.format == Format.bfyx
+        simple_rest = res_at < 0 and all(op.kind == "activation" for op in rest)
         hp, wpad, npg, koff = grid_geometry(oh, ow, kh, kw, a.dilation[0], a.dilation[1], icg, sy, sx) if grid else (
             0, 0, 0, np.zeros(0, np.int64))
         # the grid's GEMM writes the output rows in place (no grid scratch, no copy out) where row panels cost at
         # most ROW_PANELS_EXTRA times the grid's panels
         rp = row_panels(oh, ow, npg) if grid else 0
+        # a residual sum or an eltwise rest (YOLO's bottlenecks: conv, SiLU, + shortcut) only with row panels, which
+        # address the operands at the output's own pixels (the copy out of the grid applies activations only)
+        grid = grid and (simple_rest or (rp > 0 and direct_out))
+        rp = rp if grid else 0
+        grid_chain = grid and not simple_rest  # the whole rest of the chain runs in the tiles
         # a small dense output from the padded grid or a strided 1x1 read in place: channel-vector tiles along its rows
         strided_1x1 = (flat_in and kh == kw == 1 and not direct and tuple(a.pad) == tuple(a.pad_end) == (0, 0)
                        and tuple(a.dilation) == (1, 1))
@@ -492,6 +497,15 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                         launch_oc(oc_row_tiles, xpad, 0, n_xpad, koff, wpad, 1, oh, ow, k, wp, oc, out, out0,
                                   int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias, bounds,
                                   flags, codes, fa, fb, cnt, row_parts)
+                        continue
+                    if rp and grid_chain:  # row panels with the residual and the rest of the chain in the tiles
+                        r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \
+                            else (-1, 0, 0)
+                        launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, ow, splits,
+                               out, int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias, has_bias, res, r_off,
+                               r_f, bounds, flags | tail, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]),
+                               int(m[4]), cnt, n_xpad, int(out_rows[1]), r_img, int(m[1]), NOPACK_TILES, rp, oh, wpad,
+                               int(out_rows[3]), 0)
                         continue
                     if rp:  # row panels: the tiles land in the output rows; the rest of the chain then runs on them
                         launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, ow, splits,
