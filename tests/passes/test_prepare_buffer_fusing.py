@@ -48,11 +48,82 @@ def test_blocked_feature_concat_keeps_its_kernel(engine, rng):
     assert {p.id: p.status for p in net.get_profiling_info()}["cat"] == "EXECUTED"
 
 
-def test_concat_output_that_is_also_read_elsewhere_is_not_in_place(engine, rng):
+def test_concat_input_that_is_also_read_elsewhere(engine, rng):
+    """An input with a second user: on OpenCL it keeps its own buffer (the concat copies it); on the CPU engine it
+    writes its slice of the concat's buffer and the other user reads it there (its kernel unchanged)."""
     t = _concat_topology(1)
-    t.add(cl.Activation("side", "a", "exp"))  # 'a' has a second user: it cannot live in the concat's buffer
-    prog = cl.Program(engine, t)
-    assert prog.node("a").buffer_of is None and not prog.node("cat").in_place
+    t.add(cl.Activation("side", "a", "exp"))
+    net = cl.Network(cl.Program(engine, t))
+    prog = net.program
+    in_place = engine.kind == "cpu"
+    assert (prog.node("a").buffer_of == "cat") == in_place and prog.node("cat").in_place == in_place
+    x = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    net.poison()
+    out = net.run({"x": x})
+    cat = np.concatenate([np.tanh(x), np.abs(x), x * x], axis=1)
+    np.testing.assert_allclose(out["out"], np.where(cat > 0, cat, 0.5 * cat), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out["side"], np.exp(np.tanh(x)), rtol=1e-5, atol=1e-6)
+
+
+def _split_concat_topology(cuts, order, tail=True):
+    """YOLO's C2f shape: x (2, 12, 5, 6) -> P = tanh -> crops of P's channels at ``cuts`` (Split) -> m = abs of the
+    last crop -> concat of the crops in ``order`` (+ m when ``tail``) -> relu. Returns (topology, reference)."""
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, 12, 5, 6))),
+                    cl.Activation("p", "x", "tanh"))
+    bounds = [0, *cuts, 12]
+    names = []
+    for j, (lo, hi) in enumerate(zip(bounds, bounds[1:])):
+        t.add(cl.Crop(f"s{j}", "p", shape=(2, hi - lo, 5, 6), offsets=(0, lo, 0, 0)))
+        names.append(f"s{j}")
+    t.add(cl.Activation("m", names[-1], "abs"))
+    parts = [names[j] for j in order] + (["m"] if tail else [])
+    t.add(cl.Concatenation("cat", parts, axis=1), cl.Activation("out", "cat", "relu"))
+
+    def reference(x):
+        p = np.tanh(x.astype(np.float64))
+        chunks = {f"s{j}": p[:, lo:hi] for j, (lo, hi) in enumerate(zip(bounds, bounds[1:]))}
+        chunks["m"] = np.abs(chunks[names[-1]])
+        return np.maximum(np.concatenate([chunks[n] for n in parts], axis=1), 0)
+
+    return t, reference
+
+
+@pytest.mark.parametrize(("cuts", "order", "in_place"), [
+    ((6,), (0, 1), True),          # two halves in order, as C2f's Split
+    ((3, 7), (0, 1, 2), True),     # three unequal parts in order
+    ((6,), (1, 0), False),         # out of order: P cannot write one slice
+])
+def test_concat_of_the_crops_that_tile_a_producer(engine, rng, cuts, order, in_place):
+    """Crops that tile their producer P, in order, as consecutive concat inputs: P writes its slice of the concat's
+    buffer, the crops view it there (one still read by another node), the concat runs no kernel. On OpenCL P's
+    fast activation kernel (activation_vec8) writes no padded output, so P keeps its buffer there (_keeps_kernel)."""
+    t, reference = _split_concat_topology(cuts, order)
+    net = cl.Network(cl.Program(engine, t))
+    prog = net.program
+    in_place = in_place and engine.kind == "cpu"
+    assert prog.node("cat").in_place == in_place
+    if in_place:
+        assert prog.node("p").buffer_of == "cat" and prog.node("s0").buffer_of == "cat"
+    x = rng.standard_normal((2, 12, 5, 6)).astype(np.float32)
+    net.poison()
+    np.testing.assert_allclose(net.run({"x": x})["out"], reference(x), rtol=1e-5, atol=1e-6)
+
+
+def test_concat_of_part_of_a_producer_is_not_in_place(engine, rng):
+    """Only the first of two crops goes into the concat: P's slice would not hold the other crop."""
+    t = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, 12, 5, 6))),
+                    cl.Activation("p", "x", "tanh"),
+                    cl.Crop("s0", "p", shape=(2, 6, 5, 6), offsets=(0, 0, 0, 0)),
+                    cl.Crop("s1", "p", shape=(2, 6, 5, 6), offsets=(0, 6, 0, 0)),
+                    cl.Activation("m", "s1", "abs"), cl.Concatenation("cat", ["s0", "m"], axis=1),
+                    cl.Activation("out", "cat", "relu"))
+    net = cl.Network(cl.Program(engine, t))
+    assert net.program.node("p").buffer_of is None
+    x = rng.standard_normal((2, 12, 5, 6)).astype(np.float32)
+    p = np.tanh(x.astype(np.float64))
+    net.poison()
+    np.testing.assert_allclose(net.run({"x": x})["out"], np.maximum(np.concatenate([p[:, :6], np.abs(p[:, 6:])], 1),
+                                                                     0), rtol=1e-5, atol=1e-6)
 
 
 def test_reshape_is_a_view(engine, rng):
