@@ -68,13 +68,14 @@ def _crop_run(deps: list[ProgramNode], i: int, d: str) -> tuple[ProgramNode, lis
         return None
     src = x.dependencies[0]
     crops = list(src.users)
-    if len(crops) < 1 or deps[i:i + len(crops)] != sorted(crops, key=lambda c: _crop_offset(c, d)):
+    if any(c.kind != "crop" for c in crops) or deps[i:i + len(crops)] != sorted(crops,
+                                                                             key=lambda c: _crop_offset(c, d)):
         return None
     k = DIMS.index(d)
     at = 0
     for c in deps[i:i + len(crops)]:
         offs = tuple(c.primitive.offsets) + (0,) * (4 - c.layout().rank)  # type: ignore[attr-defined]
-        if c.kind != "crop" or not c.optimized_out or c.buffer_of != src.id or c.is_output or offs[k] != at \
+        if not c.optimized_out or c.buffer_of != src.id or c.is_output or offs[k] != at \
                 or any(offs[j] or c.layout().dims4[j] != src.layout().dims4[j] for j in range(4) if j != k):
             return None
         at += c.layout().dims4[k]
@@ -82,8 +83,9 @@ def _crop_run(deps: list[ProgramNode], i: int, d: str) -> tuple[ProgramNode, lis
 
 
 def _crop_offset(c: ProgramNode, d: str) -> int:
+    """A crop's offset along ``d``."""
     offs = tuple(c.primitive.offsets) + (0,) * 4  # type: ignore[attr-defined]
-    return int(offs[DIMS.index(d)]) if c.kind == "crop" else -1
+    return int(offs[DIMS.index(d)])
 
 
 def _users_keep_kernels(program: ProgramGraph, x: ProgramNode, padded: Layout, skip: ProgramNode) -> bool:

@@ -26,27 +26,32 @@ PARALLEL_MIN_WORK = 1 << 14  # below this many elements touched, a kernel runs o
 CHUNK_ITERATIONS = 4  # prange iterations a thread grabs at a time (dynamic scheduling)
 
 
-_TLS = threading.local()  # .scope: [numba's thread count now, the count at scope entry] inside launch_scope()
+_TLS = threading.local()  # .scope: [numba's thread count now, the count at scope entry, the parallel chunk size now]
+# inside launch_scope()
 
 
 @contextlib.contextmanager
 def launch_scope() -> Iterator[None]:
     """Within (one CPU-engine execution, on its thread): the Launchers leave numba's thread count as the last kernel
     set it and change it only when a kernel needs the other mode, instead of setting and restoring it around every
-    small kernel (two ``numba.set_num_threads`` calls, ~5 us, a third of a small kernel's Python cost); the count
-    at entry comes back at exit. Nested scopes are the outer one. numba's thread count is per calling thread."""
+    small kernel (two ``numba.set_num_threads`` calls, ~5 us, a third of a small kernel's Python cost); the parallel
+    chunk size likewise (two ``numba.set_parallel_chunksize`` calls a launch, 108 a MobileNetV3-style run); both
+    values at entry come back at exit. Nested scopes are the outer one. numba's thread count is per calling thread."""
     if getattr(_TLS, "scope", None) is not None:
         yield
         return
     start = numba.get_num_threads()
-    _TLS.scope = [start, start]
+    chunk = numba.get_parallel_chunksize()
+    _TLS.scope = [start, start, chunk]
     try:
         yield
     finally:
-        now = _TLS.scope[0]
+        now, _, last = _TLS.scope
         _TLS.scope = None
         if now != start:
             numba.set_num_threads(start)
+        if last != chunk:
+            numba.set_parallel_chunksize(chunk)
 
 
 def _threads(n: int) -> None:
@@ -74,6 +79,11 @@ def _pooled(fn: Callable[..., None], args: tuple[Any, ...], chunk: int = CHUNK_I
     sc = getattr(_TLS, "scope", None)
     if sc is not None:
         _threads(sc[1])
+        if sc[2] != chunk:  # the chunk size, like the thread count, only when it changes (per thread in numba)
+            numba.set_parallel_chunksize(chunk)
+            sc[2] = chunk
+        fn(*args)
+        return
     old = numba.set_parallel_chunksize(chunk)
     try:
         fn(*args)

@@ -88,6 +88,31 @@ def test_launch_scope_keeps_and_restores_the_thread_count():
     assert numba.get_num_threads() == start and a[0] == 6.0
 
 
+def test_launch_scope_sets_the_chunk_size_once_and_restores_it():
+    """Inside a scope a pooled launch sets numba's parallel chunk size only when it changes, leaves it for the next
+    launch, and the scope restores the entry value (also after a failure)."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one numba thread: no pooled launch")
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    numba.set_parallel_chunksize(0)
+    b = np.zeros(1 << 20, np.float32)
+    four, one = Launcher(1 << 20, chunk=4), Launcher(1 << 20, chunk=1)
+    with launch_scope():
+        four(_fill, b, np.float32(1.0))
+        assert numba.get_parallel_chunksize() == 4  # left for the next launch
+        one(_fill, b, np.float32(2.0))
+        assert numba.get_parallel_chunksize() == 1
+    assert numba.get_parallel_chunksize() == 0
+    np.testing.assert_array_equal(b, np.arange(1 << 20, dtype=np.float32) + 2.0)
+    with pytest.raises(RuntimeError):
+        with launch_scope():
+            four(_fill, b, np.float32(3.0))
+            raise RuntimeError("a kernel failed")
+    assert numba.get_parallel_chunksize() == 0
+    four(_fill, b, np.float32(4.0))  # outside a scope: set and restored around the call
+    assert numba.get_parallel_chunksize() == 0 and b[5] == 9.0
+
+
 @pytest.mark.parametrize("transpose_b", [False, True])
 def test_split_batched_gemm_in_a_network(cpu_engine, rng, transpose_b):
     """A batched Gemm (the attention products) during an execution: one BLAS call per (batch item, row block)
