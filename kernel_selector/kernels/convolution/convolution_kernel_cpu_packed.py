@@ -47,6 +47,7 @@ from ...cpu_kernel_base import CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_2, FORCE_PRIORITY_3, FORCE_PRIORITY_5
 from ...params import FusedOp, Params, SupportedKey
 from ...selector import register
+from . import cpu_conv_oc
 from .convolution_kernel_cpu_gemm import DATA_FORMATS, _store
 from .cpu_conv_common import (
     G_OH,
@@ -467,6 +468,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         launch_oc = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix), chunk=1)
         bias_pad = np.zeros(-(-oc // PANEL) * PANEL, np.float32)  # the tiles read a whole panel of bias
         row_parts = oc_chunks(ipc * -(-oc // PANEL), oh, numba.get_num_threads())
+        chain_span_len = int(cpu_conv_oc.CHAIN_SPAN)  # read at build time (benchmarks/switch_ab.py can set it)
         koff_1x1 = np.arange(icg, dtype=np.int64) * pitch["f"]
 
         def fn(*bufs: Any) -> None:
@@ -487,7 +489,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                 if oc_rows and not grid:  # a strided 1x1: the input planes where they lie
                     launch_oc(oc_row_tiles, x, x_off + n0 * pitch["b"], pitch["b"], koff_1x1, sy * pitch["y"],
                               sx * pitch["x"], oh, ow, k, wp, oc, out, out0, int(out_rows[1]), int(out_rows[2]),
-                              int(out_rows[3]), bias_pad, has_bias, bounds, flags, codes, fa, fb, cnt, row_parts)
+                              int(out_rows[3]), bias_pad, has_bias, bounds, flags, codes, fa, fb, cnt, row_parts,
+                              chain_span_len)
                     continue
                 if grid:
                     for i in range(cnt):
@@ -496,7 +499,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     if oc_rows:
                         launch_oc(oc_row_tiles, xpad, 0, n_xpad, koff, wpad, 1, oh, ow, k, wp, oc, out, out0,
                                   int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias, bounds,
-                                  flags, codes, fa, fb, cnt, row_parts)
+                                  flags, codes, fa, fb, cnt, row_parts, chain_span_len)
                         continue
                     if rp and grid_chain:  # row panels with the residual and the rest of the chain in the tiles
                         r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \
@@ -513,7 +516,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                                bounds, flags | tail, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, n_xpad, int(out_rows[1]),
                                0, 0, NOPACK_TILES, rp, oh, wpad, int(out_rows[3]), 0)
                         for i in range(cnt if codes.shape[0] else 0):
-                            launch_out(output_chain, out, out_rows, n0 + i, oc, oh, ow, codes, fa, fb)
+                            launch_out(output_chain, out, out_rows, n0 + i, oc, oh, ow, codes, fa, fb,
+                                       chain_span_len)
                         continue
                     # the activations after the register epilogue run on whole output rows as they are copied out
                     launch(_gemm_tiles, wp, k, rtab, ocg, xpad, 0, icg * sy * sx * hp * wpad, 0, koff, npg, splits, y,

@@ -91,11 +91,15 @@ def grid_to_output(grid: np.ndarray, npg: int, wp: int, out: np.ndarray, mo: np.
 
 @numba.njit(parallel=True, **NJIT)
 def output_chain(out: np.ndarray, mo: np.ndarray, n: int, oc: int, oh: int, ow: int, codes: np.ndarray,
-                 fa: np.ndarray, fb: np.ndarray) -> None:  # pragma: no cover - numba
+                 fa: np.ndarray, fb: np.ndarray, span: int) -> None:  # pragma: no cover - numba
     """The activations ``codes`` (:func:`chain_span`, no eltwise operand) on every output row of image ``n`` in
     place (bfyx, row map ``mo``): what :func:`grid_to_output` applies as it copies, for a GEMM that wrote the rows
-    itself (row panels, ``convolution_cpu_packed``); one call per OW pixels, not one per 16-pixel tile row."""
+    itself (row panels, ``convolution_cpu_packed``); one call per OW pixels, not one per 16-pixel tile row, or where
+    the rows are contiguous one per run of rows of at least ``span`` elements (``cpu_conv_oc.CHAIN_SPAN``)."""
     no_res = np.empty(0, np.float32)
-    for t in prange(oc * oh):
-        d0 = mo[0] + n * mo[1] + (t // oh) * mo[2] + (t % oh) * mo[3]
-        chain_span(out, d0, ow, codes, fa, fb, no_res, I0, I0)
+    rows = max(1, span // ow) if span > 0 and mo[3] == ow and mo[4] == 1 else 1
+    nrun = (oh + rows - 1) // rows
+    for t in prange(oc * nrun):
+        r0 = (t % nrun) * rows
+        d0 = mo[0] + n * mo[1] + (t // nrun) * mo[2] + r0 * mo[3]
+        chain_span(out, d0, min(rows, oh - r0) * ow if rows > 1 else ow, codes, fa, fb, no_res, I0, I0)
