@@ -33,6 +33,8 @@ after the second when ``flags & 16``; these run in branches (a select would cost
 every convolution). A QDQ model's residual block, ``conv → FQ → + shortcut → relu → FQ``, is bias, FQ1, residual,
 clamp 2, FQ2 (as a separate pass over 16-column spans the chain cost an int8 ResNet-50 on the CPU engine 100 of its
 230 ms).
+With ``flags & 256`` (:data:`SILU`) a SiLU, x / (1 + e^−x), runs after the first fake quantization and before the
+residual, in a branch (:func:`_exp_vector`: the Cephes exponential of ``cpu_fastmath.exp_f32`` in vector IR).
 With ``flags & 32`` (an edge tile of a packed B, whose rows are NR floats however few columns are valid) the loop
 loads B plainly and only C and the residual are masked (the last, 1-column panel of a 7×7 image had cost as much as
 two whole ones). With ``flags & 4`` the accumulators start from the stored C tile instead of zero: the
@@ -46,6 +48,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -268,6 +271,38 @@ def _whole_or_edge(builder: ir.IRBuilder, name: str, ncols: Any, cols: int, row_
     builder.position_at_end(end_bb)
 
 
+SILU = 256
+"""``flags & SILU``: x / (1 + e^−x) (SiLU, ``swish`` with a = 1) after the first fake quantization, before the
+residual (YOLO's conv → BN → SiLU [→ + shortcut]), on the registers: as a fused chain it ran per tile row of at most
+NR pixels, a call each."""
+
+
+def _exp_vector(builder: ir.IRBuilder, x: Any, w: int) -> Any:
+    """e^x of a <w x float>, the algorithm and constants of :func:`~kernel_selector.common.cpu_fastmath.exp_f32`
+    (Cephes' ``expf``, S. Moshier): x clamped to [−87, 88], n = floor(x·log2 e + 1/2), r = x − n·ln 2 in two parts,
+    a degree-6 polynomial, times 2^n built from its exponent bits. A NaN becomes a bound here (``maxnum``); the
+    SiLU's x / (1 + e^−x) still gives NaN for it."""
+    f32, i32 = ir.FloatType(), ir.IntType(32)
+    vt, vi = ir.VectorType(f32, w), ir.VectorType(i32, w)
+
+    def c(v: float) -> Any:
+        return ir.Constant(vt, [float(np.float32(v))] * w)
+
+    maxnum = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt]), f"llvm.maxnum.v{w}f32")
+    minnum = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt]), f"llvm.minnum.v{w}f32")
+    floor = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt]), f"llvm.floor.v{w}f32")
+    xc = builder.call(minnum, [builder.call(maxnum, [x, c(-87.0)]), c(88.0)])
+    n = builder.call(floor, [builder.fadd(builder.fmul(xc, c(1.44269504088896341)), c(0.5))])
+    r = builder.fsub(xc, builder.fmul(n, c(0.693359375)))
+    r = builder.fsub(r, builder.fmul(n, c(-2.12194440e-4)))
+    p = c(1.9875691500e-4)
+    for coef in (1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1):
+        p = builder.fadd(builder.fmul(p, r), c(coef))
+    y = builder.fadd(builder.fadd(builder.fmul(builder.fmul(p, r), r), r), c(1.0))
+    bits = builder.shl(builder.add(builder.fptosi(n, vi), ir.Constant(vi, [127] * w)), ir.Constant(vi, [23] * w))
+    return builder.fmul(y, builder.bitcast(bits, vt))
+
+
 def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, col_mask: list[Any], bias: Any,
               bias_off: Any, res: Any, r_off: Any, ldr: Any, clamp: Any, flags: Any, mload: Any,
               row_ok: list[Any] | None = None) -> list[Any]:
@@ -316,6 +351,27 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
             out.append(p)
         return out
 
+    def silu(vals: list[Any], bit: int) -> list[Any]:
+        """x / (1 + e^−x) on every value (:func:`_exp_vector`), in a branch on ``flags & bit``."""
+        on = builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, bit)), zero64)
+        before = builder.block
+        then_bb = builder.append_basic_block(f"silu{bit}.then")
+        join_bb = builder.append_basic_block(f"silu{bit}.join")
+        builder.cbranch(on, then_bb, join_bb)
+        builder.position_at_end(then_bb)
+        one = ir.Constant(vt, [1.0] * w)
+        new = [builder.fdiv(x, builder.fadd(one, _exp_vector(builder, builder.fneg(x), w))) for x in vals]
+        done = builder.block
+        builder.branch(join_bb)
+        builder.position_at_end(join_bb)
+        out = []
+        for x, y in zip(vals, new):
+            p = builder.phi(vt)
+            p.add_incoming(x, before)
+            p.add_incoming(y, done)
+            out.append(p)
+        return out
+
     xs: list[Any] = []
     for i in range(mr):
         ii = ir.Constant(i64, i)
@@ -323,6 +379,7 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
         bv = builder.select(has_bias, _splat(builder, bval, vt), zero)
         xs.extend(clip(builder.fadd(acc[i * nv + v], bv), clamp1, bound[0], bound[1]) for v in range(nv))
     xs = fake_quant(xs, 8, 4)
+    xs = silu(xs, SILU)
     out = []
     for i in range(mr):
         ii = ir.Constant(i64, i)
