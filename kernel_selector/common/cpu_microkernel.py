@@ -34,7 +34,8 @@ every convolution). A QDQ model's residual block, ``conv → FQ → + shortcut �
 clamp 2, FQ2 (as a separate pass over 16-column spans the chain cost an int8 ResNet-50 on the CPU engine 100 of its
 230 ms).
 With ``flags & 256`` (:data:`SILU`) a SiLU, x / (1 + e^−x), runs after the first fake quantization and before the
-residual, in a branch (:func:`_exp_vector`: the Cephes exponential of ``cpu_fastmath.exp_f32`` in vector IR).
+residual, in a branch (:func:`_exp_vector`: the Cephes exponential of ``cpu_fastmath.exp_f32`` in vector IR); with
+``flags & 512`` (:data:`HSWISH`) a HardSwish there.
 With ``flags & 32`` (an edge tile of a packed B, whose rows are NR floats however few columns are valid) the loop
 loads B plainly and only C and the residual are masked (the last, 1-column panel of a 7×7 image had cost as much as
 two whole ones). With ``flags & 4`` the accumulators start from the stored C tile instead of zero: the
@@ -275,6 +276,9 @@ SILU = 256
 """``flags & SILU``: x / (1 + e^−x) (SiLU, ``swish`` with a = 1) after the first fake quantization, before the
 residual (YOLO's conv → BN → SiLU [→ + shortcut]), on the registers: as a fused chain it ran per tile row of at most
 NR pixels, a call each."""
+HSWISH = 512
+"""``flags & HSWISH``: HardSwish, x · min(max(x + 3, 0), 6) / 6, at the same place (MobileNetV3's conv → BN →
+HardSwish)."""
 
 
 def _exp_vector(builder: ir.IRBuilder, x: Any, w: int) -> Any:
@@ -351,16 +355,23 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
             out.append(p)
         return out
 
-    def silu(vals: list[Any], bit: int) -> list[Any]:
-        """x / (1 + e^−x) on every value (:func:`_exp_vector`), in a branch on ``flags & bit``."""
+    def activation(vals: list[Any], bit: int) -> list[Any]:
+        """SiLU (x / (1 + e^−x), :func:`_exp_vector`) for SILU or HardSwish (x · min(max(x + 3, 0), 6) · 1/6, the
+        element-wise table's order) for HSWISH on every value, in a branch on ``flags & bit``."""
         on = builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, bit)), zero64)
         before = builder.block
-        then_bb = builder.append_basic_block(f"silu{bit}.then")
-        join_bb = builder.append_basic_block(f"silu{bit}.join")
+        then_bb = builder.append_basic_block(f"act{bit}.then")
+        join_bb = builder.append_basic_block(f"act{bit}.join")
         builder.cbranch(on, then_bb, join_bb)
         builder.position_at_end(then_bb)
         one = ir.Constant(vt, [1.0] * w)
-        new = [builder.fdiv(x, builder.fadd(one, _exp_vector(builder, builder.fneg(x), w))) for x in vals]
+        if bit == SILU:
+            new = [builder.fdiv(x, builder.fadd(one, _exp_vector(builder, builder.fneg(x), w))) for x in vals]
+        else:
+            three, six = ir.Constant(vt, [3.0] * w), ir.Constant(vt, [6.0] * w)
+            sixth = ir.Constant(vt, [float(np.float32(1.0 / 6.0))] * w)
+            new = [builder.fmul(builder.fmul(x, builder.call(minnum, [builder.call(maxnum, [
+                builder.fadd(x, three), zero]), six])), sixth) for x in vals]
         done = builder.block
         builder.branch(join_bb)
         builder.position_at_end(join_bb)
@@ -379,7 +390,7 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
         bv = builder.select(has_bias, _splat(builder, bval, vt), zero)
         xs.extend(clip(builder.fadd(acc[i * nv + v], bv), clamp1, bound[0], bound[1]) for v in range(nv))
     xs = fake_quant(xs, 8, 4)
-    xs = silu(xs, SILU)
+    xs = activation(activation(xs, SILU), HSWISH)
     out = []
     for i in range(mr):
         ii = ir.Constant(i64, i)

@@ -406,13 +406,14 @@ def test_stream_ok_rules():
     ((1, 8, 20, 37), 24, (3, 3), (2, 2)),   # stride phases
     ((1, 12, 18, 40), 20, (3, 3), (1, 1)),  # the grid's row panels (20 channels fill 0.625 of the lanes)
 ], ids=["1x1", "gemv", "oc-rows", "phases", "row-panels"])
-@pytest.mark.parametrize("chain", ["silu", "silu-sum", "relu-silu"])
+@pytest.mark.parametrize("chain", ["silu", "silu-sum", "relu-silu", "hswish", "hswish-sum"])
 def test_packed_silu_in_registers(rng, shape, oc, k, stride, chain):
-    """A SiLU (swish, a = 1) after the convolution runs in the micro-kernels' register epilogue (flags & SILU, the
-    GEMV's numba epilogue likewise), before a residual sum: the float64 reference x / (1 + e^-x) on every path."""
+    """A SiLU (swish, a = 1) or a HardSwish after the convolution runs in the micro-kernels' register epilogue
+    (flags & SILU / HSWISH, the GEMV's numba epilogue likewise), before a residual sum: the float64 references
+    x / (1 + e^-x) and x * clip(x + 3, 0, 6) / 6 on every path."""
     from cldnn_py.layout import Layout
     from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
-    from kernel_selector.common.cpu_microkernel import SILU
+    from kernel_selector.common.cpu_microkernel import HSWISH, SILU
     from kernel_selector.kernels.convolution.convolution_kernel_cpu_packed import split_chain
     from kernel_selector.params import FusedOp
 
@@ -423,14 +424,17 @@ def test_packed_silu_in_registers(rng, shape, oc, k, stride, chain):
     ref = conv_ref(x, w, b, stride, (1, 1), pad, pad, 1)
     res = f32(rng.standard_normal(ref.shape))
     silu = ("activation", {"func": "swish", "a": 1.0})
+    hswish = ("activation", {"func": "hard_swish"})
     fused = {"silu": [silu], "silu-sum": [silu, ("eltwise", {"mode": "sum"})],
-             "relu-silu": [("activation", {"func": "relu"}), silu]}[chain]
+             "relu-silu": [("activation", {"func": "relu"}), silu], "hswish": [hswish],
+             "hswish-sum": [hswish, ("eltwise", {"mode": "sum"})]}[chain]
     base = np.maximum(ref, 0) if chain == "relu-silu" else ref
-    want = base / (1 + np.exp(-base)) + (res if chain == "silu-sum" else 0)
+    act = base * np.clip(base + 3, 0, 6) / 6 if "hswish" in chain else base / (1 + np.exp(-base))
+    want = act + (res if chain.endswith("-sum") else 0)
     ops = [FusedOp("eltwise", FusedEltwiseAttrs("sum"), [Layout(DataType.f32, Format.bfyx, ref.shape)], [3])
            if kind == "eltwise" else FusedOp("activation", FusedActivationAttrs(**a)) for kind, a in fused]
     _, flags, _, rest = split_chain(ops, Layout(DataType.f32, Format.bfyx, ref.shape))
-    assert flags & SILU and not any(op.kind == "activation" for op in rest)
+    assert flags & (HSWISH if "hswish" in chain else SILU) and not any(op.kind == "activation" for op in rest)
     got, _ = run_direct(KERNEL, x, w, b, stride, (1, 1), pad, pad, 1, xfmt=Format.bfyx, wfmt=OSV16,
                         ofmt=Format.bfyx, fused=fused, residual=res)
     assert_close(got, want, rtol=1e-4, atol=1e-4)

@@ -40,7 +40,7 @@ from cldnn_py.ops import ConvolutionAttrs
 from ...common.cpu_epilogue import EMPTY, chain_arrays, chain_span, fake_quant_params, operand_map
 from ...common.cpu_launch import CHUNK_ITERATIONS, Launcher
 from ...common.cpu_layout import row_map
-from ...common.cpu_microkernel import MR, NR, PANEL, SILU, micro_kernel, micro_kernel_rows, store_fence
+from ...common.cpu_microkernel import HSWISH, MR, NR, PANEL, SILU, micro_kernel, micro_kernel_rows, store_fence
 from ...common.cpu_microkernel_oc import OC_PIXELS
 from ...common.elementwise_numba import NJIT
 from ...cpu_kernel_base import CpuKernelBase
@@ -97,8 +97,8 @@ the residual sum, 512 -> 1024 to 14x14 1.74 -> 1.32 ms and 1024 -> 2048 to 7x7 2
 AVX-512 Zen 4); the network 0.975 and 0.99 in paired same-process runs, networks with no layer changed 0.99-1.04
 (the VM's noise that hour)."""
 REGISTER_SILU = True
-"""A SiLU right after the convolution (and its clamp / fake quantization) runs in the micro-kernels' register
-epilogue (``cpu_microkernel.SILU``) instead of the fused chain after the tiles."""
+"""A SiLU or HardSwish right after the convolution (and its clamp / fake quantization) runs in the micro-kernels'
+register epilogue (``cpu_microkernel.SILU`` / ``HSWISH``) instead of the fused chain after the tiles."""
 PREFETCH_B = 64
 """flags & 64 for tiles that read B in place (the nopack tasks): the micro-kernel prefetches each B row one column
 panel ahead, what the thread's next task reads (its K rows lie a whole image plane apart: more streams than the
@@ -265,10 +265,10 @@ def row_panels(oh: int, ow: int, npg: int) -> int:
 def split_chain(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, int, int, list[FusedOp]]:
     """The head of a fused chain that the micro-kernel applies in registers, and the rest: (bounds float32[16]: the
     two clamps' [lo, hi] then the two fake quantizations' (a, b, lo, hi, c, d); flags (bit 0: first clamp, bit 1:
-    second clamp, bit 3: first fake quantization, bit 4: second, SILU: a SiLU); index in ``ops`` of a residual sum it
-    takes or -1; the remaining ops). The head is [relu|clamp] [fake quantization] [SiLU] [sum of a pixel-contiguous
-    operand] [relu|clamp] [fake quantization], each part optional, in that order; a fake quantization is the four
-    activations linear, round, clamp, linear that a QDQ pair becomes."""
+    second clamp, bit 3: first fake quantization, bit 4: second, SILU / HSWISH: a SiLU / HardSwish); index in
+    ``ops`` of a residual sum it takes or -1; the remaining ops). The head is [relu|clamp] [fake quantization]
+    [SiLU|HardSwish] [sum of a pixel-contiguous operand] [relu|clamp] [fake quantization], each part optional, in
+    that order; a fake quantization is the four activations linear, round, clamp, linear that a QDQ pair becomes."""
     bounds = np.array([0.0, np.inf, 0.0, np.inf] + [0.0] * 12, np.float32)
     flags, res_at, stage, i = 0, -1, 0, 0
     _, _, oh, ow = out.dims4
@@ -287,8 +287,8 @@ def split_chain(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, int, int, 
             flags |= 8 if stage < 2 else 16
             stage = 2 if stage < 2 else 5
             i += 3
-        elif REGISTER_SILU and _is_silu(op) and stage in (0, 1, 2) and not flags & SILU:
-            flags |= SILU
+        elif REGISTER_SILU and _register_act(op) and stage in (0, 1, 2) and not flags & (SILU | HSWISH):
+            flags |= _register_act(op)
             stage = 2
         elif op.kind == "eltwise" and op.elt().mode == "sum" and stage in (0, 1, 2) and \
                 _flat_operand(operand_map(op.extra_inputs[0], out), oh, ow, contiguous=True):
@@ -299,9 +299,15 @@ def split_chain(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, int, int, 
     return bounds, flags, res_at, ops[i:]
 
 
-def _is_silu(op: FusedOp) -> bool:
-    """A swish activation with a = 1 (SiLU, what x · Sigmoid(x) fuses into)."""
-    return op.kind == "activation" and op.act().func == "swish" and float(op.act().a) == 1.0
+def _register_act(op: FusedOp) -> int:
+    """The register epilogue's flag for ``op``: SILU for a swish with a = 1 (what x · Sigmoid(x) fuses into), HSWISH
+    for a hard_swish, else 0."""
+    if op.kind != "activation":
+        return 0
+    act = op.act()
+    if act.func == "swish" and float(act.a) == 1.0:
+        return SILU
+    return HSWISH if act.func == "hard_swish" else 0
 
 
 def _clamp_of(op: FusedOp) -> tuple[float, float] | None:

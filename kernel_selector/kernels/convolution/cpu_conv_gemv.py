@@ -13,7 +13,7 @@ from numba import prange
 from ...common.cpu_epilogue import I0, I1, chain_span
 from ...common.cpu_fastmath import exp_f32
 from ...common.cpu_gemv import gemv_panel
-from ...common.cpu_microkernel import SILU
+from ...common.cpu_microkernel import HSWISH, SILU
 from ...common.elementwise_numba import NJIT
 
 
@@ -35,11 +35,10 @@ def gemv_panels(wp: np.ndarray, k: int, oc: int, b: np.ndarray, b_off: int, ldb:
     """For each image i and output channel o < ``oc``: c[c_off + i·c_img + o·ldc] = epilogue(Σ_t wp-panel(o, t) ·
     b[b_off + i·b_img + t·ldb]) over t < ``k``; ``wp`` the os_iyx_osv16 weights (OC padded to 16). Epilogue as
     :mod:`~kernel_selector.common.cpu_microkernel`'s: + bias[o] when ``has_bias``, clamp to clamp[0:2] when
-    ``flags & 1``, the fake quantization clamp[4:10] when ``flags & 8``, SiLU when ``flags & SILU``, + res[r_off +
-    i·r_img + o·r_f] when
-    ``r_off >= 0``, clamp to clamp[2:4] when ``flags & 2``, the fake quantization clamp[10:16] when ``flags & 16``
-    (a NaN becomes the bound, as llvm.maxnum / minnum), then the chain ``codes`` with operand
-    rest[q_off + i·q_img + o·q_f]. A task per (image, 16-channel panel)."""
+    ``flags & 1``, the fake quantization clamp[4:10] when ``flags & 8``, SiLU when ``flags & SILU``, HardSwish when
+    ``flags & HSWISH``, + res[r_off + i·r_img + o·r_f] when ``r_off >= 0``, clamp to clamp[2:4] when ``flags & 2``,
+    the fake quantization clamp[10:16] when ``flags & 16`` (a NaN becomes the bound, as llvm.maxnum / minnum), then
+    the chain ``codes`` with operand rest[q_off + i·q_img + o·q_f]. A task per (image, 16-channel panel)."""
     n_pan = (oc + 15) // 16
     for task in prange(n_img * n_pan):
         im = task // n_pan
@@ -60,6 +59,11 @@ def gemv_panels(wp: np.ndarray, k: int, oc: int, b: np.ndarray, b_off: int, ldb:
                 v = _fake_quant(v, clamp, 4)
             if flags & SILU:
                 v = v / (np.float32(1.0) + exp_f32(-v))
+            if flags & HSWISH:
+                t = v + np.float32(3.0)
+                t = t if t > np.float32(0.0) else np.float32(0.0)
+                t = t if t < np.float32(6.0) else np.float32(6.0)
+                v = v * t * np.float32(1.0 / 6.0)
             if r_off >= 0:
                 v += res[r_off + im * r_img + o * r_f]
             if flags & 2:
