@@ -332,18 +332,16 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
     def clip(v: Any, on: Any, lo: Any, hi: Any) -> Any:
         return builder.select(on, builder.call(minnum, [builder.call(maxnum, [v, lo]), hi]), v)
 
-    def fake_quant(vals: list[Any], bit: int, at: int) -> list[Any]:
-        """clamp(rint(a x + b), lo, hi) * c + d with clamp[at:at + 6] on every value, in a branch on ``flags & bit``
-        (phi nodes join the two paths)."""
+    def branch(vals: list[Any], bit: int, name: str, step: Any) -> list[Any]:
+        """``step(x)`` on every value in a branch on ``flags & bit`` (phi nodes join the two paths: a select would
+        cost the step's vector ops on every tile of every convolution)."""
         on = builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, bit)), zero64)
         before = builder.block
-        then_bb = builder.append_basic_block(f"fq{bit}.then")
-        join_bb = builder.append_basic_block(f"fq{bit}.join")
+        then_bb = builder.append_basic_block(f"{name}{bit}.then")
+        join_bb = builder.append_basic_block(f"{name}{bit}.join")
         builder.cbranch(on, then_bb, join_bb)
         builder.position_at_end(then_bb)
-        q = [_splat(builder, builder.load(builder.gep(clamp, [ir.Constant(i64, at + j)])), vt) for j in range(6)]
-        new = [builder.call(fma, [builder.call(minnum, [builder.call(maxnum, [
-            builder.call(rint, [builder.call(fma, [q[0], x, q[1]])]), q[2]]), q[3]]), q[4], q[5]]) for x in vals]
+        new = [step(x) for x in vals]
         done = builder.block
         builder.branch(join_bb)
         builder.position_at_end(join_bb)
@@ -355,33 +353,31 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
             out.append(p)
         return out
 
-    def activation(vals: list[Any], bit: int) -> list[Any]:
-        """SiLU (x / (1 + e^−x), :func:`_exp_vector`) for SILU or HardSwish (x · min(max(x + 3, 0), 6) · 1/6, the
-        element-wise table's order) for HSWISH on every value, in a branch on ``flags & bit``."""
-        on = builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, bit)), zero64)
-        before = builder.block
-        then_bb = builder.append_basic_block(f"act{bit}.then")
-        join_bb = builder.append_basic_block(f"act{bit}.join")
-        builder.cbranch(on, then_bb, join_bb)
-        builder.position_at_end(then_bb)
-        one = ir.Constant(vt, [1.0] * w)
-        if bit == SILU:
-            new = [builder.fdiv(x, builder.fadd(one, _exp_vector(builder, builder.fneg(x), w))) for x in vals]
-        else:
-            three, six = ir.Constant(vt, [3.0] * w), ir.Constant(vt, [6.0] * w)
-            sixth = ir.Constant(vt, [float(np.float32(1.0 / 6.0))] * w)
-            new = [builder.fmul(builder.fmul(x, builder.call(minnum, [builder.call(maxnum, [
-                builder.fadd(x, three), zero]), six])), sixth) for x in vals]
-        done = builder.block
-        builder.branch(join_bb)
-        builder.position_at_end(join_bb)
-        out = []
-        for x, y in zip(vals, new):
-            p = builder.phi(vt)
-            p.add_incoming(x, before)
-            p.add_incoming(y, done)
-            out.append(p)
-        return out
+    def fake_quant(vals: list[Any], bit: int, at: int) -> list[Any]:
+        """clamp(rint(a x + b), lo, hi) * c + d with clamp[at:at + 6] on every value, when ``flags & bit``."""
+        q: list[Any] = []
+
+        def step(x: Any) -> Any:
+            if not q:  # the parameters loaded inside the branch, once
+                q.extend(_splat(builder, builder.load(builder.gep(clamp, [ir.Constant(i64, at + j)])), vt)
+                         for j in range(6))
+            return builder.call(fma, [builder.call(minnum, [builder.call(maxnum, [
+                builder.call(rint, [builder.call(fma, [q[0], x, q[1]])]), q[2]]), q[3]]), q[4], q[5]])
+
+        return branch(vals, bit, "fq", step)
+
+    one = ir.Constant(vt, [1.0] * w)
+    three, six = ir.Constant(vt, [3.0] * w), ir.Constant(vt, [6.0] * w)
+    sixth = ir.Constant(vt, [float(np.float32(1.0 / 6.0))] * w)
+
+    def silu(x: Any) -> Any:
+        """x / (1 + e^−x) (:func:`_exp_vector`)."""
+        return builder.fdiv(x, builder.fadd(one, _exp_vector(builder, builder.fneg(x), w)))
+
+    def hard_swish(x: Any) -> Any:
+        """x · min(max(x + 3, 0), 6) · 1/6, the element-wise table's order."""
+        return builder.fmul(builder.fmul(x, builder.call(minnum, [builder.call(maxnum, [builder.fadd(x, three), zero]),
+                                                                  six])), sixth)
 
     xs: list[Any] = []
     for i in range(mr):
@@ -390,7 +386,7 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
         bv = builder.select(has_bias, _splat(builder, bval, vt), zero)
         xs.extend(clip(builder.fadd(acc[i * nv + v], bv), clamp1, bound[0], bound[1]) for v in range(nv))
     xs = fake_quant(xs, 8, 4)
-    xs = activation(activation(xs, SILU), HSWISH)
+    xs = branch(branch(xs, SILU, "act", silu), HSWISH, "act", hard_swish)
     out = []
     for i in range(mr):
         ii = ir.Constant(i64, i)

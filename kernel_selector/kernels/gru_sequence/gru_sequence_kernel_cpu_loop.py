@@ -91,13 +91,6 @@ class GruSequenceKernelCpuLoop(CpuRefKernel):
         """Any shapes the primitive accepts."""
         return None
 
-    def compute(self, params: Params, inputs: list[np.ndarray]) -> np.ndarray:
-        """(seq, batch, hidden): H_t, from logical input arrays."""
-        batch, n = inputs[1].shape
-        out = np.empty((inputs[0].shape[0] // batch, batch, n), np.float32)
-        self._run(params, [np.asarray(x, dtype=np.float32) for x in inputs], out)
-        return out
-
     def make_fn(self, params: Params) -> Callable[..., None]:
         """fn(xw, h0, R, [Rb_h], out) on raw buffers: operands in place where they are unpadded bfyx f32
         (:func:`~kernel_selector.common.cpu_gates.direct_io`)."""
