@@ -92,6 +92,41 @@ def _splat(builder: ir.IRBuilder, val: Any, vt: ir.VectorType) -> Any:
                                   ir.Constant(ir.VectorType(i32, vt.count), [0] * vt.count))
 
 
+def reduction_loop(builder: ir.IRBuilder, name: str, k_len: Any, init: list[Any],
+                   step: Any) -> list[Any]:
+    """``for k in range(k_len): acc = step(k, acc)`` with ``acc`` starting at the vectors ``init``: the micro-kernels'
+    K loop, the accumulators as phi nodes so that LLVM keeps them in registers. Returns the accumulators after the
+    loop (``init`` when ``k_len`` <= 0); the builder is then past the loop."""
+    i64 = ir.IntType(64)
+    entry = builder.block
+    loop = builder.append_basic_block(f"{name}.loop")
+    done = builder.append_basic_block(f"{name}.done")
+    builder.cbranch(builder.icmp_signed(">", k_len, ir.Constant(i64, 0)), loop, done)
+    builder.position_at_end(loop)
+    k = builder.phi(i64)
+    k.add_incoming(ir.Constant(i64, 0), entry)
+    acc = []
+    for v0 in init:
+        p = builder.phi(v0.type)
+        p.add_incoming(v0, entry)
+        acc.append(p)
+    nxt = step(k, acc)
+    k1 = builder.add(k, ir.Constant(i64, 1))
+    tail = builder.block
+    k.add_incoming(k1, tail)
+    for p, q in zip(acc, nxt):
+        p.add_incoming(q, tail)
+    builder.cbranch(builder.icmp_signed("<", k1, k_len), loop, done)
+    builder.position_at_end(done)
+    final = []
+    for v0, q in zip(init, nxt):
+        p = builder.phi(v0.type)
+        p.add_incoming(v0, entry)
+        p.add_incoming(q, tail)
+        final.append(p)
+    return final
+
+
 def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: int, nv: int, w: int,
                 indirect: bool = False) -> Any:
     if indirect:  # B row k at b[b_off + koff[koff_off + k]] (one more argument than the strided form)
@@ -150,44 +185,23 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
                                                      zero]))
                 else:  # C is the tile's own memory, in bounds: load it, keep it only when accumulating
                     init.append(builder.select(accumulate, builder.load(ptr, align=4), zero))
-        entry = builder.block
-        loop = builder.append_basic_block("micro.loop")
-        done = builder.append_basic_block("micro.done")
-        builder.cbranch(builder.icmp_signed(">", k_len, ir.Constant(i64, 0)), loop, done)
-        builder.position_at_end(loop)
-        k = builder.phi(i64)
-        k.add_incoming(ir.Constant(i64, 0), entry)
-        acc = []
-        for t in range(mr * nv):
-            p = builder.phi(vt)
-            p.add_incoming(init[t], entry)
-            acc.append(p)
-        b_row = builder.gep(b, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, ldb)])
-        builder.call(prefetch, [builder.bitcast(builder.gep(b_row, [b_ahead]), i8p), ir.Constant(i32, 0),
-                                ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        if masked and not b_plain:
-            bv = [builder.call(mload, [vptr(b_row, ir.Constant(i64, v * w)), ir.Constant(i32, 4), col_mask[v], zero])
-                  for v in range(nv)]
-        else:
-            bv = [builder.load(vptr(b_row, ir.Constant(i64, v * w)), align=4) for v in range(nv)]
-        a_col = builder.gep(a, [builder.mul(k, ir.Constant(i64, PANEL))])
-        nxt: list[Any] = []
-        for i in range(mr):
-            ai = _splat(builder, builder.load(builder.gep(a_col, [ir.Constant(i64, i)])), vt)
-            nxt.extend(builder.call(fma, [ai, bv[v], acc[i * nv + v]]) for v in range(nv))
-        k1 = builder.add(k, ir.Constant(i64, 1))
-        tail = builder.block
-        k.add_incoming(k1, tail)
-        for p, q in zip(acc, nxt):
-            p.add_incoming(q, tail)
-        builder.cbranch(builder.icmp_signed("<", k1, k_len), loop, done)
-        builder.position_at_end(done)
-        final = []
-        for t in range(mr * nv):
-            p = builder.phi(vt)
-            p.add_incoming(init[t], entry)
-            p.add_incoming(nxt[t], tail)
-            final.append(p)
+        def step(k: Any, acc: list[Any]) -> list[Any]:
+            b_row = builder.gep(b, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, ldb)])
+            builder.call(prefetch, [builder.bitcast(builder.gep(b_row, [b_ahead]), i8p), ir.Constant(i32, 0),
+                                    ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            if masked and not b_plain:
+                bv = [builder.call(mload, [vptr(b_row, ir.Constant(i64, v * w)), ir.Constant(i32, 4), col_mask[v],
+                                           zero]) for v in range(nv)]
+            else:
+                bv = [builder.load(vptr(b_row, ir.Constant(i64, v * w)), align=4) for v in range(nv)]
+            a_col = builder.gep(a, [builder.mul(k, ir.Constant(i64, PANEL))])
+            nxt: list[Any] = []
+            for i in range(mr):
+                ai = _splat(builder, builder.load(builder.gep(a_col, [ir.Constant(i64, i)])), vt)
+                nxt.extend(builder.call(fma, [ai, bv[v], acc[i * nv + v]]) for v in range(nv))
+            return nxt
+
+        final = reduction_loop(builder, "micro", k_len, init, step)
         final = _epilogue(builder, final, mr, nv, w, col_mask if masked else [every] * nv, bias, bias_off, res, r_off,
                           ldr, clamp, flags, mload)
         def stores(nontemporal: bool) -> None:

@@ -31,7 +31,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .cpu_microkernel import PANEL, W, _splat, tile_shape
+from .cpu_microkernel import PANEL, W, _splat, reduction_loop, tile_shape
 
 
 def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: int, nv: int, w: int) -> Any:
@@ -63,39 +63,17 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
     init = [builder.select(use_bias, builder.load(vptr(bias, ir.Constant(i64, v * w)), align=4), zero)
             for v in range(nv)]
 
-    entry = builder.block
-    loop = builder.append_basic_block("fc.loop")
-    done = builder.append_basic_block("fc.done")
-    builder.cbranch(builder.icmp_signed(">", k_len, ir.Constant(i64, 0)), loop, done)
-    builder.position_at_end(loop)
-    k = builder.phi(i64)
-    k.add_incoming(ir.Constant(i64, 0), entry)
-    acc = []
-    for _ in range(mr):
-        for v in range(nv):
-            p = builder.phi(vt)
-            p.add_incoming(init[v], entry)
-            acc.append(p)
-    w_row = builder.gep(wp, [builder.mul(k, ir.Constant(i64, PANEL))])
-    wv = [builder.load(vptr(w_row, col_off[v]), align=4) for v in range(nv)]
-    x_k = builder.gep(x, [k])
-    nxt: list[Any] = []
-    for i in range(mr):
-        xi = _splat(builder, builder.load(builder.gep(x_k, [row_off[i]])), vt)
-        nxt.extend(builder.call(fma, [xi, wv[v], acc[i * nv + v]]) for v in range(nv))
-    k1 = builder.add(k, ir.Constant(i64, 1))
-    tail = builder.block
-    k.add_incoming(k1, tail)
-    for p, q in zip(acc, nxt):
-        p.add_incoming(q, tail)
-    builder.cbranch(builder.icmp_signed("<", k1, k_len), loop, done)
-    builder.position_at_end(done)
-    final = []
-    for t in range(mr * nv):
-        p = builder.phi(vt)
-        p.add_incoming(init[t % nv], entry)
-        p.add_incoming(nxt[t], tail)
-        final.append(p)
+    def step(k: Any, acc: list[Any]) -> list[Any]:
+        w_row = builder.gep(wp, [builder.mul(k, ir.Constant(i64, PANEL))])
+        wv = [builder.load(vptr(w_row, col_off[v]), align=4) for v in range(nv)]
+        x_k = builder.gep(x, [k])
+        nxt: list[Any] = []
+        for i in range(mr):
+            xi = _splat(builder, builder.load(builder.gep(x_k, [row_off[i]])), vt)
+            nxt.extend(builder.call(fma, [xi, wv[v], acc[i * nv + v]]) for v in range(nv))
+        return nxt
+
+    final = reduction_loop(builder, "fc", k_len, [init[t % nv] for t in range(mr * nv)], step)
 
     whole = builder.and_(builder.icmp_signed(">=", nrows, ir.Constant(i64, mr)),
                          builder.icmp_signed(">=", ncols, ir.Constant(i64, nv * w)))

@@ -30,7 +30,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .cpu_microkernel import PANEL, W, _epilogue, _splat, _whole_or_edge
+from .cpu_microkernel import PANEL, W, _epilogue, _splat, _whole_or_edge, reduction_loop
 
 
 def _transpose(builder: ir.IRBuilder, rows: list[Any], w: int) -> list[Any]:
@@ -106,39 +106,18 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
             p_off = [ir.Constant(i64, i) for i in range(mr)]
         if indirect:
             p_off = [builder.mul(p, sai) for p in p_off]
-        entry = builder.block
-        loop = builder.append_basic_block("oc.loop")
-        done = builder.append_basic_block("oc.done")
-        builder.cbranch(builder.icmp_signed(">", k_len, ir.Constant(i64, 0)), loop, done)
-        builder.position_at_end(loop)
-        k = builder.phi(i64)
-        k.add_incoming(ir.Constant(i64, 0), entry)
-        acc = []
-        for _ in range(mr * nv):
-            p = builder.phi(vt)
-            p.add_incoming(zero, entry)
-            acc.append(p)
-        w_row = builder.gep(wp, [builder.mul(k, ir.Constant(i64, PANEL))])
-        wv = [builder.load(builder.bitcast(builder.gep(w_row, [ir.Constant(i64, v * w)]), vt.as_pointer()), align=4)
-              for v in range(nv)]
-        x_row = builder.gep(x, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, sak)])
-        nxt: list[Any] = []
-        for i in range(mr):
-            xi = _splat(builder, builder.load(builder.gep(x_row, [p_off[i]])), vt)
-            nxt.extend(builder.call(fma, [xi, wv[v], acc[i * nv + v]]) for v in range(nv))
-        k1 = builder.add(k, ir.Constant(i64, 1))
-        tail = builder.block
-        k.add_incoming(k1, tail)
-        for p, q in zip(acc, nxt):
-            p.add_incoming(q, tail)
-        builder.cbranch(builder.icmp_signed("<", k1, k_len), loop, done)
-        builder.position_at_end(done)
-        final = []
-        for t in range(mr * nv):
-            p = builder.phi(vt)
-            p.add_incoming(zero, entry)
-            p.add_incoming(nxt[t], tail)
-            final.append(p)
+        def step(k: Any, acc: list[Any]) -> list[Any]:
+            w_row = builder.gep(wp, [builder.mul(k, ir.Constant(i64, PANEL))])
+            wv = [builder.load(builder.bitcast(builder.gep(w_row, [ir.Constant(i64, v * w)]), vt.as_pointer()),
+                               align=4) for v in range(nv)]
+            x_row = builder.gep(x, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, sak)])
+            nxt: list[Any] = []
+            for i in range(mr):
+                xi = _splat(builder, builder.load(builder.gep(x_row, [p_off[i]])), vt)
+                nxt.extend(builder.call(fma, [xi, wv[v], acc[i * nv + v]]) for v in range(nv))
+            return nxt
+
+        final = reduction_loop(builder, "oc", k_len, [zero] * (mr * nv), step)
         rows: list[Any] = []
         for v in range(nv):  # block v: pixels i = 0..mr-1 by channels v·w .. v·w + w - 1
             block = [final[i * nv + v] for i in range(mr)] + [zero] * (w - mr)
