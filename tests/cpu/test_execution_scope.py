@@ -127,3 +127,26 @@ def test_split_batched_gemm_in_a_network(cpu_engine, rng, transpose_b):
     net.poison()
     b64 = b.astype(np.float64).swapaxes(-1, -2) if transpose_b else b.astype(np.float64)
     assert_close(net.run({"a": a, "b": b})["g"], 0.25 * (a.astype(np.float64) @ b64), rtol=1e-5, atol=1e-5)
+
+
+def test_execution_ignores_floating_point_errors_once_and_restores_them(cpu_engine):
+    """NaN / Inf results (log of negatives, overflowing exp; the numpy reference kernels forced) raise no warning
+    during a run, as on a device; numpy's error state, set once for the execution, is the caller's again
+    afterwards."""
+    import warnings
+
+    x = np.array([[-1.0, 0.0, 100.0, 2.0]], np.float32)
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)),
+                       cl.Activation("l", "x", "log"), cl.Activation("e", "l", "exp"),
+                       cl.Activation("y", "x", "exp"), cl.Eltwise("s", ["e", "y"], mode="sum"))
+    # the numpy reference kernels: their log and exp would warn (numba's kernels never do)
+    net = cl.Network(cl.Program(cpu_engine, topo, cl.BuildOptions(
+        force_implementations={"l": "activation_cpu_ref", "y": "activation_cpu_ref"})))
+    before = np.geterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = net.run({"x": x})["s"]
+    assert np.geterr() == before
+    with np.errstate(all="ignore"):
+        ref = (np.exp(np.log(x.astype(np.float64))) + np.exp(x.astype(np.float64))).astype(np.float32)
+    np.testing.assert_allclose(out, ref, rtol=1e-5, equal_nan=True)
