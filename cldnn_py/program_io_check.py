@@ -36,9 +36,13 @@ def check_graph(state: dict[str, Any], consts: dict[str, np.ndarray]) -> None:
             if raw is None or raw.nbytes != node.layout().bytes:
                 raise ProgramFileError(f"data '{node.id}': expected {node.layout().bytes} bytes, got "
                                        f"{None if raw is None else raw.nbytes}")
-    for o in state["outputs"]:
-        if o not in nodes:
-            raise ProgramFileError(f"output '{o}' is not a node")
+    for o in state["outputs"]:  # an output fused into another node (a bias add into its layer) resolves to it
+        host, seen = o, set()
+        while host not in nodes and host in state["removed"] and host not in seen:
+            seen.add(host)
+            host = state["removed"][host][1]
+        if host not in nodes:
+            raise ProgramFileError(f"output '{o}' is not a node" + (f" (it resolves to '{host}')" if seen else ""))
     for pid, (_, host) in state["removed"].items():
         if host and host not in nodes and host not in state["removed"]:
             raise ProgramFileError(f"removed primitive '{pid}': host '{host}' is not a node")

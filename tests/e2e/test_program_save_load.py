@@ -147,3 +147,32 @@ def test_identical_layers_share_one_remade_kernel(engine, rng, tmp_path):
     assert shared, "no two nodes with the same kernel: the test topology no longer has identical layers"
     for ns in shared:
         assert all(n.impl.kernels is ns[0].impl.kernels for n in ns[1:])
+
+
+def test_an_output_fused_into_its_layer_survives(engine, rng, tmp_path):
+    """A network output that a pass removed into another node (the bias Add after a MatMul, folded into the fully
+    connected layer: CRNN's logits) is saved as a removed primitive; the loaded program resolves it and runs bit for
+    bit (such a file was refused, "output 'output' is not a node", and the warm-start cache rebuilt it every time)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = rng.standard_normal((24, 10)).astype(np.float32)
+    b = rng.standard_normal(10).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["mm"]), helper.make_node("Add", ["mm", "b"], ["output"])],
+        "fused_output", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [20, 24])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [20, 10])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    prog = cl.Program(engine, cl.load_onnx(model))
+    assert "output" not in prog.nodes and prog.resolve("output") in prog.nodes  # removed into its layer
+    path = tmp_path / "fused.cldnn"
+    prog.save(path)
+    x = rng.standard_normal((20, 24)).astype(np.float32)
+    a = cl.Network(prog)
+    a.poison()
+    want = a.run({"x": x})["output"]
+    b_net = cl.Network(cl.Program.load(engine, path))
+    b_net.poison()
+    np.testing.assert_array_equal(b_net.run({"x": x})["output"], want)
+    np.testing.assert_allclose(want, x.astype(np.float64) @ w + b, rtol=1e-5, atol=1e-5)
