@@ -4,6 +4,7 @@ product :func:`fc_rows` (float32 or half weights) and logical readers / writers 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numba
 import numpy as np
@@ -11,9 +12,11 @@ from numba import prange
 
 from cldnn_py.layout import DataType, Format, Layout
 
-from ..cpu_kernel_base import physical_index, write_logical
+from ..cpu_kernel_base import align_operand, apply_fused, physical_index, read_logical, write_logical
+from ..params import Params
+from .cpu_epilogue import act_chain_inplace, chain_arrays
 from .cpu_half import as_f32
-from .cpu_launch import viewer
+from .cpu_launch import Launcher, viewer
 from .elementwise_numba import NJIT
 
 SMALL_BATCH = 16  # batches up to this run fc_rows; larger ones BLAS
@@ -102,6 +105,27 @@ def output_writer(lay: Layout) -> tuple[Callable[[np.ndarray], np.ndarray | None
 
         return (lambda buf: None), store
     return (lambda buf: None), (lambda buf, v: write_logical(buf, lay, v))
+
+
+def rows_epilogue(params: Params) -> Callable[[np.ndarray, tuple[Any, ...]], None]:
+    """``apply(dst, bufs)``: the fused ops of a fully connected layer on its (N, M) float32 result ``dst`` in place;
+    a chain of activations only as the vectorized numba pass
+    (:func:`~kernel_selector.common.cpu_epilogue.act_chain_inplace`) when ``dst`` is contiguous, anything else in
+    numpy with the eltwise operands read from ``bufs`` (the kernel's buffers: inputs, output, then the operands)."""
+    out, ops = params.output, list(params.fused_ops)
+    extra = [lay for op in ops for lay in op.extra_inputs]
+    acts = chain_arrays(ops, out)[:3] if ops and all(op.kind == "activation" for op in ops) else None
+    n_in = len(params.inputs)
+    launch = Launcher(out.count())
+
+    def apply(dst: np.ndarray, bufs: tuple[Any, ...]) -> None:
+        if acts is not None and dst.flags.c_contiguous:
+            launch(act_chain_inplace, dst.reshape(-1), *acts)
+        elif ops:
+            operands = [read_logical(b, lay) for b, lay in zip(bufs[n_in + 1:], extra)]
+            dst[...] = apply_fused(dst, ops, [align_operand(o, 2) for o in operands])
+
+    return apply
 
 
 @numba.njit(parallel=True, **NJIT)

@@ -29,7 +29,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .cpu_microkernel import W, _splat
+from .cpu_microkernel import W, _splat, reduction_loop
 
 
 def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], nv: int, w: int, sx: int) -> Any:
@@ -50,40 +50,21 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], nv: in
         return builder.load(builder.bitcast(builder.gep(base, [ir.Constant(i64, off)]), vt.as_pointer()), align=4)
 
     init = _splat(builder, bias, vt)
-    entry = builder.block
-    loop = builder.append_basic_block("dw.loop")
-    done = builder.append_basic_block("dw.done")
-    builder.cbranch(builder.icmp_signed(">", taps, ir.Constant(i64, 0)), loop, done)
-    builder.position_at_end(loop)
-    t = builder.phi(i64)
-    t.add_incoming(ir.Constant(i64, 0), entry)
-    acc = []
-    for _ in range(nv):
-        p = builder.phi(vt)
-        p.add_incoming(init, entry)
-        acc.append(p)
-    base = builder.gep(x, [builder.load(builder.gep(toff, [t]))])
-    wv = _splat(builder, builder.load(builder.gep(wk, [t])), vt)
-    nxt = []
-    for v in range(nv):
-        if sx == 1:
-            xv = vload(base, v * w)
-        else:  # stride 2: the even lanes of two consecutive vectors
-            xv = builder.shuffle_vector(vload(base, 2 * v * w), vload(base, 2 * v * w + w), even)
-        nxt.append(builder.call(fma, [wv, xv, acc[v]]))
-    t1 = builder.add(t, ir.Constant(i64, 1))
-    tail = builder.block
-    t.add_incoming(t1, tail)
-    for p, q in zip(acc, nxt):
-        p.add_incoming(q, tail)
-    builder.cbranch(builder.icmp_signed("<", t1, taps), loop, done)
-    builder.position_at_end(done)
-    final = []
-    for v in range(nv):
-        p = builder.phi(vt)
-        p.add_incoming(init, entry)
-        p.add_incoming(nxt[v], tail)
-        final.append(p)
+
+    def step(t: Any, acc: list[Any]) -> list[Any]:
+        base = builder.gep(x, [builder.load(builder.gep(toff, [t]))])
+        wv = _splat(builder, builder.load(builder.gep(wk, [t])), vt)
+        nxt = []
+        for v in range(nv):
+            if sx == 1:
+                xv = vload(base, v * w)
+            else:  # stride 2: the even lanes of two consecutive vectors
+                xv = builder.shuffle_vector(vload(base, 2 * v * w), vload(base, 2 * v * w + w), even)
+            nxt.append(builder.call(fma, [wv, xv, acc[v]]))
+        return nxt
+
+    final = reduction_loop(builder, "dw", taps, [init] * nv, step)
+
     whole = builder.icmp_signed(">=", ncols, ir.Constant(i64, nv * w))
     with builder.if_else(whole) as (then, otherwise):
         with then:  # a whole segment: plain stores

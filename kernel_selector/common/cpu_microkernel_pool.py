@@ -23,7 +23,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .cpu_microkernel import W
+from .cpu_microkernel import W, reduction_loop
 
 
 def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], nv: int, w: int, sx: int,
@@ -41,43 +41,22 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], nv: in
         return builder.bitcast(builder.gep(base, [ir.Constant(i64, off)]), vt.as_pointer())
 
     init = ir.Constant(vt, [float("-inf") if is_max else 0.0] * w)
-    entry = builder.block
-    loop = builder.append_basic_block("pool.loop")
-    done = builder.append_basic_block("pool.done")
-    builder.cbranch(builder.icmp_signed(">", taps, ir.Constant(i64, 0)), loop, done)
-    builder.position_at_end(loop)
-    t = builder.phi(i64)
-    t.add_incoming(ir.Constant(i64, 0), entry)
-    acc = []
-    for _ in range(nv):
-        p = builder.phi(vt)
-        p.add_incoming(init, entry)
-        acc.append(p)
-    base = builder.gep(x, [builder.load(builder.gep(toff, [t]))])
-    nxt = []
-    for v in range(nv):
-        if sx == 1:
-            xv = builder.load(vptr(base, v * w), align=4)
-        else:  # stride 2: the even lanes of two consecutive vectors
-            xv = builder.shuffle_vector(builder.load(vptr(base, 2 * v * w), align=4),
-                                        builder.load(vptr(base, 2 * v * w + w), align=4), even)
-        if is_max:  # a > m ? a : m: a NaN input never wins
-            nxt.append(builder.select(builder.fcmp_ordered(">", xv, acc[v]), xv, acc[v]))
-        else:
-            nxt.append(builder.fadd(acc[v], xv))
-    t1 = builder.add(t, ir.Constant(i64, 1))
-    tail = builder.block
-    t.add_incoming(t1, tail)
-    for p, q in zip(acc, nxt):
-        p.add_incoming(q, tail)
-    builder.cbranch(builder.icmp_signed("<", t1, taps), loop, done)
-    builder.position_at_end(done)
-    final = []
-    for v in range(nv):  # every phi first: LLVM wants them at the top of the block
-        p = builder.phi(vt)
-        p.add_incoming(init, entry)
-        p.add_incoming(nxt[v], tail)
-        final.append(p)
+    def step(t: Any, acc: list[Any]) -> list[Any]:
+        base = builder.gep(x, [builder.load(builder.gep(toff, [t]))])
+        nxt = []
+        for v in range(nv):
+            if sx == 1:
+                xv = builder.load(vptr(base, v * w), align=4)
+            else:  # stride 2: the even lanes of two consecutive vectors
+                xv = builder.shuffle_vector(builder.load(vptr(base, 2 * v * w), align=4),
+                                            builder.load(vptr(base, 2 * v * w + w), align=4), even)
+            if is_max:  # a > m ? a : m: a NaN input never wins
+                nxt.append(builder.select(builder.fcmp_ordered(">", xv, acc[v]), xv, acc[v]))
+            else:
+                nxt.append(builder.fadd(acc[v], xv))
+        return nxt
+
+    final = reduction_loop(builder, "pool", taps, [init] * nv, step)
     for v in range(nv):
         val = final[v] if is_max else builder.fdiv(final[v], builder.load(vptr(div, v * w), align=4))
         builder.store(val, vptr(c, v * w), align=4)

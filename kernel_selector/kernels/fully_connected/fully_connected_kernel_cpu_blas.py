@@ -33,13 +33,13 @@ import numpy as np
 
 from cldnn_py.layout import DataType, Format, Layout
 
-from ...common.cpu_blas import SMALL_BATCH, dot_rows, fc_rows, logical_reader, output_writer
+from ...common.cpu_blas import SMALL_BATCH, dot_rows, fc_rows, logical_reader, output_writer, rows_epilogue
 from ...common.cpu_blas_threads import active as blas_active
-from ...common.cpu_epilogue import EMPTY, act_chain_inplace, chain_arrays, layout_offset
+from ...common.cpu_epilogue import EMPTY, layout_offset
 from ...common.cpu_fused import cpu_fused_reason
 from ...common.cpu_half import numba_viewer
 from ...common.cpu_launch import Launcher
-from ...cpu_kernel_base import CPU, CpuKernelBase, align_operand, apply_fused, read_logical
+from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import FLOATS, Params, SupportedKey
 from ...selector import register
@@ -126,9 +126,7 @@ class FullyConnectedKernelCpuBlas(CpuKernelBase):
         read_w = strided_2d(w)
         read_b = _as_f32(logical_reader(params.inputs[2], (m,)), params.inputs[2]) if has_bias else None
         direct, write = output_writer(out)
-        ops = list(params.fused_ops)
-        extra = [lay for op in ops for lay in op.extra_inputs]
-        acts = chain_arrays(ops, out)[:3] if ops and all(op.kind == "activation" for op in ops) else None
+        epilogue = rows_epilogue(params)
         n_in = len(params.inputs)
         launch = Launcher(m * k)
         split = Launcher(n * m * k, chunk=1)
@@ -158,11 +156,7 @@ class FullyConnectedKernelCpuBlas(CpuKernelBase):
                     np.copyto(dst, val)
             if not small and read_b is not None:
                 dst += read_b(bufs[2])
-            if acts is not None and dst.flags.c_contiguous:  # activations only: the vectorized numba chain
-                launch(act_chain_inplace, dst.reshape(-1), *acts)
-            elif ops:
-                operands = [read_logical(b, lay) for b, lay in zip(bufs[n_in + 1:], extra)]
-                dst[...] = apply_fused(dst, ops, [align_operand(o, 2) for o in operands])
+            epilogue(dst, bufs)
             write(bufs[n_in], dst)
 
         return fn

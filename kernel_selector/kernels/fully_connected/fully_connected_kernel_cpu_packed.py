@@ -24,14 +24,13 @@ from numba import prange
 
 from cldnn_py.layout import DataType, Format
 
-from ...common.cpu_blas import SMALL_BATCH, logical_reader, output_writer
-from ...common.cpu_epilogue import act_chain_inplace, chain_arrays
+from ...common.cpu_blas import SMALL_BATCH, logical_reader, output_writer, rows_epilogue
 from ...common.cpu_fused import cpu_fused_reason
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_microkernel import PANEL
 from ...common.cpu_microkernel_fc import FC_MR, FC_NR, micro_kernel_fc
 from ...common.elementwise_numba import NJIT
-from ...cpu_kernel_base import CPU, CpuKernelBase, align_operand, apply_fused, read_logical
+from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_2
 from ...params import Params, SupportedKey
 from ...selector import register
@@ -109,16 +108,13 @@ class FullyConnectedKernelCpuPacked(CpuKernelBase):
         read_b = logical_reader(params.inputs[2], (m,)) if has_bias else None
         view_w = viewer(w)
         direct, write = output_writer(out)
-        ops = list(params.fused_ops)
-        extra = [lay for op in ops for lay in op.extra_inputs]
-        acts = chain_arrays(ops, out)[:3] if ops and all(op.kind == "activation" for op in ops) else None
+        epilogue = rows_epilogue(params)
         n_in = len(params.inputs)
         mb = -(-m // FC_NR)
         threads = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
         row_runs = max(1, min(-(-n // FC_MR), -(-2 * threads // mb)))
         bias = np.zeros(mb * FC_NR, np.float32)
         launch = Launcher(n * m * k // 8, chunk=1)
-        act_launch = Launcher(n * m)
 
         def fn(*bufs: Any) -> None:
             xs = np.ascontiguousarray(read_x(bufs[0]))
@@ -129,11 +125,7 @@ class FullyConnectedKernelCpuPacked(CpuKernelBase):
                 dst = np.empty((n, m), np.float32)
             launch(fc_tiles, dst.reshape(-1), m, xs.reshape(-1), k, n, view_w(bufs[1]), k, m, bias, int(has_bias),
                    row_runs)
-            if acts is not None:
-                act_launch(act_chain_inplace, dst.reshape(-1), *acts)
-            elif ops:
-                operands = [read_logical(b, lay) for b, lay in zip(bufs[n_in + 1:], extra)]
-                dst[...] = apply_fused(dst, ops, [align_operand(o, 2) for o in operands])
+            epilogue(dst, bufs)
             write(bufs[n_in], dst)
 
         return fn
