@@ -17,6 +17,8 @@
 // the end of every row; the epilogue finds each pixel's (y, x).
 // Fused ops: FUSED_OPS8(v, b, f, y, x) applies them to the float8 v of channels f..f+7 (from the kernel's Python
 // side: call-free vector forms where it can, lane by lane otherwise); extra inputs arrive as FUSED_OPS_ARGS.
+// SHUFFLE_GROUP G > 0: a channel shuffle fused last; each pixel's 16 channels are stored one by one at their shuffled
+// channels (c mod OC/G)·G + c div OC/G (ShuffleNet: the shuffle kernel's pass over the tensor disappears).
 // DEPTHWISE: groups == IC == OC; each pixel's 16 input channels are loaded as two float8 and multiplied lane-wise.
 // Storage: each of input, weights, bias and output may be f32 or f16 (half storage, issue 18): reads go through
 // IN_LD8 / W_LD8 / B_LD8 / IN_LD16 / W_LD16 below and NAME_ILOAD (common/inline_half.py: call-free for half), the
@@ -418,6 +420,15 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, const __glo
         __global OUTPUT_TYPE* out = output + OUTPUT_OFFSET + b * OUTPUT_BATCH_PITCH + (ocs + o) * OUTPUT_FEATURE_PITCH
                                     + (FLAT ? 0 : oy * OUTPUT_Y_PITCH + ox0 * 16);
 #endif
+#if SHUFFLE_GROUP  // a fused channel shuffle: channel c goes to (c mod GS)·G + c div GS, offsets from `out`
+        int shuf[16];
+        __attribute__((opencl_unroll_hint))
+        for (int i = 0; i < 16; ++i) {
+            const int c = oc0 + i < OUTPUT_FEATURE_NUM ? oc0 + i : OUTPUT_FEATURE_NUM - 1;
+            const int d = (c % SHUFFLE_GROUP_SIZE) * SHUFFLE_GROUP + c / SHUFFLE_GROUP_SIZE;
+            shuf[i] = (d / 16 - (ocs + o)) * OUTPUT_FEATURE_PITCH + d % 16;
+        }
+#endif
         __attribute__((opencl_unroll_hint))
         for (int p = 0; p < OUT_BLOCK; ++p) {
             if (ox0 + p < ox_start)
@@ -437,6 +448,18 @@ KERNEL(convolution_b_fs_yx_fsv16)(const __global INPUT0_TYPE* input, const __glo
             FUSED_OPS8(v1, b, oc0 + 8, py, px);
 #if OUTPUT_PLAIN
             CONV_PLAIN_PIXEL(out + po, v0, v1, n_real, OUTPUT_FEATURE_PITCH);
+            continue;
+#endif
+#if SHUFFLE_GROUP
+            {
+                union { float8 v[2]; float s[16]; } st;
+                st.v[0] = v0;
+                st.v[1] = v1;
+                __attribute__((opencl_unroll_hint))
+                for (int i = 0; i < 16; ++i)
+                    if (oc0 + i < OUTPUT_FEATURE_NUM)
+                        OUTPUT_STORE(out + po, shuf[i], st.s[i]);
+            }
             continue;
 #endif
             // the last slice of a channel count that is not a multiple of 16 writes only the real channels

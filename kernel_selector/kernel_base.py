@@ -123,6 +123,7 @@ class KernelBase:
     engine: str = "ocl"
     n_data_inputs: int | None = 1
     supports_fused_ops: bool = False  # True when the template ends with FUSED_OPS(...) and FUSED_OPS_ARGS
+    fused_op_kinds: frozenset[str] = frozenset({"activation", "eltwise"})  # the FusedOp kinds its epilogue takes
     tier: str = ""  # "cpu": shaped for CPU devices (work-groups of one); "gpu": work-groups, __local; "": both
     offsets_64bit: bool = False  # True when an OpenCL kernel computes every offset in 64 bits (long / size_t)
     writes_padded_blocks: bool = False  # True when the output is written through OUTPUT_OFFSET and pitches only

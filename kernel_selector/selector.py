@@ -159,6 +159,9 @@ class KernelSelector:
             reason = k.blocked_padding_reason(params)
         if reason is None and params.fused_ops and not k.supports_fused_ops:
             reason = f"does not support fused ops ({', '.join(op.kind for op in params.fused_ops)})"
+        other = [op.kind for op in params.fused_ops if op.kind not in k.fused_op_kinds]
+        if reason is None and other:
+            reason = f"does not take a fused {other[0]} (only {', '.join(sorted(k.fused_op_kinds))})"
         if reason is None:
             reason = k.validate(params)
         return reason

@@ -202,3 +202,12 @@ def fused_ops8_reason(params: Params) -> str | None:
     """Why FUSED_OPS8 cannot express ``params.fused_ops`` (:func:`cl_fused_reason` with operands of the output's
     shape), or None."""
     return cl_fused_reason(params, same_shape=True)
+
+
+def trailing_shuffle(fused_ops: list[FusedOp]) -> tuple[list[FusedOp], int]:
+    """(the ops before it, its groups G) when the last fused op is a channel shuffle (a kernel that takes one writes
+    output channel c to (c mod C/G)·G + c div C/G: passes/fuse_shuffle_into_stores.py and
+    passes/fusing/fuse_shuffle_channels.py put it there), else (``fused_ops``, 0)."""
+    if not fused_ops or fused_ops[-1].kind != "shuffle_channels":
+        return fused_ops, 0
+    return fused_ops[:-1], int(fused_ops[-1].attrs.group)  # type: ignore[attr-defined]

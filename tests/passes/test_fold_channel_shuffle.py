@@ -46,7 +46,8 @@ def test_fold_channel_shuffle_pass(engine, rng):
     """The chain folds into one shuffle_channels node ('r2' keeps its id) and the result is unchanged."""
     x = f32(rng.standard_normal((1, 48, 5, 6)))
     net, out = _shuffle_net(engine, x, 4)
-    assert net.program.node("r2").kind == "shuffle_channels"
+    r2 = net.program.node("r2")  # on the OpenCL engine fused into c1's stores (fuse_shuffle_into_stores)
+    assert r2.kind == "shuffle_channels" or [op.kind for op in r2.fused_ops] == ["shuffle_channels"]
     w1 = np.eye(48) + 0.01
     y1 = np.einsum("oc,nchw->nohw", w1, x.astype(np.float64))
     expect = np.einsum("oc,nchw->nohw", w1, shuffle_ref(y1, 4))

@@ -2,7 +2,8 @@
 only in between) folds into the convolution, whose packed GEMM stores each output row at its shuffled place; vs a
 float64 convolution and explicit channel indexing, on NaN-poisoned buffers. Grouped 1×1 (in place) and 3×3 (im2col)
 convolutions with 34 channels per group (tiles that straddle two groups), batch 2, a depthwise layer reading the
-result; the cases that stay unfused (other groups, a fused eltwise, the OpenCL engine) give the same results."""
+result; the cases that stay unfused (other groups, a fused eltwise) give the same results. The OpenCL engine's rule:
+tests/passes/test_fuse_shuffle_into_stores.py."""
 
 from __future__ import annotations
 
@@ -80,14 +81,6 @@ def test_shuffle_kept_where_the_rule_does_not_apply(cpu_engine, rng, monkeypatch
     if case == "switched off":
         monkeypatch.setattr(rule, "ENABLED", False)
     net, got, want = _net(cpu_engine, x, w, b, 4, 2 if case == "other groups" else 4, 1, residual=res)
-    assert not _fused(net)
-    assert_close(got, want, rtol=1e-4, atol=1e-4)
-
-
-def test_shuffle_not_fused_on_opencl(ocl_engine, rng):
-    x = f32(rng.standard_normal((1, 12, 5, 5)))
-    w = f32(rng.standard_normal((12, 3, 1, 1)))
-    net, got, want = _net(ocl_engine, x, w, f32(rng.standard_normal(12)), 4, 4, 1)
     assert not _fused(net)
     assert_close(got, want, rtol=1e-4, atol=1e-4)
 

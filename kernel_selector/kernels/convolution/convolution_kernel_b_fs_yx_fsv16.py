@@ -10,13 +10,15 @@ Each tensor may be f32 or f16 (half storage: loaded as float, accumulated in flo
 
 from __future__ import annotations
 
+import dataclasses
+
 from cldnn_py.layout import Format
 from cldnn_py.ops import ConvolutionAttrs
 
 from ...common.block import MAX_BLOCK, choose_block
 from ...common.conv_window import params_halo
 from ...common.fsv16_store import fsv16_store_jit, plain_store_jit
-from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason
+from ...common.fused_ops import fused_ops8_jit, fused_ops8_reason, trailing_shuffle
 from ...common.inline_half import half_flags_jit, inline_half_jit
 from ...jitter import JitConstants
 from ...kernel_base import FORCE_PRIORITY_3, FORCE_PRIORITY_5, Arg, ClKernelData, KernelBase, KernelData
@@ -145,7 +147,9 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
     ``block_diagonal`` G > 1 (dense weights of a densified grouped convolution) each work-item reads only the input
     channels of the groups its 16 output channels belong to (BLOCK_DIAG: at most 2 groups when OC/G >= 16, instead
     of all G; loop order 0). Bias and fused ops
-    (activations, an eltwise with an operand of the output's shape) run in the epilogue.
+    (activations, an eltwise with an operand of the output's shape) run in the epilogue; a channel shuffle of G
+    groups fused last (SHUFFLE_GROUP, passes/fuse_shuffle_into_stores.py) stores output channel c at
+    (c mod OC/G)·G + c div OC/G, lane by lane, in place of ShuffleNet's separate shuffle kernel.
     Variants by jit constant: CHECK_Y / CHECK_X (bounds checks when the input padding does not hold the halo),
     DEPTHWISE, INPUT_PLAIN, OUT_BLOCK = P (:func:`choose_block`), OC_BLOCKS (output slices per work-item), FLAT
     (:func:`flat`: a 1x1 stride-1 layer tiles its OH * OW pixels as one row).
@@ -157,6 +161,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
     tier = "cpu"  # work-groups of one work-item, registers as the tile: shaped for CPU devices
     writes_padded_blocks = True  # out = output + OUTPUT_OFFSET + b, slice, y, x pitches
     supports_fused_ops = True  # through its own FUSED_OPS8 (fused_ops8_jit), not the jitter's scalar FUSED_OPS
+    fused_op_kinds = frozenset({"activation", "eltwise", "shuffle_channels"})  # a channel shuffle fused last
 
     def supported_key(self) -> SupportedKey:
         """OpenCL, f32 or f16, b_fs_yx_fsv16 (or, for a first layer, bfyx) in and b_fs_yx_fsv16 (or, for a narrow
@@ -180,7 +185,11 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
             if (bias.format.is_blocked or not contiguous or not bias.padding.is_zero
                     or bias.dtype not in FLOATS or bias.count() != w.shape[0]):
                 return f"bias must be {w.shape[0]} plain unpadded f32 or f16 values, got {bias}"
-        reason = fused_ops8_reason(params)
+        ops, shuffle = trailing_shuffle(params.fused_ops)
+        if shuffle and (params.output.format != Format.b_fs_yx_fsv16 or params.output.dims4[1] % shuffle):
+            return (f"a fused channel shuffle of {shuffle} groups needs a b_fs_yx_fsv16 output with channels "
+                    f"divisible by it, got {params.output.format.value} with {params.output.dims4[1]} channels")
+        reason = fused_ops8_reason(dataclasses.replace(params, fused_ops=ops) if shuffle else params)
         if reason is not None:
             return reason
         g = params.attrs_as(ConvolutionAttrs).groups
@@ -333,7 +342,9 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
         v = variant or {}
         n = v.get("oc_blocks", self.oc_blocks(params) if "block" not in v else 1)
         jit = self.jit_constants(params, v.get("block"), v.get("loop_order"), n)
-        jit.update(fused_ops8_jit(params.fused_ops, params.output.dims4[1]))
+        ops, shuffle = trailing_shuffle(params.fused_ops)
+        jit.update(fused_ops8_jit(ops, params.output.dims4[1]))
+        jit.update({"SHUFFLE_GROUP": shuffle, "SHUFFLE_GROUP_SIZE": params.output.dims4[1] // max(shuffle, 1)})
         args = self.args(params) + [Arg("input", i) for op in params.fused_ops for i in op.dep_indices]
         entry, src = self.make_source(jit)
         gws, lws = self.dispatch(params, v.get("block"), n)

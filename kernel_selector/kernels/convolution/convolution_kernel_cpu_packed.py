@@ -353,6 +353,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
     name = "convolution_cpu_packed"
     primitive = "convolution"
     supports_fused_ops = True
+    fused_op_kinds = frozenset({"activation", "eltwise", "shuffle_channels"})  # a channel shuffle fused last
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32, plain or b_fs_yx_fsv16 data in and out, padding allowed."""

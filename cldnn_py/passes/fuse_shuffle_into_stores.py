@@ -1,0 +1,78 @@
+"""fuse_shuffle_into_stores: on the OpenCL engine, a channel shuffle becomes the last fused op of the convolution
+that produces its input, whose kernel then stores each output channel at its shuffled position.
+
+Why: ShuffleNet's units run grouped 1×1 convolution → channel shuffle → depthwise 3×3; the shuffle is a pass over
+the whole tensor that computes nothing (pip PoCL, ShuffleNet at batch 8: its 16 shuffle kernels took 3.5 of 21.4 ms
+of device time). clDNN's GPU kernels reach the same end through the output layout; here the blocked convolution
+(``convolution_b_fs_yx_fsv16``, SHUFFLE_GROUP) writes its 16 lanes of a pixel one by one to channel
+(c mod C/G)·G + c div C/G. The CPU engine has its own rule (passes/fusing/fuse_shuffle_channels.py, which runs early
+and needs the convolution's groups equal to the shuffle's); this one runs late, after the formats and the
+densified weights are known, because it asks the kernel_selector.
+
+Conditions: the OpenCL engine; a shuffle_channels node whose only input is a convolution with no other user, not
+a network output, not constant and not with a kernel forced by the user; only activations fused into the
+convolution so far (an eltwise operand would be read in the unshuffled order); the same format, data type and
+padding on both sides; and the convolution's best kernel (the selector's priority rules) the same with the shuffle
+fused as without, so no fusion ever sends a layer to a slower kernel.
+"""
+
+from __future__ import annotations
+
+from kernel_selector import FusedOp, selector
+
+from ..kernel_params import node_params
+from ..ops import ShuffleChannelsAttrs
+from ..pass_manager import BasePass
+from ..program_graph import ProgramGraph
+from ..program_node import ProgramNode, topological_order
+
+ENABLED = True
+"""False keeps every shuffle a kernel of its own (A/B measurements: ``benchmarks/switch_ab.py``)."""
+
+
+def _best_kernel(program: ProgramGraph, node: ProgramNode) -> str | None:
+    """The kernel the selector's priority rules give ``node`` as it stands (no tuning cache)."""
+    ok = [v for v in selector.explain(node_params(program, node)) if v.reason is None]
+    return ok[0].kernel if ok else None
+
+
+def _host(program: ProgramGraph, node: ProgramNode) -> ProgramNode | None:
+    """The convolution that can take ``node``'s shuffle (see the module docstring), or None."""
+    if node.kind != "shuffle_channels" or len(node.dependencies) != 1 or node.id in program.forced_impls:
+        return None
+    conv = node.dependencies[0]
+    if (conv.kind != "convolution" or conv.constant or conv.is_output or conv.id in program.forced_impls
+            or any(u is not node for u in conv.users) or any(op.kind != "activation" for op in conv.fused_ops)):
+        return None
+    a, b = conv.layout(), node.layout()
+    if a.format != b.format or a.dtype != b.dtype or a.padding != b.padding or a.shape != b.shape:
+        return None
+    return conv
+
+
+class FuseShuffleIntoStores(BasePass):
+    """Folds channel shuffles into the stores of the convolutions before them (OpenCL engine)."""
+
+    name = "fuse_shuffle_into_stores"
+
+    def run(self, program: ProgramGraph) -> None:
+        """Each shuffle in order; see the module docstring for the rule."""
+        if not ENABLED or program.engine.kind != "ocl":
+            return
+        changed = False
+        for node in list(program.order):
+            self.node = node.id
+            conv = _host(program, node)
+            if conv is None:
+                continue
+            before = _best_kernel(program, conv)
+            a = node.primitive.attrs()
+            assert isinstance(a, ShuffleChannelsAttrs)
+            conv.fused_ops.append(FusedOp("shuffle_channels", a, fused_id=node.id))
+            if before is None or _best_kernel(program, conv) != before:
+                conv.fused_ops.pop()
+                continue
+            program.fuse(node, conv)
+            changed = True
+        if changed:
+            program.order = topological_order(program.nodes)
