@@ -5,7 +5,7 @@ largest value. ``--layers``: the rule is off in both builds (every eligible 3×3
 each such layer's time is printed, the three Winograd kernels' sum against the direct kernel (medians of the
 profiled runs), with C·OC / (C + OC), the quantity the CPU engine's rule bounds.
 
-    python benchmarks/winograd_ab.py [--device cpu] [--models resnet50 vgg19 ...] [--runs 10] [--layers]
+    python benchmarks/winograd_ab.py [--device cpu] [--models resnet50 vgg19 ...] [--batch 1] [--runs 10] [--layers]
 
 The machine must be quiet (2 cores): nothing else running. Zoo models are written to ``.cache/models`` when missing
 (seeded weights).
@@ -30,6 +30,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--device", default="cpu", help="cpu (the CPU engine) or an OpenCL device cl:P:D")
     ap.add_argument("--models", nargs="+", default=["resnet50", "vgg19", "googlenet", "inception_v2", "densenet121"])
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--batch", type=int, default=1, help="batch size of the zoo models (default 1)")
     ap.add_argument("--layers", action="store_true", help="per-layer times, every eligible layer rewritten")
     args = ap.parse_args(argv)
 
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> None:
     eng = cl.Engine(args.device)
     print(f"device {args.device}: {eng.info.name}; ratio = Winograd / direct wall time (median of {args.runs})")
     for name in args.models:
-        path = zoo_model(name)
+        path = zoo_model(name, args.batch)
         g = onnx.load(str(path)).graph
         shape = [d.dim_value for d in g.input[0].type.tensor_type.shape.dim]
         feeds = {g.input[0].name: np.random.default_rng(0).standard_normal(shape).astype(np.float32)}
