@@ -27,6 +27,12 @@ from ...selector import register
 
 TUNE_BLOCKS = (3, 4, 5, 6, 7)
 PLAIN_INPUT_MAX_CHANNELS = 8  # a first layer (RGB, grey, RGBA) reads bfyx data where it lies (INPUT_PLAIN)
+IC_REM_ROLLED = True
+"""The input channels after the whole 16-channel slices (IC_REM) run as a loop, not unrolled, when at least one
+whole slice precedes them (loop order 0): unrolled, the pip PoCL spilled the straight line of 16 + 8 channel steps
+(2026-12-07, isolated, tuning off: 1x1 24 -> 144 at 56x56 0.49 -> 0.12 ms, 24 -> 112 at 56x56 batch 8 2.85 -> 0.83
+ms, 40 -> 240 at 28x28 0.087 -> 0.079, 200 -> 200 at 14x14 0.084 -> 0.078; 3x3 24/40/88 channels and whole-slice
+counts unchanged). Below 16 channels (first layers) the remainder is the whole loop and stays unrolled."""
 VEC16_TUNE_BLOCKS = (4, 6, 8, 10, 12, 14)
 VEC16_MAX_BLOCK = 14  # measured on Zen 5 (benchmarks/conv_kernels.py --blocks): 8-14 beat 6 by 10-40%
 # OC_BLOCKS -> the widest P whose accumulators, weights and a broadcast fit 32 zmm registers (OC_BLOCKS * P +
@@ -317,6 +323,7 @@ class ConvolutionKernelBFsYxFsv16(KernelBase):
                   "ROW_BLOCKS": self.row_blocks(params, p),
                   "OC_BLOCKS": n,
                   "IC_FULL_SLICES": icg // 16, "IC_REM": icg % 16,
+                  "IC_REM_ROLLED": int(IC_REM_ROLLED and icg >= 16),
                   "CHECK_Y": int(check_y), "CHECK_X": int(check_x), "DEPTHWISE": int(depthwise),
                   "INPUT_PLAIN": int(params.inputs[0].format == Format.bfyx),
                   "OUTPUT_PLAIN": int(params.output.format == Format.bfyx),
