@@ -21,20 +21,33 @@ from tests.references import conv_ref
 rule = importlib.import_module("cldnn_py.passes.fuse_shuffle_into_stores")
 
 
+def _gone(net) -> bool:
+    return all(n.kind != "shuffle_channels" for n in net.program.nodes.values())
+
+
+@pytest.mark.parametrize("permute_max_c", [0, 32], ids=["stores", "permuted"])
 @pytest.mark.parametrize("groups,shuffle_g,icg,ocg,k", [(4, 4, 6, 28, 1), (3, 3, 20, 20, 1), (1, 2, 24, 40, 1),
                                                         (1, 4, 16, 12, 3)])
-def test_shuffle_fused_into_blocked_convolution(ocl_engine, rng, groups, shuffle_g, icg, ocg, k):
+def test_shuffle_fused_into_blocked_convolution(ocl_engine, rng, monkeypatch, permute_max_c, groups, shuffle_g, icg,
+                                                ocg, k):
+    """Both forms: the shuffle as the convolution's last fused op (scattered stores), or, for a layer with at most
+    PERMUTE_MAX_C input channels, its output channels permuted at build time (no fused op, block_diagonal 1)."""
+    monkeypatch.setattr(rule, "PERMUTE_MAX_C", permute_max_c)
     x = f32(rng.standard_normal((2, groups * icg, 7, 9)))
     w = f32(rng.standard_normal((groups * ocg, icg, k, k)))
     b = f32(rng.standard_normal(groups * ocg))
     net, got, want = _net(ocl_engine, x, w, b, groups, shuffle_g, k)
-    assert _fused(net) and all(n.kind != "shuffle_channels" for n in net.program.nodes.values())
-    assert net.program.nodes["c"].impl.kernel_name == "convolution_b_fs_yx_fsv16"
+    permuted = groups * icg <= permute_max_c
+    assert _gone(net) and _fused(net) != permuted
+    conv = net.program.nodes["c"]
+    assert conv.impl.kernel_name == "convolution_b_fs_yx_fsv16"
+    assert not permuted or conv.primitive.block_diagonal == 1
     assert_close(got, want, rtol=1e-4, atol=1e-4)
 
 
-def test_shuffle_fused_with_f16_storage(ocl_engine, rng):
+def test_shuffle_fused_with_f16_storage(ocl_engine, rng, monkeypatch):
     """BuildOptions(inference_precision="f16"): the scattered stores write halves."""
+    monkeypatch.setattr(rule, "PERMUTE_MAX_C", 0)
     x = f32(rng.standard_normal((1, 24, 6, 10)))
     w = f32(rng.standard_normal((60, 8, 1, 1)))
     b = f32(rng.standard_normal(60))
@@ -45,7 +58,7 @@ def test_shuffle_fused_with_f16_storage(ocl_engine, rng):
                        cl.Convolution("dw", "sh", weights="wd", pad=(1, 1), groups=60))
     half = cl.Network(cl.Program(ocl_engine, topo, cl.BuildOptions(inference_precision="f16")))
     half.poison()
-    assert _fused(half)
+    assert _fused(half)  # 24 input channels would be permuted: PERMUTE_MAX_C is 0 here
     y = np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 3), 0)
     want = conv_ref(shuffle_ref(y, 3), wd, None, (1, 1), (1, 1), (1, 1), (1, 1), 60)
     assert_close(half.run({"x": x})["dw"], want, rtol=2e-2, atol=2e-2)
@@ -53,6 +66,7 @@ def test_shuffle_fused_with_f16_storage(ocl_engine, rng):
 
 @pytest.mark.parametrize("case", ["fused eltwise", "switched off", "second user"])
 def test_shuffle_kept_where_the_rule_does_not_apply(ocl_engine, rng, monkeypatch, case):
+    """Neither form applies (32 input channels: the permuted form would be eligible)."""
     x = f32(rng.standard_normal((1, 32, 6, 6)))
     w = f32(rng.standard_normal((32, 8, 1, 1)))
     b = f32(rng.standard_normal(32))
@@ -69,8 +83,24 @@ def test_shuffle_kept_where_the_rule_does_not_apply(ocl_engine, rng, monkeypatch
         got, want = net.run({"x": x})["out"], shuffle_ref(y, 4) + y
     else:
         net, got, want = _net(ocl_engine, x, w, b, 4, 4, 1, residual=res)
-    assert not _fused(net)
+    assert not _fused(net) and not _gone(net)
     assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_shared_weights_are_not_permuted(ocl_engine, rng):
+    """Two convolutions reading one weight tensor: the one whose output is shuffled keeps the weights as they are
+    (the other reads them too) and stores shuffled instead; both results exact."""
+    x = f32(rng.standard_normal((1, 16, 5, 6)))
+    w, b = f32(rng.standard_normal((32, 16, 1, 1))), f32(rng.standard_normal(32))
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)), cl.Data("w", w),
+                       cl.Data("b", b), cl.Convolution("c", "x", weights="w", bias="b"),
+                       cl.Convolution("c2", "x", weights="w", bias="b"), cl.ShuffleChannels("sh", "c", group=4),
+                       cl.Eltwise("out", ["sh", "c2"], mode="sum"))
+    net = cl.Network(cl.Program(ocl_engine, topo))
+    net.poison()
+    y = conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1)
+    assert _gone(net) and _fused(net)
+    assert_close(net.run({"x": x})["out"], shuffle_ref(y, 4) + y, rtol=1e-4, atol=1e-4)
 
 
 def test_blocked_kernel_refuses_what_it_cannot_shuffle():
