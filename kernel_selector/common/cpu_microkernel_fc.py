@@ -31,7 +31,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .cpu_microkernel import PANEL, W, _splat, reduction_loop, tile_shape
+from .cpu_microkernel import PANEL, W, _splat, reduction_loop, row_store, tile_shape
 
 
 def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: int, nv: int, w: int) -> Any:
@@ -84,7 +84,6 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
                     off = builder.add(builder.mul(ir.Constant(i64, i), ldc), ir.Constant(i64, v * w))
                     builder.store(final[i * nv + v], vptr(c, off), align=4)
         with otherwise:
-            none = ir.Constant(vm, [0] * w)
             lanes = [ir.Constant(ir.VectorType(i64, w), [v * w + j for j in range(w)]) for v in range(nv)]
             cmask = [builder.icmp_signed("<", lanes[v], _splat(builder, ncols, ir.VectorType(i64, w)))
                      for v in range(nv)]
@@ -92,8 +91,9 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
                 row_ok = builder.icmp_signed("<", ir.Constant(i64, i), nrows)
                 for v in range(nv):
                     off = builder.add(builder.mul(ir.Constant(i64, i), ldc), ir.Constant(i64, v * w))
-                    builder.call(mstore, [final[i * nv + v], vptr(c, off), ir.Constant(i32, 4),
-                                          builder.select(row_ok, cmask[v], none)])
+                    ptr = vptr(c, off)
+                    row_store(builder, row_ok, lambda f=final[i * nv + v], q=ptr, m=cmask[v]: builder.call(
+                        mstore, [f, q, ir.Constant(i32, 4), m]))
     return context.get_dummy_value()
 
 

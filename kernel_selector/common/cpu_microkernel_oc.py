@@ -30,7 +30,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .cpu_microkernel import PANEL, W, _epilogue, _splat, _whole_or_edge, reduction_loop
+from .cpu_microkernel import PANEL, W, _epilogue, _splat, _whole_or_edge, reduction_loop, row_store
 
 
 def _transpose(builder: ir.IRBuilder, rows: list[Any], w: int) -> list[Any]:
@@ -87,7 +87,6 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
                                                                                             rm]),
                                             f"llvm.masked.store.v{mr}f32.p0v{mr}f32")
     zero = ir.Constant(vt, [0.0] * w)
-    none = ir.Constant(rm, [0] * mr)
     every = ir.Constant(rm, [1] * mr)
     lanes = ir.Constant(ir.VectorType(i64, mr), list(range(mr)))
     px_mask = builder.icmp_signed("<", lanes, _splat(builder, npx, ir.VectorType(i64, mr)))
@@ -130,8 +129,9 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
                          clamp, flags, mload, oks if edge else None)
         for j in range(rows_n):
             ptr = rptr(c, builder.mul(ir.Constant(i64, j), ldc))
-            if edge:
-                builder.call(mstore, [rows[j], ptr, ir.Constant(i32, 4), builder.select(oks[j], px_mask, none)])
+            if edge:  # a row out of range is not touched at all (see row_store)
+                row_store(builder, oks[j], lambda r=rows[j], q=ptr: builder.call(mstore, [r, q, ir.Constant(i32, 4),
+                                                                                          px_mask]))
             else:
                 builder.store(rows[j], ptr, align=4)
 
