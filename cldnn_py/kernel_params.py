@@ -48,6 +48,14 @@ PACKED_WEIGHTS = Format.os_iyx_osv16
 """The packed weights format of the fast convolution kernels."""
 
 
+def best_kernel(graph: GraphContext, node: ProgramNode) -> str | None:
+    """The kernel the selector's priority rules give ``node`` as it stands (its current layouts, attributes and fused
+    ops; no tuning cache), or None when none validates. The passes that change a node after the layouts are chosen
+    (buffer fusing, fused shuffles) ask it before and after, and keep a change only where the kernel stays."""
+    ok = [v for v in selector.explain(node_params(graph, node)) if v.reason is None]
+    return ok[0].kernel if ok else None
+
+
 def best_fast_kernel(params: Params) -> tuple[int, str] | None:
     """(priority, name) of the best non-reference kernel that validates for ``params``, or None."""
     for v in selector.explain(params):

@@ -24,9 +24,9 @@ import dataclasses
 
 import numpy as np
 
-from kernel_selector import FusedOp, selector
+from kernel_selector import FusedOp
 
-from ..kernel_params import node_params
+from ..kernel_params import best_kernel
 from ..ops import ShuffleChannelsAttrs
 from ..pass_manager import BasePass
 from ..program_graph import ProgramGraph
@@ -43,11 +43,6 @@ block-diagonal form, which costs little where K is this small and the layer is b
 first unit (24 -> 112 channels at 56x56, 4 groups), isolated: batch 8 0.87-0.94 ms permuted against 1.27-1.49 ms
 with scattered stores, batch 1 0.10 against 0.10-0.20 ms."""
 
-
-def _best_kernel(program: ProgramGraph, node: ProgramNode) -> str | None:
-    """The kernel the selector's priority rules give ``node`` as it stands (no tuning cache)."""
-    ok = [v for v in selector.explain(node_params(program, node)) if v.reason is None]
-    return ok[0].kernel if ok else None
 
 
 def _host(program: ProgramGraph, node: ProgramNode) -> ProgramNode | None:
@@ -84,7 +79,7 @@ def _permute_outputs(program: ProgramGraph, conv: ProgramNode, group: int, kerne
         return False
     saved = conv.primitive
     conv.primitive = dataclasses.replace(conv.primitive, block_diagonal=1)  # type: ignore[call-arg]
-    if _best_kernel(program, conv) != kernel:
+    if best_kernel(program, conv) != kernel:
         conv.primitive = saved
         return False
     src = np.array([(o % group) * (oc // group) + o // group for o in range(oc)])
@@ -110,7 +105,7 @@ class FuseShuffleIntoStores(BasePass):
             conv = _host(program, node)
             if conv is None:
                 continue
-            before = _best_kernel(program, conv)
+            before = best_kernel(program, conv)
             a = node.primitive.attrs()
             assert isinstance(a, ShuffleChannelsAttrs)
             if before is not None and _permute_outputs(program, conv, a.group, before):
@@ -118,7 +113,7 @@ class FuseShuffleIntoStores(BasePass):
                 changed = True
                 continue
             conv.fused_ops.append(FusedOp("shuffle_channels", a, fused_id=node.id))
-            if before is None or _best_kernel(program, conv) != before:
+            if before is None or best_kernel(program, conv) != before:
                 conv.fused_ops.pop()
                 continue
             program.fuse(node, conv)

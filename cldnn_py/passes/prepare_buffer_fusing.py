@@ -23,19 +23,11 @@ offsets), so it is a view too, unless it would pad a blocked dimension.
 
 from __future__ import annotations
 
-from kernel_selector import selector
-
-from ..kernel_params import node_params
+from ..kernel_params import best_kernel
 from ..layout import DIMS, Format, Layout, Padding
 from ..pass_manager import BasePass
 from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode
-
-
-def _best_kernel(program: ProgramGraph, node: ProgramNode) -> str | None:
-    """The kernel the selector's priority rules give ``node`` with its current output layout (no tuning cache)."""
-    ok = [v for v in selector.explain(node_params(program, node)) if v.reason is None]
-    return ok[0].kernel if ok else None
 
 
 def _keeps_kernel(program: ProgramGraph, node: ProgramNode, padded: Layout) -> bool:
@@ -44,11 +36,11 @@ def _keeps_kernel(program: ProgramGraph, node: ProgramNode, padded: Layout) -> b
     concatenation's copy saves."""
     if node.id in program.forced_impls:
         return False
-    before = _best_kernel(program, node)
+    before = best_kernel(program, node)
     saved = node.output_layout
     node.output_layout = padded
     try:
-        return before is not None and _best_kernel(program, node) == before
+        return before is not None and best_kernel(program, node) == before
     finally:
         node.output_layout = saved
 
@@ -96,11 +88,11 @@ def _users_keep_kernels(program: ProgramGraph, x: ProgramNode, padded: Layout, s
         return True
     if program.engine.kind != "cpu" or any(u.kind == "concatenation" for u in others):
         return False
-    before = [_best_kernel(program, u) for u in others]
+    before = [best_kernel(program, u) for u in others]
     saved = x.output_layout
     x.output_layout = padded
     try:
-        return all(b is not None and _best_kernel(program, u) == b for u, b in zip(others, before))
+        return all(b is not None and best_kernel(program, u) == b for u, b in zip(others, before))
     finally:
         x.output_layout = saved
 

@@ -4,7 +4,6 @@ reference."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import cldnn_py as cl
@@ -19,8 +18,9 @@ def test_channel_remainder_loop_is_oclgrind_clean(oclgrind_engine, oclgrind_log,
     x = f32(rng.standard_normal((2, 24, 4, 5)))
     w, b = f32(rng.standard_normal((20, 24, k, k)) * 0.2), f32(rng.standard_normal(20))
     p = k // 2
-    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)), cl.Data("w_oiyx", w),
-                       cl.Reorder("w", "w_oiyx", cl.Format.os_iyx_osv16), cl.Data("b", b), cl.Reorder("xb", "x", cl.Format.b_fs_yx_fsv16),
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, x.shape)),
+                       cl.Data("w_oiyx", w), cl.Reorder("w", "w_oiyx", cl.Format.os_iyx_osv16), cl.Data("b", b),
+                       cl.Reorder("xb", "x", cl.Format.b_fs_yx_fsv16),
                        cl.Convolution("c", "xb", weights="w", bias="b", pad=(p, p)),
                        cl.Reorder("out", "c", cl.Format.bfyx))
     opts = cl.BuildOptions(kernel_tier="cpu", tuning="off", force_implementations={"c": "convolution_b_fs_yx_fsv16"})
