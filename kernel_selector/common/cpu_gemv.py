@@ -17,9 +17,9 @@ from typing import Any
 
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .cpu_ir_intrinsics import vector_intrinsic
 from .cpu_microkernel import PANEL, W, _splat
 
 UNROLL = 4  # accumulator sets: FMA latency 4 cycles, 2 FMA ports
@@ -33,7 +33,7 @@ def _emit_gemv(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], w
     a = builder.gep(context.make_array(sig.args[0])(context, builder, a_arr).data, [a_off])
     x = builder.gep(context.make_array(sig.args[2])(context, builder, x_arr).data, [x_off])
     y = builder.gep(context.make_array(sig.args[6])(context, builder, y_arr).data, [y_off])
-    fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fmuladd.v{w}f32")
+    fma = vector_intrinsic(builder, "fmuladd", w)
     zero = ir.Constant(vt, [0.0] * w)
 
     def vload(base: Any, off: Any) -> Any:

@@ -55,6 +55,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .cpu_ir_intrinsics import vector_intrinsic
+
 PANEL = 16  # rows per os_iyx_osv16 weight panel: the A operand's k stride
 
 
@@ -146,12 +148,9 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
     bias = context.make_array(sig.args[12 + shift])(context, builder, bias_arr).data
     res = context.make_array(sig.args[14 + shift])(context, builder, r_arr).data
     clamp = context.make_array(sig.args[17 + shift])(context, builder, clamp_arr).data
-    fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fmuladd.v{w}f32")
-    mload = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt.as_pointer(), i32, mt, vt]),
-                                           f"llvm.masked.load.v{w}f32.p0v{w}f32")
-    mstore = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [vt, vt.as_pointer(), i32,
-                                                                                            mt]),
-                                            f"llvm.masked.store.v{w}f32.p0v{w}f32")
+    fma = vector_intrinsic(builder, "fmuladd", w)
+    mload = vector_intrinsic(builder, "masked.load", w)
+    mstore = vector_intrinsic(builder, "masked.store", w)
     zero = ir.Constant(vt, [0.0] * w)
     lanes = ir.Constant(ir.VectorType(i64, w), list(range(w)))
     col_mask = [builder.icmp_signed("<", lanes, _splat(builder, builder.sub(ncols, ir.Constant(i64, v * w)),
@@ -333,9 +332,9 @@ def _exp_vector(builder: ir.IRBuilder, x: Any, w: int) -> Any:
     def c(v: float) -> Any:
         return ir.Constant(vt, [float(np.float32(v))] * w)
 
-    maxnum = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt]), f"llvm.maxnum.v{w}f32")
-    minnum = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt]), f"llvm.minnum.v{w}f32")
-    floor = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt]), f"llvm.floor.v{w}f32")
+    maxnum = vector_intrinsic(builder, "maxnum", w)
+    minnum = vector_intrinsic(builder, "minnum", w)
+    floor = vector_intrinsic(builder, "floor", w)
     xc = builder.call(minnum, [builder.call(maxnum, [x, c(-87.0)]), c(88.0)])
     n = builder.call(floor, [builder.fadd(builder.fmul(xc, c(1.44269504088896341)), c(0.5))])
     r = builder.fsub(xc, builder.fmul(n, c(0.693359375)))
@@ -355,11 +354,11 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
     each step selected by a flag. With ``row_ok`` (an i1 per row), the residual of a row that is off is not read."""
     f32, i64, i32 = ir.FloatType(), ir.IntType(64), ir.IntType(32)
     vt = ir.VectorType(f32, w)
-    fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fmuladd.v{w}f32")
-    rint = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt]), f"llvm.rint.v{w}f32")
+    fma = vector_intrinsic(builder, "fmuladd", w)
+    rint = vector_intrinsic(builder, "rint", w)
     zero64 = ir.Constant(i64, 0)
-    maxnum = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt]), f"llvm.maxnum.v{w}f32")
-    minnum = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt]), f"llvm.minnum.v{w}f32")
+    maxnum = vector_intrinsic(builder, "maxnum", w)
+    minnum = vector_intrinsic(builder, "minnum", w)
     has_bias = builder.icmp_signed(">=", bias_off, zero64)
     has_res = builder.icmp_signed(">=", r_off, zero64)
     safe_b = builder.select(has_bias, bias_off, zero64)

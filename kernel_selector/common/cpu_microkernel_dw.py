@@ -26,24 +26,22 @@ from typing import Any
 import numba
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .cpu_ir_intrinsics import vector_intrinsic
 from .cpu_microkernel import W, _splat, reduction_loop
 
 
 def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], nv: int, w: int, sx: int) -> Any:
     x_arr, x_off, toff_arr, taps, wk_arr, w_off, c_arr, c_off, ncols, bias = args
     f32, i64, i32 = ir.FloatType(), ir.IntType(64), ir.IntType(32)
-    vt, mt = ir.VectorType(f32, w), ir.VectorType(ir.IntType(1), w)
+    vt = ir.VectorType(f32, w)
     x = builder.gep(context.make_array(sig.args[0])(context, builder, x_arr).data, [x_off])
     toff = context.make_array(sig.args[2])(context, builder, toff_arr).data
     wk = builder.gep(context.make_array(sig.args[4])(context, builder, wk_arr).data, [w_off])
     c = builder.gep(context.make_array(sig.args[6])(context, builder, c_arr).data, [c_off])
-    fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fmuladd.v{w}f32")
-    mstore = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [vt, vt.as_pointer(), i32,
-                                                                                            mt]),
-                                            f"llvm.masked.store.v{w}f32.p0v{w}f32")
+    fma = vector_intrinsic(builder, "fmuladd", w)
+    mstore = vector_intrinsic(builder, "masked.store", w)
     even = ir.Constant(ir.VectorType(i32, w), [2 * i for i in range(w)])
 
     def vload(base: Any, off: int) -> Any:

@@ -28,9 +28,9 @@ from typing import Any
 
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .cpu_ir_intrinsics import vector_intrinsic
 from .cpu_microkernel import PANEL, W, _splat, reduction_loop, row_store, tile_shape
 
 
@@ -39,15 +39,12 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
      has_bias) = args
     f32, i64, i32 = ir.FloatType(), ir.IntType(64), ir.IntType(32)
     vt = ir.VectorType(f32, w)
-    vm = ir.VectorType(ir.IntType(1), w)
     x = builder.gep(context.make_array(sig.args[0])(context, builder, x_arr).data, [x_off])
     wp = builder.gep(context.make_array(sig.args[4])(context, builder, w_arr).data, [w_off])
     c = builder.gep(context.make_array(sig.args[8])(context, builder, c_arr).data, [c_off])
     bias = builder.gep(context.make_array(sig.args[12])(context, builder, bias_arr).data, [bias_off])
-    fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fmuladd.v{w}f32")
-    mstore = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [vt, vt.as_pointer(), i32,
-                                                                                            vm]),
-                                            f"llvm.masked.store.v{w}f32.p0v{w}f32")
+    fma = vector_intrinsic(builder, "fmuladd", w)
+    mstore = vector_intrinsic(builder, "masked.store", w)
     zero = ir.Constant(vt, [0.0] * w)
 
     def vptr(base: Any, off: Any) -> Any:

@@ -27,9 +27,9 @@ from typing import Any
 
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .cpu_ir_intrinsics import vector_intrinsic
 from .cpu_microkernel import PANEL, W, _epilogue, _splat, _whole_or_edge, reduction_loop, row_store
 
 
@@ -80,12 +80,9 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
     bias = context.make_array(sig.args[12 + shift])(context, builder, bias_arr).data
     res = context.make_array(sig.args[14 + shift])(context, builder, r_arr).data
     clamp = context.make_array(sig.args[17 + shift])(context, builder, clamp_arr).data
-    fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fmuladd.v{w}f32")
-    mload = cgutils.get_or_insert_function(builder.module, ir.FunctionType(rt, [rt.as_pointer(), i32, rm, rt]),
-                                           f"llvm.masked.load.v{mr}f32.p0v{mr}f32")
-    mstore = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [rt, rt.as_pointer(), i32,
-                                                                                            rm]),
-                                            f"llvm.masked.store.v{mr}f32.p0v{mr}f32")
+    fma = vector_intrinsic(builder, "fmuladd", w)
+    mload = vector_intrinsic(builder, "masked.load", mr)
+    mstore = vector_intrinsic(builder, "masked.store", mr)
     zero = ir.Constant(vt, [0.0] * w)
     every = ir.Constant(rm, [1] * mr)
     lanes = ir.Constant(ir.VectorType(i64, mr), list(range(mr)))

@@ -15,23 +15,20 @@ from typing import Any
 
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .cpu_ir_intrinsics import vector_intrinsic
 from .cpu_microkernel import W, _splat
 
 
 def _emit_copy(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], w: int) -> Any:
     dst_arr, d0, src_arr, s0, n = args
     f32, i64, i32 = ir.FloatType(), ir.IntType(64), ir.IntType(32)
-    vt, mt = ir.VectorType(f32, w), ir.VectorType(ir.IntType(1), w)
+    vt = ir.VectorType(f32, w)
     dst = builder.gep(context.make_array(sig.args[0])(context, builder, dst_arr).data, [d0])
     src = builder.gep(context.make_array(sig.args[2])(context, builder, src_arr).data, [s0])
-    mload = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt.as_pointer(), i32, mt, vt]),
-                                           f"llvm.masked.load.v{w}f32.p0v{w}f32")
-    mstore = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [vt, vt.as_pointer(), i32,
-                                                                                            mt]),
-                                            f"llvm.masked.store.v{w}f32.p0v{w}f32")
+    mload = vector_intrinsic(builder, "masked.load", w)
+    mstore = vector_intrinsic(builder, "masked.store", w)
 
     def vptr(base: Any, off: Any) -> Any:
         return builder.bitcast(builder.gep(base, [off]), vt.as_pointer())
