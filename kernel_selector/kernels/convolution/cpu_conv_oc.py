@@ -27,7 +27,14 @@ from numba import prange
 
 from ...common.cpu_epilogue import I0, chain_span
 from ...common.cpu_microkernel import PANEL, W
-from ...common.cpu_microkernel_oc import OC_PIXELS, micro_kernel_oc, micro_kernel_oc_rows
+from ...common.cpu_microkernel_oc import (
+    OC_CHANNELS,
+    OC_PIXELS,
+    micro_kernel_oc,
+    micro_kernel_oc_panel,
+    micro_kernel_oc_rows,
+    micro_kernel_oc_rows_panel,
+)
 from ...common.elementwise_numba import NJIT
 
 OC_MAX_MACS = 8 << 20
@@ -101,25 +108,31 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
     g's input starts ``x_grp`` and its output ``c_grp`` further, its weight panels follow group g − 1's, and its
     channel o is channel g · oc + o of the bias, residual and chain operand."""
     n_pt = (npix + OC_PIXELS - 1) // OC_PIXELS
-    nt = (oc + PANEL - 1) // PANEL
+    nt = (oc + OC_CHANNELS - 1) // OC_CHANNELS
+    npg = (oc + PANEL - 1) // PANEL  # weight panels per group
     for task in prange(n_img * groups * nt * chunks):
         part = task % chunks
         t = (task // chunks) % nt
         unit = task // (chunks * nt)
         im = unit // groups
         gg = unit % groups
-        o0 = t * PANEL
+        o0 = t * OC_CHANNELS
         og = gg * oc + o0  # the channel across groups
-        hi = min(PANEL, oc - o0)
-        w_off = (gg * nt + t) * k * PANEL
+        hi = min(OC_CHANNELS, oc - o0)
+        w_off = (gg * npg + o0 // PANEL) * k * PANEL
         xb = x_off + im * x_img + gg * x_grp
         cb = c_off + im * c_img + gg * c_grp + o0 * ldc
         rb = r_off + im * r_img + og * r_f if r_off >= 0 else -1
         t_lo, t_hi = n_pt * part // chunks, n_pt * (part + 1) // chunks
         for pt in range(t_lo, t_hi):
             p0 = pt * OC_PIXELS
-            micro_kernel_oc(x, xb + p0, ldx, min(OC_PIXELS, npix - p0), wp, w_off, k, c, cb + p0, ldc, 0, hi, bias,
-                            og if has_bias else -1, res, rb + p0 if rb >= 0 else -1, r_f, clamp, flags)
+            if hi > PANEL:
+                micro_kernel_oc(x, xb + p0, ldx, min(OC_PIXELS, npix - p0), wp, w_off, k, c, cb + p0, ldc, 0, hi,
+                                bias, og if has_bias else -1, res, rb + p0 if rb >= 0 else -1, r_f, clamp, flags)
+            else:
+                micro_kernel_oc_panel(x, xb + p0, ldx, min(OC_PIXELS, npix - p0), wp, w_off, k, c, cb + p0, ldc, 0,
+                                      hi, bias, og if has_bias else -1, res, rb + p0 if rb >= 0 else -1, r_f, clamp,
+                                      flags)
         if codes.shape[0]:
             p0 = t_lo * OC_PIXELS
             cnt = min(t_hi * OC_PIXELS, npix) - p0
@@ -171,24 +184,29 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
     panels. Epilogue: bias, clamps and fake quantizations in registers, then the activations ``codes`` (no operand)
     per channel over the task's rows once they cover ``span`` elements (:data:`CHAIN_SPAN`; rows contiguous,
     ``ldy`` = ``ow``), else once per output row. A task is one (image, weight panel, range of output rows)."""
-    nt = (oc + PANEL - 1) // PANEL
+    nt = (oc + OC_CHANNELS - 1) // OC_CHANNELS
     no_res = np.empty(0, np.float32)
     for task in prange(n_img * nt * chunks):
         part = task % chunks
         t = (task // chunks) % nt
         im = task // (chunks * nt)
-        o0 = t * PANEL
-        hi = min(PANEL, oc - o0)
-        w_off = t * k * PANEL
+        o0 = t * OC_CHANNELS
+        hi = min(OC_CHANNELS, oc - o0)
+        w_off = o0 * k
         xb = x_off + im * x_img
         cb = c_off + im * c_img + o0 * ldc
         y0, y1 = oh * part // chunks, oh * (part + 1) // chunks
         pend = y0  # the first row the chain has not run on
         for oy in range(y0, y1):
             for ox0 in range(0, ow, OC_PIXELS):
-                micro_kernel_oc_rows(x, xb + oy * gw + ox0 * sai, koff, sai, min(OC_PIXELS, ow - ox0), wp, w_off, k,
-                                     c, cb + oy * ldy + ox0, ldc, 0, hi, bias, o0 if has_bias else -1, no_res, -1, 0,
-                                     clamp, flags)
+                if hi > PANEL:
+                    micro_kernel_oc_rows(x, xb + oy * gw + ox0 * sai, koff, sai, min(OC_PIXELS, ow - ox0), wp, w_off,
+                                         k, c, cb + oy * ldy + ox0, ldc, 0, hi, bias, o0 if has_bias else -1, no_res,
+                                         -1, 0, clamp, flags)
+                else:
+                    micro_kernel_oc_rows_panel(x, xb + oy * gw + ox0 * sai, koff, sai, min(OC_PIXELS, ow - ox0), wp,
+                                               w_off, k, c, cb + oy * ldy + ox0, ldc, 0, hi, bias,
+                                               o0 if has_bias else -1, no_res, -1, 0, clamp, flags)
             if codes.shape[0] == 0:
                 continue
             if ldy != ow or span <= 0:  # row by row
