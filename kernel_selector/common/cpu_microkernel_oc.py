@@ -36,6 +36,14 @@ from .cpu_ir_intrinsics import vector_intrinsic
 from .cpu_microkernel import PANEL, W, _epilogue, _splat, _whole_or_edge, reduction_loop, row_store
 
 
+def row_lanes(mr: int, w: int) -> int:
+    """Lanes of the vector that holds an output row of ``mr`` pixels: ``mr`` itself, or with 16-float vectors
+    (AVX-512, whose mask registers make masked loads and stores single instructions) the next power of two when
+    ``mr`` is not one: a <7 x float> store is split into 4 + 2 + 1 lanes, three stores per row, where an <8 x float>
+    one masked to 7 lanes is one."""
+    return mr if w < 16 or mr & (mr - 1) == 0 else min(w, 1 << mr.bit_length())
+
+
 def _transpose(builder: ir.IRBuilder, rows: list[Any], w: int) -> list[Any]:
     """The w × w transpose of ``rows`` (w vectors of w floats): out[j] lane i = rows[i] lane j, as log2(w) stages of
     two-input shuffles (interleave pairs of vectors at distance w/2, w/4, ...)."""
@@ -76,7 +84,8 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
         shift = 0
     f32, i64, i32 = ir.FloatType(), ir.IntType(64), ir.IntType(32)
     vt = ir.VectorType(f32, w)
-    rt, rm = ir.VectorType(f32, mr), ir.VectorType(ir.IntType(1), mr)  # an output row of mr pixels, its mask
+    pw = row_lanes(mr, w)  # an output row of mr pixels in a vector of pw lanes, and its mask
+    rt, rm = ir.VectorType(f32, pw), ir.VectorType(ir.IntType(1), pw)
     x = builder.gep(context.make_array(sig.args[0])(context, builder, x_arr).data, [x_off])
     wp = builder.gep(context.make_array(sig.args[4 + shift])(context, builder, w_arr).data, [w_off])
     c = builder.gep(context.make_array(sig.args[7 + shift])(context, builder, c_arr).data, [c_off])
@@ -84,18 +93,18 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
     res = context.make_array(sig.args[14 + shift])(context, builder, r_arr).data
     clamp = context.make_array(sig.args[17 + shift])(context, builder, clamp_arr).data
     fma = vector_intrinsic(builder, "fmuladd", w)
-    mload = vector_intrinsic(builder, "masked.load", mr)
-    mstore = vector_intrinsic(builder, "masked.store", mr)
+    mload = vector_intrinsic(builder, "masked.load", pw)
+    mstore = vector_intrinsic(builder, "masked.store", pw)
     zero = ir.Constant(vt, [0.0] * w)
-    every = ir.Constant(rm, [1] * mr)
-    lanes = ir.Constant(ir.VectorType(i64, mr), list(range(mr)))
-    px_mask = builder.icmp_signed("<", lanes, _splat(builder, npx, ir.VectorType(i64, mr)))
+    every = ir.Constant(rm, [1] * pw)
+    lanes = ir.Constant(ir.VectorType(i64, pw), list(range(pw)))
+    px_mask = builder.icmp_signed("<", lanes, _splat(builder, npx, ir.VectorType(i64, pw)))  # npx <= mr <= pw
     last = builder.sub(npx, ir.Constant(i64, 1))
     rows_n = nv * w  # output channel rows of the tile
     # vector v holds channels v·w .. v·w + w − 1: lane (v·w) mod PANEL of weight panel (v·w) div PANEL, the panels
     # k_len · PANEL floats apart (a tile wider than one panel reads the next panels too)
-    v_off = [builder.add(builder.mul(k_len, ir.Constant(i64, (v * w) // PANEL * PANEL)), ir.Constant(i64, (v * w) % PANEL))
-             for v in range(nv)]
+    v_off = [builder.add(builder.mul(k_len, ir.Constant(i64, (v * w) // PANEL * PANEL)),
+                         ir.Constant(i64, (v * w) % PANEL)) for v in range(nv)]
 
     i8p = ir.IntType(8).as_pointer()
     prefetch = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
@@ -135,17 +144,20 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
         for v in range(nv):  # block v: pixels i = 0..mr-1 by channels v·w .. v·w + w - 1
             block = [final[i * nv + v] for i in range(mr)] + [zero] * (w - mr)
             full = _transpose(builder, block, w) if w > 1 else block
-            keep = ir.Constant(ir.VectorType(i32, mr), list(range(mr)))
-            rows.extend(builder.shuffle_vector(r, r, keep) if mr < w else r for r in full)
+            keep = ir.Constant(ir.VectorType(i32, pw), list(range(pw)))
+            rows.extend(builder.shuffle_vector(r, r, keep) if pw < w else r for r in full)
         oks = [builder.and_(builder.icmp_signed("<=", oc_lo, ir.Constant(i64, j)),
                             builder.icmp_signed("<", ir.Constant(i64, j), oc_hi)) for j in range(rows_n)]
-        rows = _epilogue(builder, rows, rows_n, 1, mr, [px_mask if edge else every], bias, bias_off, res, r_off, ldr,
+        masked = edge or pw > mr
+        rows = _epilogue(builder, rows, rows_n, 1, pw, [px_mask if masked else every], bias, bias_off, res, r_off, ldr,
                          clamp, flags, mload, oks if edge else None)
         for j in range(rows_n):
             ptr = rptr(c, builder.mul(ir.Constant(i64, j), ldc))
             if edge:  # a row out of range is not touched at all (see row_store)
                 row_store(builder, oks[j], lambda r=rows[j], q=ptr: builder.call(mstore, [r, q, ir.Constant(i32, 4),
                                                                                           px_mask]))
+            elif pw > mr:  # one masked store (AVX-512: a mask register) instead of 4 + 2 + 1 for 7 lanes
+                builder.call(mstore, [rows[j], ptr, ir.Constant(i32, 4), px_mask])
             else:
                 builder.store(rows[j], ptr, align=4)
 

@@ -100,11 +100,11 @@ def test_channel_vector_micro_kernel_keeps_accumulators_in_vector_registers(indi
     micro, micro_rows = mo.micro_kernel_oc, mo.micro_kernel_oc_rows
 
     def tile(x, w, c, bias, res, clamp, k, n):  # pragma: no cover - numba
-        micro(x, 0, n, mo.OC_PIXELS, w, 0, k, c, 0, n, 0, 16, bias, 0, res, 0, n, clamp, 3)
+        micro(x, 0, n, mo.OC_PIXELS, w, 0, k, c, 0, n, 0, mo.OC_CHANNELS, bias, 0, res, 0, n, clamp, 3)
 
     def tile_rows(x, w, c, bias, res, clamp, k, n):  # pragma: no cover - numba
         koff = np.arange(k) * n
-        micro_rows(x, 0, koff, 2, mo.OC_PIXELS, w, 0, k, c, 0, n, 0, 16, bias, 0, res, 0, n, clamp, 3)
+        micro_rows(x, 0, koff, 2, mo.OC_PIXELS, w, 0, k, c, 0, n, 0, mo.OC_CHANNELS, bias, 0, res, 0, n, clamp, 3)
 
     assert_loop_fmas_in_registers(tile_rows if indirect else tile, mo.OC_PIXELS * mo.OC_VECTORS)
 

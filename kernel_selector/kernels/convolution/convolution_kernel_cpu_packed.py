@@ -37,11 +37,11 @@ from numba import prange
 from cldnn_py.layout import Format, Layout
 from cldnn_py.ops import ConvolutionAttrs
 
+from ...common import cpu_microkernel_oc
 from ...common.cpu_epilogue import EMPTY, chain_arrays, chain_span, fake_quant_params, operand_map
 from ...common.cpu_launch import CHUNK_ITERATIONS, Launcher
 from ...common.cpu_layout import row_map
 from ...common.cpu_microkernel import HSWISH, MR, NR, PANEL, SILU, micro_kernel, micro_kernel_rows, store_fence
-from ...common import cpu_microkernel_oc
 from ...common.cpu_microkernel_oc import OC_CHANNELS, OC_PIXELS
 from ...common.elementwise_numba import NJIT
 from ...cpu_kernel_base import CpuKernelBase
