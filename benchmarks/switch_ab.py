@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> None:
                                      "convolution_kernel_cpu_packed.NOPACK_TILES")
     ap.add_argument("value", help="the value for B, a Python literal")
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--models", nargs="+", default=["resnet50", "squeezenet", "shufflenet"])
+    ap.add_argument("--models", nargs="+", default=["resnet50", "squeezenet", "shufflenet"],
+                    help="zoo model names, or paths of .onnx files")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--batch", type=int, default=1, help="the zoo models' batch size (default 1)")
     args = ap.parse_args(argv)
@@ -71,7 +72,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"A: {name} = {getattr(module, name)!r}; B: {name} = {value!r}; device {args.device}")
     engine = cl.Engine(args.device)
     for model in args.models:
-        compare(cl, engine, str(zoo_model(model, args.batch)), f"{model} b{args.batch}", module, name, value, args.runs)
+        if model.endswith(".onnx"):  # a model file of the user's (its own batch size)
+            compare(cl, engine, model, pathlib.Path(model).stem, module, name, value, args.runs)
+        else:
+            compare(cl, engine, str(zoo_model(model, args.batch)), f"{model} b{args.batch}", module, name, value,
+                    args.runs)
 
 
 def timed_run(nets: tuple[Any, Any], which: int, feeds: dict[str, np.ndarray], module: Any, name: str,
