@@ -176,11 +176,19 @@ def test_the_grouped_channel_vector_rule(groups, ocg, k, npix, lanes, want):
     assert use_grouped_channel_vectors(groups, ocg, k, npix, lanes) is want
 
 
-def test_a_strided_projection_with_a_residual_on_channel_vectors_equals_the_reference(rng, monkeypatch):
+@pytest.mark.parametrize("rows", [True, False], ids=["row-tiles-in-place", "im2col-tiles"])
+def test_a_strided_projection_with_a_residual_on_channel_vectors_equals_the_reference(rng, monkeypatch, rows):
     """ResNet's projection form, 1x1 stride 2 from 14x14 to 7x7, 256 -> 64, bias, a fused residual sum and relu:
-    its im2col patch matrix read by channel-vector tiles (the 7x7 window forced with 16 lanes whatever the host),
-    against the float64 reference."""
+    read in place by channel-vector row tiles with the residual in their registers (OC_ROWS_RESIDUAL), or without
+    them its im2col patch matrix read by channel-vector tiles (the 7x7 window forced with 16 lanes whatever the
+    host); against the float64 reference."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as mod
+
+    monkeypatch.setattr(mod, "OC_ROWS_RESIDUAL", rows)
     calls = _wide_lanes_spy(monkeypatch)
+    row_calls: list = []
+    real_rows = mod.oc_row_tiles
+    monkeypatch.setattr(mod, "oc_row_tiles", lambda *a: (row_calls.append(1), real_rows(*a)))
     x = f32(rng.standard_normal((1, 256, 14, 14)))
     w = f32(rng.standard_normal((64, 256, 1, 1)))
     b = f32(rng.standard_normal(64))
@@ -188,6 +196,23 @@ def test_a_strided_projection_with_a_residual_on_channel_vectors_equals_the_refe
     fused = [("eltwise", {"mode": "sum"}), ("activation", {"func": "relu"})]
     got, _ = run_direct(KERNEL, x, w, b, (2, 2), (1, 1), (0, 0), (0, 0), 1, xfmt=Format.bfyx, wfmt=OSV16,
                         ofmt=Format.bfyx, fused=fused, residual=res)
-    assert calls
+    assert (bool(row_calls), bool(calls)) == (rows, not rows)
     want = np.maximum(conv_ref(x, w, b, (2, 2), (1, 1), (0, 0), (0, 0), 1) + res, 0)
     assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("oc, npix, grid, strided, lanes, want", [
+    (512, 784, False, True, 16, True),     # ResNet-50's 256 -> 512 stride-2 projection to 28x28, AVX-512
+    (512, 784, False, True, 8, False),     # ... AVX2: the GEMM over im2col
+    (512, 3136, False, True, 16, False),   # past OC_ROWS_MAX_PIXELS_WIDE
+    (512, 196, False, True, 8, True),      # 14x14 on either
+    (512, 3136, False, False, 16, False),  # neither a grid nor a strided 1x1
+    (24, 3136, True, False, 16, False),    # a grid whose 24 channels fill 0.75 of two panels
+    (64, 3136, True, False, 8, True),      # a grid whose channels fill the lanes, any size
+])
+def test_use_oc_rows_rules(oc, npix, grid, strided, lanes, want):
+    """use_oc_rows: strided 1x1 layers up to OC_ROWS_MAX_PIXELS (AVX2) or OC_ROWS_MAX_PIXELS_WIDE (AVX-512) output
+    pixels, grids of any size whose channels fill OC_ROWS_GRID_MIN_LANES of their panels."""
+    from kernel_selector.kernels.convolution.cpu_conv_oc import use_oc_rows
+
+    assert use_oc_rows(oc, npix, grid, strided, lanes) == want

@@ -31,10 +31,10 @@ def _kernel(mr: int, nv: int, w: int):
 @pytest.mark.parametrize("mr,nv,w", SHAPES, ids=[f"{m}px-{v}x{w}" for m, v, w in SHAPES])
 @pytest.mark.parametrize("npx,rows", [("whole", "all"), ("edge", "all"), ("whole", "some")])
 def test_one_tile_matches_float64_and_writes_only_its_cells(rng, mr, nv, w, npx, rows):
-    """Bias, a residual and relu (flags 2: the clamp after the residual, to [0, inf)) on one tile of K = 37 over os_iyx_osv16 panels (a
-    tile of more than 16 channels reads the next panel, K · 16 floats on); an edge tile has fewer pixels than the
-    tile, ``rows`` "some" stores only rows 3 .. 2/3 of the tile. Every other cell of the NaN-poisoned output, the
-    next pixels of each row included, stays NaN."""
+    """Bias, a residual and relu (flags 2: the clamp after the residual, to [0, inf)) on one tile of K = 37 over
+    os_iyx_osv16 panels (a tile of more than 16 channels reads the next panel, K · 16 floats on); an edge tile has
+    fewer pixels than the tile, ``rows`` "some" stores only rows 3 .. 2/3 of the tile. Every other cell of the
+    NaN-poisoned output, the next pixels of each row included, stays NaN."""
     tile = _kernel(mr, nv, w)
     k, tc = 37, nv * w
     n_panels = -(-tc // 16)

@@ -91,6 +91,10 @@ ROW_PANELS_EXTRA = 1.25
 """The padded grid's GEMM writes straight into the output rows (panels that never span two rows) when that takes at
 most this many times the grid's column panels: the copy out of the grid cost 15-35% of such a layer (3 → 64, 3×3
 stride 2 at 224²: 0.6 of 1.74 ms), a 56-wide row needs 4 panels of 16 for the grid's 3.6, a 7-wide one 1 for 0.6."""
+OC_ROWS_RESIDUAL = True
+"""Channel-vector row tiles (:func:`~.cpu_conv_oc.oc_row_tiles`) also for a layer that carries a residual sum (in
+their register epilogue): ResNet's stride-2 projections and YOLO's 3×3 bottlenecks read in place instead of through
+an im2col copy or the grid's GEMM."""
 COLS_CHANNEL_VECTORS = True
 """Channel-vector tiles (:func:`~.cpu_conv_oc.use_channel_vectors`) also over the im2col patch matrix of a layer
 neither the padded grid nor the row tiles take (since 2026-12-07): ResNet-50's two stride-2 projections that carry
@@ -445,7 +449,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # a small dense output from the padded grid or a strided 1x1 read in place: channel-vector tiles along its rows
         strided_1x1 = (flat_in and kh == kw == 1 and not direct and tuple(a.pad) == tuple(a.pad_end) == (0, 0)
                        and tuple(a.dilation) == (1, 1))
-        oc_rows = (g == 1 and not shuf and out_lay.format == Format.bfyx and res_at < 0
+        oc_rows = (g == 1 and not shuf and out_lay.format == Format.bfyx and (res_at < 0 or OC_ROWS_RESIDUAL)
                    and all(op.kind == "activation" for op in rest) and use_oc_rows(oc, oh * ow, grid, strided_1x1))
         # the im2col patch matrix (a strided or padded layer that neither the grid nor the row tiles take: ResNet-50's
         # stride-2 projections, which carry the residual sum) read by channel-vector tiles like an input in place
@@ -492,6 +496,15 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
 
         oc_flags = flags | int(cpu_microkernel_oc.PREFETCH_W_NEXT)  # read at build time (switch_ab.py can set it)
 
+        def rows_res(n0: int) -> tuple[np.ndarray, int, int, int, int]:
+            """(res, r_off, r_img, r_f, r_y) of oc_row_tiles from image n0 on (no residual: r_off -1); the residual
+            operand is set by fn before each call."""
+            if rm is None:
+                return EMPTY, -1, 0, 0, 0
+            return res_now[0], int(rm[0] + n0 * rm[1]), int(rm[1]), int(rm[2]), int(rm[3])
+
+        res_now = [EMPTY]
+
         def fn(*bufs: Any) -> None:
             tail = 32 if PLAIN_B_TAIL else 0  # flags & 32: an edge tile of a packed panel loads B plainly
             x = f32_view(bufs[0])
@@ -501,6 +514,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
             if not direct_out:
                 everything = fused_buffers(params, bufs, n_own)
             res = f32_view(bufs[elt_buf[0]]) if rm is not None else EMPTY
+            res_now[0] = res
             rest_buf = f32_view(bufs[elt_buf[-1]]) if elt_rest and direct_out else EMPTY
             if has_bias and (oc_form or oc_rows):
                 bias_pad[:oc] = bias[:oc]
@@ -511,7 +525,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     launch_oc(oc_row_tiles, x, x_off + n0 * pitch["b"], pitch["b"], koff_1x1, sy * pitch["y"],
                               sx * pitch["x"], oh, ow, k, wp, oc, out, out0, int(out_rows[1]), int(out_rows[2]),
                               int(out_rows[3]), bias_pad, has_bias, bounds, oc_flags, codes, fa, fb, cnt, row_parts,
-                              chain_span_len)
+                              chain_span_len, *rows_res(n0))
                     continue
                 if grid:
                     for i in range(cnt):
@@ -520,7 +534,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     if oc_rows:
                         launch_oc(oc_row_tiles, xpad, 0, n_xpad, koff, wpad, 1, oh, ow, k, wp, oc, out, out0,
                                   int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias, bounds,
-                                  oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len)
+                                  oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(n0))
                         continue
                     if rp and grid_chain:  # row panels with the residual and the rest of the chain in the tiles
                         r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \

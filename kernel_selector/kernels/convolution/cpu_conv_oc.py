@@ -154,13 +154,21 @@ channel (``oc`` / whole panels of 16: 24 channels fill 0.75 and ran 1.1× slower
 28×28 ran 0.87× this way)."""
 
 
-def use_oc_rows(oc: int, npix: int, grid: bool, strided_1x1: bool) -> bool:
+OC_ROWS_MAX_PIXELS_WIDE = 1024
+"""OC_ROWS_MAX_PIXELS with 16-float vectors (AVX-512: 7 × 32 tiles): ResNet-50's 256 → 512 stride-2 projection to
+28×28, which carries the residual sum, 1.33 → 1.21 ms in its network (median of 20 paired runs, 2-core Zen 4,
+2026-12-08; isolated without the residual 1.26 → 1.09)."""
+
+
+def use_oc_rows(oc: int, npix: int, grid: bool, strided_1x1: bool, lanes: int = W) -> bool:
     """True when a dense convolution with ``oc`` output channels and ``npix`` output pixels per image, read from
     the padded grid (``grid``: k×k) or in place (``strided_1x1``), should run :func:`oc_row_tiles`
-    (OC_ROWS_MAX_PIXELS, OC_ROWS_GRID_MIN_LANES)."""
+    (OC_ROWS_MAX_PIXELS, or OC_ROWS_MAX_PIXELS_WIDE when ``lanes`` (the host's float vector width) is 16;
+    OC_ROWS_GRID_MIN_LANES)."""
     if not (grid or strided_1x1):
         return False
-    return npix <= OC_ROWS_MAX_PIXELS or (grid and oc / (-(-oc // 16) * 16) >= OC_ROWS_GRID_MIN_LANES)
+    limit = OC_ROWS_MAX_PIXELS_WIDE if lanes >= 16 else OC_ROWS_MAX_PIXELS
+    return npix <= limit or (grid and oc / (-(-oc // 16) * 16) >= OC_ROWS_GRID_MIN_LANES)
 
 
 CHAIN_SPAN = 512
@@ -174,7 +182,8 @@ row by row."""
 def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: int, sai: int, oh: int, ow: int,
                  k: int, wp: np.ndarray, oc: int, c: np.ndarray, c_off: int, c_img: int, ldc: int, ldy: int,
                  bias: np.ndarray, has_bias: int, clamp: np.ndarray, flags: int, codes: np.ndarray, fa: np.ndarray,
-                 fb: np.ndarray, n_img: int, chunks: int, span: int) -> None:  # pragma: no cover - numba
+                 fb: np.ndarray, n_img: int, chunks: int, span: int, res: np.ndarray, r_off: int, r_img: int,
+                 r_f: int, r_y: int) -> None:  # pragma: no cover - numba
     """Channel-vector tiles (16 output channels × OC_PIXELS pixels of one output row) of ``n_img`` images.
 
     Output pixel (oy, ox) of image i reads input row k at ``x[x_off + i * x_img + oy * gw + ox * sai + koff[k]]``
@@ -183,7 +192,9 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
     ldc + oy * ldy + ox]``; weights ``wp`` in ``os_iyx_osv16`` panels of K = ``k`` rows; ``bias`` padded to whole
     panels. Epilogue: bias, clamps and fake quantizations in registers, then the activations ``codes`` (no operand)
     per channel over the task's rows once they cover ``span`` elements (:data:`CHAIN_SPAN`; rows contiguous,
-    ``ldy`` = ``ow``), else once per output row. A task is one (image, weight panel, range of output rows)."""
+    ``ldy`` = ``ow``), else once per output row. A task is one (image, tile of OC_CHANNELS channels, range of output
+    rows). A residual sum in the register epilogue when ``r_off >= 0``: output (i, o, oy, ox) adds ``res[r_off + i *
+    r_img + o * r_f + oy * r_y + ox]``."""
     nt = (oc + OC_CHANNELS - 1) // OC_CHANNELS
     no_res = np.empty(0, np.float32)
     for task in prange(n_img * nt * chunks):
@@ -195,18 +206,20 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
         w_off = o0 * k
         xb = x_off + im * x_img
         cb = c_off + im * c_img + o0 * ldc
+        rb = r_off + im * r_img + o0 * r_f if r_off >= 0 else -1
         y0, y1 = oh * part // chunks, oh * (part + 1) // chunks
         pend = y0  # the first row the chain has not run on
         for oy in range(y0, y1):
             for ox0 in range(0, ow, OC_PIXELS):
+                ro = rb + oy * r_y + ox0 if rb >= 0 else -1
                 if hi > PANEL:
                     micro_kernel_oc_rows(x, xb + oy * gw + ox0 * sai, koff, sai, min(OC_PIXELS, ow - ox0), wp, w_off,
-                                         k, c, cb + oy * ldy + ox0, ldc, 0, hi, bias, o0 if has_bias else -1, no_res,
-                                         -1, 0, clamp, flags)
+                                         k, c, cb + oy * ldy + ox0, ldc, 0, hi, bias, o0 if has_bias else -1, res,
+                                         ro, r_f, clamp, flags)
                 else:
                     micro_kernel_oc_rows_panel(x, xb + oy * gw + ox0 * sai, koff, sai, min(OC_PIXELS, ow - ox0), wp,
                                                w_off, k, c, cb + oy * ldy + ox0, ldc, 0, hi, bias,
-                                               o0 if has_bias else -1, no_res, -1, 0, clamp, flags)
+                                               o0 if has_bias else -1, res, ro, r_f, clamp, flags)
             if codes.shape[0] == 0:
                 continue
             if ldy != ow or span <= 0:  # row by row
