@@ -91,6 +91,8 @@ ROW_PANELS_EXTRA = 1.25
 """The padded grid's GEMM writes straight into the output rows (panels that never span two rows) when that takes at
 most this many times the grid's column panels: the copy out of the grid cost 15-35% of such a layer (3 → 64, 3×3
 stride 2 at 224²: 0.6 of 1.74 ms), a 56-wide row needs 4 panels of 16 for the grid's 3.6, a 7-wide one 1 for 0.6."""
+OC_PREFETCH_X = True
+"""Channel-vector tiles prefetch their input rows ahead (cpu_microkernel_oc.PREFETCH_X)."""
 OC_ROWS_RESIDUAL = True
 """Channel-vector row tiles (:func:`~.cpu_conv_oc.oc_row_tiles`) also for a layer that carries a residual sum (in
 their register epilogue): ResNet's stride-2 projections and YOLO's 3×3 bottlenecks read in place instead of through
@@ -494,7 +496,9 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         chain_span_len = int(cpu_conv_oc.CHAIN_SPAN)  # read at build time (benchmarks/switch_ab.py can set it)
         koff_1x1 = np.arange(icg, dtype=np.int64) * pitch["f"]
 
-        oc_flags = flags | int(cpu_microkernel_oc.PREFETCH_W_NEXT)  # read at build time (switch_ab.py can set it)
+        # read at build time (switch_ab.py can set them)
+        oc_flags = flags | int(cpu_microkernel_oc.PREFETCH_W_NEXT) | (cpu_microkernel_oc.PREFETCH_X if OC_PREFETCH_X
+                                                                      else 0)
 
         def rows_res(n0: int) -> tuple[np.ndarray, int, int, int, int]:
             """(res, r_off, r_img, r_f, r_y) of oc_row_tiles from image n0 on (no residual: r_off -1); the residual

@@ -39,10 +39,14 @@ from ...common.elementwise_numba import NJIT
 
 OC_MAX_MACS = 8 << 20
 """A dense 1×1 stride-1 convolution with at most this many multiply-adds per image runs channel-vector tiles ..."""
-OC_MAX_INPUT_BYTES = 256 << 10
-"""... when its input image is at most this large (half the L2 of a Zen 4 core): every 16-channel panel sweeps the
-whole input, which then stays in L2. In GoogLeNet, 480-512 -> 24-64 channels at 13×13 (330 KB inputs, 2-4 panels)
-ran 1.1-1.3× slower than the pixel-vector GEMM, 832 -> 32-256 at 6×6 (120 KB) 1.3-2× faster."""
+OC_MAX_INPUT_BYTES = 1 << 30
+"""... when its input image is at most this large. Until 2026-12-08 half the L2 of a Zen 4 core (256 KB: every
+16-channel panel sweeps the whole input, which then stays in L2; in GoogLeNet, 480-512 -> 24-64 channels at 13×13
+with 330 KB inputs ran 1.1-1.3× slower than the pixel-vector GEMM with 8-pixel 16-channel tiles). With 7 × 32 tiles
+and the input rows prefetched ahead (cpu_microkernel_oc.PREFETCH_X) the input size stopped mattering: same-process
+A/B against 256 KB (2-core Zen 4, AVX-512), SqueezeNet batch 8 0.967× the time (its squeeze 1×1 layers, 64/128 ->
+16 at 55×55), Inception-v2 batch 8 0.99×, SqueezeNet, GoogLeNet, Inception-v2, ShuffleNet and DenseNet-121 at batch
+1 0.99-1.01×. Left as a switch for A/B measurements."""
 
 
 OC_WIDE_PIXELS = (49, 256)
