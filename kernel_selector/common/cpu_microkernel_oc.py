@@ -282,6 +282,13 @@ if OC_CHANNELS > PANEL:  # the last tile of an odd number of weight panels: one 
     micro_kernel_oc_rows_panel = make_micro_kernel_oc_rows(OC_PIXELS, PANEL // W, W)
 else:
     micro_kernel_oc_panel, micro_kernel_oc_rows_panel = micro_kernel_oc, micro_kernel_oc_rows
+SHORT_PIXELS, SHORT_VECTORS = (8, 1) if W == 16 else (OC_PIXELS, OC_VECTORS)
+"""The tile of a short reduction (cpu_conv_oc.OC_SHORT_K): with 16-float vectors 8 pixels × 16 channels, the tile
+before 7 × 32; elsewhere the same tile."""
+SHORT_CHANNELS = SHORT_VECTORS * W
+micro_kernel_oc_short = make_micro_kernel_oc(SHORT_PIXELS, SHORT_VECTORS, W) if W == 16 else micro_kernel_oc_panel
+micro_kernel_oc_rows_short = (make_micro_kernel_oc_rows(SHORT_PIXELS, SHORT_VECTORS, W) if W == 16
+                              else micro_kernel_oc_rows_panel)
 PREFETCH_W_NEXT = 64
 """flags & 64: every k step also prefetches the weight rows one tile further (OC_CHANNELS · K floats on), the
 panels the thread's next task reads (tasks of consecutive panels run on one thread under numba's static schedule),

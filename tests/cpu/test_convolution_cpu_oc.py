@@ -16,6 +16,15 @@ KERNEL = "convolution_cpu_packed"
 OSV16 = Format.os_iyx_osv16
 FORMS = pytest.mark.parametrize("macs", [1 << 62, 0], ids=["channel-vectors", "pixel-vectors"])  # both limits
 
+
+@pytest.fixture(autouse=True, params=[0, 1 << 30], ids=["wide-tile", "short-tile"])
+def channel_vector_tile(request, monkeypatch):
+    """Every test with both channel-vector tiles: the wide one (OC_SHORT_K 0) and the short-reduction one (OC_SHORT_K
+    above every K; cpu_microkernel_oc.SHORT_PIXELS × SHORT_CHANNELS)."""
+    from kernel_selector.kernels.convolution import cpu_conv_oc
+
+    monkeypatch.setattr(cpu_conv_oc, "OC_SHORT_K", request.param)
+
 CASES = {  # name: (x shape, oc, groups)
     "tails": ((1, 21, 5, 7), 37, 1),  # 35 pixels (8 tiles of 4, the last of 3), 3 panels, the last of 5 channels
     "batch": ((3, 40, 6, 6), 24, 1),  # 3 images in one region; 24 channels: 2 panels, the second half empty

@@ -42,7 +42,7 @@ from ...common.cpu_epilogue import EMPTY, chain_arrays, chain_span, fake_quant_p
 from ...common.cpu_launch import CHUNK_ITERATIONS, Launcher
 from ...common.cpu_layout import row_map
 from ...common.cpu_microkernel import HSWISH, MR, NR, PANEL, SILU, micro_kernel, micro_kernel_rows, store_fence
-from ...common.cpu_microkernel_oc import OC_CHANNELS, OC_PIXELS
+from ...common.cpu_microkernel_oc import OC_CHANNELS, OC_PIXELS, SHORT_CHANNELS, SHORT_PIXELS
 from ...common.elementwise_numba import NJIT
 from ...cpu_kernel_base import CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_2, FORCE_PRIORITY_3, FORCE_PRIORITY_5
@@ -68,6 +68,7 @@ from .cpu_conv_oc import (
     oc_chunks,
     oc_row_tiles,
     oc_tiles,
+    short_tile,
     use_channel_vectors,
     use_grouped_channel_vectors,
     use_oc_rows,
@@ -489,10 +490,12 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         n_tasks = ipc * n_panels * splits
         launch = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix),
                           chunk=1 if n_tasks < 16 * numba.get_num_threads() else CHUNK_ITERATIONS)
-        oc_parts = oc_chunks(ipc * -(-oc // OC_CHANNELS), -(-npix // OC_PIXELS), numba.get_num_threads())
+        short = short_tile(k)  # the short-reduction channel-vector tile (cpu_conv_oc.OC_SHORT_K, read at build time)
+        tile_px, tile_c = (SHORT_PIXELS, SHORT_CHANNELS) if short else (OC_PIXELS, OC_CHANNELS)
+        oc_parts = oc_chunks(ipc * -(-oc // tile_c), -(-npix // tile_px), numba.get_num_threads())
         launch_oc = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix), chunk=1)
         bias_pad = np.zeros(-(-oc // PANEL) * PANEL, np.float32)  # the tiles read a whole panel of bias
-        row_parts = oc_chunks(ipc * -(-oc // OC_CHANNELS), oh, numba.get_num_threads())
+        row_parts = oc_chunks(ipc * -(-oc // tile_c), oh, numba.get_num_threads())
         chain_span_len = int(cpu_conv_oc.CHAIN_SPAN)  # read at build time (benchmarks/switch_ab.py can set it)
         koff_1x1 = np.arange(icg, dtype=np.int64) * pitch["f"]
 
@@ -529,7 +532,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     launch_oc(oc_row_tiles, x, x_off + n0 * pitch["b"], pitch["b"], koff_1x1, sy * pitch["y"],
                               sx * pitch["x"], oh, ow, k, wp, oc, out, out0, int(out_rows[1]), int(out_rows[2]),
                               int(out_rows[3]), bias_pad, has_bias, bounds, oc_flags, codes, fa, fb, cnt, row_parts,
-                              chain_span_len, *rows_res(n0))
+                              chain_span_len, *rows_res(n0), short)
                     continue
                 if grid:
                     for i in range(cnt):
@@ -538,7 +541,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     if oc_rows:
                         launch_oc(oc_row_tiles, xpad, 0, n_xpad, koff, wpad, 1, oh, ow, k, wp, oc, out, out0,
                                   int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias, bounds,
-                                  oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(n0))
+                                  oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(n0), short)
                         continue
                     if rp and grid_chain:  # row panels with the residual and the rest of the chain in the tiles
                         r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \
@@ -581,7 +584,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                                   int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias_pad, has_bias, res, r_off,
                                   r_f, bounds, oc_flags, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]),
                                   int(m[4]), cnt, b_img, int(out_rows[1]), r_img, int(m[1]), oc_parts, g, b_grp,
-                                  ocg * int(out_rows[2]))
+                                  ocg * int(out_rows[2]), short)
                         continue
                     if one_pixel:
                         launch(gemv_panels, wp, k, oc, b, b_off, ldb, out, int(out_rows[0] + n0 * out_rows[1]),

@@ -30,10 +30,14 @@ from ...common.cpu_microkernel import PANEL, W
 from ...common.cpu_microkernel_oc import (
     OC_CHANNELS,
     OC_PIXELS,
+    SHORT_CHANNELS,
+    SHORT_PIXELS,
     micro_kernel_oc,
     micro_kernel_oc_panel,
     micro_kernel_oc_rows,
     micro_kernel_oc_rows_panel,
+    micro_kernel_oc_rows_short,
+    micro_kernel_oc_short,
 )
 from ...common.elementwise_numba import NJIT
 
@@ -86,6 +90,27 @@ def use_grouped_channel_vectors(groups: int, ocg: int, k: int, npix: int, lanes:
             and use_channel_vectors(ocg, k, npix, lanes))
 
 
+OC_SHORT_K = 160
+"""A channel-vector layer whose reduction K (input channels × taps) is at most this long runs the short-reduction
+tile (cpu_microkernel_oc.SHORT_PIXELS × SHORT_CHANNELS: 8 × 16 with AVX-512) instead of 7 × 32: its tile epilogue
+(transpose, 32 row stores) weighs more against K steps. Same-process A/B of the two tiles (2-core Zen 4, AVX-512,
+2026-12-08, medians of 8-16 paired runs): 8 × 16 faster on SqueezeNet's first layer (K = 27, batch 8: 3.03 against
+3.63 ms) and 16 → 64 3×3 layers at 55×55 (K = 144: 2.4 against 2.6 ms) and GoogLeNet's 7×7 first layer (K = 147:
+1.27 against 1.38); 7 × 32 faster from K = 288 on (SqueezeNet's 32 → 128 3×3 at 27×27 2.33 against 2.53 ms,
+ResNet-50's 1×1 and strided layers 0.7-0.8× the time)."""
+
+
+@numba.njit(**NJIT)
+def tile_of(short: int) -> tuple[int, int]:  # pragma: no cover - numba
+    """(pixels, channels) of a channel-vector tile: the short-reduction tile when ``short``."""
+    return (SHORT_PIXELS, SHORT_CHANNELS) if short else (OC_PIXELS, OC_CHANNELS)
+
+
+def short_tile(k: int) -> int:
+    """1 when a layer of reduction length ``k`` runs the short-reduction tile (OC_SHORT_K), else 0."""
+    return int(k <= OC_SHORT_K)
+
+
 def oc_chunks(n_tasks: int, n_tiles: int, threads: int) -> int:
     """Pixel-tile ranges per panel: enough that every thread gets about four tasks (a 24-channel layer has two
     panels), never more than the tiles."""
@@ -97,7 +122,7 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
              c_off: int, ldc: int, bias: np.ndarray, has_bias: int, res: np.ndarray, r_off: int, r_f: int,
              clamp: np.ndarray, flags: int, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, rest: np.ndarray,
              q_off: int, q_f: int, q_p: int, n_img: int, x_img: int, c_img: int, r_img: int, q_img: int,
-             chunks: int, groups: int, x_grp: int, c_grp: int) -> None:  # pragma: no cover - numba
+             chunks: int, groups: int, x_grp: int, c_grp: int, short: int) -> None:  # pragma: no cover - numba
     """``out[o, p] = Σ_k W[o, k] · X[k, p]`` (+ the epilogue) for ``n_img`` images in one parallel region.
 
     Input channel k, pixel p of image i at ``x[x_off + i * x_img + k * ldx + p]``; weights
@@ -110,9 +135,13 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
 
     ``groups`` > 1: ``oc`` is the channels of one group (a multiple of PANEL, so no panel straddles two groups), group
     g's input starts ``x_grp`` and its output ``c_grp`` further, its weight panels follow group g − 1's, and its
-    channel o is channel g · oc + o of the bias, residual and chain operand."""
-    n_pt = (npix + OC_PIXELS - 1) // OC_PIXELS
-    nt = (oc + OC_CHANNELS - 1) // OC_CHANNELS
+    channel o is channel g · oc + o of the bias, residual and chain operand.
+
+    ``short`` (:func:`tile_of`): the short-reduction tile (SHORT_PIXELS × SHORT_CHANNELS) instead of OC_PIXELS ×
+    OC_CHANNELS."""
+    px, tc = tile_of(short)
+    n_pt = (npix + px - 1) // px
+    nt = (oc + tc - 1) // tc
     npg = (oc + PANEL - 1) // PANEL  # weight panels per group
     for task in prange(n_img * groups * nt * chunks):
         part = task % chunks
@@ -120,26 +149,30 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
         unit = task // (chunks * nt)
         im = unit // groups
         gg = unit % groups
-        o0 = t * OC_CHANNELS
+        o0 = t * tc
         og = gg * oc + o0  # the channel across groups
-        hi = min(OC_CHANNELS, oc - o0)
+        hi = min(tc, oc - o0)
         w_off = (gg * npg + o0 // PANEL) * k * PANEL
         xb = x_off + im * x_img + gg * x_grp
         cb = c_off + im * c_img + gg * c_grp + o0 * ldc
         rb = r_off + im * r_img + og * r_f if r_off >= 0 else -1
         t_lo, t_hi = n_pt * part // chunks, n_pt * (part + 1) // chunks
         for pt in range(t_lo, t_hi):
-            p0 = pt * OC_PIXELS
-            if hi > PANEL:
-                micro_kernel_oc(x, xb + p0, ldx, min(OC_PIXELS, npix - p0), wp, w_off, k, c, cb + p0, ldc, 0, hi,
-                                bias, og if has_bias else -1, res, rb + p0 if rb >= 0 else -1, r_f, clamp, flags)
+            p0 = pt * px
+            n = min(px, npix - p0)
+            ro = rb + p0 if rb >= 0 else -1
+            if short:
+                micro_kernel_oc_short(x, xb + p0, ldx, n, wp, w_off, k, c, cb + p0, ldc, 0, hi, bias,
+                                      og if has_bias else -1, res, ro, r_f, clamp, flags)
+            elif hi > PANEL:
+                micro_kernel_oc(x, xb + p0, ldx, n, wp, w_off, k, c, cb + p0, ldc, 0, hi, bias, og if has_bias else -1,
+                                res, ro, r_f, clamp, flags)
             else:
-                micro_kernel_oc_panel(x, xb + p0, ldx, min(OC_PIXELS, npix - p0), wp, w_off, k, c, cb + p0, ldc, 0,
-                                      hi, bias, og if has_bias else -1, res, rb + p0 if rb >= 0 else -1, r_f, clamp,
-                                      flags)
+                micro_kernel_oc_panel(x, xb + p0, ldx, n, wp, w_off, k, c, cb + p0, ldc, 0, hi, bias,
+                                      og if has_bias else -1, res, ro, r_f, clamp, flags)
         if codes.shape[0]:
-            p0 = t_lo * OC_PIXELS
-            cnt = min(t_hi * OC_PIXELS, npix) - p0
+            p0 = t_lo * px
+            cnt = min(t_hi * px, npix) - p0
             for j in range(hi):
                 o = og + j
                 chain_span(c, cb + j * ldc + p0, cnt, codes, fa, fb, rest, q_off + im * q_img + o * q_f + p0 * q_p,
@@ -187,7 +220,7 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
                  k: int, wp: np.ndarray, oc: int, c: np.ndarray, c_off: int, c_img: int, ldc: int, ldy: int,
                  bias: np.ndarray, has_bias: int, clamp: np.ndarray, flags: int, codes: np.ndarray, fa: np.ndarray,
                  fb: np.ndarray, n_img: int, chunks: int, span: int, res: np.ndarray, r_off: int, r_img: int,
-                 r_f: int, r_y: int) -> None:  # pragma: no cover - numba
+                 r_f: int, r_y: int, short: int) -> None:  # pragma: no cover - numba
     """Channel-vector tiles (16 output channels × OC_PIXELS pixels of one output row) of ``n_img`` images.
 
     Output pixel (oy, ox) of image i reads input row k at ``x[x_off + i * x_img + oy * gw + ox * sai + koff[k]]``
@@ -198,15 +231,16 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
     per channel over the task's rows once they cover ``span`` elements (:data:`CHAIN_SPAN`; rows contiguous,
     ``ldy`` = ``ow``), else once per output row. A task is one (image, tile of OC_CHANNELS channels, range of output
     rows). A residual sum in the register epilogue when ``r_off >= 0``: output (i, o, oy, ox) adds ``res[r_off + i *
-    r_img + o * r_f + oy * r_y + ox]``."""
-    nt = (oc + OC_CHANNELS - 1) // OC_CHANNELS
+    r_img + o * r_f + oy * r_y + ox]``. ``short``: the short-reduction tile, as :func:`oc_tiles`."""
+    px, tc = tile_of(short)
+    nt = (oc + tc - 1) // tc
     no_res = np.empty(0, np.float32)
     for task in prange(n_img * nt * chunks):
         part = task % chunks
         t = (task // chunks) % nt
         im = task // (chunks * nt)
-        o0 = t * OC_CHANNELS
-        hi = min(OC_CHANNELS, oc - o0)
+        o0 = t * tc
+        hi = min(tc, oc - o0)
         w_off = o0 * k
         xb = x_off + im * x_img
         cb = c_off + im * c_img + o0 * ldc
@@ -214,16 +248,18 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
         y0, y1 = oh * part // chunks, oh * (part + 1) // chunks
         pend = y0  # the first row the chain has not run on
         for oy in range(y0, y1):
-            for ox0 in range(0, ow, OC_PIXELS):
+            for ox0 in range(0, ow, px):
                 ro = rb + oy * r_y + ox0 if rb >= 0 else -1
-                if hi > PANEL:
-                    micro_kernel_oc_rows(x, xb + oy * gw + ox0 * sai, koff, sai, min(OC_PIXELS, ow - ox0), wp, w_off,
-                                         k, c, cb + oy * ldy + ox0, ldc, 0, hi, bias, o0 if has_bias else -1, res,
-                                         ro, r_f, clamp, flags)
+                xo, n, co, bo = xb + oy * gw + ox0 * sai, min(px, ow - ox0), cb + oy * ldy + ox0, o0 if has_bias else -1
+                if short:
+                    micro_kernel_oc_rows_short(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro,
+                                               r_f, clamp, flags)
+                elif hi > PANEL:
+                    micro_kernel_oc_rows(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
+                                         clamp, flags)
                 else:
-                    micro_kernel_oc_rows_panel(x, xb + oy * gw + ox0 * sai, koff, sai, min(OC_PIXELS, ow - ox0), wp,
-                                               w_off, k, c, cb + oy * ldy + ox0, ldc, 0, hi, bias,
-                                               o0 if has_bias else -1, res, ro, r_f, clamp, flags)
+                    micro_kernel_oc_rows_panel(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro,
+                                               r_f, clamp, flags)
             if codes.shape[0] == 0:
                 continue
             if ldy != ow or span <= 0:  # row by row
