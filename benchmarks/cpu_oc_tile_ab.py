@@ -56,8 +56,9 @@ def variant_loops(mr: int, nv: int) -> dict[str, Any]:
     return out
 
 
-def compare(cl: Any, path: str, label: str, tile: tuple[int, int], runs: int) -> None:
-    """Build A and B of one model, time them alternating and print the comparison."""
+def compare(cl: Any, path: str, label: str, tile: tuple[int, int], runs: int, top: int = 6) -> None:
+    """Build A and B of one model, time them alternating and print the comparison (the ``top`` layers whose median
+    time moved most)."""
     from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as pk
 
     shipped = {"oc_tiles": pk.oc_tiles, "oc_row_tiles": pk.oc_row_tiles}
@@ -94,7 +95,7 @@ def compare(cl: Any, path: str, label: str, tile: tuple[int, int], runs: int) ->
     a, b = float(np.median(times[0])), float(np.median(times[1]))
     print(f"{label:16s} A (shipped) {a:8.2f} ms  B ({tile[0]}x{tile[1]}) {b:8.2f} ms  B/A {b / a:.3f}  "
           f"max abs diff {diff:.1e}")
-    for k in sorted(per[0], key=lambda k: -abs(np.median(per[1][k]) - np.median(per[0][k])))[:6]:
+    for k in sorted(per[0], key=lambda k: -abs(np.median(per[1][k]) - np.median(per[0][k])))[:top]:
         print(f"    {k:20s} A {np.median(per[0][k]):7.3f}  B {np.median(per[1][k]):7.3f} ms")
 
 
@@ -105,15 +106,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--models", nargs="+", default=["resnet50", "squeezenet"], help="zoo names or .onnx paths")
     ap.add_argument("--batch", type=int, default=1, help="the zoo models' batch size (default 1)")
     ap.add_argument("--runs", type=int, default=12)
+    ap.add_argument("--top", type=int, default=6, help="layers to list, those whose time moved most (default 6)")
     args = ap.parse_args(argv)
     mr, nv = (int(v) for v in args.tile.split(","))
     import cldnn_py as cl
 
     for model in args.models:
         if model.endswith(".onnx"):
-            compare(cl, model, pathlib.Path(model).stem, (mr, nv), args.runs)
+            compare(cl, model, pathlib.Path(model).stem, (mr, nv), args.runs, args.top)
         else:
-            compare(cl, str(zoo_model(model, args.batch)), f"{model} b{args.batch}", (mr, nv), args.runs)
+            compare(cl, str(zoo_model(model, args.batch)), f"{model} b{args.batch}", (mr, nv), args.runs, args.top)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ def small_output_form(request, monkeypatch):
     from kernel_selector.kernels.convolution import cpu_conv_oc as mod
 
     monkeypatch.setattr(mod, "OC_SHORT_K", 1 << 30 if request.param.endswith("short") else 0)
+    monkeypatch.setattr(mod, "OC_SHORT_MIN_PIXELS", 0 if request.param.endswith("short") else 1 << 30)
     pixels = request.param == "pixel-vectors"
     monkeypatch.setattr(mod, "OC_ROWS_MAX_PIXELS", 0 if pixels else 1 << 30)
     monkeypatch.setattr(mod, "OC_ROWS_MAX_PIXELS_WIDE", 0 if pixels else 1 << 30)

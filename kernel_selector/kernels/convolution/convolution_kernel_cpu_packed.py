@@ -490,7 +490,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         n_tasks = ipc * n_panels * splits
         launch = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix),
                           chunk=1 if n_tasks < 16 * numba.get_num_threads() else CHUNK_ITERATIONS)
-        short = short_tile(k)  # the short-reduction channel-vector tile (cpu_conv_oc.OC_SHORT_K, read at build time)
+        short = short_tile(k, npix)  # the short-reduction channel-vector tile (cpu_conv_oc.OC_SHORT_K, read at build)
         tile_px, tile_c = (SHORT_PIXELS, SHORT_CHANNELS) if short else (OC_PIXELS, OC_CHANNELS)
         oc_parts = oc_chunks(ipc * -(-oc // tile_c), -(-npix // tile_px), numba.get_num_threads())
         launch_oc = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix), chunk=1)

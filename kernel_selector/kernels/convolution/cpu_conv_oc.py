@@ -106,9 +106,18 @@ def tile_of(short: int) -> tuple[int, int]:  # pragma: no cover - numba
     return (SHORT_PIXELS, SHORT_CHANNELS) if short else (OC_PIXELS, OC_CHANNELS)
 
 
-def short_tile(k: int) -> int:
-    """1 when a layer of reduction length ``k`` runs the short-reduction tile (OC_SHORT_K), else 0."""
-    return int(k <= OC_SHORT_K)
+OC_SHORT_MIN_PIXELS = 2048
+"""... and so does a layer with at least this many output pixels per image (56×56 and up), whatever its K: in the
+tile A/B (``python benchmarks/cpu_oc_tile_ab.py --tile 8,1``) ResNet-50's 64 → 64 3×3 layers at 56×56 (K = 576) ran
+1.14-1.17 ms with 8 × 16 against 1.27-1.41 with 7 × 32, GoogLeNet's 64 → 192 3.18 against 3.30; networks, paired
+(B: the rule off): YOLO-style neck 0.96× the time in two runs, ResNet-50, GoogLeNet, DenseNet-121 at batch 1 and
+8 0.99-1.01×."""
+
+
+def short_tile(k: int, npix: int = 0) -> int:
+    """1 when a layer of reduction length ``k`` and ``npix`` output pixels per image runs the short-reduction tile
+    (OC_SHORT_K, OC_SHORT_MIN_PIXELS), else 0."""
+    return int(k <= OC_SHORT_K or npix >= OC_SHORT_MIN_PIXELS)
 
 
 def oc_chunks(n_tasks: int, n_tiles: int, threads: int) -> int:
