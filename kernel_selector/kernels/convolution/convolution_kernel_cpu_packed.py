@@ -503,14 +503,11 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         oc_flags = flags | int(cpu_microkernel_oc.PREFETCH_W_NEXT) | (cpu_microkernel_oc.PREFETCH_X if OC_PREFETCH_X
                                                                       else 0)
 
-        def rows_res(n0: int) -> tuple[np.ndarray, int, int, int, int]:
-            """(res, r_off, r_img, r_f, r_y) of oc_row_tiles from image n0 on (no residual: r_off -1); the residual
-            operand is set by fn before each call."""
+        def rows_res(res: np.ndarray, n0: int) -> tuple[np.ndarray, int, int, int, int]:
+            """(res, r_off, r_img, r_f, r_y) of oc_row_tiles from image n0 on (no residual: r_off -1)."""
             if rm is None:
                 return EMPTY, -1, 0, 0, 0
-            return res_now[0], int(rm[0] + n0 * rm[1]), int(rm[1]), int(rm[2]), int(rm[3])
-
-        res_now = [EMPTY]
+            return res, int(rm[0] + n0 * rm[1]), int(rm[1]), int(rm[2]), int(rm[3])
 
         def fn(*bufs: Any) -> None:
             tail = 32 if PLAIN_B_TAIL else 0  # flags & 32: an edge tile of a packed panel loads B plainly
@@ -521,7 +518,6 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
             if not direct_out:
                 everything = fused_buffers(params, bufs, n_own)
             res = f32_view(bufs[elt_buf[0]]) if rm is not None else EMPTY
-            res_now[0] = res
             rest_buf = f32_view(bufs[elt_buf[-1]]) if elt_rest and direct_out else EMPTY
             if has_bias and (oc_form or oc_rows):
                 bias_pad[:oc] = bias[:oc]
@@ -532,7 +528,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     launch_oc(oc_row_tiles, x, x_off + n0 * pitch["b"], pitch["b"], koff_1x1, sy * pitch["y"],
                               sx * pitch["x"], oh, ow, k, wp, oc, out, out0, int(out_rows[1]), int(out_rows[2]),
                               int(out_rows[3]), bias_pad, has_bias, bounds, oc_flags, codes, fa, fb, cnt, row_parts,
-                              chain_span_len, *rows_res(n0), short)
+                              chain_span_len, *rows_res(res, n0), short)
                     continue
                 if grid:
                     for i in range(cnt):
@@ -541,7 +537,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     if oc_rows:
                         launch_oc(oc_row_tiles, xpad, 0, n_xpad, koff, wpad, 1, oh, ow, k, wp, oc, out, out0,
                                   int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias, bounds,
-                                  oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(n0), short)
+                                  oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(res, n0), short)
                         continue
                     if rp and grid_chain:  # row panels with the residual and the rest of the chain in the tiles
                         r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \
