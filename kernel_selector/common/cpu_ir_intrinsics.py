@@ -30,3 +30,14 @@ def vector_intrinsic(builder: ir.IRBuilder, name: str, w: int) -> Any:
         raise ValueError(f"no vector intrinsic {name!r}; known: {', '.join(types)}")
     suffix = f".v{w}f32.p0v{w}f32" if name.startswith("masked.") else f".v{w}f32"
     return cgutils.get_or_insert_function(builder.module, types[name], f"llvm.{name}{suffix}")
+
+
+def prefetch(builder: ir.IRBuilder, ptr: Any, write: bool = False) -> None:
+    """A call of ``llvm.prefetch`` (declared once per module) on the cache line of ``ptr`` (any pointer type), for
+    reading or, with ``write``, for writing, into every cache level (locality 3), as data. A prefetch never faults:
+    an address past a buffer's end costs only the instruction."""
+    i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                        "llvm.prefetch.p0i8")
+    builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, int(write)), ir.Constant(i32, 3),
+                      ir.Constant(i32, 1)])

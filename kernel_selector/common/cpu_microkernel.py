@@ -52,10 +52,9 @@ from typing import Any
 import numpy as np
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .cpu_ir_intrinsics import vector_intrinsic
+from .cpu_ir_intrinsics import prefetch, vector_intrinsic
 
 PANEL = 16  # rows per os_iyx_osv16 weight panel: the A operand's k stride
 
@@ -185,8 +184,7 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
                     init.append(builder.select(accumulate, builder.load(ptr, align=4), zero))
         def step(k: Any, acc: list[Any]) -> list[Any]:
             b_row = builder.gep(b, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, ldb)])
-            builder.call(prefetch, [builder.bitcast(builder.gep(b_row, [b_ahead]), i8p), ir.Constant(i32, 0),
-                                    ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            prefetch(builder, builder.gep(b_row, [b_ahead]))
             if masked and not b_plain:
                 bv = [builder.call(mload, [vptr(b_row, ir.Constant(i64, v * w)), ir.Constant(i32, 4), col_mask[v],
                                            zero]) for v in range(nv)]
@@ -230,9 +228,6 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
     # MR x NR tile touches MR lines a whole row of C apart, which no hardware prefetcher follows; issued before the
     # K loop, their misses overlap its FMAs (BLIS's micro-kernels prefetch C the same way). A prefetch never
     # faults, so an absent residual (offset -1) costs nothing but the instruction.
-    i8p = ir.IntType(8).as_pointer()
-    prefetch = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                                              "llvm.prefetch.p0i8")
     # flags & 64 (B read in place, one column panel after another): each K row of B is prefetched one panel ahead
     # (NR floats further), the row the next task of the same thread reads; otherwise the prefetch is of the row
     # being loaded (no effect but the instruction)
@@ -242,9 +237,8 @@ def _emit_micro(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], 
                                                 ir.Constant(i64, 0))])
     for i in range(mr):
         ii = ir.Constant(i64, i)
-        for base, ld, rw in ((c, ldc, 1), (res_row0, ldr, 0)):
-            ptr = builder.bitcast(builder.gep(base, [builder.mul(ii, ld)]), i8p)
-            builder.call(prefetch, [ptr, ir.Constant(i32, rw), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        for base, ld, write in ((c, ldc, True), (res_row0, ldr, False)):
+            prefetch(builder, builder.gep(base, [builder.mul(ii, ld)]), write)
     # a whole tile (every column and row) runs unmasked code; an edge tile the masked form, with plain B loads
     # when its B rows are whole packed rows (flags & 32: the last column panel of a packed B)
     b_rows_whole = builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, 32)), ir.Constant(i64, 0))

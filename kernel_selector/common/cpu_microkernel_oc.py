@@ -29,10 +29,9 @@ from typing import Any
 
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .cpu_ir_intrinsics import vector_intrinsic
+from .cpu_ir_intrinsics import prefetch, vector_intrinsic
 from .cpu_microkernel import PANEL, W, _epilogue, _splat, _whole_or_edge, reduction_loop, row_store
 
 
@@ -151,9 +150,6 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
     v_off = [builder.add(builder.mul(k_len, ir.Constant(i64, (v * w) // PANEL * PANEL)),
                          ir.Constant(i64, (v * w) % PANEL)) for v in range(nv)]
 
-    i8p = ir.IntType(8).as_pointer()
-    prefetch = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                                              "llvm.prefetch.p0i8")
     w_ahead = builder.select(builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, 64)), ir.Constant(i64, 0)),
                              builder.mul(k_len, ir.Constant(i64, -(-nv * w // PANEL) * PANEL)), ir.Constant(i64, 0))
 
@@ -180,11 +176,9 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
                   for v in range(nv)]
             for v in range(nv):
                 if (v * w) % PANEL == 0:  # one prefetch per 64-byte panel row
-                    builder.call(prefetch, [builder.bitcast(builder.gep(w_row, [builder.add(v_off[v], w_ahead)]), i8p),
-                                            ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+                    prefetch(builder, builder.gep(w_row, [builder.add(v_off[v], w_ahead)]))
             x_row = builder.gep(x, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, sak)])
-            builder.call(prefetch, [builder.bitcast(builder.gep(x_row, [x_ahead]), i8p), ir.Constant(i32, 0),
-                                    ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            prefetch(builder, builder.gep(x_row, [x_ahead]))
             nxt: list[Any] = []
             for i in range(mr):
                 xi = _splat(builder, builder.load(builder.gep(x_row, [p_off[i]])), vt)

@@ -30,3 +30,19 @@ def test_declarations(name, want, n_args):
 def test_unknown_name_is_refused():
     with pytest.raises(ValueError, match="'exp'"):
         vector_intrinsic(_builder(), "exp", 16)
+
+
+def test_prefetch_call_reads_or_writes_into_every_level():
+    """prefetch: one declaration of llvm.prefetch.p0i8 per module, a float pointer cast to i8*, rw 0 or 1,
+    locality 3, data cache."""
+    from kernel_selector.common.cpu_ir_intrinsics import prefetch
+
+    b = _builder()
+    ptr = b.alloca(ir.FloatType(), 4)
+    prefetch(b, ptr)
+    prefetch(b, ptr, write=True)
+    text = str(b.module)
+    assert text.count("declare void @\"llvm.prefetch.p0i8\"") == 1
+    calls = [line for line in text.splitlines() if "call void @\"llvm.prefetch.p0i8\"" in line]
+    assert len(calls) == 2
+    assert "i32 0, i32 3, i32 1" in calls[0] and "i32 1, i32 3, i32 1" in calls[1]
