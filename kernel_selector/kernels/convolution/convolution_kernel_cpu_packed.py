@@ -42,7 +42,6 @@ from ...common.cpu_epilogue import EMPTY, chain_arrays, chain_span, fake_quant_p
 from ...common.cpu_launch import CHUNK_ITERATIONS, Launcher
 from ...common.cpu_layout import row_map
 from ...common.cpu_microkernel import HSWISH, MR, NR, PANEL, SILU, micro_kernel, micro_kernel_rows, store_fence
-from ...common.cpu_microkernel_oc import OC_CHANNELS, OC_PIXELS, SHORT_CHANNELS, SHORT_PIXELS
 from ...common.elementwise_numba import NJIT
 from ...cpu_kernel_base import CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_2, FORCE_PRIORITY_3, FORCE_PRIORITY_5
@@ -69,6 +68,7 @@ from .cpu_conv_oc import (
     oc_row_tiles,
     oc_tiles,
     short_tile,
+    tile_of,
     use_channel_vectors,
     use_grouped_channel_vectors,
     use_oc_rows,
@@ -491,7 +491,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         launch = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix),
                           chunk=1 if n_tasks < 16 * numba.get_num_threads() else CHUNK_ITERATIONS)
         short = short_tile(k, npix)  # the short-reduction channel-vector tile (cpu_conv_oc.OC_SHORT_K, read at build)
-        tile_px, tile_c = (SHORT_PIXELS, SHORT_CHANNELS) if short else (OC_PIXELS, OC_CHANNELS)
+        tile_px, tile_c = tile_of(short)
         oc_parts = oc_chunks(ipc * -(-oc // tile_c), -(-npix // tile_px), numba.get_num_threads())
         launch_oc = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix), chunk=1)
         bias_pad = np.zeros(-(-oc // PANEL) * PANEL, np.float32)  # the tiles read a whole panel of bias

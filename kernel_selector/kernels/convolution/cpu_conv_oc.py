@@ -114,7 +114,7 @@ tile A/B (``python benchmarks/cpu_oc_tile_ab.py --tile 8,1``) ResNet-50's 64 →
 8 0.99-1.01×."""
 
 
-def short_tile(k: int, npix: int = 0) -> int:
+def short_tile(k: int, npix: int) -> int:
     """1 when a layer of reduction length ``k`` and ``npix`` output pixels per image runs the short-reduction tile
     (OC_SHORT_K, OC_SHORT_MIN_PIXELS), else 0."""
     return int(k <= OC_SHORT_K or npix >= OC_SHORT_MIN_PIXELS)
@@ -230,7 +230,7 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
                  bias: np.ndarray, has_bias: int, clamp: np.ndarray, flags: int, codes: np.ndarray, fa: np.ndarray,
                  fb: np.ndarray, n_img: int, chunks: int, span: int, res: np.ndarray, r_off: int, r_img: int,
                  r_f: int, r_y: int, short: int) -> None:  # pragma: no cover - numba
-    """Channel-vector tiles (16 output channels × OC_PIXELS pixels of one output row) of ``n_img`` images.
+    """Channel-vector tiles (:func:`tile_of`: channels × pixels of one output row) of ``n_img`` images.
 
     Output pixel (oy, ox) of image i reads input row k at ``x[x_off + i * x_img + oy * gw + ox * sai + koff[k]]``
     (the padded grid: ``gw`` = Wq, ``sai`` = 1, ``koff`` its patch-row offsets; a strided 1×1: ``gw`` = SY × the
