@@ -24,6 +24,18 @@ FSV16 = Format.b_fs_yx_fsv16
 M = cl.PoolingMode
 
 
+PATHS = ["row-kernel", "grid", "rows", "plane-passes"]
+"""pooling_cpu_planes' forms: the IR row kernel (cpu_pooling_rows, where use_row_kernel takes the window), the flat
+grids (where use_pool_grid takes it), the numba row loops, the plane passes."""
+
+
+def take_path(monkeypatch, planes, path):
+    """Make pooling_cpu_planes take ``path`` (one of PATHS) where the window allows it, whatever the rules say."""
+    monkeypatch.setattr(planes, "ROW_KERNEL", path == "row-kernel")
+    monkeypatch.setattr(planes, "ROWS_MIN_W", {"grid": 0, "rows": 1}.get(path, 10**6))
+    monkeypatch.setattr(planes, "POOL_GRID", path == "grid")
+
+
 def out_len(size, ext, s, pb, pe, ceil):
     """ONNX output extent (ceil mode: the last window must start inside the input or its begin pad)."""
     span = size + pb + pe - ext
@@ -125,14 +137,13 @@ def test_global_pooling(cpu_engine, rng, fmt, mode, halo):
 
 @pytest.mark.parametrize("fmt", [FSV16, Format.bfyx], ids=lambda f: f.value)
 @pytest.mark.parametrize("rfmt", [Format.bfyx, FSV16], ids=lambda f: f.value)
-@pytest.mark.parametrize("min_w", [0, 1, 10**6], ids=["grid", "rows", "plane-passes"])
-def test_fused_residual_and_activation(cpu_engine, rng, monkeypatch, rfmt, fmt, min_w):
+@pytest.mark.parametrize("path", PATHS)
+def test_fused_residual_and_activation(cpu_engine, rng, monkeypatch, rfmt, fmt, path):
     """Fused eltwise sum with a residual of the output's shape (plain or blocked, padded), then a clamp; on bfyx
-    through the planes kernel's flat grids, rows and plane passes."""
+    through the planes kernel's IR row kernel, flat grids, rows and plane passes."""
     from kernel_selector.kernels.pooling import pooling_kernel_cpu_planes as planes
 
-    monkeypatch.setattr(planes, "ROWS_MIN_W", min_w)
-    monkeypatch.setattr(planes, "POOL_GRID", min_w == 0)  # the flat grids (cpu_pooling_grid) or not
+    take_path(monkeypatch, planes, path)
     x = f32(rng.standard_normal((2, 21, 9, 8)))
     r = f32(rng.standard_normal((2, 21, 5, 4)))
     rlay = Layout(DataType.f32, rfmt, r.shape, Padding((0, 0, 1, 0), (0, 0, 0, 1)))
@@ -209,29 +220,27 @@ def test_planes_kernel_refuses_sparse_windows(cpu_engine):
     assert "separable passes read" in (_planes_reason(cpu_engine, lin, prim.calc_output_layout([lin]), prim) or "")
 
 
-@pytest.mark.parametrize("min_w", [0, 1, 10**6], ids=["grid", "rows", "plane-passes"])
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0].value}-{c[1]}-k{c[2]}-s{c[3]}-d{c[6]}-c{int(c[7])}")
-def test_planes_kernel_both_max_paths(cpu_engine, rng, monkeypatch, case, min_w):
-    """Every case through the flat grids (where they take it), the row-by-row max pooling (whatever the width) and
-    the plane passes (none), whatever ROWS_MIN_W would choose for its width."""
+def test_planes_kernel_both_max_paths(cpu_engine, rng, monkeypatch, case, path):
+    """Every case through the IR row kernel and the flat grids (where they take it), the row-by-row max pooling
+    (whatever the width) and the plane passes (none), whatever ROWS_MIN_W would choose for its width."""
     from kernel_selector.kernels.pooling import pooling_kernel_cpu_planes as planes
 
-    monkeypatch.setattr(planes, "ROWS_MIN_W", min_w)
-    monkeypatch.setattr(planes, "POOL_GRID", min_w == 0)  # the flat grids (cpu_pooling_grid) or not
+    take_path(monkeypatch, planes, path)
     mode, shape, k, s, pb, pe, d, ceil, in_pad, out_pad = case
     x = f32(rng.standard_normal(shape))
     out = _run(cpu_engine, x, Format.bfyx, mode, k, s, pb, pe, d, ceil, in_pad, out_pad, kernel=PLANES)
     assert_close(out, pool64(x, mode, k, s, pb, pe, d, ceil))
 
 
-@pytest.mark.parametrize("min_w", [0, 1, 10**6], ids=["grid", "rows", "plane-passes"])
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("stride", [1, 2])
-def test_planes_max_skips_nan_on_both_paths(cpu_engine, rng, monkeypatch, min_w, stride):
+def test_planes_max_skips_nan_on_both_paths(cpu_engine, rng, monkeypatch, path, stride):
     """Max pooling skips NaN inputs (a window of NaN and padding only gives -inf), on both paths."""
     from kernel_selector.kernels.pooling import pooling_kernel_cpu_planes as planes
 
-    monkeypatch.setattr(planes, "ROWS_MIN_W", min_w)
-    monkeypatch.setattr(planes, "POOL_GRID", min_w == 0)  # the flat grids (cpu_pooling_grid) or not
+    take_path(monkeypatch, planes, path)
     x = f32(rng.standard_normal((1, 3, 13, 14)))
     x[0, 0, ::3, :] = np.nan  # whole rows, among them a window's first row
     x[0, 1, :, 1::4] = np.nan

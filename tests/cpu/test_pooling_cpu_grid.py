@@ -45,7 +45,8 @@ def _pool(engine, x, mode, k, s, pb, pe, ceil, out_pad=None, fused=None, operand
 @pytest.fixture
 def grid_calls(monkeypatch):
     """Counts the layers built on the flat grids, and takes them whatever the row width (the rule's width depends on
-    the host's vector width W)."""
+    the host's vector width W), not by the IR row kernel (test_pooling_cpu_rows.py) that takes them first."""
+    monkeypatch.setattr(planes, "ROW_KERNEL", False)
     monkeypatch.setattr(planes, "use_pool_grid", lambda ow, sx, mo_x: sx in (1, 2) and mo_x == 1)
     seen = []
     tables = planes.pool_grid_tables

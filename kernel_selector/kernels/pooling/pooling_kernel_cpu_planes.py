@@ -53,6 +53,7 @@ from ...kernel_base import FORCE_PRIORITY_2
 from ...params import Params, SupportedKey
 from ...selector import register
 from .cpu_pooling_grid import pool_grid, pool_grid_tables, use_pool_grid
+from .cpu_pooling_rows import pool_rows, use_row_kernel
 from .pooling_kernel_cpu_fsv16 import MODES, average_divisors
 
 F32 = frozenset({DataType.f32})
@@ -64,6 +65,7 @@ ROWS_MIN_W = 12  # max pooling over input rows at least this wide runs row by ro
 FLAT_BATCH_FLOATS = 8192  # flat_passes: planes are stacked up to this many floats per task (masks: 1 byte per tap)
 POOL_GRID = True  # windows with stride 1 or 2 along x and short output rows as flat grids (cpu_pooling_grid)
 MAX_EXTRA_WORK = 8  # separable passes may read at most this many times the taps of the direct window loops
+ROW_KERNEL = True  # windows the IR row kernel takes run output row by output row with it (cpu_pooling_rows)
 
 
 @numba.njit(**NJIT)
@@ -624,6 +626,18 @@ class PoolingKernelCpuPlanes(CpuKernelBase):
         scratch = np.empty((min(planes, TASKS), 1 if whole else need), np.float32)
         view_in, view_out = viewer(x), viewer(out)
         view_res = viewer(res_lay) if res_lay is not None else None
+
+        if ROW_KERNEL and not flat and use_row_kernel(win, whole, mi, mo):
+            divs_c = np.ascontiguousarray(divs, np.float32)
+            groups = min(planes, TASKS)
+            launch_rows = Launcher(planes * int(dims[4] * dims[5] * win[0] * win[1]))
+
+            def fn_rows(*bufs: Any) -> None:
+                res = view_res(bufs[2]) if view_res is not None else EMPTY
+                launch_rows(pool_rows, view_out(bufs[1]), mo, view_in(bufs[0]), mi, planes, geo, mode == 0, divs_c,
+                            codes, fa, fb, res, mr, res_lay is not None, groups)
+
+            return fn_rows
 
         if POOL_GRID and not (whole or flat) and use_pool_grid(int(dims[5]), int(win[3]), int(mo[4])):
             gscratch, toff, ggeo, dgrid = pool_grid_tables(geo, divs, mode == 0, min(planes, TASKS))
