@@ -3,9 +3,9 @@
 
 Per (b, c) plane one call of :mod:`kernel_selector.common.cpu_microkernel_pool_rows`, which reads the input rows
 where they lie, masks the rows and columns outside the plane and stores the output rows; then the fused activations
-once per plane (a chain with an eltwise operand, or a padded output: once per row, at the operand's own pitches). No scratch, no bordered
-copy. It takes windows of 2 or 3 columns at stride 1 or 2 along x (any height, stride and dilation along y) on bfyx
-input and output with unit x pitch (:func:`use_row_kernel`).
+once per plane (a chain with an eltwise operand, or a padded output: once per row, at the operand's own pitches).
+No scratch, no bordered copy. It takes windows of 2 or 3 columns at stride 1 or 2 along x (any height, stride and
+dilation along y) on bfyx input and output with unit x pitch (:func:`use_row_kernel`).
 """
 
 from __future__ import annotations
