@@ -29,6 +29,11 @@ rows (numba's loop overhead dominates rows of 7-28 columns: Inception-v2's 3×3 
 14×14 and 7×7 planes ran 0.6-0.8 ms each as row loops, the tap by tap order of ``pooling_cpu_fsv16``). The same
 separable order is the one of oneDNN's and Halide's pooling schedules; NaN inputs are skipped by max (``v > m``
 is false), as ``pooling_cpu_fsv16`` does.
+
+Since 2026-12-07 the windows most networks use (2 or 3 columns at stride 1 or 2 along x, on unit-pitch rows) take
+none of the forms above unless they are stride-1 "same" windows: an output plane is one call of an LLVM IR kernel
+that reads the input rows where they lie with masked vector loads (:mod:`.cpu_pooling_rows`, ROW_KERNEL); the forms
+above remain for the other windows (wider, dilated or strided by 3 or more along x, or non-unit pitches).
 """
 
 from __future__ import annotations
@@ -65,7 +70,17 @@ ROWS_MIN_W = 12  # max pooling over input rows at least this wide runs row by ro
 FLAT_BATCH_FLOATS = 8192  # flat_passes: planes are stacked up to this many floats per task (masks: 1 byte per tap)
 POOL_GRID = True  # windows with stride 1 or 2 along x and short output rows as flat grids (cpu_pooling_grid)
 MAX_EXTRA_WORK = 8  # separable passes may read at most this many times the taps of the direct window loops
-ROW_KERNEL = True  # windows the IR row kernel takes run output row by output row with it (cpu_pooling_rows)
+ROW_KERNEL = True
+"""Windows the IR row kernel takes (:func:`.cpu_pooling_rows.use_row_kernel`: 2 or 3 columns, stride 1 or 2 along x)
+run with it, one call per plane, unless the flat passes take them (stride-1 "same" windows: 1.28× slower by rows
+on 7×7 planes, 1.06× on 14×14). Same-process A/B against the forms before it (2-core Zen 4, AVX-512, 2026-12-07,
+paired medians of 25 runs of the kernel inside a small network): max 3×3 stride 2 on 8×64×111² 0.82×, 8×128×55²
+0.67×, 8×256×27² 0.90×, 64×112² (pad 1) 0.84×, 480×28² 0.89×; max 2×2 stride 2 on 832×14² 0.84×; average 3×3
+stride 2 (pad 1) on 8×24×56² 0.67×, 8×136×28² 0.89×; average 2×2 stride 2 on 8×128×56² 0.63×, 8×256×28² 0.88×,
+8×512×14² 0.91×. In the zoo networks (``benchmarks/switch_ab.py ...ROW_KERNEL False``, the pooling kernels' summed
+profiled time): SqueezeNet b8 5.26 → 3.86 ms, ShuffleNet b8 1.63 → 1.17, GoogLeNet b8 8.79 → 7.65, VGG-19 b1 3.04
+→ 1.51, Inception-v2 b1 1.83 → 1.66, DenseNet-121 b1 0.45 → 0.35, AlexNet b1 0.21 → 0.14, ResNet-50 b1 unchanged
+(0.27). False: the forms below for every window."""
 
 
 @numba.njit(**NJIT)
