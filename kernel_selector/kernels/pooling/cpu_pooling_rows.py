@@ -86,7 +86,7 @@ def pool_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, n_
             if codes.shape[0] == 0:
                 continue
             if plane_chain:
-                chain_span(out, obase, oh * ow, codes, fa, fb, res, 0, 0)
+                chain_span(out, obase, oh * ow, codes, fa, fb, res, I0, I0)
             else:
                 for oy in range(oh):
                     chain_span(out, obase + oy * mo[3], ow, codes, fa, fb, res,
