@@ -442,3 +442,32 @@ def test_packed_silu_in_registers(rng, shape, oc, k, stride, chain):
     got, _ = run_direct(KERNEL, x, w, b, stride, (1, 1), pad, pad, 1, xfmt=Format.bfyx, wfmt=OSV16,
                         ofmt=Format.bfyx, fused=fused, residual=res)
     assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("plain", [True, False], ids=["plain-plane", "stride-phases"])
+@pytest.mark.parametrize("case", [
+    ((2, 10, 13, 11), 12, (3, 3), (2, 3), (2, 1), (2, 1), (1, 2)),  # strides 2 and 3, dilation, asymmetric pads
+    ((1, 3, 15, 15), 16, (7, 7), (2, 2), (1, 1), (3, 3), (3, 3)),   # a stem's 7x7 stride 2
+], ids=["3x3-s2x3-d2", "7x7-s2"])
+def test_strided_row_tiles_plain_plane_or_phases(rng, monkeypatch, small_output_form, case, plain):
+    """Strided k×k layers on channel-vector row tiles read one zero-bordered plane per channel at (SY, SX) steps
+    (OC_ROWS_PLAIN_GRID, cpu_conv_grid.plain_grid_offsets) or the SY·SX stride phases: the same outputs."""
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as packed
+
+    monkeypatch.setattr(packed, "OC_ROWS_PLAIN_GRID", plain)
+    shape, oc, k, stride, dil, pad, pad_end = case
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((oc, shape[1]) + k))
+    b = f32(rng.standard_normal(oc))
+    got, _ = run_direct(KERNEL, x, w, b, stride, dil, pad, pad_end, 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, xpad=Padding((0, 0, 1, 2), (0, 0, 0, 1)))
+    assert_close(got, conv_ref(x, w, b, stride, dil, pad, pad_end, 1), rtol=1e-4, atol=1e-4)
+
+
+def test_plain_grid_offsets():
+    """Channel c, tap (ky, kx) at c·Hp·Wp + ky·dy·Wp + kx·dx, channels outer, kx inner."""
+    from kernel_selector.kernels.convolution.cpu_conv_grid import plain_grid_offsets
+
+    offs = plain_grid_offsets(2, 2, 3, 2, 1, 9, 10)
+    want = [c * 90 + ky * 2 * 10 + kx for c in range(2) for ky in range(2) for kx in range(3)]
+    assert offs.dtype == np.int64 and offs.tolist() == want

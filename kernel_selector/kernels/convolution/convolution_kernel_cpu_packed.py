@@ -62,7 +62,7 @@ from .cpu_conv_common import (
     validate_common,
 )
 from .cpu_conv_gemv import gemv_panels
-from .cpu_conv_grid import grid_geometry, grid_to_output, output_chain, pad_planes
+from .cpu_conv_grid import grid_geometry, grid_to_output, output_chain, pad_planes, plain_grid_offsets
 from .cpu_conv_oc import (
     oc_chunks,
     oc_row_tiles,
@@ -94,6 +94,10 @@ most this many times the grid's column panels: the copy out of the grid cost 15-
 stride 2 at 224²: 0.6 of 1.74 ms), a 56-wide row needs 4 panels of 16 for the grid's 3.6, a 7-wide one 1 for 0.6."""
 OC_PREFETCH_X = True
 """Channel-vector tiles prefetch their input rows ahead (cpu_microkernel_oc.PREFETCH_X)."""
+OC_ROWS_PLAIN_GRID = True
+"""Strided k×k layers on channel-vector row tiles read one zero-bordered plane per channel at a pixel stride of SX
+and a row step of SY rows (:func:`~.cpu_conv_grid.plain_grid_offsets`) instead of the SY·SX stride phases the
+pixel-vector GEMM needs (its vector loads want a phase's pixels contiguous; the row tiles broadcast theirs)."""
 OC_ROWS_RESIDUAL = True
 """Channel-vector row tiles (:func:`~.cpu_conv_oc.oc_row_tiles`) also for a layer that carries a residual sum (in
 their register epilogue): ResNet's stride-2 projections and YOLO's 3×3 bottlenecks read in place instead of through
@@ -454,6 +458,14 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                        and tuple(a.dilation) == (1, 1))
         oc_rows = (g == 1 and not shuf and out_lay.format == Format.bfyx and (res_at < 0 or OC_ROWS_RESIDUAL)
                    and all(op.kind == "activation" for op in rest) and use_oc_rows(oc, oh * ow, grid, strided_1x1))
+        # strided row tiles broadcast their pixels (no vector loads along the row): they read one zero-bordered plane
+        # per channel at a pixel stride of SX and a row step of SY rows instead of SY·SX stride phases, whose
+        # de-interleaving copy cost 2.7x the plain copy per byte (OC_ROWS_PLAIN_GRID)
+        plain_grid = grid and oc_rows and (sy > 1 or sx > 1) and OC_ROWS_PLAIN_GRID
+        if plain_grid:
+            hp = (oh - 1) * sy + (kh - 1) * a.dilation[0] + 1
+            wpad = (ow - 1) * sx + (kw - 1) * a.dilation[1] + 1
+            koff = plain_grid_offsets(icg, kh, kw, a.dilation[0], a.dilation[1], hp, wpad)
         # the im2col patch matrix (a strided or padded layer that neither the grid nor the row tiles take: ResNet-50's
         # stride-2 projections, which carry the residual sum) read by channel-vector tiles like an input in place
         if COLS_CHANNEL_VECTORS and not (direct or grid or oc_rows or shuf) and direct_out and g == 1:
@@ -476,7 +488,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # ``ipc`` images share one GEMM region, each with its own slot of scratch (at most SCRATCH_BYTES in all)
         n_cols = 0 if direct or grid or oc_rows else g * k * npix
         n_y = 0 if (direct_out and not grid) or rp or oc_rows else oc * (npg if grid else npix)
-        n_xpad = c * sy * sx * hp * wpad if grid else 0
+        n_xpad = (c * hp * wpad if plain_grid else c * sy * sx * hp * wpad) if grid else 0
         ipc = max(1, min(n_img, SCRATCH_BYTES // max(1, 4 * (n_cols + n_y + n_xpad))))
         cols = np.empty(ipc * n_cols, np.float32)
         y = np.empty(ipc * n_y, np.float32)
@@ -502,6 +514,10 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # read at build time (switch_ab.py can set them)
         oc_flags = flags | int(cpu_microkernel_oc.PREFETCH_W_NEXT) | (cpu_microkernel_oc.PREFETCH_X if OC_PREFETCH_X
                                                                       else 0)
+
+        # the grid's copy: SY·SX stride phases, or one plain plane read at (SY, SX) steps by the row tiles
+        py_phases, px_phases = (1, 1) if plain_grid else (sy, sx)
+        row_step, pix_step = (sy, sx) if plain_grid else (1, 1)
 
         def rows_res(res: np.ndarray, n0: int) -> tuple[np.ndarray, int, int, int, int]:
             """(res, r_off, r_img, r_f, r_y) of oc_row_tiles from image n0 on (no residual: r_off -1)."""
@@ -533,11 +549,12 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                 if grid:
                     for i in range(cnt):
                         launch_pad(pad_planes, x, xd, n0 + i, xpad[i * n_xpad:(i + 1) * n_xpad], c, h, wd, hp, wpad,
-                                   a.pad[0], a.pad[1], sy, sx)
+                                   a.pad[0], a.pad[1], py_phases, px_phases)
                     if oc_rows:
-                        launch_oc(oc_row_tiles, xpad, 0, n_xpad, koff, wpad, 1, oh, ow, k, wp, oc, out, out0,
-                                  int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias, bounds,
-                                  oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(res, n0), short)
+                        launch_oc(oc_row_tiles, xpad, 0, n_xpad, koff, wpad * row_step, pix_step, oh, ow, k, wp, oc,
+                                  out, out0, int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias,
+                                  bounds, oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(res, n0),
+                                  short)
                         continue
                     if rp and grid_chain:  # row panels with the residual and the rest of the chain in the tiles
                         r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \

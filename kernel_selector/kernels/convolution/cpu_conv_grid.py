@@ -37,6 +37,14 @@ def grid_geometry(oh: int, ow: int, kh: int, kw: int, dy: int, dx: int, icg: int
     return hq, wq, (oh - 1) * wq + ow, offs.reshape(-1).astype(np.int64)
 
 
+def plain_grid_offsets(icg: int, kh: int, kw: int, dy: int, dx: int, hp: int, wp: int) -> np.ndarray:
+    """int64 offsets of the K = icg·KH·KW patch rows in one zero-bordered plane of Hp × Wp per input channel (no
+    stride phases: :func:`pad_planes` with SY = SX = 1): channel c, tap (ky, kx) at c·Hp·Wp + ky·dy·Wp + kx·dx. A
+    reader steps SY rows per output row and SX pixels per output pixel."""
+    c, ky, kx = np.meshgrid(np.arange(icg), np.arange(kh), np.arange(kw), indexing="ij")
+    return (c * hp * wp + ky * dy * wp + kx * dx).reshape(-1).astype(np.int64)
+
+
 @numba.njit(parallel=True, **NJIT)
 def pad_planes(x: np.ndarray, xd: np.ndarray, n: int, xpad: np.ndarray, c_all: int, h: int, w: int, hq: int,
                wq: int, py: int, px: int, sy: int, sx: int) -> None:  # pragma: no cover - numba
