@@ -38,9 +38,10 @@ from .cpu_ir_intrinsics import vector_intrinsic
 from .cpu_microkernel import W, _splat, reduction_loop
 
 
-def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], w: int, sx: int, kx_n: int,
-          is_max: bool) -> Any:
-    x_arr, x_off, ldx, h, width, c_arr, c_off, ldc, oh, ow, sy, py, ky_n, dy, px, div_arr = args
+def _emit_mode(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], w: int, sx: int, kx_n: int,
+               is_max: bool) -> None:
+    """The plane loop of one mode (max or sum)."""
+    x_arr, x_off, ldx, h, width, c_arr, c_off, ldc, oh, ow, sy, py, ky_n, dy, px, div_arr = args[:16]
     f32, i64, i32 = ir.FloatType(), ir.IntType(64), ir.IntType(32)
     vt = ir.VectorType(f32, w)
     lanes_in = sx * w  # input columns one tap's load covers
@@ -106,14 +107,24 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], w: int
         return []
 
     reduction_loop(builder, "prow", oh, [], out_row)
+
+
+def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], w: int, sx: int, kx_n: int) -> Any:
+    """Both modes, chosen at run time by the last argument (nonzero: max)."""
+    with builder.if_else(builder.icmp_signed("!=", args[16], ir.Constant(ir.IntType(64), 0))) as (is_max, is_sum):
+        with is_max:
+            _emit_mode(context, builder, sig, args, w, sx, kx_n, True)
+        with is_sum:
+            _emit_mode(context, builder, sig, args, w, sx, kx_n, False)
     return context.get_dummy_value()
 
 
-def make_pool_plane(w: int, sx: int, kx_n: int, is_max: bool) -> Any:
-    """A numba intrinsic ``pool_plane(x, x_off, ldx, h, width, c, c_off, ldc, oh, ow, sy, py, ky, dy, px, div)``: one
-    output plane of a max (``is_max``) or average pooling with ``kx_n`` taps along x at dilation 1 and stride ``sx``
-    (1 or 2), in vectors of ``w`` floats, as the module docstring says (a max ignores ``div``). Callable only from
-    numba-compiled code. Raises ValueError for another stride or a tap count outside 1..8."""
+def make_pool_plane(w: int, sx: int, kx_n: int) -> Any:
+    """A numba intrinsic ``pool_plane(x, x_off, ldx, h, width, c, c_off, ldc, oh, ow, sy, py, ky, dy, px, div,
+    is_max)``: one output plane of a max (``is_max`` nonzero) or average pooling with ``kx_n`` taps along x at
+    dilation 1 and stride ``sx`` (1 or 2), in vectors of ``w`` floats, as the module docstring says (a max ignores
+    ``div``). Callable only from numba-compiled code. Raises ValueError for another stride or a tap count outside
+    1..8."""
     if sx not in (1, 2):
         raise ValueError(f"the pooling row kernel takes stride 1 or 2 along x, not {sx}")
     if not 1 <= kx_n <= 8:
@@ -121,19 +132,16 @@ def make_pool_plane(w: int, sx: int, kx_n: int, is_max: bool) -> Any:
 
     @intrinsic
     def pool_plane(typingctx: Any, x: Any, x_off: Any, ldx: Any, h: Any, width: Any, c: Any, c_off: Any, ldc: Any,
-                   oh: Any, ow: Any, sy: Any, py: Any, ky: Any, dy: Any, px: Any, div: Any) -> Any:
+                   oh: Any, ow: Any, sy: Any, py: Any, ky: Any, dy: Any, px: Any, div: Any, is_max: Any) -> Any:
         ip = types.intp
-        sig = types.void(x, ip, ip, ip, ip, c, ip, ip, ip, ip, ip, ip, ip, ip, ip, div)
-        return sig, lambda context, builder, s, args: _emit(context, builder, s, args, w, sx, kx_n, is_max)
+        sig = types.void(x, ip, ip, ip, ip, c, ip, ip, ip, ip, ip, ip, ip, ip, ip, div, ip)
+        return sig, lambda context, builder, s, args: _emit(context, builder, s, args, w, sx, kx_n)
 
     return pool_plane
 
 
 ROW_TAPS = (2, 3)
 """Window widths along x with a compiled row kernel (every max and average pooling of the zoo: 3×3 and 2×2)."""
-max_plane = {(sx, kx): make_pool_plane(W, sx, kx, True) for sx in (1, 2) for kx in ROW_TAPS}
-sum_plane = {(sx, kx): make_pool_plane(W, sx, kx, False) for sx in (1, 2) for kx in ROW_TAPS}
-max_plane_s1_k2, max_plane_s1_k3 = max_plane[1, 2], max_plane[1, 3]
-max_plane_s2_k2, max_plane_s2_k3 = max_plane[2, 2], max_plane[2, 3]
-sum_plane_s1_k2, sum_plane_s1_k3 = sum_plane[1, 2], sum_plane[1, 3]
-sum_plane_s2_k2, sum_plane_s2_k3 = sum_plane[2, 2], sum_plane[2, 3]
+pool_plane = {(sx, kx): make_pool_plane(W, sx, kx) for sx in (1, 2) for kx in ROW_TAPS}
+pool_plane_s1_k2, pool_plane_s1_k3 = pool_plane[1, 2], pool_plane[1, 3]
+pool_plane_s2_k2, pool_plane_s2_k3 = pool_plane[2, 2], pool_plane[2, 3]

@@ -19,7 +19,7 @@ import cldnn_py as cl
 from cldnn_py.layout import DataType, Format, Layout, Padding
 from cldnn_py.ops import FusedActivationAttrs, FusedEltwiseAttrs
 from kernel_selector.common.cpu_microkernel import W
-from kernel_selector.common.cpu_microkernel_pool_rows import make_pool_plane, max_plane, sum_plane
+from kernel_selector.common.cpu_microkernel_pool_rows import make_pool_plane, pool_plane
 from kernel_selector.kernels.pooling import cpu_pooling_rows as rows_mod
 from kernel_selector.kernels.pooling import pooling_kernel_cpu_planes as planes
 from kernel_selector.params import FusedOp
@@ -34,8 +34,8 @@ def _caller(fn):
     """An njit function calling the intrinsic ``fn`` (intrinsics run only inside compiled code)."""
 
     @numba.njit
-    def call(x, xo, ldx, h, w, out, oo, ldc, oh, ow, sy, py, ky, dy, px, div):  # pragma: no cover - numba
-        fn(x, xo, ldx, h, w, out, oo, ldc, oh, ow, sy, py, ky, dy, px, div)
+    def call(x, xo, ldx, h, w, out, oo, ldc, oh, ow, sy, py, ky, dy, px, div, is_max):  # pragma: no cover - numba
+        fn(x, xo, ldx, h, w, out, oo, ldc, oh, ow, sy, py, ky, dy, px, div, is_max)
 
     return call
 
@@ -67,7 +67,7 @@ def test_plane_kernel_matches_float64(rng, sx, kx, is_max):
     """Every compiled variant on widths of 1 to 7 vectors' worth of outputs (tails of every length near W), every
     left pad below KX, the GEOMETRIES; input and output rows with pitches wider than the rows; everything outside
     the output rows stays NaN."""
-    call = _caller((max_plane if is_max else sum_plane)[sx, kx])
+    call = _caller(pool_plane[sx, kx])
     widths = sorted({1, 5, W - 1, W, W + 1, 2 * W + 3, 3 * W * sx - 1, 55, 111})
     for w, px, (h, ky, sy, py, dy) in itertools.product(widths, range(kx), GEOMETRIES):
         oh = (h + 2 * py - (ky - 1) * dy - 1) // sy + 1
@@ -78,7 +78,7 @@ def test_plane_kernel_matches_float64(rng, sx, kx, is_max):
         xx = f32(rng.standard_normal(xo + h * ldx + 2 * W))
         out = np.full(oo + oh * ldc + 2 * W, np.nan, np.float32)
         div = f32(rng.uniform(1.0, 9.0, (oh, ow)))
-        call(xx, xo, ldx, h, w, out, oo, ldc, oh, ow, sy, py, ky, dy, px, div)
+        call(xx, xo, ldx, h, w, out, oo, ldc, oh, ow, sy, py, ky, dy, px, div, int(is_max))
         ref = _plane64(xx[xo:xo + h * ldx].reshape(h, ldx)[:, :w].astype(np.float64), oh, ow, ky, kx, sy, sx, py,
                        px, dy, is_max)
         got = out[oo:oo + oh * ldc].reshape(oh, ldc)
@@ -90,9 +90,9 @@ def test_plane_kernel_matches_float64(rng, sx, kx, is_max):
 
 def test_plane_kernel_refuses_other_shapes():
     with pytest.raises(ValueError, match="stride 1 or 2"):
-        make_pool_plane(W, 3, 3, True)
+        make_pool_plane(W, 3, 3)
     with pytest.raises(ValueError, match="1 to 8 taps"):
-        make_pool_plane(W, 2, 9, False)
+        make_pool_plane(W, 2, 9)
 
 
 @pytest.fixture

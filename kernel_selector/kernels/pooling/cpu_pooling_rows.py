@@ -17,14 +17,10 @@ from numba import prange
 from ...common.cpu_epilogue import I0, chain_span, operand_index
 from ...common.cpu_microkernel_pool_rows import (
     ROW_TAPS,
-    max_plane_s1_k2,
-    max_plane_s1_k3,
-    max_plane_s2_k2,
-    max_plane_s2_k3,
-    sum_plane_s1_k2,
-    sum_plane_s1_k3,
-    sum_plane_s2_k2,
-    sum_plane_s2_k3,
+    pool_plane_s1_k2,
+    pool_plane_s1_k3,
+    pool_plane_s2_k2,
+    pool_plane_s2_k3,
 )
 from ...common.elementwise_numba import NJIT
 
@@ -42,26 +38,17 @@ def use_row_kernel(win: np.ndarray, whole: bool, mi: np.ndarray, mo: np.ndarray)
 def _plane(x: np.ndarray, xo: int, ldx: int, h: int, w: int, out: np.ndarray, o: int, ldc: int, oh: int, ow: int,
            sy: int, py: int, ky: int, dy: int, px: int, divs: np.ndarray, sx: int, kx: int,
            is_max: bool) -> None:  # pragma: no cover - numba
-    """One output plane by the compiled kernel of (max or sum, SX, KX)."""
-    if is_max:
-        if sx == 2:
-            if kx == 3:
-                max_plane_s2_k3(x, xo, ldx, h, w, out, o, ldc, oh, ow, sy, py, ky, dy, px, divs)
-            else:
-                max_plane_s2_k2(x, xo, ldx, h, w, out, o, ldc, oh, ow, sy, py, ky, dy, px, divs)
-        elif kx == 3:
-            max_plane_s1_k3(x, xo, ldx, h, w, out, o, ldc, oh, ow, sy, py, ky, dy, px, divs)
-        else:
-            max_plane_s1_k2(x, xo, ldx, h, w, out, o, ldc, oh, ow, sy, py, ky, dy, px, divs)
-    elif sx == 2:
+    """One output plane by the compiled kernel of (SX, KX), max or sum."""
+    m = 1 if is_max else 0
+    if sx == 2:
         if kx == 3:
-            sum_plane_s2_k3(x, xo, ldx, h, w, out, o, ldc, oh, ow, sy, py, ky, dy, px, divs)
+            pool_plane_s2_k3(x, xo, ldx, h, w, out, o, ldc, oh, ow, sy, py, ky, dy, px, divs, m)
         else:
-            sum_plane_s2_k2(x, xo, ldx, h, w, out, o, ldc, oh, ow, sy, py, ky, dy, px, divs)
+            pool_plane_s2_k2(x, xo, ldx, h, w, out, o, ldc, oh, ow, sy, py, ky, dy, px, divs, m)
     elif kx == 3:
-        sum_plane_s1_k3(x, xo, ldx, h, w, out, o, ldc, oh, ow, sy, py, ky, dy, px, divs)
+        pool_plane_s1_k3(x, xo, ldx, h, w, out, o, ldc, oh, ow, sy, py, ky, dy, px, divs, m)
     else:
-        sum_plane_s1_k2(x, xo, ldx, h, w, out, o, ldc, oh, ow, sy, py, ky, dy, px, divs)
+        pool_plane_s1_k2(x, xo, ldx, h, w, out, o, ldc, oh, ow, sy, py, ky, dy, px, divs, m)
 
 
 @numba.njit(parallel=True, **NJIT)
