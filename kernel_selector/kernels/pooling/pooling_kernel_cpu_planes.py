@@ -621,8 +621,22 @@ class PoolingKernelCpuPlanes(CpuKernelBase):
         per_batch = max(1, min(BATCH_FLOATS // size, -(-planes // TASKS)))
         geo = np.concatenate([dims[1:8], win[[0, 1, 2, 3, 4, 5, 8, 9]]]).astype(np.int64)
         launch = Launcher(planes * int(dims[2] * dims[3] if whole else 3 * size))
-        rows = row_passes(dims, win, whole, mode)
         flat = flat_passes(dims, win, whole, mi, mo)
+        view_in, view_out = viewer(x), viewer(out)
+        view_res = viewer(res_lay) if res_lay is not None else None
+        if ROW_KERNEL and not flat and use_row_kernel(win, whole, mi, mo):
+            divs_c = np.ascontiguousarray(divs, np.float32)
+            groups = min(planes, TASKS)
+            launch_rows = Launcher(planes * int(dims[4] * dims[5] * win[0] * win[1]))
+
+            def fn_rows(*bufs: Any) -> None:
+                res = view_res(bufs[2]) if view_res is not None else EMPTY
+                launch_rows(pool_rows, view_out(bufs[1]), mo, view_in(bufs[0]), mi, planes, geo, mode == 0, divs_c,
+                            codes, fa, fb, res, mr, res_lay is not None, groups)
+
+            return fn_rows
+
+        rows = row_passes(dims, win, whole, mode)
         if flat:
             hw = int(dims[2] * dims[3])
             per_batch = max(1, min(FLAT_BATCH_FLOATS // hw, -(-planes // TASKS)))
@@ -639,20 +653,6 @@ class PoolingKernelCpuPlanes(CpuKernelBase):
         # scratch rows kept by the kernel (CPU kernels run one at a time in a process): allocating them per call
         # page-faulted megabytes on every run of a 112x112 pooling
         scratch = np.empty((min(planes, TASKS), 1 if whole else need), np.float32)
-        view_in, view_out = viewer(x), viewer(out)
-        view_res = viewer(res_lay) if res_lay is not None else None
-
-        if ROW_KERNEL and not flat and use_row_kernel(win, whole, mi, mo):
-            divs_c = np.ascontiguousarray(divs, np.float32)
-            groups = min(planes, TASKS)
-            launch_rows = Launcher(planes * int(dims[4] * dims[5] * win[0] * win[1]))
-
-            def fn_rows(*bufs: Any) -> None:
-                res = view_res(bufs[2]) if view_res is not None else EMPTY
-                launch_rows(pool_rows, view_out(bufs[1]), mo, view_in(bufs[0]), mi, planes, geo, mode == 0, divs_c,
-                            codes, fa, fb, res, mr, res_lay is not None, groups)
-
-            return fn_rows
 
         if POOL_GRID and not (whole or flat) and use_pool_grid(int(dims[5]), int(win[3]), int(mo[4])):
             gscratch, toff, ggeo, dgrid = pool_grid_tables(geo, divs, mode == 0, min(planes, TASKS))
