@@ -478,8 +478,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         pitch = x_lay.pitches
         x_off = x_lay.padding.lower[0] * pitch["b"] + x_lay.padding.lower[1] * pitch["f"]
         launch_cols = Launcher(g * k * npix)
-        launch_pad = Launcher(c * h * wd)  # the grid's input copy and its output copy: one Launcher each, so each
-        launch_out = Launcher(oc * npix)   # times its own function
+        launch_pad = Launcher(n_img * c * h * wd)  # the grid's input copy (every image of a slot in one region) and its
+        launch_out = Launcher(oc * npix)   # output copy: one Launcher each, so each times its own function
         no_ops = np.zeros(0, np.int64)
         no_koff = np.zeros(0, np.int64)
 
@@ -547,9 +547,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                               chain_span_len, *rows_res(res, n0), short)
                     continue
                 if grid:
-                    for i in range(cnt):
-                        launch_pad(pad_planes, x, xd, n0 + i, xpad[i * n_xpad:(i + 1) * n_xpad], c, h, wd, hp, wpad,
-                                   a.pad[0], a.pad[1], py_phases, px_phases)
+                    launch_pad(pad_planes, x, xd, n0, cnt, xpad, n_xpad, c, h, wd, hp, wpad, a.pad[0], a.pad[1],
+                               py_phases, px_phases)
                     if oc_rows:
                         launch_oc(oc_row_tiles, xpad, 0, n_xpad, koff, wpad * row_step, pix_step, oh, ow, k, wp, oc,
                                   out, out0, int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias,

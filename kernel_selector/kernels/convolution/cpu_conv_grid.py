@@ -46,14 +46,18 @@ def plain_grid_offsets(icg: int, kh: int, kw: int, dy: int, dx: int, hp: int, wp
 
 
 @numba.njit(parallel=True, **NJIT)
-def pad_planes(x: np.ndarray, xd: np.ndarray, n: int, xpad: np.ndarray, c_all: int, h: int, w: int, hq: int,
-               wq: int, py: int, px: int, sy: int, sx: int) -> None:  # pragma: no cover - numba
-    """Copy image ``n`` of ``x`` (tensor descriptor ``xd``, cpu_conv_common.tensor_desc) into the zero-bordered
-    stride phases ``xpad`` (C × SY·SX × Hq × Wq): padded element (r, cc) = input (r − py, cc − px) goes to phase
-    (r % SY, cc % SX) at (r // SY, cc // SX); positions that hold no input element are zero from allocation and
-    never written. Stride 1: one phase, the zero-bordered plane. One loop per (input row, column phase)."""
-    for c in prange(c_all):
-        s0 = xd[0] + n * xd[1] + (c // 16) * xd[2] + (c % 16) * xd[3]
+def pad_planes(x: np.ndarray, xd: np.ndarray, n0: int, cnt: int, xpad: np.ndarray, n_xpad: int, c_all: int, h: int,
+               w: int, hq: int, wq: int, py: int, px: int, sy: int, sx: int) -> None:  # pragma: no cover - numba
+    """Copy images n0 ≤ n < n0 + ``cnt`` of ``x`` (tensor descriptor ``xd``, cpu_conv_common.tensor_desc) into the
+    zero-bordered stride phases of slot n − n0 of ``xpad`` (slots ``n_xpad`` floats apart, each C × SY·SX × Hq × Wq):
+    padded element (r, cc) = input (r − py, cc − px) goes to phase (r % SY, cc % SX) at (r // SY, cc // SX); positions
+    that hold no input element are zero from allocation and never written. Stride 1: one phase, the zero-bordered
+    plane. One loop per (input row, column phase); one parallel region for the images (one per image cost SqueezeNet
+    at batch 8 sixty-four launches a run for planes of 13×13 to 55×55)."""
+    for t in prange(cnt * c_all):
+        c = t % c_all
+        slot = t // c_all
+        s0 = xd[0] + (n0 + slot) * xd[1] + (c // 16) * xd[2] + (c % 16) * xd[3]
         for iy in range(h):
             r = iy + py
             i = r // sy
@@ -65,7 +69,7 @@ def pad_planes(x: np.ndarray, xd: np.ndarray, n: int, xpad: np.ndarray, c_all: i
                 n_c = min(-(-(w - ix0) // sx), wq - j0)
                 if n_c <= 0:
                     continue
-                d0 = ((c * sy + r % sy) * sx + qx) * hq * wq + i * wq + j0
+                d0 = slot * n_xpad + ((c * sy + r % sy) * sx + qx) * hq * wq + i * wq + j0
                 dst = xpad[d0:d0 + n_c]
                 src0 = s0 + iy * xd[4] + ix0 * xd[5]
                 step = sx * xd[5]
