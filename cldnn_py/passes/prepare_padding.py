@@ -8,10 +8,18 @@ gets at least that much y/x padding (the largest over its convolution users); bu
 and producers write only the interior, so the halo reads zeros. Done for convolutions on the blocked format (the
 fast kernels read without checks when the padding covers the halo); network inputs, constants, views and in-place
 buffers are left alone, and padded buffers are kept out of the memory pool.
+
+On the CPU engine the same for plain (bfyx) k×k convolutions that ``convolution_cpu_packed`` runs on channel-vector
+row tiles: with the halo in its input it reads the input in place instead of copying it into zero-bordered planes
+each run (``convolution_kernel_cpu_packed.halo_read_in_place``). Only where the producer is itself such a
+convolution that stores its rows straight into a padded output (``writes_padded_rows``: row tiles, a 1×1 stride-1
+layer included) and every user of the producer reads it that way; a change that would move either node to another
+kernel is undone.
 """
 
 from __future__ import annotations
 
+from ..kernel_params import best_kernel, node_params
 from ..layout import Format, Padding
 from ..ops import ConvolutionAttrs, conv_halo
 from ..pass_manager import BasePass
@@ -51,8 +59,51 @@ class PreparePadding(BasePass):
             cur = need.setdefault(src.id, [0, 0, 0, 0])
             need[src.id] = [max(a, b) for a, b in zip(cur, (by, ay, bx, ax))]
         for pid, (by, ay, bx, ax) in need.items():
-            node = program.nodes[pid]
-            lay = node.layout()
-            lo, hi = list(lay.padding.lower), list(lay.padding.upper)
-            lo[2], hi[2], lo[3], hi[3] = max(lo[2], by), max(hi[2], ay), max(lo[3], bx), max(hi[3], ax)
-            node.output_layout = lay.with_(padding=Padding(tuple(lo), tuple(hi)))  # type: ignore[arg-type]
+            _pad(program.nodes[pid], (by, ay, bx, ax))
+        if program.engine.kind == "cpu":
+            _pad_cpu_grids(program)
+
+
+def _pad(node: ProgramNode, halo: tuple[int, int, int, int]) -> None:
+    """At least ``halo`` (before y, after y, before x, after x) of y/x padding on ``node``'s output layout."""
+    by, ay, bx, ax = halo
+    lay = node.layout()
+    lo, hi = list(lay.padding.lower), list(lay.padding.upper)
+    lo[2], hi[2], lo[3], hi[3] = max(lo[2], by), max(hi[2], ay), max(lo[3], bx), max(hi[3], ax)
+    node.output_layout = lay.with_(padding=Padding(tuple(lo), tuple(hi)))  # type: ignore[arg-type]
+
+
+PACKED = "convolution_cpu_packed"
+
+
+def _pad_cpu_grids(program: ProgramGraph) -> None:
+    """The CPU engine's part (module docstring): pad the output of a producer convolution by the largest halo its
+    users read in place, when all of them do and the producer then still stores its rows directly."""
+    # lazy: the CPU kernels import numba, which an OpenCL build never loads
+    from kernel_selector.kernels.convolution.convolution_kernel_cpu_packed import halo_read_in_place, writes_padded_rows
+
+    reads: dict[str, tuple[int, int, int, int]] = {}  # consumer id -> the halo it would read in place
+    for conv in program.order:
+        if (conv.kind != "convolution" or conv.constant or conv.layout().format != Format.bfyx
+                or conv.dependencies[0].layout().format != Format.bfyx or best_kernel(program, conv) != PACKED):
+            continue
+        h = halo_read_in_place(node_params(program, conv))
+        if h is not None:
+            reads[conv.id] = h
+    producers = {program.nodes[c].dependencies[0].id for c in reads}
+    for pid in sorted(producers):
+        src = program.nodes[pid]
+        users = src.users
+        if (src.kind != "convolution" or src.constant or src.optimized_out or src.is_output or src.buffer_of
+                or src.in_place or not src.layout().padding.is_zero or best_kernel(program, src) != PACKED
+                or any(u.id not in reads or u.dependencies[0] is not src or
+                       any(d is src for d in u.dependencies[1:]) for u in users)):
+            continue
+        halo = tuple(max(reads[u.id][i] for u in users) for i in range(4))
+        old = src.output_layout
+        _pad(src, halo)  # type: ignore[arg-type]
+        ok = best_kernel(program, src) == PACKED and writes_padded_rows(node_params(program, src)) and all(
+            best_kernel(program, u) == PACKED and halo_read_in_place(node_params(program, u)) is not None
+            for u in users)
+        if not ok:
+            src.output_layout = old

@@ -34,13 +34,13 @@ import numba
 import numpy as np
 from numba import prange
 
-from cldnn_py.layout import Format, Layout
-from cldnn_py.ops import ConvolutionAttrs
+from cldnn_py.layout import Format, Layout, Padding
+from cldnn_py.ops import ConvolutionAttrs, conv_halo
 
 from ...common import cpu_microkernel_oc
 from ...common.cpu_epilogue import EMPTY, chain_arrays, chain_span, fake_quant_params, operand_map
 from ...common.cpu_launch import CHUNK_ITERATIONS, Launcher
-from ...common.cpu_layout import row_map
+from ...common.cpu_layout import layout_offset, row_map
 from ...common.cpu_microkernel import HSWISH, MR, NR, PANEL, SILU, micro_kernel, micro_kernel_rows, store_fence
 from ...common.elementwise_numba import NJIT
 from ...cpu_kernel_base import CpuKernelBase
@@ -62,7 +62,7 @@ from .cpu_conv_common import (
     validate_common,
 )
 from .cpu_conv_gemv import gemv_panels
-from .cpu_conv_grid import grid_geometry, grid_to_output, output_chain, pad_planes, plain_grid_offsets
+from .cpu_conv_grid import grid_geometry, grid_to_output, in_place_offsets, output_chain, pad_planes, plain_grid_offsets
 from .cpu_conv_oc import (
     oc_chunks,
     oc_row_tiles,
@@ -98,6 +98,22 @@ OC_ROWS_PLAIN_GRID = True
 """Strided k×k layers on channel-vector row tiles read one zero-bordered plane per channel at a pixel stride of SX
 and a row step of SY rows (:func:`~.cpu_conv_grid.plain_grid_offsets`) instead of the SY·SX stride phases the
 pixel-vector GEMM needs (its vector loads want a phase's pixels contiguous; the row tiles broadcast theirs)."""
+IN_PLACE_GRID = True
+"""A dense k×k layer on channel-vector row tiles whose input already carries the zero halo its windows read (its
+producer writes a padded output: passes/prepare_padding.py asks :func:`halo_read_in_place`) reads that input in place
+at its real pitches (:func:`~.cpu_conv_grid.in_place_offsets`) instead of copying it into zero-bordered planes
+(:func:`~.cpu_conv_grid.pad_planes`) first."""
+ROWS_INTO_PADDED = True
+"""A 1×1 stride-1 layer whose output is spatially padded (the zero halo its k×k consumers read in place) runs
+channel-vector row tiles along the output rows (their row pitch is the padded one) on its input in place, instead of
+the GEMM into a temporary and the numba store of ``convolution_cpu_gemm``. (The pixel-vector GEMM's row panels were
+tried for the large ones: 1.3-1.4× their flat panels on ResNet-50's 56- and 28-wide layers, rows misaligned.)"""
+ROWS_ANY = True
+"""... of any size (False: only one that runs channel-vector tiles unpadded, :func:`~.cpu_conv_oc.use_channel_vectors`:
+ResNet-50's 56×56 and 28×28 1×1 producers then keep a plain output and their 3×3 users copy)."""
+ROWS_FROM_PADDED = True
+"""A 1×1 stride-1 layer whose input is spatially padded (a producer padded for its k×k users: SqueezeNet's squeeze
+layers feed a 1×1 and a 3×3 expand layer) runs channel-vector row tiles over the input's interior in place."""
 OC_ROWS_RESIDUAL = True
 """Channel-vector row tiles (:func:`~.cpu_conv_oc.oc_row_tiles`) also for a layer that carries a residual sum (in
 their register epilogue): ResNet's stride-2 projections and YOLO's 3×3 bottlenecks read in place instead of through
@@ -350,6 +366,162 @@ def _flat_operand(m: np.ndarray, oh: int, ow: int, contiguous: bool = False) -> 
     return flat
 
 
+@dataclasses.dataclass(frozen=True)
+class Form:
+    """How :class:`ConvolutionKernelCpuPacked` runs one layer (decided from its Params alone, at build time).
+
+    ``params``: the layer's Params without a fused channel shuffle (``shuf`` its groups, or 0); ``direct``: the B
+    operand is the input in place (unpadded bfyx 1×1 stride 1); ``direct_out``: the tiles store into the output in
+    place (bfyx, contiguous channel planes); ``one_pixel``: a GEMV per image; ``oc_form``: channel-vector tiles over
+    the input or the im2col patch matrix (:func:`~.cpu_conv_oc.oc_tiles`); ``grid``: a k×k layer on the padded grid
+    (:mod:`.cpu_conv_grid`), ``rp`` its row panels, ``grid_chain`` the whole chain in its tiles; ``oc_rows``:
+    channel-vector row tiles (:func:`~.cpu_conv_oc.oc_row_tiles`), over the grid, a strided 1×1 input in place or
+    (``rows_out``) a 1×1 stride-1 input in place into a spatially padded output, or (``rows_in``) a 1×1 stride-1
+    layer's spatially padded input in place; ``plain_grid``: strided row tiles
+    read one zero-bordered plane (OC_ROWS_PLAIN_GRID); ``in_place``: the row tiles read the input's own zero halo
+    (IN_PLACE_GRID), no copy."""
+
+    params: Params
+    shuf: int
+    direct: bool
+    direct_out: bool
+    one_pixel: bool
+    oc_form: bool
+    grid: bool
+    rp: int
+    grid_chain: bool
+    oc_rows: bool
+    rows_out: bool
+    rows_in: bool
+    plain_grid: bool
+    in_place: bool
+
+
+def form_of(params: Params) -> Form:
+    """The :class:`Form` of a layer (the rules in the comments below; the module switches read now)."""
+    shuf = shuffle_groups(params)  # a fused channel shuffle: the tiles store their rows at shuffled places
+    if shuf:
+        params = dataclasses.replace(params, fused_ops=list(params.fused_ops)[:-1])
+    a = params.attrs_as(ConvolutionAttrs)
+    geo = geometry(params)
+    x_lay, w_lay, out_lay = params.inputs[0], params.inputs[1], params.output
+    _, _, h, wd = x_lay.dims4
+    oc, icg, kh, kw = w_lay.shape
+    g = int(a.groups)
+    ocg, k = oc // g, icg * kh * kw
+    oh, ow = int(geo[G_OH]), int(geo[G_OW])
+    npix = oh * ow
+    flat_in = x_lay.format == Format.bfyx and all(v == 0 for v in x_lay.padding.lower[2:] + x_lay.padding.upper[2:])
+    direct = (flat_in and kh == kw == 1 and a.stride == (1, 1) and a.pad == (0, 0) and (oh, ow) == (h, wd))
+    ops = list(params.fused_ops)
+    _, _, res_at, rest = split_chain(ops, out_lay)
+    _, _, m = chain_arrays(rest, out_lay)[1:]
+    elt_rest = any(op.kind == "eltwise" for op in rest)
+    # a bfyx output whose channel planes are contiguous (padding in b and f only: a concatenation's slice)
+    # takes the tiles in place: channel o of image n at out_off + n * out_b + o * out_f
+    spatial_pad = any(out_lay.padding.lower[2:] + out_lay.padding.upper[2:])
+    direct_out = out_lay.format == Format.bfyx and not spatial_pad and (not elt_rest or _flat_operand(m, oh, ow))
+    # a dense 1x1 convolution of a 1x1 image (squeeze-and-excitation, classifiers): a GEMV per image
+    one_pixel = direct and direct_out and npix == 1 and g == 1 and not shuf
+    # a small dense one: channel-vector tiles read straight from the input planes and the weight panels
+    # (cpu_conv_oc); grouped ones only where AVX-512's 32-column panels would run half empty (Winograd's 36
+    # products at 14x14): elsewhere they measured 1.1-1.7x slower that way (ShuffleNet's, Winograd's on AVX2)
+    oc_form = direct and direct_out and not one_pixel and not shuf and (
+        use_channel_vectors(oc, k, npix) if g == 1 else use_grouped_channel_vectors(g, ocg, k, npix))
+    # stride 1, k×k, a plain output, no residual: the padded grid instead of an im2col copy
+    # (a rest of activations only runs on the grid's rows: the operand-free part of the epilogue; YOLO's SiLU)
+    # (strided: stride phases; a strided 1x1 keeps im2col, whose patch matrix is smaller than the phases)
+    sy, sx = int(a.stride[0]), int(a.stride[1])
+    grid = not direct and not shuf and (sy == sx == 1 or kh * kw > 1) and out_lay.format == Format.bfyx
+    # a 1x1 stride-1 layer on a spatially padded bfyx input (a producer padded for its k×k users, prepare_padding):
+    # row tiles over the input's interior in place (ROWS_FROM_PADDED), no copy into planes
+    one_by_one = kh == kw == 1 and a.stride == (1, 1) and tuple(a.pad) == tuple(a.pad_end) == (0, 0) and \
+        tuple(a.dilation) == (1, 1) and (oh, ow) == (h, wd)
+    rows_in = (x_lay.format == Format.bfyx and not flat_in and one_by_one and ROWS_FROM_PADDED and g == 1
+               and not shuf and out_lay.format == Format.bfyx and (res_at < 0 or OC_ROWS_RESIDUAL)
+               and all(op.kind == "activation" for op in rest))
+    grid = grid and not rows_in
+    simple_rest = res_at < 0 and all(op.kind == "activation" for op in rest)
+    npg = grid_geometry(oh, ow, kh, kw, a.dilation[0], a.dilation[1], icg, sy, sx)[2] if grid else 0
+    # the grid's GEMM writes the output rows in place (no grid scratch, no copy out) where row panels cost at
+    # most ROW_PANELS_EXTRA times the grid's panels
+    rp = row_panels(oh, ow, npg) if grid else 0
+    # a residual sum or an eltwise rest (YOLO's bottlenecks: conv, SiLU, + shortcut) only with row panels, which
+    # address the operands at the output's own pixels (the copy out of the grid applies activations only)
+    grid = grid and (simple_rest or (rp > 0 and direct_out))
+    rp = rp if grid else 0
+    grid_chain = grid and not simple_rest  # the whole rest of the chain runs in the tiles
+    # a small dense output from the padded grid or a strided 1x1 read in place: channel-vector tiles along its rows
+    strided_1x1 = (flat_in and kh == kw == 1 and not direct and tuple(a.pad) == tuple(a.pad_end) == (0, 0)
+                   and tuple(a.dilation) == (1, 1))
+    rows_ok = (g == 1 and not shuf and out_lay.format == Format.bfyx and (res_at < 0 or OC_ROWS_RESIDUAL)
+               and all(op.kind == "activation" for op in rest))
+    oc_rows = rows_ok and use_oc_rows(oc, npix, grid, strided_1x1)
+    # a 1x1 stride-1 layer into a spatially padded output (the zero halo of a k×k consumer that reads it in place,
+    # passes/prepare_padding.py): row tiles along the output rows instead of a temporary and a numba store
+    rows_out = direct and spatial_pad and ROWS_INTO_PADDED and rows_ok and (
+        ROWS_ANY or use_channel_vectors(oc, k, npix))
+    oc_rows = oc_rows or rows_out or rows_in
+    # strided row tiles broadcast their pixels (no vector loads along the row): they read one zero-bordered plane
+    # per channel at a pixel stride of SX and a row step of SY rows instead of SY·SX stride phases, whose
+    # de-interleaving copy cost 2.7x the plain copy per byte (OC_ROWS_PLAIN_GRID)
+    plain_grid = grid and oc_rows and (sy > 1 or sx > 1) and OC_ROWS_PLAIN_GRID
+    # the input's own padding covers every tap (a producer padded for this layer by prepare_padding): no copy
+    in_place = grid and oc_rows and IN_PLACE_GRID and x_lay.format == Format.bfyx and covers_halo(params)
+    # the im2col patch matrix (a strided or padded layer that neither the grid nor the row tiles take: ResNet-50's
+    # stride-2 projections, which carry the residual sum) read by channel-vector tiles like an input in place
+    if COLS_CHANNEL_VECTORS and not (direct or grid or oc_rows or shuf) and direct_out and g == 1:
+        oc_form = use_channel_vectors(oc, k, npix)
+    return Form(params, shuf, direct, direct_out, one_pixel, oc_form, grid, rp, grid_chain, oc_rows, rows_out,
+                rows_in, plain_grid, in_place)
+
+
+def input_halo(params: Params) -> tuple[int, int, int, int]:
+    """(before y, after y, before x, after x): the input rows and columns outside the tensor that the layer's windows
+    read (:func:`cldnn_py.ops.conv_halo`)."""
+    a = params.attrs_as(ConvolutionAttrs)
+    _, _, h, w = params.inputs[0].dims4
+    _, _, kh, kw = params.inputs[1].shape
+    geo = geometry(params)
+    (by, ay), (bx, ax) = conv_halo((h, w), (kh, kw), (int(geo[G_OH]), int(geo[G_OW])),
+                                   (int(a.stride[0]), int(a.stride[1])), (int(a.dilation[0]), int(a.dilation[1])),
+                                   (int(a.pad[0]), int(a.pad[1])))
+    return by, ay, bx, ax
+
+
+def covers_halo(params: Params) -> bool:
+    """True when the padding of the layer's input (rows and columns of a bfyx layout around each plane) reaches
+    every input position its windows read outside the tensor (:func:`input_halo`); by the layout convention a padded
+    region holds zeros (buffers are zero-filled, producers write only the interior)."""
+    by, ay, bx, ax = input_halo(params)
+    lo, hi = params.inputs[0].padding.lower, params.inputs[0].padding.upper
+    return lo[2] >= by and hi[2] >= ay and lo[3] >= bx and hi[3] >= ax
+
+
+def halo_read_in_place(params: Params) -> tuple[int, int, int, int] | None:
+    """(before y, after y, before x, after x): the halo this kernel reads straight from its input, with no copy,
+    once the input carries that much spatial padding: a dense k×k layer on channel-vector row tiles (IN_PLACE_GRID);
+    (0, 0, 0, 0) for a 1×1 stride-1 layer that reads a padded input in place (ROWS_FROM_PADDED); None for a layer
+    that would copy a padded input or read it more slowly. For passes/prepare_padding.py."""
+    x_lay = params.inputs[0]
+    if x_lay.format != Format.bfyx:
+        return None
+    by, ay, bx, ax = input_halo(params)
+    lo, hi = x_lay.padding.lower, x_lay.padding.upper
+    pad = (max(by, 1), max(ay, 1), max(bx, 1), max(ax, 1))  # at least 1: a 1x1 layer's input is padded for others
+    padded = x_lay.with_(padding=Padding((lo[0], lo[1], max(lo[2], pad[0]), max(lo[3], pad[2])),
+                                         (hi[0], hi[1], max(hi[2], pad[1]), max(hi[3], pad[3]))))
+    f = form_of(dataclasses.replace(params, inputs=[padded] + list(params.inputs[1:])))
+    return (by, ay, bx, ax) if f.in_place or f.rows_in else None
+
+
+def writes_padded_rows(params: Params) -> bool:
+    """True when the layer, with the spatially padded bfyx output of ``params``, stores its tiles straight into the
+    output rows (channel-vector row tiles), not through a temporary and a numba store. For prepare_padding."""
+    f = form_of(params)
+    return f.oc_rows and not f.shuf
+
+
 @register
 class ConvolutionKernelCpuPacked(CpuKernelBase):
     """2-D convolution as a packed-panel GEMM with a register-tiled LLVM-IR micro-kernel (CPU engine).
@@ -402,9 +574,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
 
     def make_fn(self, params: Params) -> Callable[..., None]:
         """fn(data, weights[, bias], output, [fused operands...])."""
-        shuf = shuffle_groups(params)  # a fused channel shuffle: the tiles store their rows at shuffled places
-        if shuf:
-            params = dataclasses.replace(params, fused_ops=list(params.fused_ops)[:-1])
+        f = form_of(params)
+        shuf, params = f.shuf, f.params
         a = params.attrs_as(ConvolutionAttrs)
         geo = geometry(params)
         x_lay, w_lay, out_lay = params.inputs[0], params.inputs[1], params.output
@@ -417,59 +588,24 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         n_own = len(params.inputs)
         has_bias = int(n_own > 2)
         rtab = row_tiles(oc, g)
-        flat_in = x_lay.format == Format.bfyx and all(v == 0 for v in x_lay.padding.lower[2:] +
-                                                      x_lay.padding.upper[2:])
-        direct = (flat_in and kh == kw == 1 and a.stride == (1, 1) and a.pad == (0, 0) and (oh, ow) == (h, wd))
+        direct, direct_out, one_pixel, oc_form = f.direct, f.direct_out, f.one_pixel, f.oc_form
+        grid, rp, grid_chain, oc_rows, plain_grid, in_place = f.grid, f.rp, f.grid_chain, f.oc_rows, f.plain_grid, \
+            f.in_place
+        sy, sx = int(a.stride[0]), int(a.stride[1])
         ops = list(params.fused_ops)
         bounds, flags, res_at, rest = split_chain(ops, out_lay)
         codes, fa, fb, m = chain_arrays(rest, out_lay)
         elt_rest = any(op.kind == "eltwise" for op in rest)
-        # a bfyx output whose channel planes are contiguous (padding in b and f only: a concatenation's slice)
-        # takes the tiles in place: channel o of image n at out_off + n * out_b + o * out_f
-        direct_out = out_lay.format == Format.bfyx and not any(out_lay.padding.lower[2:] + out_lay.padding.upper[2:]) \
-            and (not elt_rest or _flat_operand(m, oh, ow))
         out_rows = row_map(out_lay)
         rm = operand_map(ops[res_at].extra_inputs[0], out_lay) if res_at >= 0 else None
-        # a dense 1x1 convolution of a 1x1 image (squeeze-and-excitation, classifiers): a GEMV per image
-        one_pixel = direct and direct_out and npix == 1 and g == 1 and not shuf
-        # a small dense one: channel-vector tiles read straight from the input planes and the weight panels
-        # (cpu_conv_oc); grouped ones only where AVX-512's 32-column panels would run half empty (Winograd's 36
-        # products at 14x14): elsewhere they measured 1.1-1.7x slower that way (ShuffleNet's, Winograd's on AVX2)
-        oc_form = direct and direct_out and not one_pixel and not shuf and (
-            use_channel_vectors(oc, k, npix) if g == 1 else use_grouped_channel_vectors(g, ocg, k, npix))
-        # stride 1, k×k, a plain output, no residual: the padded grid instead of an im2col copy
-        # (a rest of activations only runs on the grid's rows: the operand-free part of the epilogue; YOLO's SiLU)
-        # (strided: stride phases; a strided 1x1 keeps im2col, whose patch matrix is smaller than the phases)
-        sy, sx = int(a.stride[0]), int(a.stride[1])
-        grid = not direct and not shuf and (sy == sx == 1 or kh * kw > 1) and out_lay.format == Format.bfyx
-        simple_rest = res_at < 0 and all(op.kind == "activation" for op in rest)
         hp, wpad, npg, koff = grid_geometry(oh, ow, kh, kw, a.dilation[0], a.dilation[1], icg, sy, sx) if grid else (
             0, 0, 0, np.zeros(0, np.int64))
-        # the grid's GEMM writes the output rows in place (no grid scratch, no copy out) where row panels cost at
-        # most ROW_PANELS_EXTRA times the grid's panels
-        rp = row_panels(oh, ow, npg) if grid else 0
-        # a residual sum or an eltwise rest (YOLO's bottlenecks: conv, SiLU, + shortcut) only with row panels, which
-        # address the operands at the output's own pixels (the copy out of the grid applies activations only)
-        grid = grid and (simple_rest or (rp > 0 and direct_out))
-        rp = rp if grid else 0
-        grid_chain = grid and not simple_rest  # the whole rest of the chain runs in the tiles
-        # a small dense output from the padded grid or a strided 1x1 read in place: channel-vector tiles along its rows
-        strided_1x1 = (flat_in and kh == kw == 1 and not direct and tuple(a.pad) == tuple(a.pad_end) == (0, 0)
-                       and tuple(a.dilation) == (1, 1))
-        oc_rows = (g == 1 and not shuf and out_lay.format == Format.bfyx and (res_at < 0 or OC_ROWS_RESIDUAL)
-                   and all(op.kind == "activation" for op in rest) and use_oc_rows(oc, oh * ow, grid, strided_1x1))
-        # strided row tiles broadcast their pixels (no vector loads along the row): they read one zero-bordered plane
-        # per channel at a pixel stride of SX and a row step of SY rows instead of SY·SX stride phases, whose
-        # de-interleaving copy cost 2.7x the plain copy per byte (OC_ROWS_PLAIN_GRID)
-        plain_grid = grid and oc_rows and (sy > 1 or sx > 1) and OC_ROWS_PLAIN_GRID
         if plain_grid:
             hp = (oh - 1) * sy + (kh - 1) * a.dilation[0] + 1
             wpad = (ow - 1) * sx + (kw - 1) * a.dilation[1] + 1
             koff = plain_grid_offsets(icg, kh, kw, a.dilation[0], a.dilation[1], hp, wpad)
-        # the im2col patch matrix (a strided or padded layer that neither the grid nor the row tiles take: ResNet-50's
-        # stride-2 projections, which carry the residual sum) read by channel-vector tiles like an input in place
-        if COLS_CHANNEL_VECTORS and not (direct or grid or oc_rows or shuf) and direct_out and g == 1:
-            oc_form = use_channel_vectors(oc, k, npix)
+        if in_place:  # the input's own zero halo: the patch rows at its real pitches, no copy
+            koff = in_place_offsets(icg, kh, kw, a.dilation[0], a.dilation[1], x_lay)
         # the buffer index of each eltwise operand (after the output), in chain order
         elt_buf = [n_own + 1 + j for j, op in enumerate(op for op in ops for _ in op.extra_inputs)
                    if op.kind == "eltwise"]
@@ -488,7 +624,10 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # ``ipc`` images share one GEMM region, each with its own slot of scratch (at most SCRATCH_BYTES in all)
         n_cols = 0 if direct or grid or oc_rows else g * k * npix
         n_y = 0 if (direct_out and not grid) or rp or oc_rows else oc * (npg if grid else npix)
-        n_xpad = (c * hp * wpad if plain_grid else c * sy * sx * hp * wpad) if grid else 0
+        n_xpad = (c * hp * wpad if plain_grid else c * sy * sx * hp * wpad) if grid and not in_place else 0
+        x_in = layout_offset(x_lay)  # image 0's element (0, 0, 0): a 1x1 layer's rows read in place
+        # in place: image n0's element (0, -pad_y, -pad_x), the origin of the patch rows' offsets
+        x_halo = layout_offset(x_lay) - a.pad[0] * pitch["y"] - a.pad[1] * pitch["x"]
         ipc = max(1, min(n_img, SCRATCH_BYTES // max(1, 4 * (n_cols + n_y + n_xpad))))
         cols = np.empty(ipc * n_cols, np.float32)
         y = np.empty(ipc * n_y, np.float32)
@@ -540,8 +679,15 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
             for n0 in range(0, n_img, ipc):
                 cnt = min(ipc, n_img - n0)
                 out0 = int(out_rows[0] + n0 * out_rows[1])
-                if oc_rows and not grid:  # a strided 1x1: the input planes where they lie
-                    launch_oc(oc_row_tiles, x, x_off + n0 * pitch["b"], pitch["b"], koff_1x1, sy * pitch["y"],
+                if oc_rows and not grid:  # a strided 1x1 (or one from or into padded planes): the input in place
+                    launch_oc(oc_row_tiles, x, x_in + n0 * pitch["b"], pitch["b"],
+                              no_koff if sy == sx == 1 else koff_1x1, sy * pitch["y"], sx * pitch["x"], oh, ow, k, wp,
+                              oc, out, out0, int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias,
+                              bounds, oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(res, n0),
+                              short, pitch["f"])
+                    continue
+                if in_place:  # the input's own zero halo (prepare_padding): no copy
+                    launch_oc(oc_row_tiles, x, x_halo + n0 * pitch["b"], pitch["b"], koff, sy * pitch["y"],
                               sx * pitch["x"], oh, ow, k, wp, oc, out, out0, int(out_rows[1]), int(out_rows[2]),
                               int(out_rows[3]), bias_pad, has_bias, bounds, oc_flags, codes, fa, fb, cnt, row_parts,
                               chain_span_len, *rows_res(res, n0), short)

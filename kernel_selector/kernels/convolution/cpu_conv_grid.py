@@ -21,6 +21,8 @@ import numba
 import numpy as np
 from numba import prange
 
+from cldnn_py.layout import Layout
+
 from ...common.cpu_epilogue import I0, chain_span
 from ...common.cpu_span_copy import copy_span
 from ...common.elementwise_numba import NJIT
@@ -35,6 +37,15 @@ def grid_geometry(oh: int, ow: int, kh: int, kw: int, dy: int, dx: int, icg: int
     phase = ((ky * dy) % sy) * sx + (kx * dx) % sx
     offs = (c * sy * sx * hq * wq + phase * hq * wq + ((ky * dy) // sy) * wq + (kx * dx) // sx)
     return hq, wq, (oh - 1) * wq + ow, offs.reshape(-1).astype(np.int64)
+
+
+def in_place_offsets(icg: int, kh: int, kw: int, dy: int, dx: int, lay: Layout) -> np.ndarray:
+    """int64 offsets of the K = icg·KH·KW patch rows (c, ky, kx) in an input read in place: c·(f pitch) + ky·dy·(y
+    pitch) + kx·dx·(x pitch) of the bfyx layout ``lay`` (its padding counted in the pitches); output pixel (oy, ox)
+    at stride (SY, SX) adds oy·SY·(y pitch) + ox·SX·(x pitch) to the origin of its image's halo."""
+    p = lay.pitches
+    c, ky, kx = np.meshgrid(np.arange(icg), np.arange(kh), np.arange(kw), indexing="ij")
+    return (c * p["f"] + ky * dy * p["y"] + kx * dx * p["x"]).reshape(-1).astype(np.int64)
 
 
 def plain_grid_offsets(icg: int, kh: int, kw: int, dy: int, dx: int, hp: int, wp: int) -> np.ndarray:
