@@ -25,10 +25,12 @@ M = cl.PoolingMode
 
 @pytest.fixture(autouse=True)
 def _no_grid(monkeypatch):
-    """The forms this file checks (flat, rows, plane passes), not the IR row kernel (test_pooling_cpu_rows.py) nor
-    the flat grids (test_pooling_cpu_grid.py) that take strided windows first."""
+    """The forms this file checks (flat, rows, plane passes), not the IR row kernel (test_pooling_cpu_rows.py), the
+    flat grids (test_pooling_cpu_grid.py) that take strided windows first, nor the same-window IR kernel
+    (test_pooling_cpu_same.py) that takes the flat path's windows first."""
     monkeypatch.setattr(planes, "POOL_GRID", False)
     monkeypatch.setattr(planes, "ROW_KERNEL", False)
+    monkeypatch.setattr(planes, "SAME_KERNEL", False)
 
 FLAT_CASES = [
     # mode, (N, C, H, W), kernel, pad, pad_end, dilation
