@@ -100,6 +100,8 @@ def _pad_cpu_grids(program: ProgramGraph) -> None:
                        any(d is src for d in u.dependencies[1:]) for u in users)):
             continue
         halo = tuple(max(reads[u.id][i] for u in users) for i in range(4))
+        if not any(halo):  # 1x1 users only: nothing to pad for
+            continue
         old = src.output_layout
         _pad(src, halo)  # type: ignore[arg-type]
         ok = best_kernel(program, src) == PACKED and writes_padded_rows(node_params(program, src)) and all(
