@@ -366,6 +366,19 @@ def _flat_operand(m: np.ndarray, oh: int, ow: int, contiguous: bool = False) -> 
     return flat
 
 
+def shape_of(params: Params) -> tuple[Any, ...]:
+    """(attrs, geometry, input, weights and output layouts, N, C, H, W, OC, C/groups, KH, KW, groups, OC/groups,
+    K = C/groups·KH·KW, OH, OW, OH·OW) of a layer."""
+    a = params.attrs_as(ConvolutionAttrs)
+    geo = geometry(params)
+    x_lay, w_lay, out_lay = params.inputs[0], params.inputs[1], params.output
+    n, c, h, wd = x_lay.dims4
+    oc, icg, kh, kw = w_lay.shape
+    g = int(a.groups)
+    oh, ow = int(geo[G_OH]), int(geo[G_OW])
+    return a, geo, x_lay, w_lay, out_lay, n, c, h, wd, oc, icg, kh, kw, g, oc // g, icg * kh * kw, oh, ow, oh * ow
+
+
 @dataclasses.dataclass(frozen=True)
 class Form:
     """How :class:`ConvolutionKernelCpuPacked` runs one layer (decided from its Params alone, at build time).
@@ -402,15 +415,7 @@ def form_of(params: Params) -> Form:
     shuf = shuffle_groups(params)  # a fused channel shuffle: the tiles store their rows at shuffled places
     if shuf:
         params = dataclasses.replace(params, fused_ops=list(params.fused_ops)[:-1])
-    a = params.attrs_as(ConvolutionAttrs)
-    geo = geometry(params)
-    x_lay, w_lay, out_lay = params.inputs[0], params.inputs[1], params.output
-    _, _, h, wd = x_lay.dims4
-    oc, icg, kh, kw = w_lay.shape
-    g = int(a.groups)
-    ocg, k = oc // g, icg * kh * kw
-    oh, ow = int(geo[G_OH]), int(geo[G_OW])
-    npix = oh * ow
+    a, _, x_lay, _, out_lay, _, _, h, wd, oc, icg, kh, kw, g, ocg, k, oh, ow, npix = shape_of(params)
     flat_in = x_lay.format == Format.bfyx and all(v == 0 for v in x_lay.padding.lower[2:] + x_lay.padding.upper[2:])
     direct = (flat_in and kh == kw == 1 and a.stride == (1, 1) and a.pad == (0, 0) and (oh, ow) == (h, wd))
     ops = list(params.fused_ops)
@@ -576,15 +581,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         """fn(data, weights[, bias], output, [fused operands...])."""
         f = form_of(params)
         shuf, params = f.shuf, f.params
-        a = params.attrs_as(ConvolutionAttrs)
-        geo = geometry(params)
-        x_lay, w_lay, out_lay = params.inputs[0], params.inputs[1], params.output
-        n_img, c, h, wd = x_lay.dims4
-        oc, icg, kh, kw = w_lay.shape
-        g = int(a.groups)
-        ocg, k = oc // g, icg * kh * kw
-        oh, ow = int(geo[G_OH]), int(geo[G_OW])
-        npix = oh * ow
+        a, geo, x_lay, _, out_lay, n_img, c, h, wd, oc, icg, kh, kw, g, ocg, k, oh, ow, npix = shape_of(params)
         n_own = len(params.inputs)
         has_bias = int(n_own > 2)
         rtab = row_tiles(oc, g)
