@@ -74,6 +74,12 @@ SqueezeNet's 64 -> 16 1×1 layer at 55×55, batch 8, alone: 1.91 -> 1.26 ms (sam
 batch 8 0.95× the time; ResNet-50, GoogLeNet, Inception-v2 at batch 1 0.99-1.01× (2-core Zen 4, AVX-512,
 2026-12-08). Set by convolution_kernel_cpu_packed.OC_PREFETCH_X."""
 X_AHEAD = 128
+PREFETCH_XK = 2048
+"""flags & 2048: every k step also prefetches the input row X_K_AHEAD steps further down the reduction at the tile's
+first pixel: the first tile to touch a row finds it in L1 rather than waiting on L3 or memory for each of its K
+rows in turn (a 1×1 layer's rows lie a plane apart; the hardware prefetchers do not follow K streams)."""
+X_K_AHEAD = 32
+"""... in k steps (the last row when fewer remain)."""
 """... in pixels (times the pixel stride of the indirect form): 512 bytes, eight cache lines, ahead."""
 
 NARROW_TRANSPOSE = True
@@ -157,6 +163,10 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
     x_on = builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, PREFETCH_X)), ir.Constant(i64, 0))
     x_ahead = builder.select(x_on, builder.mul(ir.Constant(i64, X_AHEAD), sai) if indirect else
                              ir.Constant(i64, X_AHEAD), ir.Constant(i64, 0))
+    # flags & PREFETCH_XK: the row X_K_AHEAD steps on (else the row being read)
+    k_ahead = builder.select(builder.icmp_signed("!=", builder.and_(flags, ir.Constant(i64, PREFETCH_XK)),
+                                                 ir.Constant(i64, 0)), ir.Constant(i64, X_K_AHEAD), ir.Constant(i64, 0))
+    k_last = builder.sub(k_len, ir.Constant(i64, 1))
 
     def rptr(base: Any, off: Any) -> Any:
         return builder.bitcast(builder.gep(base, [off]), rt.as_pointer())
@@ -179,6 +189,10 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
                     prefetch(builder, builder.gep(w_row, [builder.add(v_off[v], w_ahead)]))
             x_row = builder.gep(x, [builder.load(builder.gep(koff, [k])) if indirect else builder.mul(k, sak)])
             prefetch(builder, builder.gep(x_row, [x_ahead]))
+            kk = builder.add(k, k_ahead)
+            kk = builder.select(builder.icmp_signed(">", kk, k_last), k_last, kk)
+            x_next = builder.gep(x, [builder.load(builder.gep(koff, [kk])) if indirect else builder.mul(kk, sak)])
+            prefetch(builder, builder.gep(x_next, [p_off[0]]))
             nxt: list[Any] = []
             for i in range(mr):
                 xi = _splat(builder, builder.load(builder.gep(x_row, [p_off[i]])), vt)

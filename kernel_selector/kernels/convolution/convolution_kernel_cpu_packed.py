@@ -94,6 +94,10 @@ most this many times the grid's column panels: the copy out of the grid cost 15-
 stride 2 at 224²: 0.6 of 1.74 ms), a 56-wide row needs 4 panels of 16 for the grid's 3.6, a 7-wide one 1 for 0.6."""
 OC_PREFETCH_X = True
 """Channel-vector tiles prefetch their input rows ahead (cpu_microkernel_oc.PREFETCH_X)."""
+OC_PREFETCH_XK = True
+"""Channel-vector tiles also prefetch their input rows ahead along the reduction (cpu_microkernel_oc.PREFETCH_XK,
+32 k steps). Paired same-process runs (2-core Zen 4, AVX-512, 2026-12-07, 16 runs, B: off; the VM in a slow hour):
+ResNet-50 b8 0.94× the time, GoogLeNet b1 0.93×, Inception-v2 b8 0.977×, SqueezeNet b8 0.983×, ResNet-50 b1 0.995×."""
 OC_ROWS_PLAIN_GRID = True
 """Strided k×k layers on channel-vector row tiles read one zero-bordered plane per channel at a pixel stride of SX
 and a row step of SY rows (:func:`~.cpu_conv_grid.plain_grid_offsets`) instead of the SY·SX stride phases the
@@ -649,7 +653,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
 
         # read at build time (switch_ab.py can set them)
         oc_flags = flags | int(cpu_microkernel_oc.PREFETCH_W_NEXT) | (cpu_microkernel_oc.PREFETCH_X if OC_PREFETCH_X
-                                                                      else 0)
+                                                                      else 0) | (
+            cpu_microkernel_oc.PREFETCH_XK if OC_PREFETCH_XK else 0)
 
         # the grid's copy: SY·SX stride phases, or one plain plane read at (SY, SX) steps by the row tiles
         py_phases, px_phases = (1, 1) if plain_grid else (sy, sx)
