@@ -96,8 +96,10 @@ OC_PREFETCH_X = True
 """Channel-vector tiles prefetch their input rows ahead (cpu_microkernel_oc.PREFETCH_X)."""
 OC_PREFETCH_XK = True
 """Channel-vector tiles also prefetch their input rows ahead along the reduction (cpu_microkernel_oc.PREFETCH_XK,
-32 k steps). Paired same-process runs (2-core Zen 4, AVX-512, 2026-12-07, 16 runs, B: off; the VM in a slow hour):
-ResNet-50 b8 0.94× the time, GoogLeNet b1 0.93×, Inception-v2 b8 0.977×, SqueezeNet b8 0.983×, ResNet-50 b1 0.995×."""
+32 k steps). Paired same-process runs (2-core Zen 4, AVX-512, 2026-12-07, 16 runs each, against off; the VM in a
+slow hour), two rounds where repeated: GoogLeNet b1 0.93× and 0.965× the time, ResNet-50 b8 0.94× and 1.00×,
+ResNet-50 b1 0.995× and 0.973×, Inception-v2 b8 0.977×, SqueezeNet b8 0.983×. 64 steps measured 1.03× / 0.99×
+(GoogLeNet b1, ResNet-50 b8), 16 steps 0.98× / 0.97×."""
 OC_ROWS_PLAIN_GRID = True
 """Strided k×k layers on channel-vector row tiles read one zero-bordered plane per channel at a pixel stride of SX
 and a row step of SY rows (:func:`~.cpu_conv_grid.plain_grid_offsets`) instead of the SY·SX stride phases the
