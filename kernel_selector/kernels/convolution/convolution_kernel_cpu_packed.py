@@ -448,9 +448,9 @@ def form_of(params: Params) -> Form:
     # row tiles over the input's interior in place (ROWS_FROM_PADDED), no copy into planes
     one_by_one = kh == kw == 1 and a.stride == (1, 1) and tuple(a.pad) == tuple(a.pad_end) == (0, 0) and \
         tuple(a.dilation) == (1, 1) and (oh, ow) == (h, wd)
-    rows_in = (x_lay.format == Format.bfyx and not flat_in and one_by_one and ROWS_FROM_PADDED and g == 1
-               and not shuf and out_lay.format == Format.bfyx and (res_at < 0 or OC_ROWS_RESIDUAL)
-               and all(op.kind == "activation" for op in rest))
+    rows_ok = (g == 1 and not shuf and out_lay.format == Format.bfyx and (res_at < 0 or OC_ROWS_RESIDUAL)
+               and all(op.kind == "activation" for op in rest))  # what channel-vector row tiles take
+    rows_in = x_lay.format == Format.bfyx and not flat_in and one_by_one and ROWS_FROM_PADDED and rows_ok
     grid = grid and not rows_in
     simple_rest = res_at < 0 and all(op.kind == "activation" for op in rest)
     npg = grid_geometry(oh, ow, kh, kw, a.dilation[0], a.dilation[1], icg, sy, sx)[2] if grid else 0
@@ -465,8 +465,6 @@ def form_of(params: Params) -> Form:
     # a small dense output from the padded grid or a strided 1x1 read in place: channel-vector tiles along its rows
     strided_1x1 = (flat_in and kh == kw == 1 and not direct and tuple(a.pad) == tuple(a.pad_end) == (0, 0)
                    and tuple(a.dilation) == (1, 1))
-    rows_ok = (g == 1 and not shuf and out_lay.format == Format.bfyx and (res_at < 0 or OC_ROWS_RESIDUAL)
-               and all(op.kind == "activation" for op in rest))
     oc_rows = rows_ok and use_oc_rows(oc, npix, grid, strided_1x1)
     # a 1x1 stride-1 layer into a spatially padded output (the zero halo of a k×k consumer that reads it in place,
     # passes/prepare_padding.py): row tiles along the output rows instead of a temporary and a numba store
