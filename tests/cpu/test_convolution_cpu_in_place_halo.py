@@ -96,7 +96,7 @@ def test_short_padding_is_copied(rng, lo, hi):
     assert_close(got, conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
 
 
-def test_halo_read_in_place_reports_the_halo():
+def test_halo_read_in_place_reports_the_halo(monkeypatch):
     """The halo prepare_padding gives the producer: the taps outside the input, none for a 1×1 layer that reads a
     padded input in place (ROWS_FROM_PADDED), or None for a form that would copy (IN_PLACE_GRID, ROWS_FROM_PADDED
     off)."""
@@ -104,12 +104,9 @@ def test_halo_read_in_place_reports_the_halo():
     assert packed.halo_read_in_place(p) == (1, 0, 1, 1)  # 13 wide, stride 2: the last window reaches x = 13
     one = _params((1, 16, 8, 8), 32, (1, 1), (1, 1), (1, 1), (0, 0), (0, 0))
     assert packed.halo_read_in_place(one) == (0, 0, 0, 0)  # no halo, but a padded input is read in place
-    saved = packed.IN_PLACE_GRID, packed.ROWS_FROM_PADDED
-    try:
-        packed.IN_PLACE_GRID = packed.ROWS_FROM_PADDED = False
-        assert packed.halo_read_in_place(p) is None and packed.halo_read_in_place(one) is None
-    finally:
-        packed.IN_PLACE_GRID, packed.ROWS_FROM_PADDED = saved
+    monkeypatch.setattr(packed, "IN_PLACE_GRID", False)
+    monkeypatch.setattr(packed, "ROWS_FROM_PADDED", False)
+    assert packed.halo_read_in_place(p) is None and packed.halo_read_in_place(one) is None
 
 
 @pytest.mark.parametrize("shape,oc", [((2, 40, 7, 7), 64), ((1, 24, 14, 9), 20), ((1, 64, 5, 30), 16)],

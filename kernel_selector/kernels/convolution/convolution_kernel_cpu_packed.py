@@ -672,8 +672,6 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
             wp = f32_view(bufs[1])
             bias = f32_view(bufs[2]) if has_bias else EMPTY
             out = f32_view(bufs[n_own])
-            if not direct_out:
-                everything = fused_buffers(params, bufs, n_own)
             res = f32_view(bufs[elt_buf[0]]) if rm is not None else EMPTY
             rest_buf = f32_view(bufs[elt_buf[-1]]) if elt_rest and direct_out else EMPTY
             if has_bias and (oc_form or oc_rows):
@@ -764,6 +762,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     launch(_gemm_tiles, wp, k, rtab, ocg, b, b_off, b_grp, ldb, no_koff, npix, splits, y, 0, npix,
                            EMPTY, 0, EMPTY, -1, 0, bounds, tail, no_ops, fa, fb, EMPTY, 0, 0, 0, cnt, b_img, n_y, 0, 0,
                            NOPACK_TILES, 0, 0, 0, 0, 0)
+                    everything = fused_buffers(params, bufs, n_own)  # only the numba store reads them all
                     for i in range(cnt):
                         _store(y[i * n_y:(i + 1) * n_y].reshape(oc, npix), out, bias, everything, ops_i, ops_f, geo,
                                od, rd, n0 + i)
