@@ -52,7 +52,7 @@ def variant_loops(mr: int, nv: int) -> dict[str, Any]:
         g = dict(f.__globals__, micro_kernel_oc=main, micro_kernel_oc_panel=one, micro_kernel_oc_short=main,
                  micro_kernel_oc_rows=rows, micro_kernel_oc_rows_panel=one_rows, micro_kernel_oc_rows_short=rows,
                  tile_of=tile_of)
-        out[name] = numba.njit(parallel=True, **opts)(types.FunctionType(f.__code__, g, f.__name__))
+        out[name] = numba.njit(parallel=True, **opts)(types.FunctionType(f.__code__, g, f.__name__, f.__defaults__))
     return out
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from numba import prange
 
 from ...common.cpu_epilogue import I0, chain_span
+from ...common.cpu_fma_rate import full_rate_512
 from ...common.cpu_microkernel import PANEL, W
 from ...common.cpu_microkernel_oc import (
     OC_CHANNELS,
@@ -106,12 +107,22 @@ def tile_of(short: int) -> tuple[int, int]:  # pragma: no cover - numba
     return (SHORT_PIXELS, SHORT_CHANNELS) if short else (OC_PIXELS, OC_CHANNELS)
 
 
-OC_SHORT_MIN_PIXELS = 2048
-"""... and so does a layer with at least this many output pixels per image (56×56 and up), whatever its K: in the
-tile A/B (``python benchmarks/cpu_oc_tile_ab.py --tile 8,1``) ResNet-50's 64 → 64 3×3 layers at 56×56 (K = 576) ran
-1.14-1.17 ms with 8 × 16 against 1.27-1.41 with 7 × 32, GoogLeNet's 64 → 192 3.18 against 3.30; networks, paired
-(B: the rule off): YOLO-style neck 0.96× the time in two runs, ResNet-50, GoogLeNet, DenseNet-121 at batch 1 and
-8 0.99-1.01×."""
+def short_min_pixels(full_rate: bool) -> int:
+    """:data:`OC_SHORT_MIN_PIXELS` for a host whose 512-bit FMAs run at full rate (``full_rate``) or not."""
+    return 1 << 40 if full_rate else 2048
+
+
+OC_SHORT_MIN_PIXELS = short_min_pixels(full_rate_512())
+"""... and so does a layer with at least this many output pixels per image (56×56 and up), whatever its K, on a
+host whose 512-bit FMAs run at half rate (:func:`~kernel_selector.common.cpu_fma_rate.full_rate_512` false: AMD Zen
+4). There, in the tile A/B (``python benchmarks/cpu_oc_tile_ab.py --tile 8,1``) ResNet-50's 64 → 64 3×3 layers at
+56×56 (K = 576) ran 1.14-1.17 ms with 8 × 16 against 1.27-1.41 with 7 × 32, GoogLeNet's 64 → 192 3.18 against
+3.30; networks, paired (B: the rule off): YOLO-style neck 0.96× the time in two runs, ResNet-50, GoogLeNet,
+DenseNet-121 at batch 1 and 8 0.99-1.01×. On a full-rate host (Zen 5) the 8 × 16 tile's 8 accumulators leave the
+two FMA pipes half idle: the rule is off there (``1 << 40``). Same-process A/B on the 2-core Zen 5 VM (2026-12-07,
+``python benchmarks/switch_ab.py kernel_selector.kernels.convolution.cpu_conv_oc.OC_SHORT_MIN_PIXELS 1000000000
+--runs 15``, B/A of the medians): ResNet-50 b1 0.956 (its three 64 → 64 3×3 layers at 56×56 0.84 → 0.60 ms),
+GoogLeNet 0.934, Inception-v2 0.931, DenseNet-121 0.931."""
 
 
 def short_tile(k: int, npix: int) -> int:
