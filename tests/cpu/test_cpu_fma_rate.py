@@ -40,11 +40,13 @@ def test_the_override_wins_and_bad_values_are_refused(monkeypatch: pytest.Monkey
         cpu_fma_rate.full_rate_512("znver5")
 
 
-def test_the_short_tile_pixel_rule_is_off_on_full_rate_hosts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 56×56 layer with a long reduction: the short tile on a half-rate host only (K = 576, 3136 pixels)."""
-    assert cpu_conv_oc.short_min_pixels(False) == 2048
-    monkeypatch.setattr(cpu_conv_oc, "OC_SHORT_MIN_PIXELS", cpu_conv_oc.short_min_pixels(False))
-    assert cpu_conv_oc.short_tile(576, 3136) == 1
-    monkeypatch.setattr(cpu_conv_oc, "OC_SHORT_MIN_PIXELS", cpu_conv_oc.short_min_pixels(True))
-    assert cpu_conv_oc.short_tile(576, 3136) == 0
-    assert cpu_conv_oc.short_tile(144, 3136) == 1  # the short-K rule holds everywhere
+@pytest.mark.parametrize("k, npix, half, full", [(576, 3136, 1, 0), (147, 12544, 1, 0), (144, 196, 1, 0),
+                                                  (64, 49, 1, 0), (288, 196, 0, 0)])
+def test_the_short_tile_runs_on_half_rate_hosts_only(monkeypatch: pytest.MonkeyPatch, k: int, npix: int, half: int,
+                                                      full: int) -> None:
+    """A long reduction at 56×56 or a short one anywhere: the 8 × 16 tile on a half-rate host (Zen 4), 7 × 32 on a
+    full-rate one (Zen 5)."""
+    for rate, want in ((False, half), (True, full)):
+        monkeypatch.setattr(cpu_conv_oc, "OC_SHORT_K", cpu_conv_oc.short_k(rate))
+        monkeypatch.setattr(cpu_conv_oc, "OC_SHORT_MIN_PIXELS", cpu_conv_oc.short_min_pixels(rate))
+        assert cpu_conv_oc.short_tile(k, npix) == want, (rate, k, npix)

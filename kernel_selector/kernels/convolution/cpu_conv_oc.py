@@ -91,14 +91,25 @@ def use_grouped_channel_vectors(groups: int, ocg: int, k: int, npix: int, lanes:
             and use_channel_vectors(ocg, k, npix, lanes))
 
 
-OC_SHORT_K = 160
+def short_k(full_rate: bool) -> int:
+    """:data:`OC_SHORT_K` for a host whose 512-bit FMAs run at full rate (``full_rate``) or not."""
+    return 0 if full_rate else 160
+
+
+OC_SHORT_K = short_k(full_rate_512())
 """A channel-vector layer whose reduction K (input channels × taps) is at most this long runs the short-reduction
 tile (cpu_microkernel_oc.SHORT_PIXELS × SHORT_CHANNELS: 8 × 16 with AVX-512) instead of 7 × 32: its tile epilogue
 (transpose, 32 row stores) weighs more against K steps. Same-process A/B of the two tiles (2-core Zen 4, AVX-512,
 2026-12-08, medians of 8-16 paired runs): 8 × 16 faster on SqueezeNet's first layer (K = 27, batch 8: 3.03 against
 3.63 ms) and 16 → 64 3×3 layers at 55×55 (K = 144: 2.4 against 2.6 ms) and GoogLeNet's 7×7 first layer (K = 147:
 1.27 against 1.38); 7 × 32 faster from K = 288 on (SqueezeNet's 32 → 128 3×3 at 27×27 2.33 against 2.53 ms,
-ResNet-50's 1×1 and strided layers 0.7-0.8× the time)."""
+ResNet-50's 1×1 and strided layers 0.7-0.8× the time). On a host whose 512-bit FMAs run at full rate
+(:func:`~kernel_selector.common.cpu_fma_rate.full_rate_512`: Zen 5) no K: isolated layers on the 2-core Zen 5 VM
+(2026-12-07, one tile against the other in one process, 2 threads), 7 × 32 against 8 × 16: 7×7 stride 2 3 → 64
+(K = 147) 0.64 against 0.86 ms, 3×3 16 → 64 at 55×55 (K = 144) 0.20 against 0.24, 1×1 64 → 256 at 56×56 (K = 64)
+0.33 against 0.44, 3×3 stride 2 3 → 64 (K = 27) 0.20 against 0.22, K = 16-32 1×1 layers within 5% either way;
+networks paired (``switch_ab.py ... OC_SHORT_K 0``): ResNet-50, GoogLeNet, Inception-v2, DenseNet-121 at batch 1
+0.989-0.996× (GoogLeNet's 7×7 first layer 1.45 → 1.20 ms)."""
 
 
 @numba.njit(**NJIT)
