@@ -8,7 +8,7 @@ A tile is MR pixels × NV vectors of the host's float width (``cpu_microkernel_o
 are compiled into numba's cached kernels (their IR is generated when ``cpu_conv_oc.oc_tiles`` / ``oc_row_tiles`` are
 compiled), so a module constant cannot switch them at run time as ``benchmarks/switch_ab.py`` does for the run-time
 switches; B is a second, uncached dispatcher of each of the two loops whose globals name the other tile (for every
-layer, whatever ``OC_SHORT_K`` picks in A). The machine must be otherwise quiet.
+layer, whatever ``cpu_conv_oc.alt_tile`` picks in A). The machine must be otherwise quiet.
 """
 
 from __future__ import annotations
@@ -43,14 +43,14 @@ def variant_loops(mr: int, nv: int) -> dict[str, Any]:
     one, one_rows = mo.make_micro_kernel_oc(mr, PANEL // W, W), mo.make_micro_kernel_oc_rows(mr, PANEL // W, W)
 
     @numba.njit(**opts)
-    def tile_of(short: int) -> tuple[int, int]:  # pragma: no cover - numba
+    def tile_of(alt: int) -> tuple[int, int]:  # pragma: no cover - numba
         return mr, nv * W
 
     out = {}
     for name in ("oc_tiles", "oc_row_tiles"):
         f = getattr(co, name).py_func
-        g = dict(f.__globals__, micro_kernel_oc=main, micro_kernel_oc_panel=one, micro_kernel_oc_short=main,
-                 micro_kernel_oc_rows=rows, micro_kernel_oc_rows_panel=one_rows, micro_kernel_oc_rows_short=rows,
+        g = dict(f.__globals__, micro_kernel_oc=main, micro_kernel_oc_panel=one, micro_kernel_oc_alt=main,
+                 micro_kernel_oc_rows=rows, micro_kernel_oc_rows_panel=one_rows, micro_kernel_oc_rows_alt=rows,
                  tile_of=tile_of)
         out[name] = numba.njit(parallel=True, **opts)(types.FunctionType(f.__code__, g, f.__name__, f.__defaults__))
     return out

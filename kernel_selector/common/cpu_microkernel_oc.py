@@ -31,6 +31,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
+from .cpu_fma_rate import full_rate_512
 from .cpu_ir_intrinsics import prefetch, vector_intrinsic
 from .cpu_microkernel import PANEL, W, _epilogue, _splat, _whole_or_edge, reduction_loop, row_store
 
@@ -178,8 +179,8 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
                      for i in range(mr)]
         else:
             p_off = [ir.Constant(i64, i) for i in range(mr)]
-        if indirect:
-            p_off = [builder.mul(p, sai) for p in p_off]
+        if indirect:  # a constant pixel step (UNIT_STEPS) folds into the loads' displacements
+            p_off = [builder.mul(p, step_of[0]) for p in p_off]
         def step(k: Any, acc: list[Any]) -> list[Any]:
             w_row = builder.gep(wp, [builder.mul(k, ir.Constant(i64, PANEL))])
             wv = [builder.load(builder.bitcast(builder.gep(w_row, [v_off[v]]), vt.as_pointer()), align=4)
@@ -225,8 +226,34 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
             else:
                 builder.store(rows[j], ptr, align=4)
 
+    step_of = [sai if indirect else None]  # the pixel step the code is emitted for: a constant in specialized copies
+    if not indirect or not UNIT_STEPS:
+        _whole_or_edge(builder, "oc", npx, mr, oc_lo, oc_hi, rows_n, tile)
+        return context.get_dummy_value()
+    # one copy of the code per common pixel step (1: stride 1 and the grid; 2: stride 2) and a generic one: with a
+    # run-time step each of the mr pixel offsets took a register, and with 7 or more pixels the loop's pointers and
+    # counters went to the stack (twelve reloads per k step of a 7 x 32 tile inside oc_row_tiles)
+    end = builder.append_basic_block("oc.steps.end")
+    for const in UNIT_STEPS:
+        here = builder.append_basic_block(f"oc.step{const}")
+        other = builder.append_basic_block(f"oc.step{const}.not")
+        builder.cbranch(builder.icmp_signed("==", sai, ir.Constant(i64, const)), here, other)
+        builder.position_at_end(here)
+        step_of[0] = ir.Constant(i64, const)
+        _whole_or_edge(builder, f"oc{const}", npx, mr, oc_lo, oc_hi, rows_n, tile)
+        builder.branch(end)
+        builder.position_at_end(other)
+    step_of[0] = sai
     _whole_or_edge(builder, "oc", npx, mr, oc_lo, oc_hi, rows_n, tile)
+    builder.branch(end)
+    builder.position_at_end(end)
     return context.get_dummy_value()
+
+
+UNIT_STEPS = (1, 2)
+"""Pixel steps (``sai``) for which the indirect tiles have their own copy of the code, the step a constant (see
+:func:`_emit`); an empty tuple: one copy with the step a run-time value. Read when the kernels are compiled (numba's
+cache folder is keyed by this file's text: A/B by editing it)."""
 
 
 def _check_tile(mr: int, nv: int, w: int) -> None:
@@ -290,13 +317,21 @@ if OC_CHANNELS > PANEL:  # the last tile of an odd number of weight panels: one 
     micro_kernel_oc_rows_panel = make_micro_kernel_oc_rows(OC_PIXELS, PANEL // W, W)
 else:
     micro_kernel_oc_panel, micro_kernel_oc_rows_panel = micro_kernel_oc, micro_kernel_oc_rows
-SHORT_PIXELS, SHORT_VECTORS = (8, 1) if W == 16 else (OC_PIXELS, OC_VECTORS)
-"""The tile of a short reduction (cpu_conv_oc.OC_SHORT_K): with 16-float vectors 8 pixels × 16 channels, the tile
-before 7 × 32; elsewhere the same tile."""
-SHORT_CHANNELS = SHORT_VECTORS * W
-micro_kernel_oc_short = make_micro_kernel_oc(SHORT_PIXELS, SHORT_VECTORS, W) if W == 16 else micro_kernel_oc_panel
-micro_kernel_oc_rows_short = (make_micro_kernel_oc_rows(SHORT_PIXELS, SHORT_VECTORS, W) if W == 16
-                              else micro_kernel_oc_rows_panel)
+ALT_WIDE = W == 16 and full_rate_512()
+"""True when the second tile is the wide-row one (below)."""
+ALT_PIXELS, ALT_VECTORS = (14, 2) if ALT_WIDE else (8, 1) if W == 16 else (OC_PIXELS, OC_VECTORS)
+"""The second tile (``alt``, :func:`~kernel_selector.kernels.convolution.cpu_conv_oc.alt_tile` picks it per layer).
+On a host whose 512-bit FMAs run at full rate (:func:`~.cpu_fma_rate.full_rate_512`: Zen 5) the wide-row tile, 14
+pixels × 32 channels: 28 accumulators, 16 loads per 28 FMAs, for rows of 14 pixels and more; in ResNet-50 at batch
+1 on the 2-core Zen 5 VM (``python benchmarks/cpu_oc_tile_ab.py --tile 14,2``, 12 paired runs, 2026-12-07) its 1×1
+layers at 14×14 to 56×56 0.32-0.34 → 0.24-0.26 ms, the stride-2 projections 0.76-0.83 → 0.54-0.61, the 3×3 layers
+at 14×14 to 56×56 0.55-0.65 → 0.49-0.51 (onnxruntime in its network: 0.25-0.27 and 0.50-0.55), while 7-wide rows
+ran 3.7× slower in it (half of each tile empty). On a half-rate AVX-512 host (Zen 4) the short-reduction tile, 8
+pixels × 16 channels (cpu_conv_oc.OC_SHORT_K); with narrower vectors the main tile."""
+ALT_CHANNELS = ALT_VECTORS * W
+micro_kernel_oc_alt = make_micro_kernel_oc(ALT_PIXELS, ALT_VECTORS, W) if W == 16 else micro_kernel_oc_panel
+micro_kernel_oc_rows_alt = (make_micro_kernel_oc_rows(ALT_PIXELS, ALT_VECTORS, W) if W == 16
+                            else micro_kernel_oc_rows_panel)
 PREFETCH_W_NEXT = 64
 """flags & 64: every k step also prefetches the weight rows one tile further (OC_CHANNELS · K floats on), the
 panels the thread's next task reads (tasks of consecutive panels run on one thread under numba's static schedule),

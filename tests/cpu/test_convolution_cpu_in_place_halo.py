@@ -113,17 +113,16 @@ def test_halo_read_in_place_reports_the_halo(monkeypatch):
                          ids=["7x7-two-panels", "oc-tail", "wide-rows"])
 @pytest.mark.parametrize("fused", ["relu", "residual-relu", "tanh"])
 @pytest.mark.parametrize("any_size", [True, False], ids=["rows", "rows-small-only"])
-@pytest.mark.parametrize("short", [True, False], ids=["short-tile", "wide-tile"])
-def test_1x1_into_padded_output(rng, monkeypatch, shape, oc, fused, any_size, short):
+@pytest.mark.parametrize("second", [True, False], ids=["second-tile", "main-tile"])
+def test_1x1_into_padded_output(rng, monkeypatch, shape, oc, fused, any_size, second):
     """A 1×1 stride-1 layer into a spatially (and feature-) padded output: the row tiles store into the padded rows
     (the harness checks the padding stays NaN) on the input in place (direct rows, no offset table) and equal the
-    reference, with relu in registers, a residual sum, or tanh after the tiles; in the short-reduction tile and
-    the wide one (one weight panel, two, and a channel tail)."""
+    reference, with relu in registers, a residual sum, or tanh after the tiles; in both channel-vector tiles
+    (cpu_conv_oc.ALT_TILE; one weight panel, two, and a channel tail)."""
     from kernel_selector.kernels.convolution import cpu_conv_oc
 
     monkeypatch.setattr(packed, "ROWS_ANY", any_size)
-    monkeypatch.setattr(cpu_conv_oc, "OC_SHORT_K", 1 << 30 if short else 0)
-    monkeypatch.setattr(cpu_conv_oc, "OC_SHORT_MIN_PIXELS", 0 if short else 1 << 30)
+    monkeypatch.setattr(cpu_conv_oc, "ALT_TILE", int(second))
     opad = Padding((0, 3, 1, 1), (0, 2, 1, 2))
     f = packed.form_of(_params(shape, oc, (1, 1), (1, 1), (1, 1), (0, 0), (0, 0), opad=opad))
     assert f.rows_out == (any_size or packed.use_channel_vectors(oc, shape[1], shape[2] * shape[3]))

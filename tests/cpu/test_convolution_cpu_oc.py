@@ -17,14 +17,13 @@ OSV16 = Format.os_iyx_osv16
 FORMS = pytest.mark.parametrize("macs", [1 << 62, 0], ids=["channel-vectors", "pixel-vectors"])  # both limits
 
 
-@pytest.fixture(autouse=True, params=[0, 1 << 30], ids=["wide-tile", "short-tile"])
+@pytest.fixture(autouse=True, params=[0, 1], ids=["main-tile", "second-tile"])
 def channel_vector_tile(request, monkeypatch):
-    """Every test with both channel-vector tiles: the wide one (OC_SHORT_K 0) and the short-reduction one (OC_SHORT_K
-    above every K; cpu_microkernel_oc.SHORT_PIXELS × SHORT_CHANNELS)."""
+    """Every test with both channel-vector tiles: the main one and the second one (cpu_conv_oc.ALT_TILE 0 / 1;
+    cpu_microkernel_oc.ALT_PIXELS × ALT_CHANNELS: 14 × 32 on a full-rate AVX-512 host, 8 × 16 on a half-rate one)."""
     from kernel_selector.kernels.convolution import cpu_conv_oc
 
-    monkeypatch.setattr(cpu_conv_oc, "OC_SHORT_K", request.param)
-    monkeypatch.setattr(cpu_conv_oc, "OC_SHORT_MIN_PIXELS", 0 if request.param else 1 << 30)
+    monkeypatch.setattr(cpu_conv_oc, "ALT_TILE", request.param)
 
 CASES = {  # name: (x shape, oc, groups)
     "tails": ((1, 21, 5, 7), 37, 1),  # 35 pixels (8 tiles of 4, the last of 3), 3 panels, the last of 5 channels

@@ -21,16 +21,14 @@ KERNEL = "convolution_cpu_packed"
 FSV16, OSV16 = Format.b_fs_yx_fsv16, Format.os_iyx_osv16
 
 
-@pytest.fixture(autouse=True, params=["pixel-vectors", "channel-vector-rows", "channel-vector-rows-short"])
+@pytest.fixture(autouse=True, params=["pixel-vectors", "channel-vector-rows", "channel-vector-rows-second"])
 def small_output_form(request, monkeypatch):
     """Every test three times: padded-grid and strided 1×1 layers through the pixel-vector GEMM (OC_ROWS_MAX_PIXELS
     and its _WIDE form 0, OC_ROWS_GRID_MIN_LANES above 1), and through channel-vector row tiles wherever they apply
-    (cpu_conv_oc.oc_row_tiles, any output size), in the wide tile (OC_SHORT_K 0) and the short-reduction tile
-    (OC_SHORT_K above every K)."""
+    (cpu_conv_oc.oc_row_tiles, any output size), in the main tile and the second one (ALT_TILE 0 / 1)."""
     from kernel_selector.kernels.convolution import cpu_conv_oc as mod
 
-    monkeypatch.setattr(mod, "OC_SHORT_K", 1 << 30 if request.param.endswith("short") else 0)
-    monkeypatch.setattr(mod, "OC_SHORT_MIN_PIXELS", 0 if request.param.endswith("short") else 1 << 30)
+    monkeypatch.setattr(mod, "ALT_TILE", int(request.param.endswith("second")))
     pixels = request.param == "pixel-vectors"
     monkeypatch.setattr(mod, "OC_ROWS_MAX_PIXELS", 0 if pixels else 1 << 30)
     monkeypatch.setattr(mod, "OC_ROWS_MAX_PIXELS_WIDE", 0 if pixels else 1 << 30)

@@ -1,4 +1,4 @@
-"""The host's 512-bit FMA rate (kernel_selector.common.cpu_fma_rate) and the tile rule it turns on."""
+"""The host's 512-bit FMA rate (kernel_selector.common.cpu_fma_rate) and the channel-vector tile rule it turns on."""
 
 from __future__ import annotations
 
@@ -40,13 +40,27 @@ def test_the_override_wins_and_bad_values_are_refused(monkeypatch: pytest.Monkey
         cpu_fma_rate.full_rate_512("znver5")
 
 
-@pytest.mark.parametrize("k, npix, half, full", [(576, 3136, 1, 0), (147, 12544, 1, 0), (144, 196, 1, 0),
-                                                  (64, 49, 1, 0), (288, 196, 0, 0)])
-def test_the_short_tile_runs_on_half_rate_hosts_only(monkeypatch: pytest.MonkeyPatch, k: int, npix: int, half: int,
-                                                      full: int) -> None:
-    """A long reduction at 56×56 or a short one anywhere: the 8 × 16 tile on a half-rate host (Zen 4), 7 × 32 on a
-    full-rate one (Zen 5)."""
-    for rate, want in ((False, half), (True, full)):
-        monkeypatch.setattr(cpu_conv_oc, "OC_SHORT_K", cpu_conv_oc.short_k(rate))
-        monkeypatch.setattr(cpu_conv_oc, "OC_SHORT_MIN_PIXELS", cpu_conv_oc.short_min_pixels(rate))
-        assert cpu_conv_oc.short_tile(k, npix) == want, (rate, k, npix)
+@pytest.mark.parametrize("k, npix, width, half, full", [
+    (576, 3136, 56, 1, 1), (147, 12544, 112, 1, 1), (144, 196, 14, 1, 1), (64, 49, 7, 1, 0), (288, 196, 14, 0, 1),
+    (4608, 49, 7, 0, 0), (2048, 49, 49, 0, 1)])
+def test_the_second_tile_rule_of_each_host(monkeypatch: pytest.MonkeyPatch, k: int, npix: int, width: int, half: int,
+                                           full: int) -> None:
+    """On a half-rate host (Zen 4: the second tile is 8 × 16) a long reduction at 56×56 or a short one anywhere runs
+    it; on a full-rate one (Zen 5: 14 × 32) runs of 14 pixels or more do, whatever K."""
+    monkeypatch.setattr(cpu_conv_oc, "ALT_TILE", None)
+    for wide, alt_pixels, want in ((False, 8, half), (True, 14, full)):
+        monkeypatch.setattr(cpu_conv_oc, "ALT_WIDE", wide)
+        monkeypatch.setattr(cpu_conv_oc, "ALT_PIXELS", alt_pixels)
+        assert cpu_conv_oc.alt_tile(k, npix, width) == want, (alt_pixels, k, npix, width)
+    for forced in (0, 1):
+        monkeypatch.setattr(cpu_conv_oc, "ALT_TILE", forced)
+        assert cpu_conv_oc.alt_tile(k, npix, width) == forced
+
+
+def test_the_second_tile_follows_the_host() -> None:
+    from kernel_selector.common import cpu_microkernel_oc as mo
+    from kernel_selector.common.cpu_microkernel import W
+
+    wide = W == 16 and cpu_fma_rate.full_rate_512()
+    want = (14, 2) if wide else (8, 1) if W == 16 else (mo.OC_PIXELS, mo.OC_VECTORS)
+    assert (mo.ALT_WIDE, mo.ALT_PIXELS, mo.ALT_VECTORS) == (wide, *want)

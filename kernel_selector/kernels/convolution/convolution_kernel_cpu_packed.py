@@ -64,10 +64,10 @@ from .cpu_conv_common import (
 from .cpu_conv_gemv import gemv_panels
 from .cpu_conv_grid import grid_geometry, grid_to_output, in_place_offsets, output_chain, pad_planes, plain_grid_offsets
 from .cpu_conv_oc import (
+    alt_tile,
     oc_chunks,
     oc_row_tiles,
     oc_tiles,
-    short_tile,
     tile_of,
     use_channel_vectors,
     use_grouped_channel_vectors,
@@ -642,8 +642,10 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         n_tasks = ipc * n_panels * splits
         launch = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix),
                           chunk=1 if n_tasks < 16 * numba.get_num_threads() else CHUNK_ITERATIONS)
-        short = short_tile(k, npix)  # the short-reduction channel-vector tile (cpu_conv_oc.OC_SHORT_K, read at build)
-        tile_px, tile_c = tile_of(short)
+        # the second channel-vector tile (cpu_conv_oc.alt_tile, read at build): row tiles run along output rows,
+        # the flat tiles along an image's pixels
+        alt = alt_tile(k, npix, ow if oc_rows else npix)
+        tile_px, tile_c = tile_of(alt)
         oc_parts = oc_chunks(ipc * -(-oc // tile_c), -(-npix // tile_px), numba.get_num_threads())
         launch_oc = Launcher(ipc * (oc * k * npix // 8 + (k + oc) * npix), chunk=1)
         bias_pad = np.zeros(-(-oc // PANEL) * PANEL, np.float32)  # the tiles read a whole panel of bias
@@ -684,13 +686,13 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                               no_koff if sy == sx == 1 else koff_1x1, sy * pitch["y"], sx * pitch["x"], oh, ow, k, wp,
                               oc, out, out0, int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias,
                               bounds, oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(res, n0),
-                              short, pitch["f"])
+                              alt, pitch["f"])
                     continue
                 if in_place:  # the input's own zero halo (prepare_padding): no copy
                     launch_oc(oc_row_tiles, x, x_halo + n0 * pitch["b"], pitch["b"], koff, sy * pitch["y"],
                               sx * pitch["x"], oh, ow, k, wp, oc, out, out0, int(out_rows[1]), int(out_rows[2]),
                               int(out_rows[3]), bias_pad, has_bias, bounds, oc_flags, codes, fa, fb, cnt, row_parts,
-                              chain_span_len, *rows_res(res, n0), short)
+                              chain_span_len, *rows_res(res, n0), alt)
                     continue
                 if grid:
                     launch_pad(pad_planes, x, xd, n0, cnt, xpad, n_xpad, c, h, wd, hp, wpad, a.pad[0], a.pad[1],
@@ -699,7 +701,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                         launch_oc(oc_row_tiles, xpad, 0, n_xpad, koff, wpad * row_step, pix_step, oh, ow, k, wp, oc,
                                   out, out0, int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias,
                                   bounds, oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(res, n0),
-                                  short)
+                                  alt)
                         continue
                     if rp and grid_chain:  # row panels with the residual and the rest of the chain in the tiles
                         r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \
@@ -742,7 +744,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                                   int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias_pad, has_bias, res, r_off,
                                   r_f, bounds, oc_flags, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]),
                                   int(m[4]), cnt, b_img, int(out_rows[1]), r_img, int(m[1]), oc_parts, g, b_grp,
-                                  ocg * int(out_rows[2]), short)
+                                  ocg * int(out_rows[2]), alt)
                         continue
                     if one_pixel:
                         launch(gemv_panels, wp, k, oc, b, b_off, ldb, out, int(out_rows[0] + n0 * out_rows[1]),

@@ -26,19 +26,19 @@ import numpy as np
 from numba import prange
 
 from ...common.cpu_epilogue import I0, chain_span
-from ...common.cpu_fma_rate import full_rate_512
 from ...common.cpu_microkernel import PANEL, W
 from ...common.cpu_microkernel_oc import (
+    ALT_CHANNELS,
+    ALT_PIXELS,
+    ALT_WIDE,
     OC_CHANNELS,
     OC_PIXELS,
-    SHORT_CHANNELS,
-    SHORT_PIXELS,
     micro_kernel_oc,
+    micro_kernel_oc_alt,
     micro_kernel_oc_panel,
     micro_kernel_oc_rows,
+    micro_kernel_oc_rows_alt,
     micro_kernel_oc_rows_panel,
-    micro_kernel_oc_rows_short,
-    micro_kernel_oc_short,
 )
 from ...common.elementwise_numba import NJIT
 
@@ -91,54 +91,58 @@ def use_grouped_channel_vectors(groups: int, ocg: int, k: int, npix: int, lanes:
             and use_channel_vectors(ocg, k, npix, lanes))
 
 
-def short_k(full_rate: bool) -> int:
-    """:data:`OC_SHORT_K` for a host whose 512-bit FMAs run at full rate (``full_rate``) or not."""
-    return 0 if full_rate else 160
-
-
-OC_SHORT_K = short_k(full_rate_512())
-"""A channel-vector layer whose reduction K (input channels × taps) is at most this long runs the short-reduction
-tile (cpu_microkernel_oc.SHORT_PIXELS × SHORT_CHANNELS: 8 × 16 with AVX-512) instead of 7 × 32: its tile epilogue
+OC_SHORT_K = 160
+"""On a host whose 512-bit FMAs run at half rate (Zen 4), a channel-vector layer whose reduction K (input channels ×
+taps) is at most this long runs the short-reduction tile (cpu_microkernel_oc.ALT_PIXELS × ALT_CHANNELS there: 8 ×
+16) instead of 7 × 32: its tile epilogue
 (transpose, 32 row stores) weighs more against K steps. Same-process A/B of the two tiles (2-core Zen 4, AVX-512,
 2026-12-08, medians of 8-16 paired runs): 8 × 16 faster on SqueezeNet's first layer (K = 27, batch 8: 3.03 against
 3.63 ms) and 16 → 64 3×3 layers at 55×55 (K = 144: 2.4 against 2.6 ms) and GoogLeNet's 7×7 first layer (K = 147:
 1.27 against 1.38); 7 × 32 faster from K = 288 on (SqueezeNet's 32 → 128 3×3 at 27×27 2.33 against 2.53 ms,
 ResNet-50's 1×1 and strided layers 0.7-0.8× the time). On a host whose 512-bit FMAs run at full rate
-(:func:`~kernel_selector.common.cpu_fma_rate.full_rate_512`: Zen 5) no K: isolated layers on the 2-core Zen 5 VM
+(:func:`~kernel_selector.common.cpu_fma_rate.full_rate_512`: Zen 5) the rule does not apply (:func:`alt_tile`): there
+7 × 32 beat 8 × 16 at every K measured, isolated layers on the 2-core Zen 5 VM
 (2026-12-07, one tile against the other in one process, 2 threads), 7 × 32 against 8 × 16: 7×7 stride 2 3 → 64
 (K = 147) 0.64 against 0.86 ms, 3×3 16 → 64 at 55×55 (K = 144) 0.20 against 0.24, 1×1 64 → 256 at 56×56 (K = 64)
 0.33 against 0.44, 3×3 stride 2 3 → 64 (K = 27) 0.20 against 0.22, K = 16-32 1×1 layers within 5% either way;
-networks paired (``switch_ab.py ... OC_SHORT_K 0``): ResNet-50, GoogLeNet, Inception-v2, DenseNet-121 at batch 1
-0.989-0.996× (GoogLeNet's 7×7 first layer 1.45 → 1.20 ms)."""
+networks paired (``switch_ab.py ... OC_SHORT_K 0``, 8 × 16 nowhere): ResNet-50, GoogLeNet, Inception-v2,
+DenseNet-121 at batch 1 0.989-0.996× (GoogLeNet's 7×7 first layer 1.45 → 1.20 ms)."""
 
 
 @numba.njit(**NJIT)
-def tile_of(short: int) -> tuple[int, int]:  # pragma: no cover - numba
-    """(pixels, channels) of a channel-vector tile: the short-reduction tile when ``short``."""
-    return (SHORT_PIXELS, SHORT_CHANNELS) if short else (OC_PIXELS, OC_CHANNELS)
+def tile_of(alt: int) -> tuple[int, int]:  # pragma: no cover - numba
+    """(pixels, channels) of a channel-vector tile: the second tile (cpu_microkernel_oc.ALT_PIXELS × ALT_CHANNELS)
+    when ``alt``."""
+    return (ALT_PIXELS, ALT_CHANNELS) if alt else (OC_PIXELS, OC_CHANNELS)
 
 
-def short_min_pixels(full_rate: bool) -> int:
-    """:data:`OC_SHORT_MIN_PIXELS` for a host whose 512-bit FMAs run at full rate (``full_rate``) or not."""
-    return 1 << 40 if full_rate else 2048
-
-
-OC_SHORT_MIN_PIXELS = short_min_pixels(full_rate_512())
-"""... and so does a layer with at least this many output pixels per image (56×56 and up), whatever its K, on a
-host whose 512-bit FMAs run at half rate (:func:`~kernel_selector.common.cpu_fma_rate.full_rate_512` false: AMD Zen
-4). There, in the tile A/B (``python benchmarks/cpu_oc_tile_ab.py --tile 8,1``) ResNet-50's 64 → 64 3×3 layers at
-56×56 (K = 576) ran 1.14-1.17 ms with 8 × 16 against 1.27-1.41 with 7 × 32, GoogLeNet's 64 → 192 3.18 against
-3.30; networks, paired (B: the rule off): YOLO-style neck 0.96× the time in two runs, ResNet-50, GoogLeNet,
+OC_SHORT_MIN_PIXELS = 2048
+"""... and so does a layer with at least this many output pixels per image (56×56 and up), whatever its K (half-rate
+hosts only). There, in the tile A/B (``python benchmarks/cpu_oc_tile_ab.py --tile 8,1``) ResNet-50's 64 → 64 3×3
+layers at 56×56 (K = 576) ran 1.14-1.17 ms with 8 × 16 against 1.27-1.41 with 7 × 32, GoogLeNet's 64 → 192 3.18
+against 3.30; networks, paired (B: the rule off): YOLO-style neck 0.96× the time in two runs, ResNet-50, GoogLeNet,
 DenseNet-121 at batch 1 and 8 0.99-1.01×. On a full-rate host (Zen 5) the 8 × 16 tile's 8 accumulators leave the
-two FMA pipes half idle: the rule is off there (``1 << 40``). Same-process A/B on the 2-core Zen 5 VM (2026-12-07,
+two FMA pipes half idle: the rule does not apply there. Same-process A/B on the 2-core Zen 5 VM (2026-12-07,
 ``python benchmarks/switch_ab.py kernel_selector.kernels.convolution.cpu_conv_oc.OC_SHORT_MIN_PIXELS 1000000000
 --runs 15``, B/A of the medians): ResNet-50 b1 0.956 (its three 64 → 64 3×3 layers at 56×56 0.84 → 0.60 ms),
 GoogLeNet 0.934, Inception-v2 0.931, DenseNet-121 0.931."""
 
 
-def short_tile(k: int, npix: int) -> int:
-    """1 when a layer of reduction length ``k`` and ``npix`` output pixels per image runs the short-reduction tile
-    (OC_SHORT_K, OC_SHORT_MIN_PIXELS), else 0."""
+ALT_TILE: int | None = None
+"""0 or 1: every channel-vector layer runs the main or the second tile (tests, A/B measurements); None: :func:`alt_tile`
+decides. Read at build time."""
+
+
+def alt_tile(k: int, npix: int, width: int) -> int:
+    """1 when a channel-vector layer of reduction length ``k``, ``npix`` output pixels per image and tiles along runs
+    of ``width`` pixels (an output row for :func:`oc_row_tiles`, the image's pixels for :func:`oc_tiles`) runs the
+    second tile (cpu_microkernel_oc.ALT_PIXELS × ALT_CHANNELS), else 0: where the second tile is the wide-row one
+    (full-rate AVX-512), runs of at least its width; elsewhere the short-reduction rules (OC_SHORT_K,
+    OC_SHORT_MIN_PIXELS). ALT_TILE overrides."""
+    if ALT_TILE is not None:
+        return int(ALT_TILE)
+    if ALT_WIDE:
+        return int(width >= ALT_PIXELS)
     return int(k <= OC_SHORT_K or npix >= OC_SHORT_MIN_PIXELS)
 
 
@@ -153,7 +157,7 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
              c_off: int, ldc: int, bias: np.ndarray, has_bias: int, res: np.ndarray, r_off: int, r_f: int,
              clamp: np.ndarray, flags: int, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, rest: np.ndarray,
              q_off: int, q_f: int, q_p: int, n_img: int, x_img: int, c_img: int, r_img: int, q_img: int,
-             chunks: int, groups: int, x_grp: int, c_grp: int, short: int) -> None:  # pragma: no cover - numba
+             chunks: int, groups: int, x_grp: int, c_grp: int, alt: int) -> None:  # pragma: no cover - numba
     """``out[o, p] = Σ_k W[o, k] · X[k, p]`` (+ the epilogue) for ``n_img`` images in one parallel region.
 
     Input channel k, pixel p of image i at ``x[x_off + i * x_img + k * ldx + p]``; weights
@@ -168,9 +172,9 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
     g's input starts ``x_grp`` and its output ``c_grp`` further, its weight panels follow group g − 1's, and its
     channel o is channel g · oc + o of the bias, residual and chain operand.
 
-    ``short`` (:func:`tile_of`): the short-reduction tile (SHORT_PIXELS × SHORT_CHANNELS) instead of OC_PIXELS ×
-    OC_CHANNELS."""
-    px, tc = tile_of(short)
+    ``alt`` (:func:`tile_of`): the second tile (ALT_PIXELS × ALT_CHANNELS) instead of OC_PIXELS × OC_CHANNELS; where
+    it is two panels wide the last panel of an odd count runs as one-panel main tiles over its pixels."""
+    px, tc = tile_of(alt)
     n_pt = (npix + px - 1) // px
     nt = (oc + tc - 1) // tc
     npg = (oc + PANEL - 1) // PANEL  # weight panels per group
@@ -192,9 +196,14 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
             p0 = pt * px
             n = min(px, npix - p0)
             ro = rb + p0 if rb >= 0 else -1
-            if short:
-                micro_kernel_oc_short(x, xb + p0, ldx, n, wp, w_off, k, c, cb + p0, ldc, 0, hi, bias,
-                                      og if has_bias else -1, res, ro, r_f, clamp, flags)
+            if alt and (hi > PANEL or ALT_CHANNELS <= PANEL):
+                micro_kernel_oc_alt(x, xb + p0, ldx, n, wp, w_off, k, c, cb + p0, ldc, 0, hi, bias,
+                                    og if has_bias else -1, res, ro, r_f, clamp, flags)
+            elif alt:  # one panel left under a two-panel second tile: main-width panel tiles over its pixels
+                for q in range(0, n, OC_PIXELS):
+                    micro_kernel_oc_panel(x, xb + p0 + q, ldx, min(OC_PIXELS, n - q), wp, w_off, k, c, cb + p0 + q, ldc,
+                                          0, hi, bias, og if has_bias else -1, res, ro + q if ro >= 0 else -1, r_f,
+                                          clamp, flags)
             elif hi > PANEL:
                 micro_kernel_oc(x, xb + p0, ldx, n, wp, w_off, k, c, cb + p0, ldc, 0, hi, bias, og if has_bias else -1,
                                 res, ro, r_f, clamp, flags)
@@ -251,7 +260,7 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
                  k: int, wp: np.ndarray, oc: int, c: np.ndarray, c_off: int, c_img: int, ldc: int, ldy: int,
                  bias: np.ndarray, has_bias: int, clamp: np.ndarray, flags: int, codes: np.ndarray, fa: np.ndarray,
                  fb: np.ndarray, n_img: int, chunks: int, span: int, res: np.ndarray, r_off: int, r_img: int,
-                 r_f: int, r_y: int, short: int, ldx: int = 0) -> None:  # pragma: no cover - numba
+                 r_f: int, r_y: int, alt: int, ldx: int = 0) -> None:  # pragma: no cover - numba
     """Channel-vector tiles (:func:`tile_of`: channels × pixels of one output row) of ``n_img`` images.
 
     Output pixel (oy, ox) of image i reads input row k at ``x[x_off + i * x_img + oy * gw + ox * sai + koff[k]]``
@@ -262,12 +271,12 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
     per channel over the task's rows once they cover ``span`` elements (:data:`CHAIN_SPAN`; rows contiguous,
     ``ldy`` = ``ow``), else once per output row. A task is one (image, tile of OC_CHANNELS channels, range of output
     rows). A residual sum in the register epilogue when ``r_off >= 0``: output (i, o, oy, ox) adds ``res[r_off + i *
-    r_img + o * r_f + oy * r_y + ox]``. ``short``: the short-reduction tile, as :func:`oc_tiles`.
+    r_img + o * r_f + oy * r_y + ox]``. ``alt``: the second tile, as :func:`oc_tiles`.
 
     ``koff`` empty: a 1×1 stride-1 layer read in place at unit pixel steps (``sai`` 1), input row k at ``k * ldx``
     (the direct micro-kernels of :func:`oc_tiles`: a table of K offsets filled a quarter to half of L1 at K = 1024 to
     2048 and made 7×7 layers 13% slower)."""
-    px, tc = tile_of(short)
+    px, tc = tile_of(alt)
     nt = (oc + tc - 1) // tc
     no_res = np.empty(0, np.float32)
     for task in prange(n_img * nt * chunks):
@@ -286,19 +295,28 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
             for ox0 in range(0, ow, px):
                 ro = rb + oy * r_y + ox0 if rb >= 0 else -1
                 xo, n, co, bo = xb + oy * gw + ox0 * sai, min(px, ow - ox0), cb + oy * ldy + ox0, o0 if has_bias else -1
-                if koff.shape[0] == 0:  # 1x1 stride 1: direct rows
-                    if short:
-                        micro_kernel_oc_short(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
-                                              clamp, flags)
+                if alt and hi <= PANEL < ALT_CHANNELS:  # one panel under a two-panel second tile: main-width tiles
+                    for q in range(0, n, OC_PIXELS):
+                        rq = ro + q if ro >= 0 else -1
+                        if koff.shape[0] == 0:
+                            micro_kernel_oc_panel(x, xo + q, ldx, min(OC_PIXELS, n - q), wp, w_off, k, c, co + q, ldc,
+                                                  0, hi, bias, bo, res, rq, r_f, clamp, flags)
+                        else:
+                            micro_kernel_oc_rows_panel(x, xo + q * sai, koff, sai, min(OC_PIXELS, n - q), wp, w_off, k,
+                                                       c, co + q, ldc, 0, hi, bias, bo, res, rq, r_f, clamp, flags)
+                elif koff.shape[0] == 0:  # 1x1 stride 1: direct rows
+                    if alt:
+                        micro_kernel_oc_alt(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
+                                            clamp, flags)
                     elif hi > PANEL:
                         micro_kernel_oc(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f, clamp,
                                         flags)
                     else:
                         micro_kernel_oc_panel(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
                                               clamp, flags)
-                elif short:
-                    micro_kernel_oc_rows_short(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro,
-                                               r_f, clamp, flags)
+                elif alt:
+                    micro_kernel_oc_rows_alt(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro,
+                                             r_f, clamp, flags)
                 elif hi > PANEL:
                     micro_kernel_oc_rows(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
                                          clamp, flags)
