@@ -651,6 +651,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         bias_pad = np.zeros(-(-oc // PANEL) * PANEL, np.float32)  # the tiles read a whole panel of bias
         row_parts = oc_chunks(ipc * -(-oc // tile_c), oh, numba.get_num_threads())
         chain_span_len = int(cpu_conv_oc.CHAIN_SPAN)  # read at build time (benchmarks/switch_ab.py can set it)
+        overlap = int(cpu_conv_oc.OVERLAP_LAST_TILE)
         koff_1x1 = np.arange(icg, dtype=np.int64) * pitch["f"]
 
         # read at build time (switch_ab.py can set them)
@@ -686,13 +687,13 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                               no_koff if sy == sx == 1 else koff_1x1, sy * pitch["y"], sx * pitch["x"], oh, ow, k, wp,
                               oc, out, out0, int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias,
                               bounds, oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(res, n0),
-                              alt, pitch["f"])
+                              alt, pitch["f"], overlap)
                     continue
                 if in_place:  # the input's own zero halo (prepare_padding): no copy
                     launch_oc(oc_row_tiles, x, x_halo + n0 * pitch["b"], pitch["b"], koff, sy * pitch["y"],
                               sx * pitch["x"], oh, ow, k, wp, oc, out, out0, int(out_rows[1]), int(out_rows[2]),
                               int(out_rows[3]), bias_pad, has_bias, bounds, oc_flags, codes, fa, fb, cnt, row_parts,
-                              chain_span_len, *rows_res(res, n0), alt)
+                              chain_span_len, *rows_res(res, n0), alt, 0, overlap)
                     continue
                 if grid:
                     launch_pad(pad_planes, x, xd, n0, cnt, xpad, n_xpad, c, h, wd, hp, wpad, a.pad[0], a.pad[1],
@@ -701,7 +702,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                         launch_oc(oc_row_tiles, xpad, 0, n_xpad, koff, wpad * row_step, pix_step, oh, ow, k, wp, oc,
                                   out, out0, int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias,
                                   bounds, oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(res, n0),
-                                  alt)
+                                  alt, 0, overlap)
                         continue
                     if rp and grid_chain:  # row panels with the residual and the rest of the chain in the tiles
                         r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \

@@ -248,6 +248,13 @@ def use_oc_rows(oc: int, npix: int, grid: bool, strided_1x1: bool, lanes: int = 
     return npix <= limit or (grid and oc / (-(-oc // 16) * 16) >= OC_ROWS_GRID_MIN_LANES)
 
 
+OVERLAP_LAST_TILE = True
+"""Row tiles: a row's last tile, when partial, starts earlier so that it is whole (:func:`oc_row_tiles`). A partial
+(edge) tile runs the masked form of the micro-kernel, whose clamped pixel offsets are run-time values (registers, and
+spills with 14 pixels); SqueezeNet's 55-, 27- and 13-wide rows end in one. Read at build time (the ``overlap``
+argument)."""
+
+
 CHAIN_SPAN = 512
 """The activations after channel-vector row tiles (:func:`oc_row_tiles`) run per channel over runs of at least this
 many output elements (whole rows, still in L1/L2: 16 channels × 512 floats is 32 KB), not once per output row: a
@@ -260,7 +267,7 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
                  k: int, wp: np.ndarray, oc: int, c: np.ndarray, c_off: int, c_img: int, ldc: int, ldy: int,
                  bias: np.ndarray, has_bias: int, clamp: np.ndarray, flags: int, codes: np.ndarray, fa: np.ndarray,
                  fb: np.ndarray, n_img: int, chunks: int, span: int, res: np.ndarray, r_off: int, r_img: int,
-                 r_f: int, r_y: int, alt: int, ldx: int = 0) -> None:  # pragma: no cover - numba
+                 r_f: int, r_y: int, alt: int, ldx: int = 0, overlap: int = 1) -> None:  # pragma: no cover - numba
     """Channel-vector tiles (:func:`tile_of`: channels × pixels of one output row) of ``n_img`` images.
 
     Output pixel (oy, ox) of image i reads input row k at ``x[x_off + i * x_img + oy * gw + ox * sai + koff[k]]``
@@ -291,8 +298,13 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
         rb = r_off + im * r_img + o0 * r_f if r_off >= 0 else -1
         y0, y1 = oh * part // chunks, oh * (part + 1) // chunks
         pend = y0  # the first row the chain has not run on
+        # a row's last, partial tile moves back to end at the row's end (``overlap``), a whole tile that
+        # recomputes a few of the previous tile's pixels: the same values again, stored by the same task before the
+        # row's chain runs; not with a residual, whose buffer could be the output's own
+        last = ow - px if overlap and rb < 0 and ow >= px else ow
         for oy in range(y0, y1):
-            for ox0 in range(0, ow, px):
+            for ox_t in range(0, ow, px):
+                ox0 = min(ox_t, last)
                 ro = rb + oy * r_y + ox0 if rb >= 0 else -1
                 xo, n, co, bo = xb + oy * gw + ox0 * sai, min(px, ow - ox0), cb + oy * ldy + ox0, o0 if has_bias else -1
                 if alt and hi <= PANEL < ALT_CHANNELS:  # one panel under a two-panel second tile: main-width tiles
