@@ -32,6 +32,7 @@ grids (where use_pool_grid takes it), the numba row loops, the plane passes."""
 def take_path(monkeypatch, planes, path):
     """Make pooling_cpu_planes take ``path`` (one of PATHS) where the window allows it, whatever the rules say."""
     monkeypatch.setattr(planes, "ROW_KERNEL", path == "row-kernel")
+    monkeypatch.setattr(planes, "ROW_KERNEL_LIMITS", None)
     monkeypatch.setattr(planes, "ROWS_MIN_W", {"grid": 0, "rows": 1}.get(path, 10**6))
     monkeypatch.setattr(planes, "POOL_GRID", path == "grid")
 

@@ -99,6 +99,7 @@ def test_plane_kernel_refuses_other_shapes():
 def row_calls(monkeypatch):
     """Counts the layers built on the row kernel (which pooling_cpu_planes takes by default where it can)."""
     monkeypatch.setattr(planes, "ROW_KERNEL", True)
+    monkeypatch.setattr(planes, "ROW_KERNEL_LIMITS", None)
     seen = []
     rule = planes.use_row_kernel
     monkeypatch.setattr(planes, "use_row_kernel", lambda *a: seen.append(rule(*a)) or seen[-1])
@@ -135,6 +136,20 @@ def test_row_kernel_layers(cpu_engine, rng, row_calls, case):
                 Padding((0, 0, 1, 1), (0, 1, 1, 3)))
     assert row_calls and row_calls[-1], "the row kernel was not taken"
     assert_close(out, pool64(x, mode, k, s, pb, pe, d, ceil))
+
+
+@pytest.mark.parametrize("limits", [(26, 1 << 30), (64, 4 * 2 * 5 * 27 * 27 - 4)], ids=["too-wide", "too-large"])
+def test_row_kernel_limits_send_big_inputs_elsewhere(cpu_engine, rng, monkeypatch, row_calls, limits):
+    """ROW_KERNEL_LIMITS (input width, input bytes): a layer past either runs another form, with the same result."""
+    monkeypatch.setattr(planes, "ROW_KERNEL_LIMITS", limits)
+    mode, shape, k, s, pb, pe, d, ceil = LAYERS[0]
+    x = f32(rng.standard_normal(shape))
+    out = _pool(cpu_engine, x, mode, k, s, pb, pe, ceil, d)
+    assert not row_calls, "the row kernel was taken past its limits"
+    assert_close(out, pool64(x, mode, k, s, pb, pe, d, ceil))
+    monkeypatch.setattr(planes, "ROW_KERNEL_LIMITS", (27, 4 * 2 * 5 * 27 * 27))  # at both limits: taken
+    assert_close(_pool(cpu_engine, x, mode, k, s, pb, pe, ceil, d), pool64(x, mode, k, s, pb, pe, d, ceil))
+    assert row_calls and row_calls[-1]
 
 
 @pytest.mark.parametrize("residual", [False, True], ids=["plane-chain", "row-chain"])

@@ -49,6 +49,7 @@ from cldnn_py.layout import DataType, Format
 from cldnn_py.ops import PoolingAttrs, PoolingMode
 
 from ...common.cpu_epilogue import EMPTY, I0, I1, NJIT, chain_arrays, chain_span, fused_reason, operand_index
+from ...common.cpu_fma_rate import full_rate_512
 from ...common.cpu_launch import Launcher, viewer
 from ...common.cpu_layout import row_map
 from ...common.cpu_microkernel import W
@@ -90,6 +91,17 @@ stride 2 (pad 1) on 8×24×56² 0.67×, 8×136×28² 0.89×; average 2×2 stride
 profiled time): SqueezeNet b8 5.26 → 3.86 ms, ShuffleNet b8 1.63 → 1.17, GoogLeNet b8 8.79 → 7.65, VGG-19 b1 3.04
 → 1.51, Inception-v2 b1 1.83 → 1.66, DenseNet-121 b1 0.45 → 0.35, AlexNet b1 0.21 → 0.14, ResNet-50 b1 unchanged
 (0.27). False: the forms below for every window."""
+ROW_KERNEL_LIMITS = (96, 8 << 20) if full_rate_512() else None
+"""(input row width, input bytes of the batch): on a full-rate AVX-512 host (Zen 5, where the VM's memory is also
+slower against its cores) the row kernel only takes inputs at most this wide and this large; None: no limit. Inside
+networks on the 2-core Zen 5 VM (``/tmp``-style per-node A/B of ROW_KERNEL, 12 paired runs, 2026-12-07), the row
+kernel against the forms below: SqueezeNet b8's 3×3 stride-2 max poolings on 64×111² (25 MB) 4.1 against 1.25 ms,
+128×55² (12 MB) 1.24 against 0.62, 256×27² (6 MB) 0.41 against 0.26; Inception-v2's 64×112² 0.40 against 0.25,
+ShuffleNet's 24×112² 0.16 against 0.07; but GoogLeNet's 192×55² 0.14 against 0.18, Inception-v2's 192×56² 0.15
+against 0.18, DenseNet-121's, AlexNet's and ShuffleNet's 28-56-wide ones 0.6-0.7×. One plane alone runs at 20-42
+GB/s either way; over a 25 MB batch the row kernel fell to 8 GB/s (its loop with the window as run-time values issues
+fewer loads in flight). Zen 4 measured the opposite for the 25 MB case (0.82×, ROW_KERNEL above), hence the host
+condition."""
 
 
 @numba.njit(**NJIT)
@@ -645,7 +657,9 @@ class PoolingKernelCpuPlanes(CpuKernelBase):
 
             return fn_same
 
-        if ROW_KERNEL and not flat and use_row_kernel(win, whole, mi, mo):
+        limits = ROW_KERNEL_LIMITS
+        small = limits is None or (int(dims[3]) <= limits[0] and 4 * planes * int(dims[2] * dims[3]) <= limits[1])
+        if ROW_KERNEL and small and not flat and use_row_kernel(win, whole, mi, mo):
             divs_c = np.ascontiguousarray(divs, np.float32)
             groups = min(planes, TASKS)
             launch_rows = Launcher(planes * int(dims[4] * dims[5] * win[0] * win[1]))
