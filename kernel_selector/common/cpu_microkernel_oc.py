@@ -120,10 +120,15 @@ def _transpose_narrow(builder: ir.IRBuilder, rows: list[Any], pw: int, w: int) -
 
 
 def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: int, nv: int, w: int,
-          indirect: bool = False) -> Any:
+          indirect: bool = False, row_w: int = 0) -> Any:
     """``mr`` pixels (broadcast) × ``nv`` vectors of ``w`` output channels; after the reduction each of the nv
     mr × w blocks is transposed to w rows of mr pixels, so the epilogue and stores run on <mr x float> rows.
-    ``indirect``: input row k at ``x_off + koff[k]``, pixel i ``sai`` further (two more arguments)."""
+    ``indirect``: input row k at ``x_off + koff[k]``, pixel i ``sai`` further (two more arguments). ``row_w`` > 0
+    (indirect only): the tile's pixels are mr / row_w input rows of ``row_w`` pixels, ``gw`` (one more argument,
+    last) apart: pixel i at ``(i div row_w) · gw + (i mod row_w) · sai``."""
+    gw = None
+    if indirect and row_w:
+        *args, gw = args
     if indirect:
         (x_arr, x_off, koff_arr, sai, npx, w_arr, w_off, k_len, c_arr, c_off, ldc, oc_lo, oc_hi, bias_arr, bias_off,
          r_arr, r_off, ldr, clamp_arr, flags) = args
@@ -179,7 +184,11 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], mr: in
                      for i in range(mr)]
         else:
             p_off = [ir.Constant(i64, i) for i in range(mr)]
-        if indirect:  # a constant pixel step (UNIT_STEPS) folds into the loads' displacements
+        if indirect and gw is not None:  # rows of row_w pixels gw apart
+            rw = ir.Constant(i64, row_w)
+            p_off = [builder.add(builder.mul(builder.sdiv(p, rw), gw), builder.mul(builder.srem(p, rw), step_of[0]))
+                     for p in p_off]
+        elif indirect:  # a constant pixel step (UNIT_STEPS) folds into the loads' displacements
             p_off = [builder.mul(p, step_of[0]) for p in p_off]
         def step(k: Any, acc: list[Any]) -> list[Any]:
             w_row = builder.gep(wp, [builder.mul(k, ir.Constant(i64, PANEL))])
@@ -282,6 +291,25 @@ def make_micro_kernel_oc(mr: int, nv: int, w: int) -> Any:
     return micro_oc
 
 
+def make_micro_kernel_oc_rows_pair(mr: int, nv: int, w: int) -> Any:
+    """The indirect form over two output rows of ``mr`` / 2 pixels: ``micro_oc_rows_pair(x, x_off, koff, sai, npx, w,
+    w_off, k, c, c_off, ldc, oc_lo, oc_hi, bias, bias_off, res, res_off, ldr, clamp, flags, gw)``, input pixel i at
+    ``x[x_off + koff[k] + (i div (mr / 2)) · gw + (i mod (mr / 2)) · sai]``; the output (and residual) pixels
+    contiguous (rows of exactly mr / 2 pixels, no row padding). 7-wide maps (224-pixel models' last stage) in the
+    14 × 32 tile. Otherwise as :func:`make_micro_kernel_oc_rows`."""
+    _check_tile(mr, nv, w)
+
+    @intrinsic
+    def micro_oc_rows_pair(typingctx: Any, x: Any, x_off: Any, koff: Any, sai: Any, npx: Any, wt: Any, w_off: Any,
+                           k: Any, c: Any, c_off: Any, ldc: Any, oc_lo: Any, oc_hi: Any, bias: Any, bias_off: Any,
+                           res: Any, res_off: Any, ldr: Any, clamp: Any, flags: Any, gw: Any) -> Any:
+        ip = types.intp
+        sig = types.void(x, ip, koff, ip, ip, wt, ip, ip, c, ip, ip, ip, ip, bias, ip, res, ip, ip, clamp, ip, ip)
+        return sig, lambda context, builder, s, args: _emit(context, builder, s, args, mr, nv, w, True, mr // 2)
+
+    return micro_oc_rows_pair
+
+
 def make_micro_kernel_oc_rows(mr: int, nv: int, w: int) -> Any:
     """The indirect form ``micro_oc_rows(x, x_off, koff, sai, npx, w, w_off, k, c, c_off, ldc, oc_lo, oc_hi, bias,
     bias_off, res, res_off, ldr, clamp, flags)``: input element (pixel i, k) at ``x[x_off + koff[k] + min(i, npx - 1)
@@ -332,6 +360,9 @@ ALT_CHANNELS = ALT_VECTORS * W
 micro_kernel_oc_alt = make_micro_kernel_oc(ALT_PIXELS, ALT_VECTORS, W) if W == 16 else micro_kernel_oc_panel
 micro_kernel_oc_rows_alt = (make_micro_kernel_oc_rows(ALT_PIXELS, ALT_VECTORS, W) if W == 16
                             else micro_kernel_oc_rows_panel)
+micro_kernel_oc_rows_pair = make_micro_kernel_oc_rows_pair(2 * (ALT_PIXELS // 2), ALT_VECTORS, W)
+"""The second tile over two output rows of ALT_PIXELS / 2 pixels (cpu_conv_oc.oc_row_tiles ``pair``: the 7×7 maps of
+224-pixel models on a full-rate host, where the 7 × 32 main tile's 14 accumulators leave FMA slots idle)."""
 PREFETCH_W_NEXT = 64
 """flags & 64: every k step also prefetches the weight rows one tile further (OC_CHANNELS · K floats on), the
 panels the thread's next task reads (tasks of consecutive panels run on one thread under numba's static schedule),

@@ -68,6 +68,7 @@ from .cpu_conv_oc import (
     oc_chunks,
     oc_row_tiles,
     oc_tiles,
+    pair_rows,
     tile_of,
     use_channel_vectors,
     use_grouped_channel_vectors,
@@ -652,6 +653,9 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         row_parts = oc_chunks(ipc * -(-oc // tile_c), oh, numba.get_num_threads())
         chain_span_len = int(cpu_conv_oc.CHAIN_SPAN)  # read at build time (benchmarks/switch_ab.py can set it)
         overlap = int(cpu_conv_oc.OVERLAP_LAST_TILE)
+        # two output rows per tile (7-wide maps on a full-rate host; read at build time)
+        pair = pair_rows(ow, not (kh == kw == 1 and sy == sx == 1), int(out_rows[3]),
+                         None if rm is None else int(rm[3])) if oc_rows else 0
         koff_1x1 = np.arange(icg, dtype=np.int64) * pitch["f"]
 
         # read at build time (switch_ab.py can set them)
@@ -687,13 +691,13 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                               no_koff if sy == sx == 1 else koff_1x1, sy * pitch["y"], sx * pitch["x"], oh, ow, k, wp,
                               oc, out, out0, int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias,
                               bounds, oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(res, n0),
-                              alt, pitch["f"], overlap)
+                              alt, pitch["f"], overlap, pair)
                     continue
                 if in_place:  # the input's own zero halo (prepare_padding): no copy
                     launch_oc(oc_row_tiles, x, x_halo + n0 * pitch["b"], pitch["b"], koff, sy * pitch["y"],
                               sx * pitch["x"], oh, ow, k, wp, oc, out, out0, int(out_rows[1]), int(out_rows[2]),
                               int(out_rows[3]), bias_pad, has_bias, bounds, oc_flags, codes, fa, fb, cnt, row_parts,
-                              chain_span_len, *rows_res(res, n0), alt, 0, overlap)
+                              chain_span_len, *rows_res(res, n0), alt, 0, overlap, pair)
                     continue
                 if grid:
                     launch_pad(pad_planes, x, xd, n0, cnt, xpad, n_xpad, c, h, wd, hp, wpad, a.pad[0], a.pad[1],
@@ -702,7 +706,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                         launch_oc(oc_row_tiles, xpad, 0, n_xpad, koff, wpad * row_step, pix_step, oh, ow, k, wp, oc,
                                   out, out0, int(out_rows[1]), int(out_rows[2]), int(out_rows[3]), bias_pad, has_bias,
                                   bounds, oc_flags, codes, fa, fb, cnt, row_parts, chain_span_len, *rows_res(res, n0),
-                                  alt, 0, overlap)
+                                  alt, 0, overlap, pair)
                         continue
                     if rp and grid_chain:  # row panels with the residual and the rest of the chain in the tiles
                         r_off, r_f, r_img = (int(rm[0] + n0 * rm[1]), int(rm[2]), int(rm[1])) if rm is not None \

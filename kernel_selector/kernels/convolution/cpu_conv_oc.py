@@ -38,6 +38,7 @@ from ...common.cpu_microkernel_oc import (
     micro_kernel_oc_panel,
     micro_kernel_oc_rows,
     micro_kernel_oc_rows_alt,
+    micro_kernel_oc_rows_pair,
     micro_kernel_oc_rows_panel,
 )
 from ...common.elementwise_numba import NJIT
@@ -126,6 +127,19 @@ two FMA pipes half idle: the rule does not apply there. Same-process A/B on the 
 ``python benchmarks/switch_ab.py kernel_selector.kernels.convolution.cpu_conv_oc.OC_SHORT_MIN_PIXELS 1000000000
 --runs 15``, B/A of the medians): ResNet-50 b1 0.956 (its three 64 → 64 3×3 layers at 56×56 0.84 → 0.60 ms),
 GoogLeNet 0.934, Inception-v2 0.931, DenseNet-121 0.931."""
+
+
+PAIR_ROWS = True
+"""Row tiles over rows of ALT_PIXELS / 2 pixels take two rows per tile (:func:`pair_rows`). Read at build time."""
+
+
+def pair_rows(ow: int, has_koff: bool, ldy: int, r_y: int | None) -> int:
+    """1 when :func:`oc_row_tiles` should run two output rows per tile: PAIR_ROWS, the wide-row second tile (full-rate
+    AVX-512: 14 × 32, two rows of 7, the main tile's channels), a layer read through an offset table (``has_koff``:
+    k×k grids, strided 1×1), rows of ``ow`` = 7 pixels stored contiguously (``ldy`` = ``ow``), and a residual (row
+    pitch ``r_y``; None: none) with contiguous rows too."""
+    return int(PAIR_ROWS and ALT_WIDE and ALT_CHANNELS == OC_CHANNELS and 2 * ow == ALT_PIXELS and has_koff
+               and ldy == ow and (r_y is None or r_y == ow))
 
 
 ALT_TILE: int | None = None
@@ -267,7 +281,8 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
                  k: int, wp: np.ndarray, oc: int, c: np.ndarray, c_off: int, c_img: int, ldc: int, ldy: int,
                  bias: np.ndarray, has_bias: int, clamp: np.ndarray, flags: int, codes: np.ndarray, fa: np.ndarray,
                  fb: np.ndarray, n_img: int, chunks: int, span: int, res: np.ndarray, r_off: int, r_img: int,
-                 r_f: int, r_y: int, alt: int, ldx: int = 0, overlap: int = 1) -> None:  # pragma: no cover - numba
+                 r_f: int, r_y: int, alt: int, ldx: int = 0, overlap: int = 1,
+                 pair: int = 0) -> None:  # pragma: no cover - numba
     """Channel-vector tiles (:func:`tile_of`: channels × pixels of one output row) of ``n_img`` images.
 
     Output pixel (oy, ox) of image i reads input row k at ``x[x_off + i * x_img + oy * gw + ox * sai + koff[k]]``
@@ -282,7 +297,11 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
 
     ``koff`` empty: a 1×1 stride-1 layer read in place at unit pixel steps (``sai`` 1), input row k at ``k * ldx``
     (the direct micro-kernels of :func:`oc_tiles`: a table of K offsets filled a quarter to half of L1 at K = 1024 to
-    2048 and made 7×7 layers 13% slower)."""
+    2048 and made 7×7 layers 13% slower).
+
+    ``pair`` (a layer with ``koff``, rows of ow = ALT_PIXELS / 2 pixels, ``ldy`` = ``ow`` and ``r_y`` = ``ow``): two
+    output rows per tile (cpu_microkernel_oc.micro_kernel_oc_rows_pair), the input rows ``gw`` apart, where OC_CHANNELS
+    channels; a task's odd last row and a last single panel of channels run the main tile."""
     px, tc = tile_of(alt)
     nt = (oc + tc - 1) // tc
     no_res = np.empty(0, np.float32)
@@ -302,45 +321,57 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
         # recomputes a few of the previous tile's pixels: the same values again, stored by the same task before the
         # row's chain runs; not with a residual, whose buffer could be the output's own
         last = ow - px if overlap and rb < 0 and ow >= px else ow
-        for oy in range(y0, y1):
-            for ox_t in range(0, ow, px):
-                ox0 = min(ox_t, last)
-                ro = rb + oy * r_y + ox0 if rb >= 0 else -1
-                xo, n, co, bo = xb + oy * gw + ox0 * sai, min(px, ow - ox0), cb + oy * ldy + ox0, o0 if has_bias else -1
-                if alt and hi <= PANEL < ALT_CHANNELS:  # one panel under a two-panel second tile: main-width tiles
-                    for q in range(0, n, OC_PIXELS):
-                        rq = ro + q if ro >= 0 else -1
-                        if koff.shape[0] == 0:
-                            micro_kernel_oc_panel(x, xo + q, ldx, min(OC_PIXELS, n - q), wp, w_off, k, c, co + q, ldc,
-                                                  0, hi, bias, bo, res, rq, r_f, clamp, flags)
-                        else:
-                            micro_kernel_oc_rows_panel(x, xo + q * sai, koff, sai, min(OC_PIXELS, n - q), wp, w_off, k,
-                                                       c, co + q, ldc, 0, hi, bias, bo, res, rq, r_f, clamp, flags)
-                elif koff.shape[0] == 0:  # 1x1 stride 1: direct rows
-                    if alt:
-                        micro_kernel_oc_alt(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
+        oy = y0
+        while oy < y1:
+            if pair and hi > PANEL and oy + 1 < y1:  # two rows of ow = ALT_PIXELS / 2 pixels in one tile
+                micro_kernel_oc_rows_pair(x, xb + oy * gw, koff, sai, 2 * ow, wp, w_off, k, c, cb + oy * ldy, ldc, 0,
+                                          hi, bias, o0 if has_bias else -1, res, rb + oy * r_y if rb >= 0 else -1,
+                                          r_f, clamp, flags, gw)
+                rows = 2
+            else:
+                rows = 1
+                for ox_t in range(0, ow, px):
+                    ox0 = min(ox_t, last)
+                    ro = rb + oy * r_y + ox0 if rb >= 0 else -1
+                    xo, n, co = xb + oy * gw + ox0 * sai, min(px, ow - ox0), cb + oy * ldy + ox0
+                    bo = o0 if has_bias else -1
+                    if alt and hi <= PANEL < ALT_CHANNELS:  # one panel under a two-panel second tile: main-width tiles
+                        for q in range(0, n, OC_PIXELS):
+                            rq = ro + q if ro >= 0 else -1
+                            if koff.shape[0] == 0:
+                                micro_kernel_oc_panel(x, xo + q, ldx, min(OC_PIXELS, n - q), wp, w_off, k, c, co + q,
+                                                      ldc, 0, hi, bias, bo, res, rq, r_f, clamp, flags)
+                            else:
+                                micro_kernel_oc_rows_panel(x, xo + q * sai, koff, sai, min(OC_PIXELS, n - q), wp,
+                                                           w_off, k, c, co + q, ldc, 0, hi, bias, bo, res, rq, r_f,
+                                                           clamp, flags)
+                    elif koff.shape[0] == 0:  # 1x1 stride 1: direct rows
+                        if alt:
+                            micro_kernel_oc_alt(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
+                                                clamp, flags)
+                        elif hi > PANEL:
+                            micro_kernel_oc(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
                                             clamp, flags)
+                        else:
+                            micro_kernel_oc_panel(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro,
+                                                  r_f, clamp, flags)
+                    elif alt:
+                        micro_kernel_oc_rows_alt(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res,
+                                                 ro, r_f, clamp, flags)
                     elif hi > PANEL:
-                        micro_kernel_oc(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f, clamp,
-                                        flags)
-                    else:
-                        micro_kernel_oc_panel(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
-                                              clamp, flags)
-                elif alt:
-                    micro_kernel_oc_rows_alt(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro,
+                        micro_kernel_oc_rows(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro,
                                              r_f, clamp, flags)
-                elif hi > PANEL:
-                    micro_kernel_oc_rows(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
-                                         clamp, flags)
-                else:
-                    micro_kernel_oc_rows_panel(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro,
-                                               r_f, clamp, flags)
+                    else:
+                        micro_kernel_oc_rows_panel(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo,
+                                                   res, ro, r_f, clamp, flags)
+            oy += rows
             if codes.shape[0] == 0:
                 continue
             if ldy != ow or span <= 0:  # row by row
+                for r in range(oy - rows, oy):
+                    for j in range(hi):
+                        chain_span(c, cb + j * ldc + r * ldy, ow, codes, fa, fb, no_res, I0, I0)
+            elif (oy - pend) * ow >= span or oy == y1:  # the rows since pend as one span per channel
                 for j in range(hi):
-                    chain_span(c, cb + j * ldc + oy * ldy, ow, codes, fa, fb, no_res, I0, I0)
-            elif (oy + 1 - pend) * ow >= span or oy == y1 - 1:  # the rows since pend as one span per channel
-                for j in range(hi):
-                    chain_span(c, cb + j * ldc + pend * ldy, (oy + 1 - pend) * ow, codes, fa, fb, no_res, I0, I0)
-                pend = oy + 1
+                    chain_span(c, cb + j * ldc + pend * ldy, (oy - pend) * ow, codes, fa, fb, no_res, I0, I0)
+                pend = oy
