@@ -65,7 +65,7 @@ def main() -> None:
         clamp = np.array([0, np.inf, 0, np.inf], np.float32)
         none = np.zeros(0, np.int64)
         call = (ap_, k, rt, m, b.ravel(), 0, 0, n, none, n, splits, c, 0, n, bias, 1, EMPTY, -1, 0, clamp, 1, none,
-                clamp, clamp, EMPTY, 0, 0, 0, 1, 0, 0, 0, 0, NOPACK_TILES, 0, 0, 0, 0)
+                clamp, clamp, EMPTY, 0, 0, 0, 1, 0, 0, 0, 0, NOPACK_TILES, 0, 0, 0, 0, 0)
         ours = best_of(lambda call=call: _gemm_tiles(*call), args.runs)
         ref = np.maximum(a.astype(np.float64) @ b + bias[:, None], 0)
         err = float(np.abs(c.reshape(m, n) - ref).max())

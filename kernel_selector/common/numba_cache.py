@@ -34,7 +34,8 @@ GOMP_SPIN = "20000"  # libgomp's spin before an idle thread sleeps, in pause ins
 
 
 def configure_numba_cache() -> str:
-    """Set ``NUMBA_CACHE_DIR`` to ``<platformdirs user cache>/cldnn_py/numba/<shared_code_digest()>`` (created 0700;
+    """Set ``NUMBA_CACHE_DIR`` to ``<platformdirs user cache>/cldnn_py/numba/<shared_code_digest()>`` (with
+    ``-full512-<value>`` when ``CLDNN_PY_CPU_FULL_512`` is set; created 0700;
     refused with a warning for a private temporary folder when another user owns it or others can write it:
     ``cldnn_py.safe_dirs.private_dir``) unless the user set it, so the CPU kernels (``numba.njit(cache=True)``)
     compile once per machine and code version, also from a read-only install; and, unless the user chose a threading
@@ -54,7 +55,11 @@ def configure_numba_cache() -> str:
 
         # numba loads pickled index files and machine code from this folder: private (0700) and owned by the user,
         # else a private temporary folder (docs/caches.md, "Trust")
-        wanted = os.path.join(platformdirs.user_cache_dir("cldnn_py"), "numba", shared_code_digest())
+        # CLDNN_PY_CPU_FULL_512 (cpu_fma_rate.py) changes the tiles compiled into the kernels without changing their
+        # source or the CPU numba keys its own index by: its own folder
+        rate = os.environ.get("CLDNN_PY_CPU_FULL_512", "")
+        wanted = os.path.join(platformdirs.user_cache_dir("cldnn_py"), "numba",
+                              shared_code_digest() + (f"-full512-{rate}" if rate else ""))
         os.environ["NUMBA_CACHE_DIR"] = str(private_dir(wanted, "numba cache"))
     if not os.environ.get("NUMBA_THREADING_LAYER") and not os.environ.get("NUMBA_THREADING_LAYER_PRIORITY"):
         os.environ["NUMBA_THREADING_LAYER_PRIORITY"] = "omp tbb workqueue"

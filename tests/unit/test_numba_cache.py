@@ -33,6 +33,27 @@ def test_the_user_folder_wins(monkeypatch, tmp_path):
     assert got.endswith(numba_cache.shared_code_digest())
 
 
+def test_the_fma_rate_override_gets_its_own_folder(monkeypatch):
+    """CLDNN_PY_CPU_FULL_512 changes the tiles compiled into the kernels, not their source: its own cache folder,
+    so a cached kernel of the other tile is never loaded."""
+    import sys
+
+    config = sys.modules.get("numba.core.config")
+    if config is not None:  # configure_numba_cache points numba's own setting at the folder: restored after the test
+        monkeypatch.setattr(config, "CACHE_DIR", getattr(config, "CACHE_DIR", ""), raising=False)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.delenv("CLDNN_PY_CPU_FULL_512", raising=False)
+    plain = numba_cache.configure_numba_cache()
+    folders = {plain}
+    for value in ("0", "1"):
+        monkeypatch.delenv("NUMBA_CACHE_DIR")
+        monkeypatch.setenv("CLDNN_PY_CPU_FULL_512", value)
+        got = numba_cache.configure_numba_cache()
+        assert got.endswith(f"{numba_cache.shared_code_digest()}-full512-{value}")
+        folders.add(got)
+    assert len(folders) == 3
+
+
 def test_openmp_first_unless_the_user_chose_a_layer(monkeypatch, tmp_path):
     """The workqueue layer costs 70-150 us per parallel region: OpenMP is preferred, with a short spin, unless the
     user named a layer or a priority (then nothing of theirs changes)."""
