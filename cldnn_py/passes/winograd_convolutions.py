@@ -30,8 +30,9 @@ On the CPU engine (bfyx input and output, any channel counts): the channel-major
 36 products one 1×1 convolution with 36 groups whose weights (``winograd_weights_grouped``) get the packing reorder
 reorder_inputs gives every convolution (this pass runs after it), so the engine's packed-panel GEMM runs them;
 and only where the products outweigh the transforms (:func:`min_macs_per_value_plain`: with AVX-512 the direct
-kernel is fast enough that few layers gain). VGG-19 0.60-0.66×, ResNet-50
-0.91-0.97× the direct kernels' time at batch 1 (``benchmarks/winograd_ab.py``).
+kernel is fast enough that few layers gain; on a full-rate one, only maps of 28×28 and more:
+MIN_IMAGE_TILES_FULL_RATE). VGG-19 0.60-0.66×, ResNet-50 0.91-0.97× the direct kernels' time at batch 1
+(``benchmarks/winograd_ab.py``).
 
 Fake-quantized (QDQ) layers, whose fused chain rounds the sum to the output's quantization step, are rewritten too
 (since 2026-11-26): Winograd's float rounding moves a sum across a half step a little more often than the direct
@@ -84,6 +85,17 @@ Measured per layer (the three Winograd kernels' sum against the direct kernel, s
 0.80×; 784 tiles (112×112): 64 → 128 (43) 1.19×, 128 → 128 (64) 0.82×; 3136 tiles (224×224): 64 → 64 (32)
 1.28×. Networks (wall time, Winograd on vs off before this rule): ResNet-50 1.04-1.10×, Inception-v2 1.06-1.19×,
 GoogLeNet 1.11-1.17×, VGG-19 0.80-0.82×."""
+
+
+MIN_IMAGE_TILES_FULL_RATE = 49
+"""On a CPU-engine host with 16-float vectors whose 512-bit FMAs run at full rate
+(``kernel_selector.common.cpu_fma_rate.full_rate_512``: Zen 5), also at least this many 4×4 tiles per image (28×28
+outputs and larger): there the direct kernel's 14 × 32 and two-row channel-vector tiles run 14×14 and 7×7 layers
+at 370-470 GFLOP/s, and the three Winograd kernels cost more. Per layer inside networks, paired (2-core Zen 5 VM,
+2026-12-08, the Winograd kernels' sum against the direct convolution, ``MIN_TILES`` switched): ResNet-50 b8's
+256 → 256 at 14×14 (128 tiles) 5.4 against 3.65 ms, 512 → 512 at 7×7 (32 tiles) 6.1 against 4.05; VGG-19 b1's
+512 → 512 at 14×14 1.05-1.09×; but VGG-19's 56×56 layers 0.66×, 28×28 0.75-0.92×, 112×112 128 → 128 0.89×.
+ResNet-50 b8 with no Winograd at all: 0.92× the time."""
 
 
 def min_macs_per_value_plain(n_tiles: int, lanes: int) -> int:
@@ -148,6 +160,9 @@ def _weights(program: ProgramGraph, node: ProgramNode) -> np.ndarray | None:
     if x.format == PLAIN and x.shape[1] * out.shape[1] < min_macs_per_value_plain(n_tiles, cpu_lanes()) * (
             x.shape[1] + out.shape[1]):
         return None
+    if x.format == PLAIN and cpu_lanes() >= 16 and cpu_full_rate() and \
+            tiles(out.shape[2]) * tiles(out.shape[3]) < MIN_IMAGE_TILES_FULL_RATE:
+        return None
     return w.primitive.array
 
 
@@ -157,6 +172,14 @@ def cpu_lanes() -> int:
     from kernel_selector.common.cpu_microkernel import W
 
     return W
+
+
+def cpu_full_rate() -> bool:
+    """Whether this host's 512-bit FMAs run at full rate (``kernel_selector.common.cpu_fma_rate.full_rate_512``); a
+    function so tests can set it, imported lazily as :func:`cpu_lanes`."""
+    from kernel_selector.common.cpu_fma_rate import full_rate_512
+
+    return full_rate_512()
 
 
 def _fresh(program: ProgramGraph, base: str) -> str:

@@ -153,6 +153,20 @@ def test_wide_vector_hosts_need_more_products_per_transformed_value(cpu_engine, 
     assert "winograd_output" in kinds[8] and "winograd_output" not in kinds[16]
 
 
+def test_full_rate_hosts_keep_small_maps_direct(cpu_engine, rng, monkeypatch):
+    """With full-rate 512-bit FMAs (Zen 5) a map needs MIN_IMAGE_TILES_FULL_RATE 4×4 tiles per image: a 256 → 256
+    layer (128 products per transformed value) at 28×28 (49 tiles) is rewritten either way, at 24×24 (36 tiles)
+    only on a half-rate host."""
+    monkeypatch.setattr(wc, "cpu_lanes", lambda: 16)
+    kinds = {}
+    for full in (False, True):
+        monkeypatch.setattr(wc, "cpu_full_rate", lambda full=full: full)
+        for hw in (28, 24):
+            topo, _, _ = _block(rng, 256, hw, 256)
+            kinds[full, hw] = "winograd_output" in {n.kind for n in cl.Program(cpu_engine, topo).order}
+    assert kinds == {(False, 28): True, (False, 24): True, (True, 28): True, (True, 24): False}
+
+
 @pytest.mark.parametrize("forced", [None, "ref"])
 def test_channel_major_primitives_from_a_topology(cpu_engine, rng, forced):
     """The channel-major chain built by hand (transforms, a 1×1 convolution with 36 groups): the planes kernels,
