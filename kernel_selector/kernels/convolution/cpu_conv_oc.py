@@ -166,6 +166,23 @@ def oc_chunks(n_tasks: int, n_tiles: int, threads: int) -> int:
     return max(1, min(n_tiles, -(-4 * threads // max(1, n_tasks))))
 
 
+@numba.njit(**NJIT)
+def _one_panel(x: np.ndarray, xo: int, ldx: int, koff: np.ndarray, sai: int, n: int, wp: np.ndarray, w_off: int,
+               k: int, c: np.ndarray, co: int, ldc: int, hi: int, bias: np.ndarray, bo: int, res: np.ndarray, ro: int,
+               r_f: int, clamp: np.ndarray, flags: int) -> None:  # pragma: no cover - numba
+    """``n`` pixels of one weight panel (``hi`` <= PANEL channels) as main-width one-panel tiles: the last panel of an
+    odd count under a two-panel second tile. Input rows ``ldx`` apart when ``koff`` is empty, else at ``koff``
+    with pixels ``sai`` apart; as the micro-kernels' arguments otherwise."""
+    for q in range(0, n, OC_PIXELS):
+        rq = ro + q if ro >= 0 else -1
+        if koff.shape[0] == 0:
+            micro_kernel_oc_panel(x, xo + q, ldx, min(OC_PIXELS, n - q), wp, w_off, k, c, co + q, ldc, 0, hi, bias,
+                                  bo, res, rq, r_f, clamp, flags)
+        else:
+            micro_kernel_oc_rows_panel(x, xo + q * sai, koff, sai, min(OC_PIXELS, n - q), wp, w_off, k, c, co + q,
+                                       ldc, 0, hi, bias, bo, res, rq, r_f, clamp, flags)
+
+
 @numba.njit(parallel=True, **NJIT)
 def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndarray, oc: int, c: np.ndarray,
              c_off: int, ldc: int, bias: np.ndarray, has_bias: int, res: np.ndarray, r_off: int, r_f: int,
@@ -189,6 +206,7 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
     ``alt`` (:func:`tile_of`): the second tile (ALT_PIXELS × ALT_CHANNELS) instead of OC_PIXELS × OC_CHANNELS; where
     it is two panels wide the last panel of an odd count runs as one-panel main tiles over its pixels."""
     px, tc = tile_of(alt)
+    no_koff = np.empty(0, np.int64)
     n_pt = (npix + px - 1) // px
     nt = (oc + tc - 1) // tc
     npg = (oc + PANEL - 1) // PANEL  # weight panels per group
@@ -210,14 +228,12 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
             p0 = pt * px
             n = min(px, npix - p0)
             ro = rb + p0 if rb >= 0 else -1
-            if alt and (hi > PANEL or ALT_CHANNELS <= PANEL):
+            if alt and hi <= PANEL < ALT_CHANNELS:  # one panel under a two-panel second tile
+                _one_panel(x, xb + p0, ldx, no_koff, 1, n, wp, w_off, k, c, cb + p0, ldc, hi, bias,
+                           og if has_bias else -1, res, ro, r_f, clamp, flags)
+            elif alt:
                 micro_kernel_oc_alt(x, xb + p0, ldx, n, wp, w_off, k, c, cb + p0, ldc, 0, hi, bias,
                                     og if has_bias else -1, res, ro, r_f, clamp, flags)
-            elif alt:  # one panel left under a two-panel second tile: main-width panel tiles over its pixels
-                for q in range(0, n, OC_PIXELS):
-                    micro_kernel_oc_panel(x, xb + p0 + q, ldx, min(OC_PIXELS, n - q), wp, w_off, k, c, cb + p0 + q, ldc,
-                                          0, hi, bias, og if has_bias else -1, res, ro + q if ro >= 0 else -1, r_f,
-                                          clamp, flags)
             elif hi > PANEL:
                 micro_kernel_oc(x, xb + p0, ldx, n, wp, w_off, k, c, cb + p0, ldc, 0, hi, bias, og if has_bias else -1,
                                 res, ro, r_f, clamp, flags)
@@ -300,8 +316,8 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
     2048 and made 7×7 layers 13% slower).
 
     ``pair`` (a layer with ``koff``, rows of ow = ALT_PIXELS / 2 pixels, ``ldy`` = ``ow`` and ``r_y`` = ``ow``): two
-    output rows per tile (cpu_microkernel_oc.micro_kernel_oc_rows_pair), the input rows ``gw`` apart, where OC_CHANNELS
-    channels; a task's odd last row and a last single panel of channels run the main tile."""
+    output rows per tile (cpu_microkernel_oc.micro_kernel_oc_rows_pair), the input rows ``gw`` apart, for tiles of
+    more than one weight panel; a task's odd last row and a last single panel run the main tile."""
     px, tc = tile_of(alt)
     nt = (oc + tc - 1) // tc
     no_res = np.empty(0, np.float32)
@@ -335,16 +351,9 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
                     ro = rb + oy * r_y + ox0 if rb >= 0 else -1
                     xo, n, co = xb + oy * gw + ox0 * sai, min(px, ow - ox0), cb + oy * ldy + ox0
                     bo = o0 if has_bias else -1
-                    if alt and hi <= PANEL < ALT_CHANNELS:  # one panel under a two-panel second tile: main-width tiles
-                        for q in range(0, n, OC_PIXELS):
-                            rq = ro + q if ro >= 0 else -1
-                            if koff.shape[0] == 0:
-                                micro_kernel_oc_panel(x, xo + q, ldx, min(OC_PIXELS, n - q), wp, w_off, k, c, co + q,
-                                                      ldc, 0, hi, bias, bo, res, rq, r_f, clamp, flags)
-                            else:
-                                micro_kernel_oc_rows_panel(x, xo + q * sai, koff, sai, min(OC_PIXELS, n - q), wp,
-                                                           w_off, k, c, co + q, ldc, 0, hi, bias, bo, res, rq, r_f,
-                                                           clamp, flags)
+                    if alt and hi <= PANEL < ALT_CHANNELS:  # one panel under a two-panel second tile
+                        _one_panel(x, xo, ldx, koff, sai, n, wp, w_off, k, c, co, ldc, hi, bias, bo, res, ro, r_f,
+                                   clamp, flags)
                     elif koff.shape[0] == 0:  # 1x1 stride 1: direct rows
                         if alt:
                             micro_kernel_oc_alt(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
