@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .errors import CldnnError, ProgramFileError
-from .program_node import ProgramNode
+from .program_node import ProgramNode, with_fused_pooling
 
 
 def check_graph(state: dict[str, Any], consts: dict[str, np.ndarray]) -> None:
@@ -53,8 +53,9 @@ def _check_layout(node: ProgramNode) -> None:
     if node.kind == "data":
         return
     try:
-        lay = node.primitive.calc_output_layout([d.layout() for d in node.dependencies])
-    except (CldnnError, IndexError, ValueError, TypeError) as e:
+        lay = with_fused_pooling(node.primitive.calc_output_layout([d.layout() for d in node.dependencies]),
+                                 node.fused_ops)
+    except (CldnnError, IndexError, ValueError, TypeError, AttributeError) as e:
         raise ProgramFileError(f"{node.kind} '{node.id}': its output layout cannot be computed from its "
                                f"dependencies: {e}") from None
     if node.forced_format is not None:

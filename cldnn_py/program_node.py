@@ -73,11 +73,22 @@ def remove_node(nodes: dict[str, ProgramNode], node: ProgramNode) -> None:
     nodes.pop(node.id, None)
 
 
+def with_fused_pooling(lay: Layout, fused_ops: list[Any]) -> Layout:
+    """``lay`` (a node's own output layout) with the planes of a pooling fused into the node
+    (passes/fuse_pool_into_conv.py: a FusedOp of kind ``pooling`` whose attrs are the PoolingAttrs) pooled."""
+    for op in fused_ops:
+        if op.kind == "pooling":
+            oh, ow = op.attrs.output_hw(lay.shape[2], lay.shape[3])
+            lay = lay.with_(shape=(*lay.shape[:2], oh, ow))
+    return lay
+
+
 def recompute_layouts(order: list[ProgramNode]) -> None:
     """Output layouts of every node from its dependencies, honouring ``forced_format`` and ``forced_dtype`` (keeps
     padding)."""
     for node in order:
-        lay = node.primitive.calc_output_layout([d.layout() for d in node.dependencies])
+        lay = with_fused_pooling(node.primitive.calc_output_layout([d.layout() for d in node.dependencies]),
+                                 node.fused_ops)
         if node.forced_format is not None:
             lay = lay.with_(format=node.forced_format)
         if node.forced_dtype is not None:

@@ -6,6 +6,7 @@ import enum
 from dataclasses import dataclass
 
 from .base import OpAttrs
+from .window import pool_out_size
 
 
 class PoolingMode(str, enum.Enum):
@@ -38,6 +39,15 @@ class PoolingAttrs(OpAttrs):
         if self.global_pooling:
             return (input_shape[2], input_shape[3]), (1, 1), (0, 0), (0, 0)
         return self.kernel, self.stride, self.pad, self.pad_end
+
+    def output_hw(self, h: int, w: int) -> Pair:
+        """(OH, OW) of the pooled planes for input planes of ``h`` × ``w`` (the pooling primitive's rule, without its
+        checks: :meth:`cldnn_py.primitives.pooling.Pooling.calc_output_layout` raises on a bad window)."""
+        k, s, pb, pe = self.window((1, 1, h, w))
+        d = (1, 1) if self.global_pooling else self.dilation
+        ky, kx = (k[0] - 1) * d[0] + 1, (k[1] - 1) * d[1] + 1
+        return (pool_out_size(h, ky, s[0], pb[0], pe[0], self.ceil_mode),
+                pool_out_size(w, kx, s[1], pb[1], pe[1], self.ceil_mode))
 
 
 ROI_ALIGN_MODES = ("avg", "max")

@@ -22,6 +22,7 @@ from .densify_grouped_convolutions import DensifyGroupedConvolutions
 from .fold_channel_shuffle import FoldChannelShuffle
 from .fold_gelu import FoldGelu
 from .fold_layer_norm import FoldLayerNorm
+from .fuse_pool_into_conv import FusePoolIntoConv
 from .fuse_shuffle_into_stores import FuseShuffleIntoStores
 from .graph_initializations import GraphInitializations
 from .mark_nodes import MarkNodes
@@ -51,7 +52,8 @@ def pipeline(optimize_data: bool = True, evaluate: Evaluate | None = None) -> li
                    DensifyGroupedConvolutions(), ReorderInputs(), WinogradConvolutions()]
     passes += [ConvertPrecision(), AddRequiredReorders()]
     if optimize_data:
-        passes += [RemoveRedundantReorders(), FuseShuffleIntoStores(), PropagateConstants(evaluate or _no_evaluate),
+        passes += [RemoveRedundantReorders(), FuseShuffleIntoStores(), FusePoolIntoConv(),
+                   PropagateConstants(evaluate or _no_evaluate),
                    PrepareBufferFusing(), PreparePadding()]
     passes += [CompileGraph()]
     if optimize_data:

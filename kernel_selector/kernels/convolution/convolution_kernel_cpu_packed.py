@@ -74,6 +74,15 @@ from .cpu_conv_oc import (
     use_grouped_channel_vectors,
     use_oc_rows,
 )
+from .cpu_conv_pool import (
+    conv_params,
+    fused_pool,
+    fused_pool_reason,
+    oc_row_tiles_pool,
+    pool_attrs,
+    pool_scratch,
+    pool_window,
+)
 from .cpu_im2col import im2col
 
 SCRATCH_BYTES = 48 << 20  # the im2col / grid / output scratch of the images that share one GEMM region
@@ -399,7 +408,8 @@ class Form:
     (``rows_out``) a 1×1 stride-1 input in place into a spatially padded output, or (``rows_in``) a 1×1 stride-1
     layer's spatially padded input in place; ``plain_grid``: strided row tiles
     read one zero-bordered plane (OC_ROWS_PLAIN_GRID); ``in_place``: the row tiles read the input's own zero halo
-    (IN_PLACE_GRID), no copy."""
+    (IN_PLACE_GRID), no copy; ``pool``: the max pooling fused last (:mod:`.cpu_conv_pool`; ``params`` are then the
+    convolution's alone, :func:`~.cpu_conv_pool.conv_params`), or None."""
 
     params: Params
     shuf: int
@@ -415,10 +425,14 @@ class Form:
     rows_in: bool
     plain_grid: bool
     in_place: bool
+    pool: FusedOp | None = None
 
 
 def form_of(params: Params) -> Form:
     """The :class:`Form` of a layer (the rules in the comments below; the module switches read now)."""
+    pool = fused_pool(params)  # a max pooling fused last: the form is the convolution's own (cpu_conv_pool)
+    if pool is not None:
+        params = conv_params(params)
     shuf = shuffle_groups(params)  # a fused channel shuffle: the tiles store their rows at shuffled places
     if shuf:
         params = dataclasses.replace(params, fused_ops=list(params.fused_ops)[:-1])
@@ -483,7 +497,7 @@ def form_of(params: Params) -> Form:
     if COLS_CHANNEL_VECTORS and not (direct or grid or oc_rows or shuf) and direct_out and g == 1:
         oc_form = use_channel_vectors(oc, k, npix)
     return Form(params, shuf, direct, direct_out, one_pixel, oc_form, grid, rp, grid_chain, oc_rows, rows_out,
-                rows_in, plain_grid, in_place)
+                rows_in, plain_grid, in_place, pool)
 
 
 def input_halo(params: Params) -> tuple[int, int, int, int]:
@@ -529,7 +543,7 @@ def writes_padded_rows(params: Params) -> bool:
     """True when the layer, with the spatially padded bfyx output of ``params``, stores its tiles straight into the
     output rows (channel-vector row tiles), not through a temporary and a numba store. For prepare_padding."""
     f = form_of(params)
-    return f.oc_rows and not f.shuf
+    return (f.oc_rows or f.pool is not None) and not f.shuf
 
 
 @register
@@ -547,7 +561,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
     name = "convolution_cpu_packed"
     primitive = "convolution"
     supports_fused_ops = True
-    fused_op_kinds = frozenset({"activation", "eltwise", "shuffle_channels"})  # a channel shuffle fused last
+    fused_op_kinds = frozenset({"activation", "eltwise", "shuffle_channels", "pooling"})  # shuffle, pooling: last
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32, plain or b_fs_yx_fsv16 data in and out, padding allowed."""
@@ -556,7 +570,20 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
     def validate(self, params: Params) -> str | None:
         """Rank 4, os_iyx_osv16 weights, plain bias, supported fused ops; a fused channel shuffle
         (passes/fusing/fuse_shuffle_channels.py) last, of the convolution's groups, after activations only, into an
-        unpadded bfyx output."""
+        unpadded bfyx output; a fused max pooling (:mod:`.cpu_conv_pool`) last, after activations only, on a layer
+        that runs channel-vector row tiles, into a bfyx output."""
+        pool = fused_pool(params)
+        if pool is not None:
+            why = fused_pool_reason(pool_attrs(pool))
+            if why is not None:
+                return why
+            if params.output.format != Format.bfyx:
+                return f"fused pooling: the output must be bfyx, got {params.output.format.name}"
+            f = form_of(params)
+            if any(op.kind != "activation" for op in f.params.fused_ops) or not f.oc_rows or f.rows_out:
+                return (f"fused pooling after {[op.kind for op in f.params.fused_ops]}: needs activations only and a "
+                        "convolution on channel-vector row tiles")
+            params = f.params
         shuf = shuffle_groups(params)
         if shuf:
             ops = list(params.fused_ops)
@@ -584,6 +611,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
 
     def make_fn(self, params: Params) -> Callable[..., None]:
         """fn(data, weights[, bias], output, [fused operands...])."""
+        pooled = params.output  # the node's output: the pooled one when a pooling is fused
         f = form_of(params)
         shuf, params = f.shuf, f.params
         a, geo, x_lay, _, out_lay, n_img, c, h, wd, oc, icg, kh, kw, g, ocg, k, oh, ow, npix = shape_of(params)
@@ -666,6 +694,35 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         # the grid's copy: SY·SX stride phases, or one plain plane read at (SY, SX) steps by the row tiles
         py_phases, px_phases = (1, 1) if plain_grid else (sy, sx)
         row_step, pix_step = (sy, sx) if plain_grid else (1, 1)
+
+        if f.pool is not None:  # a max pooling fused last (cpu_conv_pool): bands of rows pooled while in L2
+            win, pm = pool_window(pool_attrs(f.pool)), row_map(pooled)
+            poh, pow_ = int(pooled.dims4[2]), int(pooled.dims4[3])
+            scratch, band, slot = pool_scratch(tile_c, ow, poh, pow_, win)
+            pool_parts = oc_chunks(ipc * -(-oc // tile_c), poh, numba.get_num_threads())
+            pair_p = pair_rows(ow, not (kh == kw == 1 and sy == sx == 1), ow, None)
+
+            def fn_pool(*bufs: Any) -> None:
+                x, wp, out = f32_view(bufs[0]), f32_view(bufs[1]), f32_view(bufs[n_own])
+                if has_bias:
+                    bias_pad[:oc] = f32_view(bufs[2])[:oc]
+                for n0 in range(0, n_img, ipc):
+                    cnt = min(ipc, n_img - n0)
+                    if grid and not in_place:
+                        launch_pad(pad_planes, x, xd, n0, cnt, xpad, n_xpad, c, h, wd, hp, wpad, a.pad[0], a.pad[1],
+                                   py_phases, px_phases)
+                        src = (xpad, 0, n_xpad, koff, wpad * row_step, pix_step, 0)
+                    elif in_place:
+                        src = (x, x_halo + n0 * pitch["b"], pitch["b"], koff, sy * pitch["y"], sx * pitch["x"], 0)
+                    else:
+                        src = (x, x_in + n0 * pitch["b"], pitch["b"], no_koff if sy == sx == 1 else koff_1x1,
+                               sy * pitch["y"], sx * pitch["x"], pitch["f"])
+                    launch_oc(oc_row_tiles_pool, *src[:6], oh, ow, k, wp, oc, bias_pad, has_bias, bounds, oc_flags,
+                              codes, fa, fb, cnt, pool_parts, alt, src[6], overlap, pair_p, win, out,
+                              int(pm[0] + n0 * pm[1]), int(pm[1]), int(pm[2]), int(pm[3]), poh, pow_, scratch, band,
+                              slot)
+
+            return fn_pool
 
         def rows_res(res: np.ndarray, n0: int) -> tuple[np.ndarray, int, int, int, int]:
             """(res, r_off, r_img, r_f, r_y) of oc_row_tiles from image n0 on (no residual: r_off -1)."""

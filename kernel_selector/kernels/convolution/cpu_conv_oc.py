@@ -292,6 +292,51 @@ many output elements (whole rows, still in L1/L2: 16 channels × 512 floats is 3
 row by row."""
 
 
+@numba.njit(**NJIT)
+def row_step(x: np.ndarray, xb: int, koff: np.ndarray, gw: int, sai: int, ow: int, k: int, wp: np.ndarray, w_off: int,
+             hi: int, o0: int, c: np.ndarray, cb: int, ldc: int, ldy: int, bias: np.ndarray, has_bias: int,
+             clamp: np.ndarray, flags: int, res: np.ndarray, rb: int, r_f: int, r_y: int, alt: int, ldx: int,
+             last: int, pair: int, oy: int, y1: int) -> int:  # pragma: no cover - numba
+    """Output row ``oy`` (and ``oy`` + 1 when ``pair`` and both lie below ``y1``) of one channel tile of
+    :func:`oc_row_tiles` (its arguments; ``xb``, ``cb``, ``rb`` at the image's and the tile's origin, ``w_off`` the
+    tile's weight panel, ``hi`` its channels, ``last`` the column a row's last tile starts at the latest); returns
+    the rows done (1 or 2)."""
+    px = ALT_PIXELS if alt else OC_PIXELS
+    if pair and hi > PANEL and oy + 1 < y1:  # two rows of ow = ALT_PIXELS / 2 pixels in one tile
+        micro_kernel_oc_rows_pair(x, xb + oy * gw, koff, sai, 2 * ow, wp, w_off, k, c, cb + oy * ldy, ldc, 0,
+                                  hi, bias, o0 if has_bias else -1, res, rb + oy * r_y if rb >= 0 else -1,
+                                  r_f, clamp, flags, gw)
+        return 2
+    for ox_t in range(0, ow, px):
+        ox0 = min(ox_t, last)
+        ro = rb + oy * r_y + ox0 if rb >= 0 else -1
+        xo, n, co = xb + oy * gw + ox0 * sai, min(px, ow - ox0), cb + oy * ldy + ox0
+        bo = o0 if has_bias else -1
+        if alt and hi <= PANEL < ALT_CHANNELS:  # one panel under a two-panel second tile
+            _one_panel(x, xo, ldx, koff, sai, n, wp, w_off, k, c, co, ldc, hi, bias, bo, res, ro, r_f,
+                       clamp, flags)
+        elif koff.shape[0] == 0:  # 1x1 stride 1: direct rows
+            if alt:
+                micro_kernel_oc_alt(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
+                                    clamp, flags)
+            elif hi > PANEL:
+                micro_kernel_oc(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
+                                clamp, flags)
+            else:
+                micro_kernel_oc_panel(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro,
+                                      r_f, clamp, flags)
+        elif alt:
+            micro_kernel_oc_rows_alt(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res,
+                                     ro, r_f, clamp, flags)
+        elif hi > PANEL:
+            micro_kernel_oc_rows(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro,
+                                 r_f, clamp, flags)
+        else:
+            micro_kernel_oc_rows_panel(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo,
+                                       res, ro, r_f, clamp, flags)
+    return 1
+
+
 @numba.njit(parallel=True, **NJIT)
 def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: int, sai: int, oh: int, ow: int,
                  k: int, wp: np.ndarray, oc: int, c: np.ndarray, c_off: int, c_img: int, ldc: int, ldy: int,
@@ -339,40 +384,8 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
         last = ow - px if overlap and rb < 0 and ow >= px else ow
         oy = y0
         while oy < y1:
-            if pair and hi > PANEL and oy + 1 < y1:  # two rows of ow = ALT_PIXELS / 2 pixels in one tile
-                micro_kernel_oc_rows_pair(x, xb + oy * gw, koff, sai, 2 * ow, wp, w_off, k, c, cb + oy * ldy, ldc, 0,
-                                          hi, bias, o0 if has_bias else -1, res, rb + oy * r_y if rb >= 0 else -1,
-                                          r_f, clamp, flags, gw)
-                rows = 2
-            else:
-                rows = 1
-                for ox_t in range(0, ow, px):
-                    ox0 = min(ox_t, last)
-                    ro = rb + oy * r_y + ox0 if rb >= 0 else -1
-                    xo, n, co = xb + oy * gw + ox0 * sai, min(px, ow - ox0), cb + oy * ldy + ox0
-                    bo = o0 if has_bias else -1
-                    if alt and hi <= PANEL < ALT_CHANNELS:  # one panel under a two-panel second tile
-                        _one_panel(x, xo, ldx, koff, sai, n, wp, w_off, k, c, co, ldc, hi, bias, bo, res, ro, r_f,
-                                   clamp, flags)
-                    elif koff.shape[0] == 0:  # 1x1 stride 1: direct rows
-                        if alt:
-                            micro_kernel_oc_alt(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
-                                                clamp, flags)
-                        elif hi > PANEL:
-                            micro_kernel_oc(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro, r_f,
-                                            clamp, flags)
-                        else:
-                            micro_kernel_oc_panel(x, xo, ldx, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro,
-                                                  r_f, clamp, flags)
-                    elif alt:
-                        micro_kernel_oc_rows_alt(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res,
-                                                 ro, r_f, clamp, flags)
-                    elif hi > PANEL:
-                        micro_kernel_oc_rows(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo, res, ro,
-                                             r_f, clamp, flags)
-                    else:
-                        micro_kernel_oc_rows_panel(x, xo, koff, sai, n, wp, w_off, k, c, co, ldc, 0, hi, bias, bo,
-                                                   res, ro, r_f, clamp, flags)
+            rows = row_step(x, xb, koff, gw, sai, ow, k, wp, w_off, hi, o0, c, cb, ldc, ldy, bias, has_bias, clamp,
+                            flags, res, rb, r_f, r_y, alt, ldx, last, pair, oy, y1)
             oy += rows
             if codes.shape[0] == 0:
                 continue
