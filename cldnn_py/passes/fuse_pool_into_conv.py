@@ -8,14 +8,14 @@ by the pooling. SqueezeNet at batch 8 on the 2-core Zen 5 VM spent 3.4 ms in its
 against 1.4 ms for the same work image by image (``benchmarks/switch_ab.py
 cldnn_py.passes.fuse_pool_into_conv.ENABLED False`` measures the fusion).
 
-Conditions: the CPU engine; a pooling node whose only input is a convolution with no other user, not a network
-output, not constant and with no kernel forced by the user; only activations fused into the convolution so far and
-nothing fused into the pooling; the pooling's output bfyx f32; and ``convolution_cpu_packed`` the convolution's best
-kernel both before and with the pooling fused (its rule, :func:`~kernel_selector.kernels.convolution.cpu_conv_pool.
-fused_pool_reason` and the channel-vector row-tile form). The fused node keeps the convolution's id, takes the
-pooling's output layout, and the pooling's id resolves to it (``ProgramGraph.fuse``). Runs after the layouts are
-final (after remove_redundant_reorders) and before prepare_padding, which may then pad the fused node's output for
-its users (the pooled rows are stored at the output's pitches).
+Conditions: the CPU engine; a pooling node whose only input is a convolution of at least MIN_BYTES of output
+with no other user, not a network output, not constant and with no kernel forced by the user; only activations
+fused into the convolution so far and nothing fused into the pooling; the pooling's output bfyx f32; and
+``convolution_cpu_packed`` the convolution's best kernel both before and with the pooling fused (its rule,
+``cpu_conv_pool.fused_pool_reason`` and the channel-vector row-tile form). The fused node keeps the convolution's
+id, takes the pooling's output layout, and the pooling's id resolves to it (``ProgramGraph.fuse``). Runs after the
+layouts are final (after remove_redundant_reorders) and before prepare_padding, which may then pad the fused node's
+output for its users (the pooled rows are stored at the output's pitches).
 """
 
 from __future__ import annotations
@@ -32,6 +32,12 @@ from ..program_node import ProgramNode, topological_order
 ENABLED = True
 """False keeps every pooling a kernel of its own (A/B measurements: ``benchmarks/switch_ab.py``); read at build time."""
 
+MIN_BYTES = 8 << 20
+"""... only where the convolution's output (the whole batch) is at least this large: a tensor that leaves the
+cores' L2 for L3 or memory. Smaller ones stay in the caches between the two kernels, and there the pooling kernel of
+their own (``pooling_cpu_planes``' IR row kernel) is faster than the fused bands: ResNet-50 at batch 1 (its 3.2 MB
+stem output) measured 0.993× as fast fused (2-core Zen 5 VM, 2026-12-08, 20 paired runs)."""
+
 KERNEL = "convolution_cpu_packed"
 """The convolution kernel that runs a fused pooling."""
 
@@ -46,6 +52,8 @@ def _host(program: ProgramGraph, node: ProgramNode) -> ProgramNode | None:
             or any(u is not node for u in conv.users) or any(op.kind != "activation" for op in conv.fused_ops)):
         return None
     out = node.layout()
+    if conv.layout().bytes < MIN_BYTES:
+        return None
     if out.format != Format.bfyx or out.dtype != DataType.f32 or conv.layout().format != Format.bfyx:
         return None
     return conv

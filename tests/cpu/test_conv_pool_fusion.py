@@ -155,10 +155,11 @@ def _reference(x, w, b, relu, pool):
 @pytest.mark.parametrize("pool, extra_user, relu, fused", [
     ("MaxPool", False, True, True), ("MaxPool", False, False, True), ("MaxPool", True, True, False),
     ("AveragePool", False, True, False)])
-def test_the_pass_fuses_where_the_rule_allows(rng, tmp_path, pool, extra_user, relu, fused):
+def test_the_pass_fuses_where_the_rule_allows(rng, tmp_path, monkeypatch, pool, extra_user, relu, fused):
     """A max pooling whose convolution has no other user is fused (no pooling node left, its id resolves to the
     convolution); one whose convolution is also an output, and an average pooling, stay kernels of their own. The
     network's results equal the float64 reference either way."""
+    monkeypatch.setattr(fuse_pool_into_conv, "MIN_BYTES", 0)
     path, w, b = _model(tmp_path, pool, extra_user, relu)
     net = cl.Network(cl.Program(cl.Engine("cpu"), cl.load_onnx(path)))
     kinds = [n.kind for n in net.program.nodes.values()]
@@ -170,9 +171,13 @@ def test_the_pass_fuses_where_the_rule_allows(rng, tmp_path, pool, extra_user, r
 
 
 def test_the_switch_turns_the_fusion_off(rng, tmp_path, monkeypatch):
-    """fuse_pool_into_conv.ENABLED False: the pooling stays a node, the results the same."""
-    monkeypatch.setattr(fuse_pool_into_conv, "ENABLED", False)
+    """A convolution output below MIN_BYTES (this one's is 100 KB) keeps its pooling a node; so does any with
+    fuse_pool_into_conv.ENABLED False; the results the same."""
     path, w, b = _model(tmp_path)
+    net = cl.Network(cl.Program(cl.Engine("cpu"), cl.load_onnx(path)))
+    assert "pooling" in [n.kind for n in net.program.nodes.values()]
+    monkeypatch.setattr(fuse_pool_into_conv, "MIN_BYTES", 0)
+    monkeypatch.setattr(fuse_pool_into_conv, "ENABLED", False)
     net = cl.Network(cl.Program(cl.Engine("cpu"), cl.load_onnx(path)))
     assert "pooling" in [n.kind for n in net.program.nodes.values()]
     x = f32(rng.standard_normal((2, 3, 40, 40)))
@@ -180,9 +185,10 @@ def test_the_switch_turns_the_fusion_off(rng, tmp_path, monkeypatch):
                                atol=2e-5)
 
 
-def test_a_saved_program_with_a_fused_pooling_loads(rng, tmp_path):
+def test_a_saved_program_with_a_fused_pooling_loads(rng, tmp_path, monkeypatch):
     """Save and load a program whose convolution carries the pooling: the loaded layouts check out (the pooled
     shape from the fused op) and it computes the same."""
+    monkeypatch.setattr(fuse_pool_into_conv, "MIN_BYTES", 0)
     path, w, b = _model(tmp_path)
     engine = cl.Engine("cpu")
     prog = cl.Program(engine, cl.load_onnx(path))
