@@ -225,3 +225,26 @@ def test_use_oc_rows_rules(oc, npix, grid, strided, lanes, want):
     from kernel_selector.kernels.convolution.cpu_conv_oc import use_oc_rows
 
     assert use_oc_rows(oc, npix, grid, strided, lanes) == want
+
+
+@pytest.mark.parametrize("extra", [1, 5], ids=["one-pixel-tail", "five-pixel-tail"])
+def test_last_tile_moves_back_only_within_its_task(rng, monkeypatch, extra):
+    """An image of one tile plus ``extra`` pixels, tanh after the tiles (its chain runs per task over the task's own
+    pixels): the partial last tile starts earlier (OVERLAP_LAST_TILE) only when its task also ran the tile before.
+    With one task per tile (the tiles split in chunks) a tile moved back would store pre-tanh values over pixels
+    whose chain another task already ran; the result must equal tanh of the reference everywhere."""
+    from kernel_selector.kernels.convolution import cpu_conv_oc as mod
+
+    monkeypatch.setattr(mod, "OC_MAX_MACS", 1 << 62)
+    px, _ = mod.tile_of(int(mod.ALT_TILE))
+    npix = px + extra
+    x = f32(rng.standard_normal((2, 24, 1, npix)))
+    w = f32(rng.standard_normal((40, 24, 1, 1)))
+    b = f32(rng.standard_normal(40))
+    ref = np.tanh(conv_ref(x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1))
+    for overlap in (True, False):
+        monkeypatch.setattr(mod, "OVERLAP_LAST_TILE", overlap)
+        got, picked = run_direct(KERNEL, x, w, b, (1, 1), (1, 1), (0, 0), (0, 0), 1, xfmt=Format.bfyx, wfmt=OSV16,
+                                 ofmt=Format.bfyx, fused=[("activation", {"func": "tanh"})])
+        assert picked == KERNEL
+        assert_close(got, ref, rtol=1e-4, atol=1e-5)

@@ -806,7 +806,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                                   int(out_rows[0] + n0 * out_rows[1]), int(out_rows[2]), bias_pad, has_bias, res, r_off,
                                   r_f, bounds, oc_flags, codes, fa, fb, rest_buf, int(m[0] + n0 * m[1]), int(m[2]),
                                   int(m[4]), cnt, b_img, int(out_rows[1]), r_img, int(m[1]), oc_parts, g, b_grp,
-                                  ocg * int(out_rows[2]), alt)
+                                  ocg * int(out_rows[2]), alt, overlap)
                         continue
                     if one_pixel:
                         launch(gemv_panels, wp, k, oc, b, b_off, ldb, out, int(out_rows[0] + n0 * out_rows[1]),

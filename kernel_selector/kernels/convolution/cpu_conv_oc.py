@@ -188,7 +188,8 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
              c_off: int, ldc: int, bias: np.ndarray, has_bias: int, res: np.ndarray, r_off: int, r_f: int,
              clamp: np.ndarray, flags: int, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, rest: np.ndarray,
              q_off: int, q_f: int, q_p: int, n_img: int, x_img: int, c_img: int, r_img: int, q_img: int,
-             chunks: int, groups: int, x_grp: int, c_grp: int, alt: int) -> None:  # pragma: no cover - numba
+             chunks: int, groups: int, x_grp: int, c_grp: int, alt: int,
+             overlap: int = 0) -> None:  # pragma: no cover - numba
     """``out[o, p] = Σ_k W[o, k] · X[k, p]`` (+ the epilogue) for ``n_img`` images in one parallel region.
 
     Input channel k, pixel p of image i at ``x[x_off + i * x_img + k * ldx + p]``; weights
@@ -204,10 +205,15 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
     channel o is channel g · oc + o of the bias, residual and chain operand.
 
     ``alt`` (:func:`tile_of`): the second tile (ALT_PIXELS × ALT_CHANNELS) instead of OC_PIXELS × OC_CHANNELS; where
-    it is two panels wide the last panel of an odd count runs as one-panel main tiles over its pixels."""
+    it is two panels wide the last panel of an odd count runs as one-panel main tiles over its pixels.
+
+    ``overlap`` (:data:`OVERLAP_LAST_TILE`): the image's last, partial tile starts earlier so that it is whole, when
+    the task also runs the tile before it (the recomputed pixels are its own, stored again before its chain runs)
+    and there is no residual (whose buffer could be the output's own)."""
     px, tc = tile_of(alt)
     no_koff = np.empty(0, np.int64)
     n_pt = (npix + px - 1) // px
+    last = npix - px if overlap and r_off < 0 and npix >= px else npix
     nt = (oc + tc - 1) // tc
     npg = (oc + PANEL - 1) // PANEL  # weight panels per group
     for task in prange(n_img * groups * nt * chunks):
@@ -225,7 +231,7 @@ def oc_tiles(x: np.ndarray, x_off: int, ldx: int, npix: int, k: int, wp: np.ndar
         rb = r_off + im * r_img + og * r_f if r_off >= 0 else -1
         t_lo, t_hi = n_pt * part // chunks, n_pt * (part + 1) // chunks
         for pt in range(t_lo, t_hi):
-            p0 = pt * px
+            p0 = min(pt * px, last) if pt > t_lo else pt * px
             n = min(px, npix - p0)
             ro = rb + p0 if rb >= 0 else -1
             if alt and hi <= PANEL < ALT_CHANNELS:  # one panel under a two-panel second tile
@@ -279,7 +285,9 @@ def use_oc_rows(oc: int, npix: int, grid: bool, strided_1x1: bool, lanes: int = 
 
 
 OVERLAP_LAST_TILE = True
-"""Row tiles: a row's last tile, when partial, starts earlier so that it is whole (:func:`oc_row_tiles`). A partial
+"""Row tiles: a row's last tile, when partial, starts earlier so that it is whole (:func:`oc_row_tiles`; and the
+image's last tile of :func:`oc_tiles`, when its task runs the tile before: SqueezeNet's 512 -> 1000 1×1 classifier
+layer at 13×13, 169 pixels, ended in a tile of one). A partial
 (edge) tile runs the masked form of the micro-kernel, whose clamped pixel offsets are run-time values (registers, and
 spills with 14 pixels); SqueezeNet's 55-, 27- and 13-wide rows end in one. Read at build time (the ``overlap``
 argument)."""
