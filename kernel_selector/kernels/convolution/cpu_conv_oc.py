@@ -345,6 +345,16 @@ def row_step(x: np.ndarray, xb: int, koff: np.ndarray, gw: int, sai: int, ow: in
     return 1
 
 
+@numba.njit(**NJIT)
+def row_task(task: int, chunks: int, nt: int, tc: int, oc: int) -> tuple[int, int, int, int]:  # pragma: no cover
+    """(part, image, first channel, channels) of task ``task`` of the row-tile kernels: tasks run over (image, tile of
+    ``tc`` of the ``oc`` channels (``nt`` tiles), one of ``chunks`` ranges of rows), the range fastest."""
+    part = task % chunks
+    t = (task // chunks) % nt
+    o0 = t * tc
+    return part, task // (chunks * nt), o0, min(tc, oc - o0)
+
+
 @numba.njit(parallel=True, **NJIT)
 def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: int, sai: int, oh: int, ow: int,
                  k: int, wp: np.ndarray, oc: int, c: np.ndarray, c_off: int, c_img: int, ldc: int, ldy: int,
@@ -375,11 +385,7 @@ def oc_row_tiles(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: in
     nt = (oc + tc - 1) // tc
     no_res = np.empty(0, np.float32)
     for task in prange(n_img * nt * chunks):
-        part = task % chunks
-        t = (task // chunks) % nt
-        im = task // (chunks * nt)
-        o0 = t * tc
-        hi = min(tc, oc - o0)
+        part, im, o0, hi = row_task(task, chunks, nt, tc, oc)
         w_off = o0 * k
         xb = x_off + im * x_img
         cb = c_off + im * c_img + o0 * ldc

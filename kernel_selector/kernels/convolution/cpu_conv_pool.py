@@ -31,7 +31,7 @@ from cldnn_py.ops.window import conv_out_size
 from ...common.cpu_epilogue import I0, chain_span
 from ...common.elementwise_numba import NJIT
 from ...params import FusedOp, Params
-from .cpu_conv_oc import row_step, tile_of
+from .cpu_conv_oc import row_step, row_task, tile_of
 
 BAND_BYTES = 192 << 10
 """A band of convolution rows (one channel tile of them) takes at most about this much of a thread's scratch (at
@@ -160,11 +160,7 @@ def oc_row_tiles_pool(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, g
     bp = max(1, (rows - ky) // sy + 1)  # pooled rows per band
     last = ow - px if overlap and ow >= px else ow
     for task in prange(n_img * nt * chunks):
-        part = task % chunks
-        t = (task // chunks) % nt
-        im = task // (chunks * nt)
-        o0 = t * tc
-        hi = min(tc, oc - o0)
+        part, im, o0, hi = row_task(task, chunks, nt, tc, oc)
         xb = x_off + im * x_img
         sb = numba.get_thread_id() * slot
         tb = sb + tc * s_f
