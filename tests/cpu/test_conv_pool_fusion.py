@@ -171,8 +171,9 @@ def test_the_pass_fuses_where_the_rule_allows(rng, tmp_path, monkeypatch, pool, 
 
 
 def test_the_switch_turns_the_fusion_off(rng, tmp_path, monkeypatch):
-    """A convolution output below MIN_BYTES (this one's is 100 KB) keeps its pooling a node; so does any with
-    fuse_pool_into_conv.ENABLED False; the results the same."""
+    """A convolution output below MIN_BYTES (this one's is 100 KB against 1 MB) keeps its pooling a node; so does
+    any with fuse_pool_into_conv.ENABLED False; the results the same."""
+    monkeypatch.setattr(fuse_pool_into_conv, "MIN_BYTES", 1 << 20)
     path, w, b = _model(tmp_path)
     net = cl.Network(cl.Program(cl.Engine("cpu"), cl.load_onnx(path)))
     assert "pooling" in [n.kind for n in net.program.nodes.values()]
