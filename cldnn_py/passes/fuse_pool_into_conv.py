@@ -27,7 +27,7 @@ from ..layout import DataType, Format
 from ..ops import PoolingAttrs
 from ..pass_manager import BasePass
 from ..program_graph import ProgramGraph
-from ..program_node import ProgramNode, topological_order
+from ..program_node import ProgramNode, topological_order, with_fused_pooling
 
 ENABLED = True
 """False keeps every pooling a kernel of its own (A/B measurements: ``benchmarks/switch_ab.py``); read at build time."""
@@ -38,25 +38,60 @@ measurements). At batch 1, where the 3.2 MB stem outputs stay in the caches betw
 wins (2-core Zen 5 VM, 2026-12-08, paired per-node medians of 30 runs): ResNet-50's stem 0.756 + 0.130 ms (the
 convolution, then the pooling's IR row kernel) against 0.831 fused, SqueezeNet's network 0.959× the time."""
 
+THROUGH_CONCAT = True
+"""A pooling of a feature concatenation of convolutions goes into each of them (pool(concat(a, b)) = concat(pool(a),
+pool(b))); False: only a pooling right after a convolution."""
+
 KERNEL = "convolution_cpu_packed"
 """The convolution kernel that runs a fused pooling."""
 
 
-def _host(program: ProgramGraph, node: ProgramNode) -> ProgramNode | None:
-    """The convolution that can take ``node``'s pooling before the kernel check (see the module docstring), or
-    None."""
+def _takes(program: ProgramGraph, conv: ProgramNode, user: ProgramNode) -> bool:
+    """Whether ``conv`` may carry a pooling of its output before the kernel check: a convolution read only by
+    ``user``, not an output, not constant, no forced kernel, activations only fused, a bfyx output of at least
+    MIN_BYTES."""
+    return (conv.kind == "convolution" and not conv.constant and not conv.is_output
+            and conv.id not in program.forced_impls and all(u is user for u in conv.users)
+            and all(op.kind == "activation" for op in conv.fused_ops) and conv.layout().format == Format.bfyx
+            and conv.layout().bytes >= MIN_BYTES)
+
+
+def _hosts(program: ProgramGraph, node: ProgramNode) -> list[ProgramNode]:
+    """The convolutions that can take ``node``'s pooling before the kernel check (see the module docstring): the one
+    before it, or every input of a feature concatenation before it (pooling commutes with concatenating channels:
+    each convolution then pools its own slice, SqueezeNet's fire and GoogLeNet's inception outputs); [] when none."""
     if node.kind != "pooling" or len(node.dependencies) != 1 or node.id in program.forced_impls or node.fused_ops:
-        return None
-    conv = node.dependencies[0]
-    if (conv.kind != "convolution" or conv.constant or conv.is_output or conv.id in program.forced_impls
-            or any(u is not node for u in conv.users) or any(op.kind != "activation" for op in conv.fused_ops)):
-        return None
+        return []
     out = node.layout()
-    if conv.layout().bytes < MIN_BYTES:
-        return None
-    if out.format != Format.bfyx or out.dtype != DataType.f32 or conv.layout().format != Format.bfyx:
-        return None
-    return conv
+    if out.format != Format.bfyx or out.dtype != DataType.f32:
+        return []
+    src = node.dependencies[0]
+    if _takes(program, src, node):
+        return [src]
+    if (THROUGH_CONCAT and src.kind == "concatenation" and not src.is_output and not src.fused_ops
+            and all(u is node for u in src.users) and src.id not in program.forced_impls
+            and getattr(src.primitive.attrs(), "axis", None) == 1 and src.layout().format == Format.bfyx
+            and len({id(d) for d in src.dependencies}) == len(src.dependencies)
+            and all(_takes(program, d, src) for d in src.dependencies)):
+        return list(src.dependencies)
+    return []
+
+
+def _fuse_all(program: ProgramGraph, convs: list[ProgramNode], node: ProgramNode, a: PoolingAttrs) -> bool:
+    """Append the pooling to every convolution of ``convs`` with its pooled output layout, keeping each only if
+    KERNEL stays its best kernel; all or none (True when all)."""
+    if any(best_kernel(program, c) != KERNEL for c in convs):
+        return False
+    saved = [c.output_layout for c in convs]
+    for c in convs:
+        c.fused_ops.append(FusedOp("pooling", a, fused_id=node.id))
+        c.output_layout = with_fused_pooling(c.layout(), c.fused_ops[-1:])
+    if all(best_kernel(program, c) == KERNEL for c in convs):
+        return True
+    for c, lay in zip(convs, saved):
+        c.fused_ops.pop()
+        c.output_layout = lay
+    return False
 
 
 class FusePoolIntoConv(BasePass):
@@ -71,19 +106,14 @@ class FusePoolIntoConv(BasePass):
         changed = False
         for node in list(program.order):
             self.node = node.id
-            conv = _host(program, node)
-            if conv is None or best_kernel(program, conv) != KERNEL:
-                continue
+            convs = _hosts(program, node)
             a = node.primitive.attrs()
-            assert isinstance(a, PoolingAttrs)
-            saved = conv.output_layout
-            conv.fused_ops.append(FusedOp("pooling", a, fused_id=node.id))
-            conv.output_layout = node.layout()
-            if best_kernel(program, conv) != KERNEL:
-                conv.fused_ops.pop()
-                conv.output_layout = saved
+            if not convs or not isinstance(a, PoolingAttrs) or not _fuse_all(program, convs, node, a):
                 continue
-            program.fuse(node, conv)
+            src = node.dependencies[0]
+            if src.kind == "concatenation":  # the concatenation now joins the pooled slices
+                src.output_layout = src.primitive.calc_output_layout([d.layout() for d in src.dependencies])
+            program.fuse(node, src)
             changed = True
         if changed:
             program.order = topological_order(program.nodes)

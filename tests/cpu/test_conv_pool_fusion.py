@@ -23,7 +23,7 @@ CASES = [  # x shape, oc, conv kernel, stride, pad, pooling (kernel, stride, pad
     ((2, 3, 35, 33), 40, (3, 3), (2, 2), (0, 0), ((3, 3), (2, 2), (0, 0), (0, 0), False)),  # SqueezeNet's stem
     ((1, 3, 30, 30), 64, (7, 7), (2, 2), (3, 3), ((3, 3), (2, 2), (1, 1), (1, 1), False)),  # ResNet's stem
     ((1, 5, 20, 23), 24, (3, 3), (1, 1), (1, 1), ((2, 2), (2, 2), (0, 0), (0, 0), True)),   # 2x2, ceil: odd tails
-    ((2, 8, 17, 16), 33, (1, 1), (2, 2), (0, 0), ((3, 2), (1, 2), (1, 0), (1, 1), False)),  # strided 1x1, odd window
+    ((2, 8, 17, 40), 33, (1, 1), (2, 2), (0, 0), ((3, 2), (1, 2), (1, 0), (1, 1), False)),  # strided 1x1, odd window
 ]
 IDS = ["3x3s2-pool3s2", "7x7s2-pool3s2p1", "3x3-pool2s2-ceil", "1x1s2-pool3x2"]
 
@@ -110,11 +110,18 @@ def test_padded_output_keeps_its_halo(rng):
 
 
 def test_the_kernel_refuses_what_it_cannot_fuse():
-    """Average and global poolings, and a fused eltwise before the pooling, are refused with a reason."""
+    """Average and global poolings, dilated windows and convolution rows narrower than FUSED_POOL_MIN_WIDTH are
+    refused with a reason."""
     assert "only max" in cpu_conv_pool.fused_pool_reason(PoolingAttrs(mode=PoolingMode.average, kernel=(2, 2)))
     assert "global" in cpu_conv_pool.fused_pool_reason(PoolingAttrs(global_pooling=True))
     assert "dilation" in cpu_conv_pool.fused_pool_reason(PoolingAttrs(kernel=(2, 2), dilation=(2, 2)))
     assert cpu_conv_pool.fused_pool_reason(PoolingAttrs(kernel=(3, 3), stride=(2, 2))) is None
+    narrow = Params("convolution", "cpu", [Layout(DataType.f32, Format.bfyx, (1, 8, 13, 13)),
+                                           Layout(DataType.f32, Format.os_iyx_osv16, (32, 8, 1, 1))],
+                    Layout(DataType.f32, Format.bfyx, (1, 32, 6, 6)), ConvolutionAttrs(),
+                    [FusedOp("pooling", PoolingAttrs(kernel=(3, 3), stride=(2, 2)))])
+    why = {v.kernel: v.reason for v in selector.explain(narrow)}[KERNEL]
+    assert why is not None and "rows of 13 pixels" in why
 
 
 def _model(tmp_path, pool="MaxPool", extra_user=False, relu=True):
@@ -199,3 +206,52 @@ def test_a_saved_program_with_a_fused_pooling_loads(rng, tmp_path, monkeypatch):
     x = f32(rng.standard_normal((2, 3, 40, 40)))
     got = np.asarray(cl.Network(loaded).run({"x": x})["y"])
     np.testing.assert_allclose(got, _reference(x, w, b, True, "MaxPool"), rtol=2e-5, atol=2e-5)
+
+
+def _fire_model(tmp_path, third="conv"):
+    """A SqueezeNet fire output: 1x1 and 3x3 convolutions (relu) of one input, concatenated, then max pooling 3x3
+    stride 2 (ceil mode); ``third`` "relu": a third concatenated input that is no convolution (a relu of the input)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(11)
+    ws = {"w1": f32(rng.standard_normal((16, 8, 1, 1)) * 0.3), "w3": f32(rng.standard_normal((24, 8, 3, 3)) * 0.3),
+          "b1": f32(rng.standard_normal(16)), "b3": f32(rng.standard_normal(24))}
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], kernel_shape=[1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["x", "w3", "b3"], ["c3"], kernel_shape=[3, 3], pads=[1] * 4),
+             helper.make_node("Relu", ["c3"], ["r3"])]
+    cat = ["r1", "r3"]
+    if third == "relu":
+        nodes.append(helper.make_node("Relu", ["x"], ["rx"]))
+        cat.append("rx")
+    nodes += [helper.make_node("Concat", cat, ["cat"], axis=1),
+              helper.make_node("MaxPool", ["cat"], ["y"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8, 27, 27])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", "c", "h", "w"])],
+                          [numpy_helper.from_array(v, k) for k, v in ws.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    path = str(tmp_path / f"fire_{third}.onnx")
+    onnx.save(m, path)
+    return path, ws
+
+
+@pytest.mark.parametrize("third, fused", [("conv", True), ("relu", False)])
+def test_pooling_goes_through_a_concatenation_of_convolutions(rng, tmp_path, monkeypatch, third, fused):
+    """pool(concat(conv1x1, conv3x3)): each convolution pools its own channels (no pooling node left, the
+    concatenation of the pooled slices); with a concatenated input that is no convolution, nothing fuses. Results
+    equal the float64 reference either way."""
+    monkeypatch.setattr(fuse_pool_into_conv, "MIN_BYTES", 0)
+    path, ws = _fire_model(tmp_path, third)
+    net = cl.Network(cl.Program(cl.Engine("cpu"), cl.load_onnx(path)))
+    assert ("pooling" not in [n.kind for n in net.program.nodes.values()]) == fused
+    x = f32(rng.standard_normal((2, 8, 27, 27)))
+    parts = [np.maximum(conv_ref(x, ws["w1"], ws["b1"], (1, 1), (1, 1), (0, 0), (0, 0), 1), 0),
+             np.maximum(conv_ref(x, ws["w3"], ws["b3"], (1, 1), (1, 1), (1, 1), (1, 1), 1), 0)]
+    if third == "relu":
+        parts.append(np.maximum(x.astype(np.float64), 0))
+    want = pool_ref(np.concatenate(parts, axis=1), cl.PoolingMode.max, (3, 3), (2, 2), (0, 0), (0, 0), True)
+    got = np.asarray(net.run({"x": x})["y"])
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)

@@ -102,6 +102,13 @@ ROW_PANELS_EXTRA = 1.25
 """The padded grid's GEMM writes straight into the output rows (panels that never span two rows) when that takes at
 most this many times the grid's column panels: the copy out of the grid cost 15-35% of such a layer (3 → 64, 3×3
 stride 2 at 224²: 0.6 of 1.74 ms), a 56-wide row needs 4 panels of 16 for the grid's 3.6, a 7-wide one 1 for 0.6."""
+FUSED_POOL_MIN_WIDTH = 2 * cpu_microkernel_oc.OC_PIXELS
+"""A fused max pooling (:mod:`.cpu_conv_pool`) only on convolution rows of at least this many pixels (two main
+channel-vector tiles: 14 with AVX-512). On shorter rows the row tiles lose to the flat tiles a 1×1 layer otherwise
+runs over the whole image: GoogLeNet b8's pooling of its 832 × 13×13 inception output, fused into the five
+convolutions before it, saved 0.39 ms of pooling and cost 0.8 ms in them (512 -> 256 1×1 0.87 -> 1.21 ms); SqueezeNet
+b8's poolings of its 55- and 27-wide fire outputs gained 0.47 and 0.18 ms (paired per-node medians, 2-core Zen 5,
+2026-12-08)."""
 OC_PREFETCH_X = True
 """Channel-vector tiles prefetch their input rows ahead (cpu_microkernel_oc.PREFETCH_X)."""
 OC_PREFETCH_XK = True
@@ -481,6 +488,9 @@ def form_of(params: Params) -> Form:
     strided_1x1 = (flat_in and kh == kw == 1 and not direct and tuple(a.pad) == tuple(a.pad_end) == (0, 0)
                    and tuple(a.dilation) == (1, 1))
     oc_rows = rows_ok and use_oc_rows(oc, npix, grid, strided_1x1)
+    # a fused pooling runs on row tiles: a 1x1 layer that runs flat channel-vector tiles reads its rows in place
+    # (the same micro-kernels); layers the pixel-vector GEMM runs stay unfused (validate refuses them)
+    oc_rows = oc_rows or (pool is not None and rows_ok and oc_form)
     # a 1x1 stride-1 layer into a spatially padded output (the zero halo of a k×k consumer that reads it in place,
     # passes/prepare_padding.py): row tiles along the output rows instead of a temporary and a numba store
     rows_out = direct and spatial_pad and ROWS_INTO_PADDED and rows_ok and (
@@ -580,6 +590,9 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
             if params.output.format != Format.bfyx:
                 return f"fused pooling: the output must be bfyx, got {params.output.format.name}"
             f = form_of(params)
+            ow = f.params.output.dims4[3]
+            if ow < FUSED_POOL_MIN_WIDTH:
+                return f"fused pooling: convolution rows of {ow} pixels, needs {FUSED_POOL_MIN_WIDTH} or more"
             if any(op.kind != "activation" for op in f.params.fused_ops) or not f.oc_rows or f.rows_out:
                 return (f"fused pooling after {[op.kind for op in f.params.fused_ops]}: needs activations only and a "
                         "convolution on channel-vector row tiles")
