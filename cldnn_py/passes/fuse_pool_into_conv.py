@@ -8,6 +8,10 @@ by the pooling. SqueezeNet at batch 8 on the 2-core Zen 5 VM spent 3.4 ms in its
 against 1.4 ms for the same work image by image (``benchmarks/switch_ab.py
 cldnn_py.passes.fuse_pool_into_conv.ENABLED False`` measures the fusion).
 
+A pooling of a feature concatenation whose inputs are all such convolutions, each read only by it, goes into every
+one of them (THROUGH_CONCAT: pool(concat(a, b)) = concat(pool(a), pool(b)); the concatenation then joins the pooled
+slices, in place after prepare_buffer_fusing), all or none.
+
 Conditions: the CPU engine; a pooling node whose only input is a convolution of at least MIN_BYTES of output
 with no other user, not a network output, not constant and with no kernel forced by the user; only activations
 fused into the convolution so far and nothing fused into the pooling; the pooling's output bfyx f32; and
