@@ -109,6 +109,12 @@ runs over the whole image: GoogLeNet b8's pooling of its 832 × 13×13 inception
 convolutions before it, saved 0.39 ms of pooling and cost 0.8 ms in them (512 -> 256 1×1 0.87 -> 1.21 ms); SqueezeNet
 b8's poolings of its 55- and 27-wide fire outputs gained 0.47 and 0.18 ms (paired per-node medians, 2-core Zen 5,
 2026-12-08)."""
+FUSED_POOL_GRID = True
+"""A fused max pooling also on a k×k layer that would otherwise run the pixel-vector GEMM on the padded grid (its
+channels fill under OC_ROWS_GRID_MIN_LANES of the row tiles' lanes: ShuffleNet's 24-channel stem): row tiles then.
+ShuffleNet b8 (paired, 2-core Zen 5, 2026-12-08): its stem and pooling 2.56 + 0.42 → 2.18 ms, the network 0.94-0.97×
+the time (``switch_ab.py ...FUSED_POOL_GRID False``, 12 runs; a per-node A/B, 16 runs); batch 1 0.41 + 0.12 → 0.50 ms,
+the network within noise (1.01×)."""
 OC_PREFETCH_X = True
 """Channel-vector tiles prefetch their input rows ahead (cpu_microkernel_oc.PREFETCH_X)."""
 OC_PREFETCH_XK = True
@@ -490,7 +496,7 @@ def form_of(params: Params) -> Form:
     oc_rows = rows_ok and use_oc_rows(oc, npix, grid, strided_1x1)
     # a fused pooling runs on row tiles: a 1x1 layer that runs flat channel-vector tiles reads its rows in place
     # (the same micro-kernels); layers the pixel-vector GEMM runs stay unfused (validate refuses them)
-    oc_rows = oc_rows or (pool is not None and rows_ok and oc_form)
+    oc_rows = oc_rows or (pool is not None and rows_ok and (oc_form or (FUSED_POOL_GRID and grid)))
     # a 1x1 stride-1 layer into a spatially padded output (the zero halo of a k×k consumer that reads it in place,
     # passes/prepare_padding.py): row tiles along the output rows instead of a temporary and a numba store
     rows_out = direct and spatial_pad and ROWS_INTO_PADDED and rows_ok and (
