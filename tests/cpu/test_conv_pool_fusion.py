@@ -24,8 +24,9 @@ CASES = [  # x shape, oc, conv kernel, stride, pad, pooling (kernel, stride, pad
     ((1, 3, 30, 30), 64, (7, 7), (2, 2), (3, 3), ((3, 3), (2, 2), (1, 1), (1, 1), False)),  # ResNet's stem
     ((1, 5, 20, 23), 24, (3, 3), (1, 1), (1, 1), ((2, 2), (2, 2), (0, 0), (0, 0), True)),   # 2x2, ceil: odd tails
     ((2, 8, 17, 40), 33, (1, 1), (2, 2), (0, 0), ((3, 2), (1, 2), (1, 0), (1, 1), False)),  # strided 1x1, odd window
+    ((1, 3, 80, 80), 24, (3, 3), (2, 2), (1, 1), ((3, 3), (2, 2), (1, 1), (1, 1), False)),  # GEMM form unfused
 ]
-IDS = ["3x3s2-pool3s2", "7x7s2-pool3s2p1", "3x3-pool2s2-ceil", "1x1s2-pool3x2"]
+IDS = ["3x3s2-pool3s2", "7x7s2-pool3s2p1", "3x3-pool2s2-ceil", "1x1s2-pool3x2", "24ch-grid"]
 
 
 def _pool(x, win):
