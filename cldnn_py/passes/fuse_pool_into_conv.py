@@ -1,4 +1,4 @@
-"""fuse_pool_into_conv: on the CPU engine, a max pooling becomes the last fused op of the convolution that produces
+"""fuse_pool_into_conv: on the CPU engine, a max or average pooling becomes the last fused op of the convolution that produces
 its input; the convolution's kernel pools bands of its output rows while they are in L2 and writes only the pooled
 tensor (``kernel_selector/kernels/convolution/cpu_conv_pool.py``).
 
@@ -99,7 +99,7 @@ def _fuse_all(program: ProgramGraph, convs: list[ProgramNode], node: ProgramNode
 
 
 class FusePoolIntoConv(BasePass):
-    """Folds max poolings into the convolutions before them (CPU engine)."""
+    """Folds max and average poolings into the convolutions before them (CPU engine)."""
 
     name = "fuse_pool_into_conv"
 

@@ -29,19 +29,19 @@ CASES = [  # x shape, oc, conv kernel, stride, pad, pooling (kernel, stride, pad
 IDS = ["3x3s2-pool3s2", "7x7s2-pool3s2p1", "3x3-pool2s2-ceil", "1x1s2-pool3x2", "24ch-grid"]
 
 
-def _pool(x, win):
+def _pool(x, win, mode=PoolingMode.max):
     k, s, pb, pe, ceil = win
-    return pool_ref(x, cl.PoolingMode.max, k, s, pb, pe, ceil)
+    return pool_ref(x, mode, k, s, pb, pe, ceil)
 
 
 NO_PAD = Padding()
 
 
-def run_fused(x, w, b, stride, pad, win, act, opad=NO_PAD):
-    """The packed kernel with ``act`` (an activation name or None) and the pooling ``win`` fused, on NaN-poisoned
-    buffers; returns the logical output (float64)."""
+def run_fused(x, w, b, stride, pad, win, act, opad=NO_PAD, mode=PoolingMode.max):
+    """The packed kernel with ``act`` (an activation name or None) and the pooling ``win`` of ``mode`` fused, on
+    NaN-poisoned buffers; returns the logical output (float64)."""
     k, s, pb, pe, ceil = win
-    pa = PoolingAttrs(mode=PoolingMode.max, kernel=k, stride=s, pad=pb, pad_end=pe, ceil_mode=ceil)
+    pa = PoolingAttrs(mode=mode, kernel=k, stride=s, pad=pb, pad_end=pe, ceil_mode=ceil)
     oh = (x.shape[2] + 2 * pad[0] - w.shape[2]) // stride[0] + 1
     ow = (x.shape[3] + 2 * pad[1] - w.shape[3]) // stride[1] + 1
     poh, pow_ = pa.output_hw(oh, ow)
@@ -69,19 +69,21 @@ def run_fused(x, w, b, stride, pad, win, act, opad=NO_PAD):
     return out.from_physical(flat).astype(np.float64)
 
 
+@pytest.mark.parametrize("mode", list(PoolingMode), ids=[m.value for m in PoolingMode])
 @pytest.mark.parametrize("act", ["relu", "tanh", None])
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_fused_pooling_matches_the_reference(rng, case, act):
-    """Convolution, its activation (relu in registers, tanh after the tiles, none) and the max pooling in one
-    kernel: equal to the float64 convolution, activation and pooling, every element written."""
+def test_fused_pooling_matches_the_reference(rng, case, act, mode):
+    """Convolution, its activation (relu in registers, tanh after the tiles, none) and the max / average (pads
+    counted or not) pooling in one kernel: equal to the float64 convolution, activation and pooling, every element
+    written."""
     shape, oc, k, stride, pad, win = case
     x = f32(rng.standard_normal(shape))
     w = f32(rng.standard_normal((oc, shape[1]) + k) * 0.3)
     b = f32(rng.standard_normal(oc))
     y = conv_ref(x, w, b, stride, (1, 1), pad, pad, 1)
     y = {"relu": np.maximum(y, 0), "tanh": np.tanh(y), None: y}[act]
-    got = run_fused(x, w, b, stride, pad, win, act)
-    want = _pool(y, win)
+    got = run_fused(x, w, b, stride, pad, win, act, mode=mode)
+    want = _pool(y, win, mode)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5 * np.abs(want).max())
 
@@ -111,9 +113,9 @@ def test_padded_output_keeps_its_halo(rng):
 
 
 def test_the_kernel_refuses_what_it_cannot_fuse():
-    """Average and global poolings, dilated windows and convolution rows narrower than FUSED_POOL_MIN_WIDTH are
-    refused with a reason."""
-    assert "only max" in cpu_conv_pool.fused_pool_reason(PoolingAttrs(mode=PoolingMode.average, kernel=(2, 2)))
+    """Global poolings, dilated windows and convolution rows narrower than FUSED_POOL_MIN_WIDTH are refused with a
+    reason; max and average windows are taken."""
+    assert cpu_conv_pool.fused_pool_reason(PoolingAttrs(mode=PoolingMode.average, kernel=(2, 2))) is None
     assert "global" in cpu_conv_pool.fused_pool_reason(PoolingAttrs(global_pooling=True))
     assert "dilation" in cpu_conv_pool.fused_pool_reason(PoolingAttrs(kernel=(2, 2), dilation=(2, 2)))
     assert cpu_conv_pool.fused_pool_reason(PoolingAttrs(kernel=(3, 3), stride=(2, 2))) is None
@@ -162,10 +164,10 @@ def _reference(x, w, b, relu, pool):
 
 @pytest.mark.parametrize("pool, extra_user, relu, fused", [
     ("MaxPool", False, True, True), ("MaxPool", False, False, True), ("MaxPool", True, True, False),
-    ("AveragePool", False, True, False)])
+    ("AveragePool", False, True, True), ("AveragePool", True, False, False)])
 def test_the_pass_fuses_where_the_rule_allows(rng, tmp_path, monkeypatch, pool, extra_user, relu, fused):
     """A max pooling whose convolution has no other user is fused (no pooling node left, its id resolves to the
-    convolution); one whose convolution is also an output, and an average pooling, stay kernels of their own. The
+    convolution), an average one too; one whose convolution is also an output stays a kernel of its own. The
     network's results equal the float64 reference either way."""
     monkeypatch.setattr(fuse_pool_into_conv, "MIN_BYTES", 0)
     path, w, b = _model(tmp_path, pool, extra_user, relu)

@@ -80,6 +80,7 @@ from .cpu_conv_pool import (
     fused_pool_reason,
     oc_row_tiles_pool,
     pool_attrs,
+    pool_divisors,
     pool_scratch,
     pool_window,
 )
@@ -716,6 +717,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
 
         if f.pool is not None:  # a max pooling fused last (cpu_conv_pool): bands of rows pooled while in L2
             win, pm = pool_window(pool_attrs(f.pool)), row_map(pooled)
+            rdiv = pool_divisors(pool_attrs(f.pool), oh, ow)
             poh, pow_ = int(pooled.dims4[2]), int(pooled.dims4[3])
             scratch, band, slot = pool_scratch(tile_c, ow, poh, pow_, win)
             pool_parts = oc_chunks(ipc * -(-oc // tile_c), poh, numba.get_num_threads())
@@ -739,7 +741,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
                     launch_oc(oc_row_tiles_pool, *src[:6], oh, ow, k, wp, oc, bias_pad, has_bias, bounds, oc_flags,
                               codes, fa, fb, cnt, pool_parts, alt, src[6], overlap, pair_p, win, out,
                               int(pm[0] + n0 * pm[1]), int(pm[1]), int(pm[2]), int(pm[3]), poh, pow_, scratch, band,
-                              slot)
+                              slot, rdiv)
 
             return fn_pool
 

@@ -31,6 +31,7 @@ from cldnn_py.ops.window import conv_out_size
 from ...common.cpu_epilogue import I0, chain_span
 from ...common.elementwise_numba import NJIT
 from ...params import FusedOp, Params
+from ..pooling.pooling_kernel_cpu_fsv16 import MODES, average_divisors
 from .cpu_conv_oc import row_step, row_task, tile_of
 
 BAND_BYTES = 192 << 10
@@ -52,13 +53,25 @@ def pool_attrs(op: FusedOp) -> PoolingAttrs:
 
 
 def fused_pool_reason(a: PoolingAttrs) -> str | None:
-    """Why the fused form cannot run pooling ``a``, or None: max pooling over a 2-D window of dilation 1, not
-    global (average pooling and global windows stay kernels of their own)."""
-    if PoolingMode(a.mode) != PoolingMode.max:
-        return f"fused pooling mode {a.mode}: only max"
+    """Why the fused form cannot run pooling ``a``, or None: a max or average pooling over a 2-D window of
+    dilation 1, not global (global windows stay kernels of their own)."""
     if a.global_pooling or tuple(a.dilation) != (1, 1):
         return f"fused pooling: global {a.global_pooling}, dilation {a.dilation}: needs a local window, dilation 1"
     return None
+
+
+def pool_divisors(a: PoolingAttrs, oh: int, ow: int) -> np.ndarray:
+    """The reciprocals of an average pooling's divisors over convolution planes of ``oh`` × ``ow``, float32 (OH' ·
+    OW',) in pooled row order (:func:`~kernel_selector.kernels.pooling.pooling_kernel_cpu_fsv16.average_divisors`: the
+    taps inside [-pad, size + pad_end) for ``average``, inside the planes for ``average_no_padding``); empty for max
+    pooling."""
+    mode = MODES[PoolingMode(a.mode)]
+    if mode == 0:
+        return np.zeros(0, np.float32)
+    poh, pow_ = a.output_hw(oh, ow)
+    win = np.array([a.kernel[0], a.kernel[1], a.stride[0], a.stride[1], a.pad[0], a.pad[1], a.pad_end[0],
+                    a.pad_end[1], 1, 1], np.int64)
+    return np.ascontiguousarray((1.0 / average_divisors(mode, poh, pow_, oh, ow, win)).reshape(-1), np.float32)
 
 
 def pool_window(a: PoolingAttrs) -> np.ndarray:
@@ -136,16 +149,55 @@ def _pool_band(s: np.ndarray, sb: int, s_f: int, a0: int, oh: int, ow: int, hi: 
                     o[i] = m
 
 
+@numba.njit(**NJIT)
+def _avg_band(s: np.ndarray, sb: int, s_f: int, a0: int, oh: int, ow: int, hi: int, q0: int, q1: int,
+              win: np.ndarray, tb: int, pow_: int, out: np.ndarray, ob: int, o_f: int, o_y: int,
+              rdiv: np.ndarray) -> None:  # pragma: no cover - numba
+    """:func:`_pool_band` for an average pooling: the window's rows summed into a bordered row (zeros outside the
+    planes), the x taps summed, each pooled (q, ox) times ``rdiv[q * pow_ + ox]`` (the reciprocal of its divisor:
+    :func:`~kernel_selector.kernels.pooling.pooling_kernel_cpu_fsv16.average_divisors`)."""
+    ky, kx, sy, sx, pt, pl = win[0], win[1], win[2], win[3], win[4], win[5]
+    wpad = (pow_ - 1) * sx + kx
+    n = min(ow, wpad - pl)
+    t = s[tb:tb + wpad]
+    tv = s[tb + pl:tb + pl + n]
+    for i in range(wpad):
+        t[i] = 0.0
+    for j in range(hi):
+        for q in range(q0, q1):
+            r_lo, r_hi = max(0, q * sy - pt), min(oh, q * sy - pt + ky)
+            src = sb + j * s_f + (r_lo - a0) * ow
+            v = s[src:src + n]
+            for i in range(n):
+                tv[i] = v[i]
+            for r in range(r_lo + 1, r_hi):
+                v = s[src + (r - r_lo) * ow:src + (r - r_lo) * ow + n]
+                for i in range(n):
+                    tv[i] += v[i]
+            o = out[ob + j * o_f + q * o_y:ob + j * o_f + q * o_y + pow_]
+            rd = rdiv[q * pow_:(q + 1) * pow_]
+            if kx == 2 and sx == 2:
+                for i in range(pow_):
+                    o[i] = (t[2 * i] + t[2 * i + 1]) * rd[i]
+            else:
+                for i in range(pow_):
+                    m = t[i * sx]
+                    for d in range(1, kx):
+                        m += t[i * sx + d]
+                    o[i] = m * rd[i]
+
+
 @numba.njit(parallel=True, **NJIT)
 def oc_row_tiles_pool(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: int, sai: int, oh: int, ow: int,
                       k: int, wp: np.ndarray, oc: int, bias: np.ndarray, has_bias: int, clamp: np.ndarray, flags: int,
                       codes: np.ndarray, fa: np.ndarray, fb: np.ndarray, n_img: int, chunks: int, alt: int, ldx: int,
                       overlap: int, pair: int, win: np.ndarray, out: np.ndarray, o_off: int, o_img: int, o_f: int,
-                      o_y: int, poh: int, pow_: int, scratch: np.ndarray, rows: int,
-                      slot: int) -> None:  # pragma: no cover - numba
+                      o_y: int, poh: int, pow_: int, scratch: np.ndarray, rows: int, slot: int,
+                      rdiv: np.ndarray) -> None:  # pragma: no cover - numba
     """The convolution of :func:`.cpu_conv_oc.oc_row_tiles` (the same input, weight and epilogue arguments; no
-    residual) followed by a max pooling of window ``win`` (:func:`pool_window`) into an ``n_img`` × OC × ``poh`` ×
-    ``pow_`` output: pooled (i, o, q, ox) at ``out[o_off + i * o_img + o * o_f + q * o_y + ox]``.
+    residual) followed by a pooling of window ``win`` (:func:`pool_window`) into an ``n_img`` × OC × ``poh`` ×
+    ``pow_`` output: pooled (i, o, q, ox) at ``out[o_off + i * o_img + o * o_f + q * o_y + ox]``; max when ``rdiv``
+    is empty, else average with the divisors' reciprocals ``rdiv`` (``poh`` × ``pow_``).
 
     A task is one (image, tile of channels, range of pooled rows); it walks its pooled rows in bands whose
     convolution rows (at most ``rows``) it computes into its thread's ``slot`` floats of ``scratch`` (the tile's
@@ -188,7 +240,10 @@ def oc_row_tiles_pool(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, g
                     chain_span(scratch, sb + j * s_f + (start - a0) * ow, (a1 - start) * ow, codes, fa, fb, no_res,
                                I0, I0)
             pa0, done = a0, a1
-            _pool_band(scratch, sb, s_f, a0, oh, ow, hi, q0, q1, win, tb, pow_, out, ob, o_f, o_y)
+            if rdiv.shape[0]:
+                _avg_band(scratch, sb, s_f, a0, oh, ow, hi, q0, q1, win, tb, pow_, out, ob, o_f, o_y, rdiv)
+            else:
+                _pool_band(scratch, sb, s_f, a0, oh, ow, hi, q0, q1, win, tb, pow_, out, ob, o_f, o_y)
 
 
 def conv_params(params: Params) -> Params:
