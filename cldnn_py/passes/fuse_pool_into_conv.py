@@ -1,6 +1,6 @@
-"""fuse_pool_into_conv: on the CPU engine, a max or average pooling becomes the last fused op of the convolution that produces
-its input; the convolution's kernel pools bands of its output rows while they are in L2 and writes only the pooled
-tensor (``kernel_selector/kernels/convolution/cpu_conv_pool.py``).
+"""fuse_pool_into_conv: on the CPU engine, a max or average pooling becomes the last fused op of the convolution
+that produces its input; the convolution's kernel pools bands of its output rows while they are in L2 and writes
+only the pooled tensor (``kernel_selector/kernels/convolution/cpu_conv_pool.py``).
 
 Why: the stem of most CNNs is convolution → ReLU → max pooling, and the convolution's output is the network's
 largest tensor (64 × 112² floats per image; 25 MB at batch 8, the machine's whole L3), written once and read once
