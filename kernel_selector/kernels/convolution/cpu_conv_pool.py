@@ -1,4 +1,4 @@
-"""A max pooling fused into the channel-vector row tiles of the convolution before it (CPU engine).
+"""A max or average pooling fused into the channel-vector row tiles of the convolution before it (CPU engine).
 
 Almost every image classifier and detector backbone starts convolution → ReLU → max pooling: ResNet's and
 GoogLeNet's 7×7 stride 2 to 112×112 then a 3×3 stride-2 pooling, SqueezeNet's 3×3 stride 2 to 111×111 then the
@@ -13,7 +13,8 @@ The pass ``cldnn_py/passes/fuse_pool_into_conv.py`` appends the pooling to the c
 channel-vector row tiles (:func:`.cpu_conv_oc.oc_row_tiles`) and takes the fusion (:func:`fused_pool_reason`). The
 convolution's own epilogue (bias, clamps, activations) runs on the band before the pooling reads it. This is the
 pooling-into-producer fusion of TVM's and XLA's CPU schedules (oneDNN keeps the two as separate primitives); the
-band order is Halide's ``compute_at`` of the convolution inside the pooling's rows.
+band order is Halide's ``compute_at`` of the convolution inside the pooling's rows. Average poolings (DenseNet's
+transitions) take the same bands, summed and scaled by each output's divisor.
 """
 
 from __future__ import annotations
