@@ -104,14 +104,14 @@ ROW_PANELS_EXTRA = 1.25
 most this many times the grid's column panels: the copy out of the grid cost 15-35% of such a layer (3 → 64, 3×3
 stride 2 at 224²: 0.6 of 1.74 ms), a 56-wide row needs 4 panels of 16 for the grid's 3.6, a 7-wide one 1 for 0.6."""
 FUSED_POOL_MIN_WIDTH = 2 * cpu_microkernel_oc.OC_PIXELS
-"""A fused max pooling (:mod:`.cpu_conv_pool`) only on convolution rows of at least this many pixels (two main
+"""A fused pooling (:mod:`.cpu_conv_pool`) only on convolution rows of at least this many pixels (two main
 channel-vector tiles: 14 with AVX-512). On shorter rows the row tiles lose to the flat tiles a 1×1 layer otherwise
 runs over the whole image: GoogLeNet b8's pooling of its 832 × 13×13 inception output, fused into the five
 convolutions before it, saved 0.39 ms of pooling and cost 0.8 ms in them (512 -> 256 1×1 0.87 -> 1.21 ms); SqueezeNet
 b8's poolings of its 55- and 27-wide fire outputs gained 0.47 and 0.18 ms (paired per-node medians, 2-core Zen 5,
 2026-12-08)."""
 FUSED_POOL_GRID = True
-"""A fused max pooling also on a k×k layer that would otherwise run the pixel-vector GEMM on the padded grid (its
+"""A fused pooling also on a k×k layer that would otherwise run the pixel-vector GEMM on the padded grid (its
 channels fill under OC_ROWS_GRID_MIN_LANES of the row tiles' lanes: ShuffleNet's 24-channel stem): row tiles then.
 ShuffleNet b8 (paired, 2-core Zen 5, 2026-12-08): its stem and pooling 2.56 + 0.42 → 2.18 ms, the network 0.94-0.97×
 the time (``switch_ab.py ...FUSED_POOL_GRID False``, 12 runs; a per-node A/B, 16 runs); batch 1 0.41 + 0.12 → 0.50 ms,
@@ -422,7 +422,7 @@ class Form:
     (``rows_out``) a 1×1 stride-1 input in place into a spatially padded output, or (``rows_in``) a 1×1 stride-1
     layer's spatially padded input in place; ``plain_grid``: strided row tiles
     read one zero-bordered plane (OC_ROWS_PLAIN_GRID); ``in_place``: the row tiles read the input's own zero halo
-    (IN_PLACE_GRID), no copy; ``pool``: the max pooling fused last (:mod:`.cpu_conv_pool`; ``params`` are then the
+    (IN_PLACE_GRID), no copy; ``pool``: the pooling fused last (:mod:`.cpu_conv_pool`; ``params`` are then the
     convolution's alone, :func:`~.cpu_conv_pool.conv_params`), or None."""
 
     params: Params
@@ -444,7 +444,7 @@ class Form:
 
 def form_of(params: Params) -> Form:
     """The :class:`Form` of a layer (the rules in the comments below; the module switches read now)."""
-    pool = fused_pool(params)  # a max pooling fused last: the form is the convolution's own (cpu_conv_pool)
+    pool = fused_pool(params)  # a pooling fused last: the form is the convolution's own (cpu_conv_pool)
     if pool is not None:
         params = conv_params(params)
     shuf = shuffle_groups(params)  # a fused channel shuffle: the tiles store their rows at shuffled places
@@ -560,7 +560,7 @@ def writes_padded_rows(params: Params) -> bool:
     """True when the layer, with the spatially padded bfyx output of ``params``, stores its tiles straight into the
     output rows (channel-vector row tiles), not through a temporary and a numba store. For prepare_padding."""
     f = form_of(params)
-    return (f.oc_rows or f.pool is not None) and not f.shuf
+    return f.oc_rows and not f.shuf
 
 
 @register
@@ -587,8 +587,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
     def validate(self, params: Params) -> str | None:
         """Rank 4, os_iyx_osv16 weights, plain bias, supported fused ops; a fused channel shuffle
         (passes/fusing/fuse_shuffle_channels.py) last, of the convolution's groups, after activations only, into an
-        unpadded bfyx output; a fused max pooling (:mod:`.cpu_conv_pool`) last, after activations only, on a layer
-        that runs channel-vector row tiles, into a bfyx output."""
+        unpadded bfyx output; a fused max or average pooling (:mod:`.cpu_conv_pool`) last, after activations only,
+        on a layer that runs channel-vector row tiles, into a bfyx output."""
         pool = fused_pool(params)
         if pool is not None:
             why = fused_pool_reason(pool_attrs(pool))
@@ -715,9 +715,9 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         py_phases, px_phases = (1, 1) if plain_grid else (sy, sx)
         row_step, pix_step = (sy, sx) if plain_grid else (1, 1)
 
-        if f.pool is not None:  # a max pooling fused last (cpu_conv_pool): bands of rows pooled while in L2
-            win, pm = pool_window(pool_attrs(f.pool)), row_map(pooled)
-            rdiv = pool_divisors(pool_attrs(f.pool), oh, ow)
+        if f.pool is not None:  # a pooling fused last (cpu_conv_pool): bands of rows pooled while in L2
+            pa = pool_attrs(f.pool)
+            win, pm, rdiv = pool_window(pa), row_map(pooled), pool_divisors(pa, oh, ow)
             poh, pow_ = int(pooled.dims4[2]), int(pooled.dims4[3])
             scratch, band, slot = pool_scratch(tile_c, ow, poh, pow_, win)
             pool_parts = oc_chunks(ipc * -(-oc // tile_c), poh, numba.get_num_threads())
