@@ -118,6 +118,13 @@ the time (``switch_ab.py ...FUSED_POOL_GRID False``, 12 runs; a per-node A/B, 16
 the network within noise (1.01×)."""
 OC_PREFETCH_X = True
 """Channel-vector tiles prefetch their input rows ahead (cpu_microkernel_oc.PREFETCH_X)."""
+OC_PREFETCH_X_GRID = False
+"""... also on k×k layers (the padded grid or the input's own halo, ``grid``). Off since 2026-12-08: a k×k layer's
+input image is small (13×13 to 56×56 planes, in L2) and its patch rows are neighbouring rows of few channels, so
+the prefetch 128 pixels ahead (rows further on) only took a load slot per k step. Paired same-process runs against
+on (2-core Zen 5, 12-14 runs, outputs identical): SqueezeNet b8 0.986× the time (its 13×13 3×3 layers 1.13 →
+1.05 ms, 0.68 → 0.63), GoogLeNet b1 0.985×, Inception-v2 b1 0.984×, DenseNet-121 b1 0.982×, ResNet-50 b1 1.002×
+(noise). The prefetch along K (OC_PREFETCH_XK) stays: off, the same 13×13 layers ran 10% slower."""
 OC_PREFETCH_XK = True
 """Channel-vector tiles also prefetch their input rows ahead along the reduction (cpu_microkernel_oc.PREFETCH_XK,
 32 k steps). Paired same-process runs (2-core Zen 4, AVX-512, 2026-12-07, 16 runs each, against off; the VM in a
@@ -707,7 +714,8 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         koff_1x1 = np.arange(icg, dtype=np.int64) * pitch["f"]
 
         # read at build time (switch_ab.py can set them)
-        oc_flags = flags | int(cpu_microkernel_oc.PREFETCH_W_NEXT) | (cpu_microkernel_oc.PREFETCH_X if OC_PREFETCH_X
+        x_ahead = OC_PREFETCH_X and (OC_PREFETCH_X_GRID or not grid)
+        oc_flags = flags | int(cpu_microkernel_oc.PREFETCH_W_NEXT) | (cpu_microkernel_oc.PREFETCH_X if x_ahead
                                                                       else 0) | (
             cpu_microkernel_oc.PREFETCH_XK if OC_PREFETCH_XK else 0)
 
