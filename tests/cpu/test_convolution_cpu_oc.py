@@ -248,3 +248,26 @@ def test_last_tile_moves_back_only_within_its_task(rng, monkeypatch, extra):
                                  ofmt=Format.bfyx, fused=[("activation", {"func": "tanh"})])
         assert picked == KERNEL
         assert_close(got, ref, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("x_ahead_on_grid", [False, True])
+def test_k_by_k_tiles_prefetch_rows_ahead_only_when_asked(rng, monkeypatch, x_ahead_on_grid):
+    """OC_PREFETCH_X_GRID: 1×1 layers prefetch their input rows ahead, k×k layers (the padded grid) only with the
+    switch on; the weight and down-K prefetches stay on both. A 3×3 layer built with the switch gives the float64
+    reference either way (a prefetch changes no value: the check is that a kernel built with it runs)."""
+    from kernel_selector.common import cpu_microkernel_oc as mk
+    from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as packed
+
+    monkeypatch.setattr(packed, "OC_PREFETCH_X_GRID", x_ahead_on_grid)
+    grid_flags, flat_flags = packed.oc_prefetch_flags(True), packed.oc_prefetch_flags(False)
+    assert bool(grid_flags & mk.PREFETCH_X) == x_ahead_on_grid
+    assert flat_flags & mk.PREFETCH_X
+    for fl in (grid_flags, flat_flags):
+        assert fl & mk.PREFETCH_XK and fl & mk.PREFETCH_W_NEXT
+    x = f32(rng.standard_normal((2, 12, 9, 15)))
+    w = f32(rng.standard_normal((40, 12, 3, 3)))
+    b = f32(rng.standard_normal(40))
+    want = np.maximum(conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1), 0)
+    got, _ = run_direct(KERNEL, x, w, b, (1, 1), (1, 1), (1, 1), (1, 1), 1, xfmt=Format.bfyx, wfmt=OSV16,
+                        ofmt=Format.bfyx, fused=[("activation", {"func": "relu"})])
+    assert_close(got, want, rtol=1e-4, atol=1e-4)

@@ -537,6 +537,15 @@ def input_halo(params: Params) -> tuple[int, int, int, int]:
     return by, ay, bx, ax
 
 
+def oc_prefetch_flags(grid: bool) -> int:
+    """The prefetch flags of a layer's channel-vector tiles (:mod:`~kernel_selector.common.cpu_microkernel_oc`):
+    PREFETCH_W_NEXT; PREFETCH_X when OC_PREFETCH_X, on a k×k layer (``grid``: the padded grid or the input's own halo)
+    only when OC_PREFETCH_X_GRID too; PREFETCH_XK when OC_PREFETCH_XK. Read when the kernel is built."""
+    x_ahead = OC_PREFETCH_X and (OC_PREFETCH_X_GRID or not grid)
+    return (int(cpu_microkernel_oc.PREFETCH_W_NEXT) | (cpu_microkernel_oc.PREFETCH_X if x_ahead else 0)
+            | (cpu_microkernel_oc.PREFETCH_XK if OC_PREFETCH_XK else 0))
+
+
 def covers_halo(params: Params) -> bool:
     """True when the padding of the layer's input (rows and columns of a bfyx layout around each plane) reaches
     every input position its windows read outside the tensor (:func:`input_halo`); by the layout convention a padded
@@ -714,10 +723,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         koff_1x1 = np.arange(icg, dtype=np.int64) * pitch["f"]
 
         # read at build time (switch_ab.py can set them)
-        x_ahead = OC_PREFETCH_X and (OC_PREFETCH_X_GRID or not grid)
-        oc_flags = flags | int(cpu_microkernel_oc.PREFETCH_W_NEXT) | (cpu_microkernel_oc.PREFETCH_X if x_ahead
-                                                                      else 0) | (
-            cpu_microkernel_oc.PREFETCH_XK if OC_PREFETCH_XK else 0)
+        oc_flags = flags | oc_prefetch_flags(grid)
 
         # the grid's copy: SY·SX stride phases, or one plain plane read at (SY, SX) steps by the row tiles
         py_phases, px_phases = (1, 1) if plain_grid else (sy, sx)
