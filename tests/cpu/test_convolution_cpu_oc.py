@@ -253,8 +253,9 @@ def test_last_tile_moves_back_only_within_its_task(rng, monkeypatch, extra):
 @pytest.mark.parametrize("x_ahead_on_grid", [False, True])
 def test_k_by_k_tiles_prefetch_rows_ahead_only_when_asked(rng, monkeypatch, x_ahead_on_grid):
     """OC_PREFETCH_X_GRID: 1×1 layers prefetch their input rows ahead, k×k layers (the padded grid) only with the
-    switch on; the weight and down-K prefetches stay on both. A 3×3 layer built with the switch gives the float64
-    reference either way (a prefetch changes no value: the check is that a kernel built with it runs)."""
+    switch on; the weight (large weights only) and down-K prefetches stay on both. A 3×3 layer built with the switch
+    gives the float64 reference either way (a prefetch changes no value: the check is that a kernel built with it
+    runs)."""
     from kernel_selector.common import cpu_microkernel_oc as mk
     from kernel_selector.kernels.convolution import convolution_kernel_cpu_packed as packed
 
@@ -264,6 +265,9 @@ def test_k_by_k_tiles_prefetch_rows_ahead_only_when_asked(rng, monkeypatch, x_ah
     assert flat_flags & mk.PREFETCH_X
     for fl in (grid_flags, flat_flags):
         assert fl & mk.PREFETCH_XK and fl & mk.PREFETCH_W_NEXT
+    # the next tile's weights only for weights of OC_PREFETCH_W_MIN_BYTES and more
+    assert packed.oc_prefetch_flags(False, packed.OC_PREFETCH_W_MIN_BYTES) & mk.PREFETCH_W_NEXT
+    assert not packed.oc_prefetch_flags(False, packed.OC_PREFETCH_W_MIN_BYTES - 4) & mk.PREFETCH_W_NEXT
     x = f32(rng.standard_normal((2, 12, 9, 15)))
     w = f32(rng.standard_normal((40, 12, 3, 3)))
     b = f32(rng.standard_normal(40))

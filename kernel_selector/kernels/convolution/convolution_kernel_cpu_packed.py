@@ -125,6 +125,13 @@ the prefetch 128 pixels ahead (rows further on) only took a load slot per k step
 on (2-core Zen 5, 12-14 runs, outputs identical): SqueezeNet b8 0.986× the time (its 13×13 3×3 layers 1.13 →
 1.05 ms, 0.68 → 0.63), GoogLeNet b1 0.985×, Inception-v2 b1 0.984×, DenseNet-121 b1 0.982×, ResNet-50 b1 1.002×
 (noise). The prefetch along K (OC_PREFETCH_XK) stays: off, the same 13×13 layers ran 10% slower."""
+OC_PREFETCH_W_MIN_BYTES = 512 << 10
+"""Channel-vector tiles prefetch the next tile's weights (cpu_microkernel_oc.PREFETCH_W_NEXT) only for a layer whose
+weights take at least this many bytes (those come from L3 or memory: ResNet-50's deep layers, 0.5-8 MB); smaller
+ones stay in L2 after the first pass, and the prefetch only took a load slot per k step. Paired same-process runs
+against 0 (every layer; 2-core Zen 5, 2026-12-08, two rounds, the VM noisy): SqueezeNet b8 0.990× and 0.991× the
+time, ResNet-50 b1 0.989× and 0.973×, GoogLeNet b1 1.004×, DenseNet-121 b1 1.001×, Inception-v2 b1 0.980× and
+1.036× (the noisiest)."""
 OC_PREFETCH_XK = True
 """Channel-vector tiles also prefetch their input rows ahead along the reduction (cpu_microkernel_oc.PREFETCH_XK,
 32 k steps). Paired same-process runs (2-core Zen 4, AVX-512, 2026-12-07, 16 runs each, against off; the VM in a
@@ -537,12 +544,14 @@ def input_halo(params: Params) -> tuple[int, int, int, int]:
     return by, ay, bx, ax
 
 
-def oc_prefetch_flags(grid: bool) -> int:
+def oc_prefetch_flags(grid: bool, w_bytes: int = 1 << 62) -> int:
     """The prefetch flags of a layer's channel-vector tiles (:mod:`~kernel_selector.common.cpu_microkernel_oc`):
-    PREFETCH_W_NEXT; PREFETCH_X when OC_PREFETCH_X, on a k×k layer (``grid``: the padded grid or the input's own halo)
-    only when OC_PREFETCH_X_GRID too; PREFETCH_XK when OC_PREFETCH_XK. Read when the kernel is built."""
+    PREFETCH_W_NEXT when the layer's weights take ``w_bytes`` >= OC_PREFETCH_W_MIN_BYTES; PREFETCH_X when
+    OC_PREFETCH_X, on a k×k layer (``grid``: the padded grid or the input's own halo) only when OC_PREFETCH_X_GRID
+    too; PREFETCH_XK when OC_PREFETCH_XK. Read when the kernel is built."""
     x_ahead = OC_PREFETCH_X and (OC_PREFETCH_X_GRID or not grid)
-    return (int(cpu_microkernel_oc.PREFETCH_W_NEXT) | (cpu_microkernel_oc.PREFETCH_X if x_ahead else 0)
+    w_next = int(cpu_microkernel_oc.PREFETCH_W_NEXT) if w_bytes >= OC_PREFETCH_W_MIN_BYTES else 0
+    return (w_next | (cpu_microkernel_oc.PREFETCH_X if x_ahead else 0)
             | (cpu_microkernel_oc.PREFETCH_XK if OC_PREFETCH_XK else 0))
 
 
@@ -723,7 +732,7 @@ class ConvolutionKernelCpuPacked(CpuKernelBase):
         koff_1x1 = np.arange(icg, dtype=np.int64) * pitch["f"]
 
         # read at build time (switch_ab.py can set them)
-        oc_flags = flags | oc_prefetch_flags(grid)
+        oc_flags = flags | oc_prefetch_flags(grid, 4 * oc * k)
 
         # the grid's copy: SY·SX stride phases, or one plain plane read at (SY, SX) steps by the row tiles
         py_phases, px_phases = (1, 1) if plain_grid else (sy, sx)
