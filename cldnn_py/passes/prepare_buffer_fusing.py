@@ -11,7 +11,8 @@ one producer in order (the Split's outputs) is one segment, the producer writing
 re-viewed there (the producer's best kernel must stay the same with the padded output); and on the CPU engine an
 input with other users (a bottleneck's output, also the next bottleneck's input) writes its slice too when each of
 those users keeps its best kernel reading it there (the OpenCL engine's fast kernels often refuse padded inputs).
-Along a blocked dimension (the features of ``b_fs_yx_fsv16``, OpenCL engine only) every slice must start on a
+Along a blocked dimension (the features of ``b_fs_yx_fsv16``; on the CPU engine since the thirty-sixth session, where
+``convolution_cpu_oc_blocked`` writes such slices) every slice must start on a
 block (16 channels) and each producer's best kernel must stay the same with the padded output (kernels say they
 write such slices with ``writes_padded_blocks``; a producer with a forced kernel keeps its own buffer): otherwise the
 concatenation runs its copy kernel.
@@ -105,7 +106,7 @@ def _concat_in_place(program: ProgramGraph, node: ProgramNode) -> bool:
     d = DIMS[axis]
     blk = out.format.block
     blocked = blk is not None and blk[0] == d
-    if out.rank > 4 or not out.padding.is_zero or (blocked and program.engine.kind == "cpu"):
+    if out.rank > 4 or not out.padding.is_zero:
         return False
     deps = node.dependencies
     if len({id(x) for x in deps}) != len(deps):

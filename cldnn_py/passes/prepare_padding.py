@@ -5,9 +5,9 @@ Why: bounds checks in the inner loop of a direct convolution cost more than the 
 convolution needs follows from its parameters alone: ``pad`` rows/columns before, and after whatever the last
 window reaches past the input: max(0, (O-1)·stride - pad + (K-1)·dilation - (I-1)). The producer's output layout
 gets at least that much y/x padding (the largest over its convolution users); buffers are allocated zero-filled
-and producers write only the interior, so the halo reads zeros. Done for convolutions on the blocked format (the
-fast kernels read without checks when the padding covers the halo); network inputs, constants, views and in-place
-buffers are left alone, and padded buffers are kept out of the memory pool.
+and producers write only the interior, so the halo reads zeros. Done for convolutions on the blocked format, output
+or input (the fast kernels read without checks when the padding covers the halo); network inputs, constants, views
+and in-place buffers are left alone, and padded buffers are kept out of the memory pool.
 
 On the CPU engine the same for plain (bfyx) k×k convolutions that ``convolution_cpu_packed`` runs on channel-vector
 row tiles: with the halo in its input it reads the input in place instead of copying it into zero-bordered planes
@@ -47,7 +47,8 @@ class PreparePadding(BasePass):
         """Collect the largest halo per producer, then set its output padding."""
         need: dict[str, list[int]] = {}
         for conv in program.order:
-            if conv.kind != "convolution" or conv.constant or conv.layout().format != Format.b_fs_yx_fsv16:
+            if conv.kind != "convolution" or conv.constant or Format.b_fs_yx_fsv16 not in (
+                    conv.layout().format, conv.dependencies[0].layout().format):
                 continue
             src = conv.dependencies[0]
             if (src.optimized_out or src.constant or src.kind in ("data", "input_layout") or src.buffer_of

@@ -34,6 +34,7 @@ from ..pass_manager import BasePass
 from ..primitives import Reorder
 from ..program_graph import ProgramGraph
 from ..program_node import ProgramNode, insert_between, recompute_layouts, topological_order
+from .blocked_regions import region_of, whole_regions
 
 
 def fast_plain_kernel(program: ProgramGraph, node: ProgramNode, packed_weights: bool = False) -> str | None:
@@ -49,7 +50,19 @@ def fast_plain_kernel(program: ProgramGraph, node: ProgramNode, packed_weights: 
     return None
 
 
+def reads_blocked(program: ProgramGraph, conv: ProgramNode) -> bool:
+    """True when a fast kernel of a WHOLE_REGION_KERNELS kind runs ``conv`` from a blocked input into its own
+    (plain) output (passes/blocked_regions.py: such a layer may read a blocked region)."""
+    p = node_params(program, conv)
+    p.inputs = [p.inputs[0].with_(format=BLOCKED, padding=Padding()),
+                p.inputs[1].with_(format=PACKED_WEIGHTS, padding=Padding())] + p.inputs[2:]
+    best = best_fast_kernel(p)
+    return best is not None and best[1] in WHOLE_REGION_KERNELS
+
+
 RECURRENT_R = {"lstm_sequence": 3, "gru_sequence": 2}  # the recurrence weights' dependency index
+WHOLE_REGION_KERNELS = frozenset({"convolution_cpu_oc_blocked"})
+"""CPU kernels whose layers go blocked only with their whole region (passes/blocked_regions.py)."""
 NARROW_CHANNELS = 8  # at most this many output channels: a head writes bfyx (_narrow_heads_plain)
 
 
@@ -66,8 +79,19 @@ class ReorderInputs(BasePass):
 
     def run(self, program: ProgramGraph) -> None:
         """Choose formats, insert reorders, recompute layouts."""
-        chosen = [n for n in program.order if n.kind == "convolution" and n.dependencies[0].layout().rank == 4
-                  and n.id not in program.forced_impls and fast_blocked_kernel(program, n) is not None]
+        kernels = {n.id: fast_blocked_kernel(program, n) for n in program.order if n.kind == "convolution"
+                   and n.dependencies[0].layout().rank == 4 and n.id not in program.forced_impls}
+        chosen = [n for n in program.order if kernels.get(n.id) is not None]
+        if program.engine.kind == "cpu":  # the channel-vector blocked layers only in whole blocked regions
+            ruled = {i for i, k in kernels.items() if k in WHOLE_REGION_KERNELS}
+            chosen = whole_regions(chosen, ruled, {i for i in kernels if reads_blocked(program, program.nodes[i])})
+            # a convolution that reads a blocked region and stays plain writes bfyx (it would inherit the format)
+            kept = {c.id for c in chosen}
+            for conv in chosen:
+                if conv.id in ruled:
+                    for r in region_of(conv)[1]:
+                        if r.kind == "convolution" and r.id not in kept:
+                            r.forced_format = Format.bfyx
         for conv in chosen:
             conv.forced_format = BLOCKED
         recompute_layouts(program.order)

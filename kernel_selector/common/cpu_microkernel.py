@@ -343,9 +343,14 @@ def _exp_vector(builder: ir.IRBuilder, x: Any, w: int) -> Any:
 
 def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, col_mask: list[Any], bias: Any,
               bias_off: Any, res: Any, r_off: Any, ldr: Any, clamp: Any, flags: Any, mload: Any,
-              row_ok: list[Any] | None = None) -> list[Any]:
+              row_ok: list[Any] | None = None, blocked: bool = False) -> list[Any]:
     """Bias, clamp, fake quantization, residual, clamp, fake quantization on the accumulators (module docstring);
-    each step selected by a flag. With ``row_ok`` (an i1 per row), the residual of a row that is off is not read."""
+    each step selected by a flag. With ``row_ok`` (an i1 per row), the residual of a row that is off is not read.
+
+    ``blocked`` (the channel-vector tiles' b_fs_yx_fsv16 output, :mod:`.cpu_microkernel_oc`): accumulator ``i * nv +
+    v`` holds channels v·w .. v·w + w − 1 of pixel i in its lanes; its bias is the vector ``bias[bias_off + v·w :]``
+    and its residual the vector at ``res[r_off + (v·w div 16) · ldr + 16 · i + v·w mod 16]`` (16 channels of a
+    pixel contiguous, blocks ``ldr`` apart; ``mload`` then a w-lane masked load)."""
     f32, i64, i32 = ir.FloatType(), ir.IntType(64), ir.IntType(32)
     vt = ir.VectorType(f32, w)
     fma = vector_intrinsic(builder, "fmuladd", w)
@@ -413,8 +418,15 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
                                                                   six])), sixth)
 
     xs: list[Any] = []
+    if blocked:  # one bias vector per channel vector, shared by the tile's pixels
+        bvs = [guarded_load(builder, has_bias, lambda v=v: builder.load(builder.bitcast(
+            builder.gep(bias, [builder.add(safe_b, ir.Constant(i64, v * w))]), vt.as_pointer()), align=4), zero)
+            for v in range(nv)]
     for i in range(mr):
         ii = ir.Constant(i64, i)
+        if blocked:
+            xs.extend(clip(builder.fadd(acc[i * nv + v], bvs[v]), clamp1, bound[0], bound[1]) for v in range(nv))
+            continue
         bval = builder.load(builder.gep(bias, [builder.add(safe_b, ii)]))
         bv = builder.select(has_bias, _splat(builder, bval, vt), zero)
         xs.extend(clip(builder.fadd(acc[i * nv + v], bv), clamp1, bound[0], bound[1]) for v in range(nv))
@@ -425,7 +437,10 @@ def _epilogue(builder: ir.IRBuilder, acc: list[Any], mr: int, nv: int, w: int, c
         ii = ir.Constant(i64, i)
         rrow = builder.gep(res, [builder.add(safe_r, builder.mul(ii, ldr))])
         for v in range(nv):
-            ptr = builder.bitcast(builder.gep(rrow, [ir.Constant(i64, v * w)]), vt.as_pointer())
+            at = (builder.add(builder.add(safe_r, builder.mul(ir.Constant(i64, v * w // 16), ldr)),
+                              ir.Constant(i64, 16 * i + v * w % 16)) if blocked else None)
+            ptr = builder.bitcast(builder.gep(res, [at]) if blocked else
+                                  builder.gep(rrow, [ir.Constant(i64, v * w)]), vt.as_pointer())
             on = has_res if row_ok is None else builder.and_(has_res, row_ok[i])
             rv = guarded_load(builder, on, lambda q=ptr, m=col_mask[v]: builder.call(
                 mload, [q, ir.Constant(i32, 4), m, zero]), zero)

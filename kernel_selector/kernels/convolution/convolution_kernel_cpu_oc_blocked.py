@@ -1,0 +1,176 @@
+"""convolution_cpu_oc_blocked: channel-vector row tiles that write ``b_fs_yx_fsv16`` (CPU engine).
+
+The blocked counterpart of ``convolution_cpu_packed``'s channel-vector tiles (:mod:`.cpu_conv_oc`), for the layers
+that run them there (small and mid-size dense layers: :func:`~.cpu_conv_oc.use_channel_vectors`,
+:func:`~.cpu_conv_oc.use_oc_rows`). The tiles are the same (16 output channels of a pixel per accumulator, input
+pixels broadcast, ``os_iyx_osv16`` weight panels read where they lie); the output is stored as the accumulators hold
+it, 16 channels of a pixel contiguous (onnxruntime's NCHWc convolutions, oneDNN's nChw16c ones), so the per-tile
+transpose and the 32 row stores of a bfyx output are gone (:mod:`.cpu_conv_oc_blocked`). The input is a
+b_fs_yx_fsv16 tensor (from another such layer) or a bfyx one (a network's first blocked layer reads its plain input
+in place), read through a table of patch-row offsets, the halo in its padding (passes/prepare_padding.py pads a
+blocked layer's producer) or a zero-bordered copy.
+
+The layout optimizer (passes/reorder_inputs.py) makes such a layer blocked when this kernel validates, and on the CPU
+engine only where every convolution that reads the blocked data (through concatenations, poolings, activations and
+eltwise nodes) is blocked too (:mod:`cldnn_py.passes.blocked_regions`): a pixel-vector GEMM layer in between would
+need a reorder each way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import numba
+import numpy as np
+
+from cldnn_py.layout import Format, Padding
+from cldnn_py.ops import ConvolutionAttrs
+
+from ...common.cpu_epilogue import EMPTY, chain_arrays
+from ...common.cpu_launch import Launcher
+from ...common.cpu_microkernel import PANEL
+from ...cpu_kernel_base import CpuKernelBase
+from ...kernel_base import FORCE_PRIORITY_1
+from ...params import Params, SupportedKey
+from ...selector import register
+from .convolution_kernel_cpu_packed import covers_halo, form_of, input_halo, oc_prefetch_flags, shape_of, split_chain
+from .cpu_conv_common import f32_key, f32_view, validate_common
+from .cpu_conv_oc import alt_tile, oc_chunks, oc_row_tiles, tile_of
+from .cpu_conv_oc_blocked import blocked_offsets, blocked_origin, oc_row_tiles_blocked, pad_blocked
+
+ENABLED = True
+"""Off: the kernel validates nothing, so every dense convolution stays bfyx on the CPU engine (A/B measurements;
+read when the layout optimizer runs, i.e. when a Program is built)."""
+FSV16 = Format.b_fs_yx_fsv16
+MIN_WIDTH = 8
+"""Output rows of at least this many pixels: on 7-wide maps ``convolution_cpu_packed`` runs two rows per tile or flat
+tiles over the whole image, which row tiles of 7 pixels lose to (ResNet-50's 3×3 512 → 512 at 7×7 from a blocked
+input 0.77 ms against 0.64)."""
+
+
+def plain_tiles(params: Params) -> bool:
+    """True when ``convolution_cpu_packed`` would run the layer (its convolution alone, bfyx unpadded in and out) on
+    channel-vector tiles, flat or along rows: the shapes this kernel takes."""
+    plain = dataclasses.replace(
+        params, inputs=[params.inputs[0].with_(format=Format.bfyx, padding=Padding())] + list(params.inputs[1:]),
+        output=params.output.with_(format=Format.bfyx, padding=Padding()), fused_ops=[])
+    f = form_of(plain)
+    return f.oc_form or f.oc_rows
+
+
+@register
+class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
+    """Dense 2-D convolution on channel-vector row tiles into b_fs_yx_fsv16 (CPU engine, numba + LLVM IR).
+
+    Inputs: data (N, C, H, W) f32 in b_fs_yx_fsv16 with C a multiple of 16, or bfyx whose padding holds the
+    layer's halo (y/x/batch padding allowed in both; none in the feature dimension); weights (OC, C, KH, KW) f32
+    ``os_iyx_osv16``; bias (OC,) plain. Output (N, OC, OH, OW) f32 b_fs_yx_fsv16, y/x/batch padding allowed, feature
+    padding in whole blocks (the interior is written; the lanes of the last block past OC are written with what zero
+    weights give); or bfyx (padding allowed) from a b_fs_yx_fsv16 input, through the transposing row tiles of
+    :func:`~.cpu_conv_oc.oc_row_tiles`. Groups 1, any stride, dilation and pads; output rows of MIN_WIDTH
+    pixels or more. Fused ops: what the register epilogue takes (relu / clamp, fake quantization, SiLU, HardSwish;
+    ``convolution_kernel_cpu_packed.split_chain``), no eltwise. Threads: numba's, one task per (image,
+    tile of channels, range of output rows). Algorithm: the channel-vector micro-kernel
+    (:mod:`kernel_selector.common.cpu_microkernel_oc`), oneDNN's and onnxruntime's (MLAS NCHWc) direct convolutions.
+    """
+
+    name = "convolution_cpu_oc_blocked"
+    primitive = "convolution"
+    supports_fused_ops = True
+    fused_op_kinds = frozenset({"activation"})
+    writes_padded_blocks = True  # the output through its pitches and blocked_origin: an in-place concat's slice
+
+    def supported_key(self) -> SupportedKey:
+        """CPU, f32, bfyx or b_fs_yx_fsv16 data in, b_fs_yx_fsv16 out, padding allowed."""
+        return f32_key(frozenset({Format.bfyx, FSV16}))
+
+    def validate(self, params: Params) -> str | None:
+        """ENABLED; a b_fs_yx_fsv16 output, or a bfyx one from a b_fs_yx_fsv16 input; a b_fs_yx_fsv16 input of
+        whole blocks or a bfyx input whose padding holds the halo; output feature padding (an in-place
+        concatenation's slice) in whole blocks; groups 1; fused activations the register epilogue takes; a shape
+        ``convolution_cpu_packed`` runs on channel-vector tiles (:func:`plain_tiles`) with rows of MIN_WIDTH pixels
+        or more. Each refusal names the expected and the actual value."""
+        if not ENABLED:
+            return "convolution_kernel_cpu_oc_blocked.ENABLED is off"
+        why = validate_common(params, frozenset({Format.os_iyx_osv16}))
+        if why:
+            return why
+        x, out = params.inputs[0], params.output
+        if out.format != FSV16 and not (out.format == Format.bfyx and x.format == FSV16):
+            return f"output {out.format.value} from a {x.format.value} input: needs a {FSV16.value} output or input"
+        if out.padding.lower[1] % 16:
+            return f"output feature padding {out.padding}: needs whole blocks of 16 before the first channel"
+        if x.format == FSV16 and x.dims4[1] % 16:
+            return f"a {FSV16.value} input of {x.dims4[1]} channels: needs a multiple of 16 (lanes would idle)"
+        if x.format == Format.bfyx and not covers_halo(params):
+            return f"a bfyx input whose padding {x.padding} does not hold the halo {input_halo(params)}"
+        if int(params.attrs_as(ConvolutionAttrs).groups) != 1:
+            return "groups: needs 1"
+        _, _, res_at, rest = split_chain(list(params.fused_ops), out)
+        if res_at >= 0 or rest:
+            return f"fused ops {[op.kind for op in params.fused_ops]}: needs what the register epilogue takes"
+        if not plain_tiles(params):
+            return "a shape convolution_cpu_packed runs on the pixel-vector GEMM (not channel-vector tiles)"
+        if out.dims4[3] < MIN_WIDTH:
+            return f"output rows of {out.dims4[3]} pixels: needs {MIN_WIDTH} or more"
+        return None
+
+    def priority(self, params: Params) -> int:
+        """FORCE_PRIORITY_1: ahead of ``convolution_cpu_packed`` on plain data (2), so the layout optimizer makes
+        the layer blocked where this kernel validates."""
+        return FORCE_PRIORITY_1
+
+    def make_fn(self, params: Params) -> Callable[..., None]:
+        """fn(data, weights[, bias], output)."""
+        a, _, x_lay, _, out_lay, n_img, c, h, wd, oc, icg, kh, kw, _, _, k, oh, ow, npix = shape_of(params)
+        n_own = len(params.inputs)
+        has_bias = int(n_own > 2)
+        bounds, flags, _, _ = split_chain(list(params.fused_ops), out_lay)
+        sy, sx, dy, dx = int(a.stride[0]), int(a.stride[1]), int(a.dilation[0]), int(a.dilation[1])
+        p, po = x_lay.pitches, out_lay.pitches
+        copy = not covers_halo(params)  # a b_fs_yx_fsv16 input without the halo: a zero-bordered copy
+        if copy:
+            by, ay, bx, ax = input_halo(params)
+            hq, wq, n_blk = h + by + ay, wd + bx + ax, -(-c // 16)
+            p_blk, p_img = hq * wq * 16, -(-c // 16) * hq * wq * 16
+            scratch = np.zeros(n_img * p_img, np.float32)
+            koff = blocked_offsets(icg, kh, kw, dy, dx, x_lay.with_(padding=Padding((0, 0, by, bx), (0, 0, ay, ax))))
+            x0 = (by - a.pad[0]) * wq * 16 + (bx - a.pad[1]) * 16
+            x_img, gw, sai = p_img, sy * wq * 16, sx * 16
+        else:
+            koff = blocked_offsets(icg, kh, kw, dy, dx, x_lay)
+            x0 = blocked_origin(x_lay) - a.pad[0] * p["y"] - a.pad[1] * p["x"]
+            x_img, gw, sai = p["b"], sy * p["y"], sx * p["x"]
+        alt = alt_tile(k, npix, ow)
+        tile_c = tile_of(alt)[1]
+        threads = numba.get_num_threads()
+        parts = oc_chunks(n_img * -(-oc // tile_c), oh, threads)
+        launch = Launcher(n_img * (oc * k * npix // 8 + (k + oc) * npix), chunk=1)
+        launch_copy = Launcher(n_img * c * h * wd)
+        bias_pad = np.zeros(-(-oc // PANEL) * PANEL, np.float32)  # the tiles read a whole panel of bias
+        oc_flags = flags | oc_prefetch_flags(kh * kw > 1, 4 * oc * k)
+        c_off = blocked_origin(out_lay)
+        x_in = blocked_origin(x_lay)
+        plain_out = out_lay.format == Format.bfyx  # from a blocked input: cpu_conv_oc's row tiles, rows transposed
+        no_codes, fa, fb, _ = chain_arrays([], out_lay)
+
+        def fn(*bufs: Any) -> None:
+            x, wp, out = f32_view(bufs[0]), f32_view(bufs[1]), f32_view(bufs[n_own])
+            if has_bias:
+                bias_pad[:oc] = f32_view(bufs[2])[:oc]
+            src = x
+            if copy:
+                launch_copy(pad_blocked, x, x_in, p["b"], p["f"], p["y"], n_blk, h, wd, scratch, p_img, p_blk,
+                            wq * 16, by, bx, n_img)
+                src = scratch
+            if plain_out:
+                launch(oc_row_tiles, src, x0, x_img, koff, gw, sai, oh, ow, k, wp, oc, out, c_off, po["b"], po["f"],
+                       po["y"], bias_pad, has_bias, bounds, oc_flags, no_codes, fa, fb, n_img, parts, 0, EMPTY, -1, 0,
+                       0, 0, alt, 0, 1, 0)
+                return
+            launch(oc_row_tiles_blocked, src, x0, x_img, koff, gw, sai, oh, ow, k, wp, oc, out, c_off, po["b"],
+                   po["f"], po["y"], bias_pad, has_bias, bounds, oc_flags, n_img, parts, EMPTY, -1, 0, 0, 0, alt, 1)
+
+        return fn
