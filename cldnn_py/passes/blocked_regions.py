@@ -37,19 +37,20 @@ def follows(node: ProgramNode) -> bool:
     return not a.global_pooling and max(a.stride) > 1  # type: ignore[attr-defined]
 
 
-def region_of(conv: ProgramNode) -> tuple[list[ProgramNode], list[ProgramNode]]:
-    """(writers, readers) of the region ``conv``'s output belongs to (module docstring): writers are the nodes that
-    are not format-following and whose output enters the region (convolutions and anything else), readers the
-    nodes that are not format-following and read it (convolutions, as their data input or a fused operand, and
-    anything else; a network output among the region's nodes counts as a reader, which keeps the region plain)."""
+def region_of(conv: ProgramNode) -> tuple[list[ProgramNode], list[ProgramNode], bool]:
+    """(writers, readers, output) of the region ``conv``'s output belongs to (module docstring): writers are the
+    nodes that are not format-following and whose output enters the region (convolutions and anything else), readers
+    the nodes that are not format-following and read it (convolutions, as their data input or a fused operand, and
+    anything else); ``output``: a node of the region (a writer or a format-following node) is a network output,
+    which the user reads in bfyx."""
     writers: dict[str, ProgramNode] = {conv.id: conv}
     readers: dict[str, ProgramNode] = {}
     seen = {conv.id}
     todo = [conv]
+    output = False
     while todo:
         node = todo.pop()
-        if node.is_output:  # the user reads it: plain
-            readers[f"{node.id}#output"] = node
+        output = output or node.is_output
         for user in node.users:
             if not follows(user):
                 readers[user.id] = user
@@ -67,7 +68,7 @@ def region_of(conv: ProgramNode) -> tuple[list[ProgramNode], list[ProgramNode]]:
             else:
                 writers[dep.id] = dep
                 todo.append(dep)  # its other users read the region too
-    return list(writers.values()), list(readers.values())
+    return list(writers.values()), list(readers.values()), output
 
 
 def whole_regions(chosen: list[ProgramNode], ruled: set[str], plain_readers: set[str]) -> list[ProgramNode]:
@@ -82,9 +83,9 @@ def whole_regions(chosen: list[ProgramNode], ruled: set[str], plain_readers: set
         for conv in chosen:
             if conv.id not in keep or conv.id not in ruled:
                 continue
-            writers, readers = region_of(conv)
-            if all(w.id in keep for w in writers) and all((r.id in keep or r.id in plain_readers) and not r.is_output
-                                                       for r in readers):
+            writers, readers, output = region_of(conv)
+            if not output and all(w.id in keep for w in writers) and all(r.id in keep or r.id in plain_readers
+                                                                         for r in readers):
                 continue
             for w in writers:
                 if w.id in keep and w.id in ruled:

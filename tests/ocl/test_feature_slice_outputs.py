@@ -82,8 +82,23 @@ def test_deconvolution_writes_its_slice(ocl_engine, rng):
 
 # winograd_output_b_fs_yx_fsv16 writes its slice inside a Program (its input is a Winograd product):
 # tests/passes/test_prepare_buffer_fusing.py::test_fsv16_concat_of_whole_slices_runs_no_kernel_and_matches
+@pytest.mark.parametrize("k,stride,pad", [(1, 1, 0), (3, 1, 1), (3, 2, 1)], ids=["1x1", "3x3", "3x3-s2"])
+def test_cpu_channel_vector_convolution_writes_its_slice(rng, k, stride, pad):
+    """The CPU engine's convolution_cpu_oc_blocked (tests/cpu/conv_harness.run_direct: a NaN-poisoned output whose
+    padding, the slices of the other producers, must stay NaN)."""
+    from tests.cpu.conv_harness import run_direct
+
+    x = f32(rng.standard_normal((2, 32, 9, 17)))  # 17 wide: 9 output pixels per row at stride 2
+    w = f32(rng.standard_normal((32, 32, k, k)) * 0.2)
+    b = f32(rng.standard_normal(32))
+    got, chosen = run_direct("convolution_cpu_oc_blocked", x, w, b, (stride,) * 2, (1, 1), (pad,) * 2, (pad,) * 2,
+                             1, xfmt=FSV16, wfmt=Format.os_iyx_osv16, ofmt=FSV16, opad=SLICES)
+    assert chosen == "convolution_cpu_oc_blocked"
+    assert_close(got, conv_ref(x, w, b, (stride,) * 2, (1, 1), (pad,) * 2, (pad,) * 2, 1), rtol=1e-4, atol=1e-4)
+
+
 COVERED = {"convolution_b_fs_yx_fsv16", "pooling_b_fs_yx_fsv16", "resize_b_fs_yx_fsv16",
-           "deconvolution_b_fs_yx_fsv16", "winograd_output_b_fs_yx_fsv16"}
+           "deconvolution_b_fs_yx_fsv16", "winograd_output_b_fs_yx_fsv16", "convolution_cpu_oc_blocked"}
 
 
 def test_every_kernel_that_says_it_writes_slices_is_tested_here():

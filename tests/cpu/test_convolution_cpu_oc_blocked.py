@@ -1,0 +1,174 @@
+"""convolution_cpu_oc_blocked (channel-vector row tiles into b_fs_yx_fsv16) vs an independent float64 convolution.
+
+The kernel runs on NaN-poisoned physical buffers (tests/cpu/conv_harness.run_direct): blocked and bfyx inputs, with
+the halo in their padding and (blocked) without it (the zero-bordered copy), blocked and bfyx outputs, padded
+outputs, strides, one-panel channel tails, both tiles; then its refusals, and the layout optimizer's whole blocked
+regions on networks (passes/blocked_regions.py) against the same reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cldnn_py as cl
+from cldnn_py.layout import DataType, Format, Layout, Padding
+from cldnn_py.ops import ConvolutionAttrs, FusedActivationAttrs, FusedEltwiseAttrs
+from kernel_selector.kernels.convolution import convolution_kernel_cpu_oc_blocked as ocb
+from kernel_selector.params import FusedOp, Params
+from tests.cpu.conv_harness import run_direct
+from tests.helpers import assert_close, f32
+from tests.references import conv_ref
+
+FSV16, BFYX, OSV16 = Format.b_fs_yx_fsv16, Format.bfyx, Format.os_iyx_osv16
+KERNEL = "convolution_cpu_oc_blocked"
+NO_PAD = Padding()
+RELU = [("activation", {"func": "relu"})]
+
+CASES = [
+    # (N, C, H, W), OC, K, stride, pad, input format, input halo in its padding, output format, output padding
+    ((2, 32, 9, 17), 48, 1, 1, 0, FSV16, False, FSV16, False),  # 1x1, a one-panel channel tail
+    ((1, 32, 13, 15), 64, 3, 1, 1, FSV16, True, FSV16, True),  # 3x3 reading its halo in place, padded output
+    ((1, 32, 13, 15), 32, 3, 1, 1, FSV16, False, FSV16, False),  # the zero-bordered copy
+    ((2, 3, 21, 19), 32, 3, 2, 1, BFYX, True, FSV16, False),  # a first layer from bfyx, stride 2
+    ((1, 16, 12, 30), 40, 3, 1, 1, FSV16, True, BFYX, True),  # blocked in, bfyx out (rows of 30: wide tiles)
+    ((1, 48, 16, 18), 32, 1, 2, 0, FSV16, False, FSV16, False),  # strided 1x1
+    ((1, 16, 9, 29), 96, 3, 1, 1, BFYX, True, FSV16, True),  # rows of 29: the wide tile and a moved-back last one
+]
+
+
+def _case_id(c):
+    return f"c{c[0][1]}-oc{c[1]}-k{c[2]}-s{c[3]}-{c[5].name}{'h' if c[6] else ''}-{c[7].name}{'p' if c[8] else ''}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_matches_reference(rng, case):
+    shape, oc, k, s, p, xfmt, halo, ofmt, opad = case
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((oc, shape[1], k, k)))
+    b = f32(rng.standard_normal(oc))
+    xpad = Padding((0, 0, p + 1, p), (0, 0, p, p + 2)) if halo else NO_PAD
+    opads = Padding((0, 0, 1, 1), (0, 0, 2, 1)) if opad else NO_PAD
+    got, chosen = run_direct(KERNEL, x, w, b, (s, s), (1, 1), (p, p), (p, p), 1, xfmt=xfmt, wfmt=OSV16, ofmt=ofmt,
+                             xpad=xpad, opad=opads, fused=RELU)
+    assert chosen == KERNEL
+    assert_close(got, np.maximum(conv_ref(x, w, b, (s, s), (1, 1), (p, p), (p, p), 1), 0), rtol=1e-4, atol=1e-4)
+
+
+def test_clamp_no_bias_and_dilation(rng):
+    x = f32(rng.standard_normal((1, 16, 14, 16)))
+    w = f32(rng.standard_normal((32, 16, 3, 3)))
+    got, _ = run_direct(KERNEL, x, w, None, (1, 1), (2, 2), (2, 2), (2, 2), 1, xfmt=FSV16, wfmt=OSV16, ofmt=FSV16,
+                        fused=[("activation", {"func": "clamp", "a": -0.5, "b": 0.7})])
+    assert_close(got, np.clip(conv_ref(x, w, None, (1, 1), (2, 2), (2, 2), (2, 2), 1), -0.5, 0.7), rtol=1e-4,
+                 atol=1e-4)
+
+
+def _params(xlay, oc, k, *, groups=1, ofmt=FSV16, ops=(), out_w=None):
+    n, c, h, wd = xlay.shape
+    w = Layout(DataType.f32, OSV16, (oc, c // groups, k, k))
+    p = k // 2
+    out = Layout(DataType.f32, ofmt, (n, oc, h, out_w or wd))
+    return Params("convolution", "cpu", [xlay, w], out, ConvolutionAttrs(pad=(p, p), pad_end=(p, p), groups=groups),
+                  list(ops))
+
+
+def test_refusals_name_expected_and_actual():
+    kern = ocb.ConvolutionKernelCpuOcBlocked()
+    blk = Layout(DataType.f32, FSV16, (1, 32, 12, 12))
+    assert kern.validate(_params(blk, 32, 3)) is None
+    why = kern.validate(_params(Layout(DataType.f32, FSV16, (1, 20, 12, 12)), 32, 1))
+    assert why and "20 channels" in why and "multiple of 16" in why
+    why = kern.validate(_params(Layout(DataType.f32, BFYX, (1, 32, 12, 12)), 32, 3))
+    assert why and "halo" in why
+    why = kern.validate(_params(Layout(DataType.f32, BFYX, (1, 32, 12, 12)), 32, 1, ofmt=BFYX))
+    assert why and "bfyx" in why
+    why = kern.validate(_params(blk, 32, 3, groups=2))
+    assert why and "groups" in why
+    why = kern.validate(_params(Layout(DataType.f32, FSV16, (1, 32, 7, 7)), 32, 3))
+    assert why and "7 pixels" in why and str(ocb.MIN_WIDTH) in why
+    res = Layout(DataType.f32, FSV16, (1, 32, 12, 12))
+    elt = FusedOp("eltwise", FusedEltwiseAttrs(mode="sum"), [res], [2])
+    why = kern.validate(_params(blk, 32, 3, ops=[elt]))
+    assert why and "eltwise" in why
+    act = FusedOp("activation", FusedActivationAttrs(func="relu"))
+    assert kern.validate(_params(blk, 32, 3, ops=[act])) is None
+
+
+def test_switch_off_refuses(monkeypatch):
+    monkeypatch.setattr(ocb, "ENABLED", False)
+    why = ocb.ConvolutionKernelCpuOcBlocked().validate(_params(Layout(DataType.f32, FSV16, (1, 32, 12, 12)), 32, 3))
+    assert why and "ENABLED" in why
+
+
+def _conv(topo, rng, cid, src, cin, cout, k, ref, relu=True):
+    """Add a convolution (weights and bias seeded from ``rng``) to ``topo`` and its float64 result to ``ref``."""
+    w = f32(rng.standard_normal((cout, cin, k, k)) / np.sqrt(cin * k * k))
+    b = f32(rng.standard_normal(cout))
+    p = k // 2
+    topo.add(cl.Data(f"{cid}_w", w), cl.Data(f"{cid}_b", b),
+             cl.Convolution(cid, src, weights=f"{cid}_w", bias=f"{cid}_b", pad=(p, p)))
+    y = conv_ref(ref[src], w, b, (1, 1), (1, 1), (p, p), (p, p), 1)
+    if relu:
+        topo.add(cl.Activation(f"{cid}_r", cid, "relu"))
+        ref[f"{cid}_r"] = np.maximum(y, 0)
+    else:
+        ref[cid] = y
+
+
+def _fire_net(rng, middle=None):
+    """A SqueezeNet-style graph: squeeze 1x1 → expand 1x1 and 3x3 → concat → ``middle`` (a strided max pooling or an
+    LRN) → squeeze 1x1 → 3x3 (the network output); returns (topology, input, reference of the output)."""
+    from tests.references import lrn_ref, pool_ref
+
+    x = f32(rng.standard_normal((2, 16, 20, 22)))
+    ref = {"x": x.astype(np.float64)}
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(DataType.f32, BFYX, x.shape)))
+    _conv(topo, rng, "s1", "x", 16, 16, 1, ref)
+    _conv(topo, rng, "e1", "s1_r", 16, 32, 1, ref)
+    _conv(topo, rng, "e3", "s1_r", 16, 32, 3, ref)
+    topo.add(cl.Concatenation("cat", ["e1_r", "e3_r"], axis=1))
+    ref["cat"] = np.concatenate([ref["e1_r"], ref["e3_r"]], axis=1)
+    if middle == "pool":
+        topo.add(cl.Pooling("mid", "cat", mode="max", kernel=(3, 3), stride=(2, 2)))
+        ref["mid"] = pool_ref(ref["cat"], "max", (3, 3), (2, 2), (0, 0), (0, 0))
+    else:
+        topo.add(cl.LRN("mid", "cat", size=5, alpha=1e-2, beta=0.75, k=1.0))
+        ref["mid"] = lrn_ref(ref["cat"], 5, 1e-2, 0.75, 1.0)
+    _conv(topo, rng, "s2", "mid", 64, 16, 1, ref)
+    _conv(topo, rng, "f3", "s2_r", 16, 32, 3, ref, relu=False)
+    return topo, x, ref["f3"]
+
+
+def _formats(net, ids):
+    return {i: (net.program.node(i).impl.kernel_name, net.program.node(i).layout().format) for i in ids}
+
+
+def test_fire_modules_run_blocked(cpu_engine, rng):
+    """The layout optimizer makes the fire-style region blocked (the expand layers write b_fs_yx_fsv16, the concat
+    is their shared buffer, the strided pooling follows); the last layer, a network output, reads it and writes
+    bfyx; every value matches the float64 reference."""
+    topo, x, ref = _fire_net(rng, "pool")
+    net = cl.Network(cl.Program(cpu_engine, topo))
+    net.poison()
+    got = net.run({"x": x})["f3"]
+    assert_close(got, ref, rtol=1e-4, atol=1e-4)
+    f = _formats(net, ["s1", "e1", "e3", "s2", "f3"])
+    assert all(k == KERNEL for k, _ in f.values()), f
+    assert [f[i][1] for i in ("s1", "e1", "e3", "s2")] == [FSV16] * 4 and f["f3"][1] == BFYX, f
+    assert net.program.node("cat").optimized_out  # in place: the expand layers write their slices
+
+
+def test_plain_reader_keeps_region_plain(cpu_engine, rng, monkeypatch):
+    """An LRN reading the concat (no fast blocked CPU kernel) keeps the expand layers bfyx; the squeeze layer before
+    them stays blocked only where every reader takes it. Same values with the blocked kernel switched off."""
+    topo, x, ref = _fire_net(rng, "lrn")
+    net = cl.Network(cl.Program(cpu_engine, topo))
+    got = net.run({"x": x})["f3"]
+    assert_close(got, ref, rtol=1e-4, atol=1e-4)
+    f = _formats(net, ["e1", "e3", "s2"])
+    assert f["e1"][1] == f["e3"][1] == BFYX and f["s2"][1] == FSV16, f
+    monkeypatch.setattr(ocb, "ENABLED", False)
+    plain = cl.Network(cl.Program(cpu_engine, topo))
+    assert all(plain.program.node(i).layout().format == BFYX for i in ("s1", "e1", "e3", "s2", "f3"))
+    assert_close(plain.run({"x": x})["f3"], ref, rtol=1e-4, atol=1e-4)
