@@ -34,7 +34,10 @@ def test_fsv16_matches_reference(rng, case, halo):
                              ofmt=FSV16, xpad=xpad, opad=opad)
     # the priority rule: this kernel wins thin grouped GEMMs (C/groups * KH * KW < 64, groups > 1),
     # convolution_cpu_gemm the rest
-    assert chosen == (KERNEL if w.shape[1] * k[0] * k[1] < 64 and groups > 1 else "convolution_cpu_packed")
+    # ... and convolution_cpu_oc_blocked (priority 1) dense layers of whole input blocks where it validates
+    blocked = chosen == "convolution_cpu_oc_blocked"
+    assert not blocked or (groups == 1 and shape[1] % 16 == 0)
+    assert blocked or chosen == (KERNEL if w.shape[1] * k[0] * k[1] < 64 and groups > 1 else "convolution_cpu_packed")
     assert_close(got, conv_ref(x, w, b, stride, dil, pad, pad_end, groups), rtol=1e-4, atol=1e-4)
 
 

@@ -45,8 +45,12 @@ def test_gemm_matches_reference(rng, case, lay):
     fsv16_ok = xfmt == ofmt == FSV16 and (groups == 1 or oc // groups % 16 == 0 or w.shape[1] == 1)
     # packed weights: the packed GEMM, unless the direct kernel takes a thin grouped shape
     depthwise = groups == shape[1] == oc and xfmt == ofmt == Format.bfyx
-    assert chosen == ("convolution_cpu_fsv16" if thin and fsv16_ok else "convolution_cpu_depthwise" if depthwise else
-                      "convolution_cpu_packed" if wfmt == OSV16 else KERNEL)
+    # convolution_cpu_oc_blocked (priority 1) takes dense blocked layers of whole input blocks where it validates
+    # (tests/cpu/test_convolution_cpu_oc_blocked.py)
+    blocked = chosen == "convolution_cpu_oc_blocked"
+    assert not blocked or (wfmt == OSV16 and xfmt == FSV16 and groups == 1 and shape[1] % 16 == 0)
+    assert blocked or chosen == ("convolution_cpu_fsv16" if thin and fsv16_ok else "convolution_cpu_depthwise"
+                                 if depthwise else "convolution_cpu_packed" if wfmt == OSV16 else KERNEL)
     assert_close(got, conv_ref(x, w, b, stride, dil, pad, pad_end, groups), rtol=1e-4, atol=1e-4)
 
 
