@@ -354,25 +354,16 @@ def make_micro_kernel_oc_rows_blocked(mr: int, nv: int, w: int) -> Any:
     block's lane 0), the residual likewise at ``res_off`` with block pitch ``ldr``. The accumulators are stored as
     they are (16 channels of a pixel per vector): no transpose, no row stores, the epilogue on the same vectors (one
     bias vector per 16 channels). Input pixel steps :data:`BLOCKED_STEPS` get their own code."""
-    _check_tile(mr, nv, w)
-
-    @intrinsic
-    def micro_oc_rows_blocked(typingctx: Any, x: Any, x_off: Any, koff: Any, sai: Any, npx: Any, wt: Any, w_off: Any,
-                              k: Any, c: Any, c_off: Any, ldc: Any, oc_lo: Any, oc_hi: Any, bias: Any, bias_off: Any,
-                              res: Any, res_off: Any, ldr: Any, clamp: Any, flags: Any) -> Any:
-        ip = types.intp
-        sig = types.void(x, ip, koff, ip, ip, wt, ip, ip, c, ip, ip, ip, ip, bias, ip, res, ip, ip, clamp, ip)
-        return sig, lambda context, builder, s, args: _emit(context, builder, s, args, mr, nv, w, True, 0, True)
-
-    return micro_oc_rows_blocked
+    return make_micro_kernel_oc_rows(mr, nv, w, blocked=True)
 
 
-def make_micro_kernel_oc_rows(mr: int, nv: int, w: int) -> Any:
+def make_micro_kernel_oc_rows(mr: int, nv: int, w: int, blocked: bool = False) -> Any:
     """The indirect form ``micro_oc_rows(x, x_off, koff, sai, npx, w, w_off, k, c, c_off, ldc, oc_lo, oc_hi, bias,
     bias_off, res, res_off, ldr, clamp, flags)``: input element (pixel i, k) at ``x[x_off + koff[k] + min(i, npx - 1)
     * sai]`` (int64 ``koff``): the patch rows of a padded grid
     (:mod:`kernel_selector.kernels.convolution.cpu_conv_grid`) or the planes of a strided 1×1 convolution read where
-    they lie. Otherwise as :func:`make_micro_kernel_oc`."""
+    they lie. Otherwise as :func:`make_micro_kernel_oc`; ``blocked``: a b_fs_yx_fsv16 output
+    (:func:`make_micro_kernel_oc_rows_blocked`)."""
     _check_tile(mr, nv, w)
 
     @intrinsic
@@ -381,7 +372,7 @@ def make_micro_kernel_oc_rows(mr: int, nv: int, w: int) -> Any:
                       res_off: Any, ldr: Any, clamp: Any, flags: Any) -> Any:
         ip = types.intp
         sig = types.void(x, ip, koff, ip, ip, wt, ip, ip, c, ip, ip, ip, ip, bias, ip, res, ip, ip, clamp, ip)
-        return sig, lambda context, builder, s, args: _emit(context, builder, s, args, mr, nv, w, True)
+        return sig, lambda context, builder, s, args: _emit(context, builder, s, args, mr, nv, w, True, 0, blocked)
 
     return micro_oc_rows
 
