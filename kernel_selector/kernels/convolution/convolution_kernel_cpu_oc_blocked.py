@@ -30,6 +30,7 @@ from cldnn_py.ops import ConvolutionAttrs
 
 from ...common.cpu_epilogue import EMPTY, chain_arrays
 from ...common.cpu_launch import Launcher
+from ...common.cpu_layout import layout_offset
 from ...common.cpu_microkernel import PANEL
 from ...cpu_kernel_base import CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_1
@@ -38,7 +39,7 @@ from ...selector import register
 from .convolution_kernel_cpu_packed import covers_halo, form_of, input_halo, oc_prefetch_flags, shape_of, split_chain
 from .cpu_conv_common import f32_key, f32_view, validate_common
 from .cpu_conv_oc import alt_tile, oc_chunks, oc_row_tiles, tile_of
-from .cpu_conv_oc_blocked import blocked_offsets, blocked_origin, oc_row_tiles_blocked, pad_blocked
+from .cpu_conv_oc_blocked import blocked_offsets, oc_row_tiles_blocked, pad_blocked
 
 ENABLED = True
 """Off: the kernel validates nothing, so every dense convolution stays bfyx on the CPU engine (A/B measurements;
@@ -80,7 +81,7 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
     primitive = "convolution"
     supports_fused_ops = True
     fused_op_kinds = frozenset({"activation"})
-    writes_padded_blocks = True  # the output through its pitches and blocked_origin: an in-place concat's slice
+    writes_padded_blocks = True  # the output through its pitches and layout_offset: an in-place concat's slice
 
     def supported_key(self) -> SupportedKey:
         """CPU, f32, bfyx or b_fs_yx_fsv16 data in, b_fs_yx_fsv16 out, padding allowed."""
@@ -141,7 +142,7 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
             x_img, gw, sai = p_img, sy * wq * 16, sx * 16
         else:
             koff = blocked_offsets(icg, kh, kw, dy, dx, x_lay)
-            x0 = blocked_origin(x_lay) - a.pad[0] * p["y"] - a.pad[1] * p["x"]
+            x0 = layout_offset(x_lay) - a.pad[0] * p["y"] - a.pad[1] * p["x"]
             x_img, gw, sai = p["b"], sy * p["y"], sx * p["x"]
         alt = alt_tile(k, npix, ow)
         tile_c = tile_of(alt)[1]
@@ -151,8 +152,8 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
         launch_copy = Launcher(n_img * c * h * wd)
         bias_pad = np.zeros(-(-oc // PANEL) * PANEL, np.float32)  # the tiles read a whole panel of bias
         oc_flags = flags | oc_prefetch_flags(kh * kw > 1, 4 * oc * k)
-        c_off = blocked_origin(out_lay)
-        x_in = blocked_origin(x_lay)
+        c_off = layout_offset(out_lay)
+        x_in = layout_offset(x_lay)
         plain_out = out_lay.format == Format.bfyx  # from a blocked input: cpu_conv_oc's row tiles, rows transposed
         no_codes, fa, fb, _ = chain_arrays([], out_lay)
 

@@ -29,6 +29,7 @@ from ...common.cpu_microkernel_oc import (
     make_micro_kernel_oc_rows_blocked,
 )
 from ...common.elementwise_numba import NJIT
+from .cpu_conv_grid import in_place_offsets
 from .cpu_conv_oc import row_task, tile_of
 
 micro_rows_blocked = make_micro_kernel_oc_rows_blocked(OC_PIXELS, OC_VECTORS, W)
@@ -38,22 +39,15 @@ micro_rows_blocked_alt = (make_micro_kernel_oc_rows_blocked(ALT_PIXELS, ALT_VECT
                           else micro_rows_blocked_panel)
 
 
-def blocked_origin(lay: Layout) -> int:
-    """Flat index of logical element (0, 0, 0, 0) of a bfyx or b_fs_yx_fsv16 layout (lower padding times the
-    pitches; a padded feature dimension of b_fs_yx_fsv16 in whole blocks of 16)."""
-    p, lo = lay.pitches, lay.padding.lower
-    f = (lo[1] // 16) * p["f"] + lo[1] % 16 if lay.format == Format.b_fs_yx_fsv16 else lo[1] * p["f"]
-    return lo[0] * p["b"] + f + lo[2] * p["y"] + lo[3] * p["x"]
-
-
 def blocked_offsets(icg: int, kh: int, kw: int, dy: int, dx: int, lay: Layout) -> np.ndarray:
     """int64 offsets of the K = icg·KH·KW patch rows (c, ky, kx), the order of an ``os_iyx_osv16`` panel, in an
-    input read in place: channel c at c·(f pitch) in bfyx, (c div 16)·(block pitch) + c mod 16 in b_fs_yx_fsv16,
-    plus ky·dy·(y pitch) + kx·dx·(x pitch) (padding counted in the pitches)."""
+    input read in place: :func:`~.cpu_conv_grid.in_place_offsets` for bfyx; in b_fs_yx_fsv16 channel c at (c div
+    16)·(block pitch) + c mod 16, plus ky·dy·(y pitch) + kx·dx·(x pitch) (padding counted in the pitches)."""
+    if lay.format != Format.b_fs_yx_fsv16:
+        return in_place_offsets(icg, kh, kw, dy, dx, lay)
     p = lay.pitches
     c, ky, kx = np.meshgrid(np.arange(icg), np.arange(kh), np.arange(kw), indexing="ij")
-    ch = (c // 16) * p["f"] + c % 16 if lay.format == Format.b_fs_yx_fsv16 else c * p["f"]
-    return (ch + ky * dy * p["y"] + kx * dx * p["x"]).reshape(-1).astype(np.int64)
+    return ((c // 16) * p["f"] + c % 16 + ky * dy * p["y"] + kx * dx * p["x"]).reshape(-1).astype(np.int64)
 
 
 @numba.njit(parallel=True, **NJIT)
