@@ -83,6 +83,11 @@ CASES = [
     (M.average_no_padding, (2, 33, 12, 17), (3, 3), (3, 2), (2, 1), (1, 2), (2, 2), True,
      Padding((0, 0, 1, 1), (0, 0, 1, 1)), Padding((0, 0, 1, 2), (0, 0, 2, 1))),     # ceil tail past pad_end
     (M.average, (1, 32, 8, 8), (2, 2), (2, 2), (0, 0), (0, 0), (1, 1), False, Padding(), Padding()),  # no tail
+    (M.max, (2, 24, 9, 21), (3, 3), (1, 1), (1, 1), (1, 1), (1, 1), False,
+     Padding((0, 0, 1, 1), (0, 0, 1, 1)), Padding()),                                # inception's stride 1, halo
+    (M.average, (1, 16, 7, 19), (3, 2), (1, 1), (1, 0), (1, 1), (1, 1), False,
+     Padding(), Padding((0, 0, 0, 1), (0, 0, 1, 0))),                               # 2-wide, right pad only
+    (M.max, (1, 16, 6, 17), (2, 4), (2, 3), (0, 2), (0, 2), (1, 2), False, Padding(), Padding()),  # wide, dilated
 ]
 
 
@@ -268,3 +273,23 @@ def test_rows_are_chosen_for_wide_max_poolings():
     # average: strided windows whose output rows are at least ROWS_MIN_W wide (AVG_ROWS), both average modes
     assert choice(112, 3, 2, mode=1) and choice(2 * ROWS_MIN_W, 2, 2, mode=2)
     assert not choice(2 * ROWS_MIN_W - 1, 2, 2, mode=1) and not choice(56, 3, 1, mode=1)
+
+
+def test_fsv16_max_skips_nan(cpu_engine, rng):
+    """b_fs_yx_fsv16 max pooling through the IR pixel micro-kernel: an input NaN never wins (``a > m ? a : m`` from
+    -inf), in interior and border pixels alike; a window of NaN only gives -inf."""
+    x = f32(rng.standard_normal((1, 20, 9, 13)))
+    x[0, 0, ::3, :] = np.nan
+    x[0, 3, :, 1::4] = np.nan
+    x[0, 17, :3, :3] = np.nan
+    out = _run(cpu_engine, x, FSV16, M.max, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), False, Padding(), Padding())
+    ref = pool64(np.where(np.isnan(x), -np.inf, x), M.max, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), False)
+    assert np.isneginf(ref).any()
+    assert_close(out, ref)
+
+
+def test_pixel_micro_kernel_needs_a_pixel():
+    from kernel_selector.common.cpu_microkernel_pool_fsv16 import make_pool_pixels
+
+    with pytest.raises(ValueError, match="at least one pixel"):
+        make_pool_pixels(0, True)

@@ -1,15 +1,14 @@
 """pooling_cpu_fsv16: the CPU engine's fast 2-D max / average pooling, a numba loop nest on the physical buffers
 of b_fs_yx_fsv16 (16 channels innermost) or plain (bfyx, byxf ...) data.
 
-Algorithm (oneDNN's "jit:avx pooling" order, without the JIT): one thread task per plane (b, feature slice), its
-output rows in turn. The row's accumulators (OW × 16 lanes, or OW for plain formats) start at -inf (max) or 0
-(average); for each window tap (ky, kx) whose input row is inside the image, the output columns whose tap column is
-inside too form one contiguous range [lo, hi) computed once, and the loop over that range (× 16 lanes) has no bounds
-check and no branch (fsv16: 16 contiguous floats per pixel, vector loads; plain: a strided scalar loop over x,
-unsigned indices). One scratch row per task, allocated once per call. Pad
-positions are never read, so a padded input's halo is never data. The epilogue divides (average), runs the fused
-chain (:mod:`..cpu_epilogue`) and writes only the interior of the output and only the lanes below the channel
-count (a channel tail keeps its content).
+Algorithm for b_fs_yx_fsv16: the separable row and column passes of :mod:`.cpu_pooling_blocked`, one task per
+output row. For plain formats (oneDNN's "jit:avx pooling" order, without the JIT): one thread task per plane (b,
+feature), its output rows in turn; the row's accumulators start at -inf (max) or 0 (average); for each window tap
+(ky, kx) whose input row is inside the image, the output columns whose tap column is inside too form one contiguous
+range [lo, hi) computed once, looped as a strided scalar loop over x with unsigned indices, no bounds check and no
+branch. Pad positions are never read, so a padded input's halo is never data. The epilogue divides (average), runs
+the fused chain (:mod:`..cpu_epilogue`) and writes only the interior of the output and only the lanes below the
+channel count (a channel tail keeps its content).
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ from ...cpu_kernel_base import CPU, CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_3
 from ...params import Params, SupportedKey
 from ...selector import register
+from .cpu_pooling_blocked import blocked_scratch, column_taps, pool_rows_blocked, row_windows, task_rows
 
 F32 = frozenset({DataType.f32})
 FORMATS = frozenset({Format.b_fs_yx_fsv16, Format.bfyx, Format.byxf, Format.yxfb, Format.fyxb})
@@ -42,7 +42,8 @@ MODES = {PoolingMode.max: 0, PoolingMode.average: 1, PoolingMode.average_no_padd
 def pool_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, dims: np.ndarray, win: np.ndarray,
               mode: int, divs: np.ndarray, whole: bool, codes: np.ndarray, fa: np.ndarray, fb: np.ndarray,
               res: np.ndarray, mr: np.ndarray, has_res: bool) -> None:
-    """``dims`` = (B, FS, L, F, H, W, OH, OW): batch, feature slices, lanes per slice (16 or 1), features, input
+    """Pool a plain-format tensor (bfyx, byxf ...; b_fs_yx_fsv16 runs :func:`.cpu_pooling_blocked.pool_rows_blocked`).
+    ``dims`` = (B, FS, L, F, H, W, OH, OW): batch, feature slices, lanes per slice (1 here), features, input
     and output sizes; ``win`` = (KY, KX, SY, SX, PY, PX, PEY, PEX, DY, DX); ``mi`` / ``mo`` = (offset, b, slice,
     y, x pitches); ``mode`` 0 max, 1 average, 2 average_no_padding; ``divs`` (OH, OW) float32: each output's
     divisor (:func:`average_divisors`; unused for max); ``whole``: one output per plane whose window is the whole
@@ -62,27 +63,18 @@ def pool_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, di
             acc[:] = -np.inf if mode == 0 else 0.0
             y0 = oy * sy - py
             if whole:  # a window over the whole contiguous plane (global pooling): one straight reduction
-                plane = x[ibase:ibase + h * w * nl_all]
-                if nl_all == 1:
-                    if mode == 0:
-                        m = acc[0]
-                        for i in range(h * w):
-                            v = plane[i]
-                            m = v if v > m else m
-                        acc[0] = m
-                    else:
-                        sm = np.float32(0.0)
-                        for i in range(h * w):
-                            sm += plane[i]
-                        acc[0] = sm
-                else:
+                plane = x[ibase:ibase + h * w]
+                if mode == 0:
+                    m = acc[0]
                     for i in range(h * w):
-                        for lane in range(16):
-                            v = plane[i * 16 + lane]
-                            if mode == 0:
-                                acc[lane] = v if v > acc[lane] else acc[lane]
-                            else:
-                                acc[lane] += v
+                        v = plane[i]
+                        m = v if v > m else m
+                    acc[0] = m
+                else:
+                    sm = np.float32(0.0)
+                    for i in range(h * w):
+                        sm += plane[i]
+                    acc[0] = sm
             for ky in range(0 if whole else ky_n):  # (whole: done above)
                 yy = y0 + ky * dy
                 if yy < 0 or yy >= h:
@@ -95,28 +87,17 @@ def pool_rows(out: np.ndarray, mo: np.ndarray, x: np.ndarray, mi: np.ndarray, di
                     if hi <= lo:
                         continue
                     x_lo = lo * sx + off  # the first input column of the range
-                    if nl_all == 16:  # 16 contiguous lanes per pixel: a fixed-length loop LLVM unrolls into vectors
-                        for ox in range(lo, hi):
-                            src = rowi + (ox * sx + off) * 16
-                            d = ox * 16
-                            if mode == 0:
-                                for lane in range(16):
-                                    v = x[src + lane]
-                                    acc[d + lane] = v if v > acc[d + lane] else acc[d + lane]
-                            else:
-                                for lane in range(16):
-                                    acc[d + lane] += x[src + lane]
-                    else:  # plain: unsigned flat indices (no wraparound check in the loop, no per-tap view object)
-                        base = rowi + x_lo * mi[4]
-                        step = sx * mi[4]
-                        if mode == 0:
-                            for i in range(hi - lo):
-                                v = x[numba.uint64(base + i * step)]
-                                o = numba.uint64(lo + i)
-                                acc[o] = v if v > acc[o] else acc[o]
-                        else:
-                            for i in range(hi - lo):
-                                acc[numba.uint64(lo + i)] += x[numba.uint64(base + i * step)]
+                    # unsigned flat indices (no wraparound check in the loop, no per-tap view object)
+                    base = rowi + x_lo * mi[4]
+                    step = sx * mi[4]
+                    if mode == 0:
+                        for i in range(hi - lo):
+                            v = x[numba.uint64(base + i * step)]
+                            o = numba.uint64(lo + i)
+                            acc[o] = v if v > acc[o] else acc[o]
+                    else:
+                        for i in range(hi - lo):
+                            acc[numba.uint64(lo + i)] += x[numba.uint64(base + i * step)]
             if mode != 0:
                 dv = divs[oy]
                 for ox in range(ow):
@@ -222,6 +203,20 @@ class PoolingKernelCpuFsv16(CpuKernelBase):
 
         view_in, view_out = viewer(x), viewer(out)
         view_res = viewer(res_lay) if res_lay is not None else None
+
+        if lanes == 16:  # the separable row / column passes of cpu_pooling_blocked
+            scratch, taps = blocked_scratch(ow, int(win[0]), int(win[1]))
+            divs_flat = np.ascontiguousarray(divs.reshape(-1))
+            rows = task_rows(oh, ow)
+            ywin = row_windows(h, oh, int(win[0]), int(win[2]), int(win[4]), int(win[8]))
+            cols = column_taps(w, ow, int(win[1]), int(win[3]), int(win[5]), int(win[9]))
+
+            def fn_blocked(*bufs: Any) -> None:
+                res = view_res(bufs[2]) if view_res is not None else EMPTY
+                launch(pool_rows_blocked, view_out(bufs[1]), mo, view_in(bufs[0]), mi, dims, win, mode, divs_flat,
+                       codes, fa, fb, res, mr, res_lay is not None, scratch, taps, rows, ywin, cols)
+
+            return fn_blocked
 
         def fn(*bufs: Any) -> None:
             res = view_res(bufs[2]) if view_res is not None else EMPTY
