@@ -12,14 +12,16 @@ A pooling of a feature concatenation whose inputs are all such convolutions, eac
 one of them (THROUGH_CONCAT: pool(concat(a, b)) = concat(pool(a), pool(b)); the concatenation then joins the pooled
 slices, in place after prepare_buffer_fusing), all or none.
 
-Conditions: the CPU engine; a pooling node whose only input is a convolution of at least MIN_BYTES of output
-with no other user, not a network output, not constant and with no kernel forced by the user; only activations
-fused into the convolution so far and nothing fused into the pooling; the pooling's output bfyx f32; and
-``convolution_cpu_packed`` the convolution's best kernel both before and with the pooling fused (its rule,
-``cpu_conv_pool.fused_pool_reason`` and the channel-vector row-tile form). The fused node keeps the convolution's
-id, takes the pooling's output layout, and the pooling's id resolves to it (``ProgramGraph.fuse``). Runs after the
-layouts are final (after remove_redundant_reorders) and before prepare_padding, which may then pad the fused node's
-output for its users (the pooled rows are stored at the output's pitches).
+Conditions: the CPU engine; a pooling node whose only input is a convolution of at least MIN_BYTES of output with no
+other user, not a network output, not constant and with no kernel forced by the user; only activations fused into
+the convolution so far and nothing fused into the pooling; the pooling's output f32 bfyx or b_fs_yx_fsv16, the
+convolution's (and a concatenation's) the same; and the convolution's best kernel both before and with the pooling
+fused ``convolution_cpu_packed`` for bfyx (its rule, ``cpu_conv_pool.fused_pool_reason`` and the channel-vector
+row-tile form) or ``convolution_cpu_oc_blocked`` for b_fs_yx_fsv16 (``cpu_conv_pool_blocked.py``). The fused node keeps
+the convolution's id, takes the pooling's output layout, and the pooling's id resolves to it
+(``ProgramGraph.fuse``). Runs after the layouts are final (after remove_redundant_reorders) and before
+prepare_padding, which may then pad the fused node's output for its users (the pooled rows are stored at the
+output's pitches).
 """
 
 from __future__ import annotations
@@ -46,17 +48,19 @@ THROUGH_CONCAT = True
 """A pooling of a feature concatenation of convolutions goes into each of them (pool(concat(a, b)) = concat(pool(a),
 pool(b))); False: only a pooling right after a convolution."""
 
-KERNEL = "convolution_cpu_packed"
-"""The convolution kernel that runs a fused pooling."""
+KERNELS = {"convolution_cpu_packed": Format.bfyx, "convolution_cpu_oc_blocked": Format.b_fs_yx_fsv16}
+"""The convolution kernels that run a fused pooling, each with the format of its convolution and pooled outputs
+(``cpu_conv_pool.py``; ``cpu_conv_pool_blocked.py``)."""
+FORMATS = frozenset(KERNELS.values())
 
 
 def _takes(program: ProgramGraph, conv: ProgramNode, user: ProgramNode) -> bool:
     """Whether ``conv`` may carry a pooling of its output before the kernel check: a convolution read only by
-    ``user``, not an output, not constant, no forced kernel, activations only fused, a bfyx output of at least
-    MIN_BYTES."""
+    ``user``, not an output, not constant, no forced kernel, activations only fused, an output of at least
+    MIN_BYTES in the format of ``user``'s."""
     return (conv.kind == "convolution" and not conv.constant and not conv.is_output
             and conv.id not in program.forced_impls and all(u is user for u in conv.users)
-            and all(op.kind == "activation" for op in conv.fused_ops) and conv.layout().format == Format.bfyx
+            and all(op.kind == "activation" for op in conv.fused_ops) and conv.layout().format == user.layout().format
             and conv.layout().bytes >= MIN_BYTES)
 
 
@@ -67,14 +71,14 @@ def _hosts(program: ProgramGraph, node: ProgramNode) -> list[ProgramNode]:
     if node.kind != "pooling" or len(node.dependencies) != 1 or node.id in program.forced_impls or node.fused_ops:
         return []
     out = node.layout()
-    if out.format != Format.bfyx or out.dtype != DataType.f32:
+    if out.format not in FORMATS or out.dtype != DataType.f32:
         return []
     src = node.dependencies[0]
     if _takes(program, src, node):
         return [src]
     if (THROUGH_CONCAT and src.kind == "concatenation" and not src.is_output and not src.fused_ops
             and all(u is node for u in src.users) and src.id not in program.forced_impls
-            and getattr(src.primitive.attrs(), "axis", None) == 1 and src.layout().format == Format.bfyx
+            and getattr(src.primitive.attrs(), "axis", None) == 1 and src.layout().format == out.format
             and len({id(d) for d in src.dependencies}) == len(src.dependencies)
             and all(_takes(program, d, src) for d in src.dependencies)):
         return list(src.dependencies)
@@ -82,15 +86,16 @@ def _hosts(program: ProgramGraph, node: ProgramNode) -> list[ProgramNode]:
 
 
 def _fuse_all(program: ProgramGraph, convs: list[ProgramNode], node: ProgramNode, a: PoolingAttrs) -> bool:
-    """Append the pooling to every convolution of ``convs`` with its pooled output layout, keeping each only if
-    KERNEL stays its best kernel; all or none (True when all)."""
-    if any(best_kernel(program, c) != KERNEL for c in convs):
+    """Append the pooling to every convolution of ``convs`` with its pooled output layout, keeping each only if its
+    best kernel, before and after, is the KERNELS entry of the pooling's format; all or none (True when all)."""
+    kernel = next(k for k, f in KERNELS.items() if f == node.layout().format)
+    if any(best_kernel(program, c) != kernel for c in convs):
         return False
     saved = [c.output_layout for c in convs]
     for c in convs:
         c.fused_ops.append(FusedOp("pooling", a, fused_id=node.id))
         c.output_layout = with_fused_pooling(c.layout(), c.fused_ops[-1:])
-    if all(best_kernel(program, c) == KERNEL for c in convs):
+    if all(best_kernel(program, c) == kernel for c in convs):
         return True
     for c, lay in zip(convs, saved):
         c.fused_ops.pop()

@@ -117,11 +117,12 @@ def _conv(topo, rng, cid, src, cin, cout, k, ref, relu=True):
 
 
 def _fire_net(rng, middle=None):
-    """A SqueezeNet-style graph: squeeze 1x1 → expand 1x1 and 3x3 → concat → ``middle`` (a strided max pooling or an
-    LRN) → squeeze 1x1 → 3x3 (the network output); returns (topology, input, reference of the output)."""
+    """A SqueezeNet-style graph: squeeze 1x1 → expand 1x1 and 3x3 → concat → ``middle`` ("pool": a 3×3 stride-2 max
+    pooling; a tuple (mode, kernel, stride, pad, pad_end, ceil_mode): that pooling; "lrn": an LRN) → squeeze 1x1
+    → 3x3 (the network output); returns (topology, input, reference of the output)."""
     from tests.references import lrn_ref, pool_ref
 
-    x = f32(rng.standard_normal((2, 16, 20, 22)))
+    x = f32(rng.standard_normal((2, 16, 20, 23)))
     ref = {"x": x.astype(np.float64)}
     topo = cl.Topology(cl.InputLayout("x", cl.Layout(DataType.f32, BFYX, x.shape)))
     _conv(topo, rng, "s1", "x", 16, 16, 1, ref)
@@ -130,8 +131,11 @@ def _fire_net(rng, middle=None):
     topo.add(cl.Concatenation("cat", ["e1_r", "e3_r"], axis=1))
     ref["cat"] = np.concatenate([ref["e1_r"], ref["e3_r"]], axis=1)
     if middle == "pool":
-        topo.add(cl.Pooling("mid", "cat", mode="max", kernel=(3, 3), stride=(2, 2)))
-        ref["mid"] = pool_ref(ref["cat"], "max", (3, 3), (2, 2), (0, 0), (0, 0))
+        middle = ("max", (3, 3), (2, 2), (0, 0), (0, 0), False)
+    if isinstance(middle, tuple):  # (mode, kernel, stride, pad, pad_end, ceil_mode)
+        mode, k, st, pb, pe, ceil = middle
+        topo.add(cl.Pooling("mid", "cat", mode=mode, kernel=k, stride=st, pad=pb, pad_end=pe, ceil_mode=ceil))
+        ref["mid"] = pool_ref(ref["cat"], cl.PoolingMode(mode), k, st, pb, pe, ceil)
     else:
         topo.add(cl.LRN("mid", "cat", size=5, alpha=1e-2, beta=0.75, k=1.0))
         ref["mid"] = lrn_ref(ref["cat"], 5, 1e-2, 0.75, 1.0)
@@ -172,3 +176,35 @@ def test_plain_reader_keeps_region_plain(cpu_engine, rng, monkeypatch):
     plain = cl.Network(cl.Program(cpu_engine, topo))
     assert all(plain.program.node(i).layout().format == BFYX for i in ("s1", "e1", "e3", "s2", "f3"))
     assert_close(plain.run({"x": x})["f3"], ref, rtol=1e-4, atol=1e-4)
+
+
+POOLS = [
+    ("max", (3, 3), (2, 2), (1, 1), (1, 1), True),            # padded, ceil: border pixels with fewer taps
+    ("average", (3, 3), (2, 2), (1, 1), (0, 1), True),        # count_include_pad, asymmetric pad_end
+    ("average_no_padding", (2, 2), (2, 2), (0, 0), (0, 0), False),
+]
+
+
+@pytest.mark.parametrize("tight", [False, True], ids=["one-band", "window-bands"])
+@pytest.mark.parametrize("pool", POOLS, ids=lambda p: f"{p[0]}-k{p[1][0]}-p{p[3][0]}")
+def test_fire_pooling_fused_into_blocked_convs(cpu_engine, rng, monkeypatch, pool, tight):
+    """fuse_pool_into_conv puts the pooling of the blocked concat into both expand layers (cpu_conv_pool_blocked:
+    bands of b_fs_yx_fsv16 rows pooled into the pooled concat's slices; ``tight``: bands of the window's rows only,
+    so rows two bands share are moved); the values match the float64 reference, and match it with FUSED_POOL off,
+    where the pooling runs on its own."""
+    if tight:
+        monkeypatch.setattr(ocb, "BAND_BYTES", 1)
+    topo, x, ref = _fire_net(rng, pool)
+    net = cl.Network(cl.Program(cpu_engine, topo))
+    net.poison()
+    assert_close(net.run({"x": x})["f3"], ref, rtol=1e-4, atol=1e-4)
+    for cid in ("e1", "e3"):
+        node = net.program.node(cid)
+        assert node.impl.kernel_name == KERNEL and node.layout().format == FSV16, _formats(net, [cid])
+        assert [op.kind for op in node.fused_ops][-1] == "pooling"
+    monkeypatch.setattr(ocb, "FUSED_POOL", False)
+    apart = cl.Network(cl.Program(cpu_engine, topo))
+    assert apart.program.node("mid").impl.kernel_name == "pooling_cpu_fsv16"
+    assert all(op.kind != "pooling" for op in apart.program.node("e3").fused_ops)
+    apart.poison()
+    assert_close(apart.run({"x": x})["f3"], ref, rtol=1e-4, atol=1e-4)

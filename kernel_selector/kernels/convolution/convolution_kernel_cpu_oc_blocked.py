@@ -26,24 +26,47 @@ import numba
 import numpy as np
 
 from cldnn_py.layout import Format, Padding
-from cldnn_py.ops import ConvolutionAttrs
+from cldnn_py.ops import ConvolutionAttrs, PoolingMode
 
 from ...common.cpu_epilogue import EMPTY, chain_arrays
 from ...common.cpu_launch import Launcher
-from ...common.cpu_layout import layout_offset
+from ...common.cpu_layout import layout_offset, row_map
 from ...common.cpu_microkernel import PANEL
 from ...cpu_kernel_base import CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_1
 from ...params import Params, SupportedKey
 from ...selector import register
-from .convolution_kernel_cpu_packed import covers_halo, form_of, input_halo, oc_prefetch_flags, shape_of, split_chain
+from ..pooling.cpu_pooling_blocked import column_taps, row_windows, tap_tables
+from ..pooling.pooling_kernel_cpu_fsv16 import MODES
+from .convolution_kernel_cpu_packed import (
+    FUSED_POOL_MIN_WIDTH,
+    covers_halo,
+    form_of,
+    input_halo,
+    oc_prefetch_flags,
+    shape_of,
+    split_chain,
+)
 from .cpu_conv_common import f32_key, f32_view, validate_common
 from .cpu_conv_oc import alt_tile, oc_chunks, oc_row_tiles, tile_of
 from .cpu_conv_oc_blocked import blocked_offsets, oc_row_tiles_blocked, pad_blocked
+from .cpu_conv_pool import (
+    BAND_BYTES,
+    conv_params,
+    fused_pool,
+    fused_pool_reason,
+    pool_attrs,
+    pool_window,
+    window_divisors,
+)
+from .cpu_conv_pool_blocked import band_rows_blocked, oc_row_tiles_blocked_pool
 
 ENABLED = True
 """Off: the kernel validates nothing, so every dense convolution stays bfyx on the CPU engine (A/B measurements;
 read when the layout optimizer runs, i.e. when a Program is built)."""
+FUSED_POOL = True
+"""Off: the kernel refuses a fused pooling, so such poolings stay kernels of their own (``pooling_cpu_fsv16``) on
+blocked data (A/B measurements; read when a Program is built)."""
 FSV16 = Format.b_fs_yx_fsv16
 MIN_WIDTH = 8
 """Output rows of at least this many pixels: on 7-wide maps ``convolution_cpu_packed`` runs two rows per tile or flat
@@ -80,7 +103,7 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
     name = "convolution_cpu_oc_blocked"
     primitive = "convolution"
     supports_fused_ops = True
-    fused_op_kinds = frozenset({"activation"})
+    fused_op_kinds = frozenset({"activation", "pooling"})  # pooling: last (cpu_conv_pool_blocked)
     writes_padded_blocks = True  # the output through its pitches and layout_offset: an in-place concat's slice
 
     def supported_key(self) -> SupportedKey:
@@ -95,6 +118,22 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
         or more. Each refusal names the expected and the actual value."""
         if not ENABLED:
             return "convolution_kernel_cpu_oc_blocked.ENABLED is off"
+        pool = fused_pool(params)
+        if pool is not None:
+            if not FUSED_POOL:
+                return "convolution_kernel_cpu_oc_blocked.FUSED_POOL is off"
+            why = fused_pool_reason(pool_attrs(pool))
+            if why is not None:
+                return why
+            if params.output.format != FSV16 or params.output.padding.lower[1] % 16:
+                return f"fused pooling: needs a {FSV16.value} output in whole blocks, got {params.output}"
+            if any(op.kind != "activation" for op in params.fused_ops[:-1]):
+                return f"fused pooling after {[op.kind for op in params.fused_ops[:-1]]}: needs activations only"
+            conv = conv_params(params)  # the convolution alone, into its own (blocked) planes
+            params = dataclasses.replace(conv, output=conv.output.with_(format=FSV16))
+            if params.output.dims4[3] < FUSED_POOL_MIN_WIDTH:
+                return (f"fused pooling: convolution rows of {params.output.dims4[3]} pixels, needs "
+                        f"{FUSED_POOL_MIN_WIDTH} or more")
         why = validate_common(params, frozenset({Format.os_iyx_osv16}))
         if why:
             return why
@@ -125,6 +164,10 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
 
     def make_fn(self, params: Params) -> Callable[..., None]:
         """fn(data, weights[, bias], output)."""
+        pool, pooled = fused_pool(params), params.output
+        if pool is not None:  # the convolution alone into its blocked planes, then the pooling (pooled: the output)
+            conv = conv_params(params)
+            params = dataclasses.replace(conv, output=conv.output.with_(format=FSV16))
         a, _, x_lay, _, out_lay, n_img, c, h, wd, oc, icg, kh, kw, _, _, k, oh, ow, npix = shape_of(params)
         n_own = len(params.inputs)
         has_bias = int(n_own > 2)
@@ -157,6 +200,20 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
         plain_out = out_lay.format == Format.bfyx  # from a blocked input: cpu_conv_oc's row tiles, rows transposed
         no_codes, fa, fb, _ = chain_arrays([], out_lay)
 
+        if pool is not None:
+            pa = pool_attrs(pool)
+            ky_p, kx_p, sy_p, sx_p, pt, pl = (int(v) for v in pool_window(pa))
+            poh, pow_ = int(pooled.dims4[2]), int(pooled.dims4[3])
+            mode = MODES[PoolingMode(pa.mode)]
+            ywin, cols = row_windows(oh, poh, ky_p, sy_p, pt, 1), column_taps(ow, pow_, kx_p, sx_p, pl, 1)
+            divs = window_divisors(pa, oh, ow) if mode else np.ones(1, np.float32)
+            band = band_rows_blocked(tile_c, ow, ky_p, sy_p, poh, BAND_BYTES)
+            slot = -(-band * ow * 16 * -(-tile_c // 16) // 16) * 16 + 16  # whole lines, one apart
+            pool_scratch = np.empty(int(numba.config.NUMBA_NUM_THREADS) * slot, np.float32)  # type: ignore[attr-defined]
+            taps = tap_tables(ky_p, kx_p)
+            pool_parts = oc_chunks(n_img * -(-oc // tile_c), poh, threads)
+            pm = row_map(pooled)
+
         def fn(*bufs: Any) -> None:
             x, wp, out = f32_view(bufs[0]), f32_view(bufs[1]), f32_view(bufs[n_own])
             if has_bias:
@@ -166,6 +223,11 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
                 launch_copy(pad_blocked, x, x_in, p["b"], p["f"], p["y"], n_blk, h, wd, scratch, p_img, p_blk,
                             wq * 16, by, bx, n_img)
                 src = scratch
+            if pool is not None:
+                launch(oc_row_tiles_blocked_pool, src, x0, x_img, koff, gw, sai, oh, ow, k, wp, oc, bias_pad, has_bias,
+                       bounds, oc_flags, n_img, pool_parts, alt, 1, mode, 1, ywin, cols, divs, out, int(pm[0]),
+                       int(pm[1]), int(pm[2]), int(pm[3]), pool_scratch, band, slot, taps)
+                return
             if plain_out:
                 launch(oc_row_tiles, src, x0, x_img, koff, gw, sai, oh, ow, k, wp, oc, out, c_off, po["b"], po["f"],
                        po["y"], bias_pad, has_bias, bounds, oc_flags, no_codes, fa, fb, n_img, parts, 0, EMPTY, -1, 0,

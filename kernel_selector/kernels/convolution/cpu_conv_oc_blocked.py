@@ -66,6 +66,35 @@ def pad_blocked(x: np.ndarray, x0: int, x_img: int, blk: int, ldy: int, n_blk: i
             xp[d + j] = x[s + j]
 
 
+@numba.njit(**NJIT)
+def blocked_row(x: np.ndarray, xo_row: int, koff: np.ndarray, sai: int, ow: int, px: int, last: int, wp: np.ndarray,
+                w_off: int, k: int, c: np.ndarray, co_row: int, c_blk: int, hi: int, bias: np.ndarray, bo: int,
+                res: np.ndarray, ro_row: int, r_blk: int, clamp: np.ndarray, flags: int,
+                alt: int) -> None:  # pragma: no cover - numba
+    """One output row of ``hi`` channels in tiles of ``px`` pixels (:func:`~.cpu_conv_oc.tile_of`): pixel ox reads
+    patch row k at ``x[xo_row + ox·sai + koff[k]]`` and stores channel o at ``c[co_row + (o div 16)·c_blk + 16·ox + o
+    mod 16]`` (residual likewise at ``ro_row`` when >= 0); the last partial tile starts at ``last`` at most (an overlap
+    that moves it back to end at the row's end)."""
+    for ox_t in range(0, ow, px):
+        ox0 = min(ox_t, last)
+        xo, n, co = xo_row + ox0 * sai, min(px, ow - ox0), co_row + 16 * ox0
+        ro = ro_row + 16 * ox0 if ro_row >= 0 else -1
+        if alt and hi <= PANEL < ALT_CHANNELS:  # one panel under a two-panel second tile
+            for q in range(0, n, OC_PIXELS):
+                micro_rows_blocked_panel(x, xo + q * sai, koff, sai, min(OC_PIXELS, n - q), wp, w_off, k, c,
+                                         co + 16 * q, c_blk, 0, hi, bias, bo, res, ro + 16 * q if ro >= 0 else -1,
+                                         r_blk, clamp, flags)
+        elif alt:
+            micro_rows_blocked_alt(x, xo, koff, sai, n, wp, w_off, k, c, co, c_blk, 0, hi, bias, bo, res, ro, r_blk,
+                                   clamp, flags)
+        elif hi > PANEL:
+            micro_rows_blocked(x, xo, koff, sai, n, wp, w_off, k, c, co, c_blk, 0, hi, bias, bo, res, ro, r_blk, clamp,
+                               flags)
+        else:
+            micro_rows_blocked_panel(x, xo, koff, sai, n, wp, w_off, k, c, co, c_blk, 0, hi, bias, bo, res, ro, r_blk,
+                                     clamp, flags)
+
+
 @numba.njit(parallel=True, **NJIT)
 def oc_row_tiles_blocked(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray, gw: int, sai: int, oh: int, ow: int,
                          k: int, wp: np.ndarray, oc: int, c: np.ndarray, c_off: int, c_img: int, c_blk: int, c_y: int,
@@ -95,21 +124,5 @@ def oc_row_tiles_blocked(x: np.ndarray, x_off: int, x_img: int, koff: np.ndarray
         y0, y1 = oh * part // chunks, oh * (part + 1) // chunks
         last = ow - px if overlap and rb < 0 and ow >= px else ow
         for oy in range(y0, y1):
-            for ox_t in range(0, ow, px):
-                ox0 = min(ox_t, last)
-                xo, n, co = xb + oy * gw + ox0 * sai, min(px, ow - ox0), cb + oy * c_y + 16 * ox0
-                ro = rb + oy * r_y + 16 * ox0 if rb >= 0 else -1
-                if alt and hi <= PANEL < ALT_CHANNELS:  # one panel under a two-panel second tile
-                    for q in range(0, n, OC_PIXELS):
-                        micro_rows_blocked_panel(x, xo + q * sai, koff, sai, min(OC_PIXELS, n - q), wp, w_off, k, c,
-                                                 co + 16 * q, c_blk, 0, hi, bias, bo, res,
-                                                 ro + 16 * q if ro >= 0 else -1, r_blk, clamp, flags)
-                elif alt:
-                    micro_rows_blocked_alt(x, xo, koff, sai, n, wp, w_off, k, c, co, c_blk, 0, hi, bias, bo, res, ro,
-                                           r_blk, clamp, flags)
-                elif hi > PANEL:
-                    micro_rows_blocked(x, xo, koff, sai, n, wp, w_off, k, c, co, c_blk, 0, hi, bias, bo, res, ro,
-                                       r_blk, clamp, flags)
-                else:
-                    micro_rows_blocked_panel(x, xo, koff, sai, n, wp, w_off, k, c, co, c_blk, 0, hi, bias, bo, res,
-                                             ro, r_blk, clamp, flags)
+            blocked_row(x, xb + oy * gw, koff, sai, ow, px, last, wp, w_off, k, c, cb + oy * c_y, c_blk, hi, bias, bo,
+                        res, rb + oy * r_y if rb >= 0 else -1, r_blk, clamp, flags, alt)

@@ -63,16 +63,22 @@ def fused_pool_reason(a: PoolingAttrs) -> str | None:
 
 def pool_divisors(a: PoolingAttrs, oh: int, ow: int) -> np.ndarray:
     """The reciprocals of an average pooling's divisors over convolution planes of ``oh`` × ``ow``, float32 (OH' ·
-    OW',) in pooled row order (:func:`~kernel_selector.kernels.pooling.pooling_kernel_cpu_fsv16.average_divisors`: the
-    taps inside [-pad, size + pad_end) for ``average``, inside the planes for ``average_no_padding``); empty for max
-    pooling."""
+    OW',) in pooled row order (:func:`window_divisors`); empty for max pooling."""
+    div = window_divisors(a, oh, ow)
+    return np.ascontiguousarray(1.0 / div, np.float32) if div.size else div
+
+
+def window_divisors(a: PoolingAttrs, oh: int, ow: int) -> np.ndarray:
+    """An average pooling's divisors over convolution planes of ``oh`` × ``ow``, float32 (OH' · OW',) in pooled row
+    order (:func:`~kernel_selector.kernels.pooling.pooling_kernel_cpu_fsv16.average_divisors`: the taps inside [-pad,
+    size + pad_end) for ``average``, inside the planes for ``average_no_padding``); empty for max pooling."""
     mode = MODES[PoolingMode(a.mode)]
     if mode == 0:
         return np.zeros(0, np.float32)
     poh, pow_ = a.output_hw(oh, ow)
     win = np.array([a.kernel[0], a.kernel[1], a.stride[0], a.stride[1], a.pad[0], a.pad[1], a.pad_end[0],
                     a.pad_end[1], 1, 1], np.int64)
-    return np.ascontiguousarray((1.0 / average_divisors(mode, poh, pow_, oh, ow, win)).reshape(-1), np.float32)
+    return np.ascontiguousarray(average_divisors(mode, poh, pow_, oh, ow, win).reshape(-1), np.float32)
 
 
 def pool_window(a: PoolingAttrs) -> np.ndarray:
