@@ -26,6 +26,14 @@ from numba.extending import intrinsic
 from .cpu_microkernel import W, reduction_loop
 
 
+def combine(builder: ir.IRBuilder, a: Any, m: Any, is_max: bool) -> Any:
+    """One tap into a running max or sum (vectors or scalars): ``a > m ? a : m`` (an input NaN never wins), or
+    ``m + a``."""
+    if is_max:
+        return builder.select(builder.fcmp_ordered(">", a, m), a, m)
+    return builder.fadd(m, a)
+
+
 def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], nv: int, w: int, sx: int,
           is_max: bool) -> Any:
     x_arr, x_off, toff_arr, taps, c_arr, c_off, div_arr, d_off = args
@@ -50,10 +58,7 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], nv: in
             else:  # stride 2: the even lanes of two consecutive vectors
                 xv = builder.shuffle_vector(builder.load(vptr(base, 2 * v * w), align=4),
                                             builder.load(vptr(base, 2 * v * w + w), align=4), even)
-            if is_max:  # a > m ? a : m: a NaN input never wins
-                nxt.append(builder.select(builder.fcmp_ordered(">", xv, acc[v]), xv, acc[v]))
-            else:
-                nxt.append(builder.fadd(acc[v], xv))
+            nxt.append(combine(builder, xv, acc[v], is_max))
         return nxt
 
     final = reduction_loop(builder, "pool", taps, [init] * nv, step)

@@ -27,6 +27,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from .cpu_microkernel import _splat, reduction_loop
+from .cpu_microkernel_pool import combine
 
 LANES = 16
 """Channels per pixel in b_fs_yx_fsv16: one ``<16 x float>`` (two 256-bit registers where AVX-512 is missing)."""
@@ -48,10 +49,7 @@ def _emit(context: Any, builder: ir.IRBuilder, sig: Any, args: list[Any], nv: in
         nxt = []
         for j in range(nv):
             xv = builder.load(builder.bitcast(builder.gep(base, [pix[j]]), vt.as_pointer()), align=4)
-            if is_max:  # a > m ? a : m: a NaN input never wins
-                nxt.append(builder.select(builder.fcmp_ordered(">", xv, acc[j]), xv, acc[j]))
-            else:
-                nxt.append(builder.fadd(acc[j], xv))
+            nxt.append(combine(builder, xv, acc[j], is_max))
         return nxt
 
     final = reduction_loop(builder, "poolpx", taps, [init] * nv, tap)
