@@ -1,14 +1,14 @@
 """pooling_cpu_fsv16: the CPU engine's fast 2-D max / average pooling, a numba loop nest on the physical buffers
 of b_fs_yx_fsv16 (16 channels innermost) or plain (bfyx, byxf ...) data.
 
-Algorithm for b_fs_yx_fsv16: the separable row and column passes of :mod:`.cpu_pooling_blocked`, one task per
-output row. For plain formats (oneDNN's "jit:avx pooling" order, without the JIT): one thread task per plane (b,
-feature), its output rows in turn; the row's accumulators start at -inf (max) or 0 (average); for each window tap
-(ky, kx) whose input row is inside the image, the output columns whose tap column is inside too form one contiguous
-range [lo, hi) computed once, looped as a strided scalar loop over x with unsigned indices, no bounds check and no
-branch. Pad positions are never read, so a padded input's halo is never data. The epilogue divides (average), runs
-the fused chain (:mod:`..cpu_epilogue`) and writes only the interior of the output and only the lanes below the
-channel count (a channel tail keeps its content).
+Algorithm for b_fs_yx_fsv16: :mod:`.cpu_pooling_blocked`, each pixel's window reduced in one 16-lane register by an
+LLVM IR micro-kernel, one task per band of output rows of a plane. For plain formats (oneDNN's "jit:avx pooling"
+order, without the JIT): one thread task per plane (b, feature), its output rows in turn; the row's accumulators
+start at -inf (max) or 0 (average); for each window tap (ky, kx) whose input row is inside the image, the output
+columns whose tap column is inside too form one contiguous range [lo, hi) computed once, looped as a strided scalar
+loop over x with unsigned indices, no bounds check and no branch. Pad positions are never read, so a padded input's
+halo is never data. The epilogue divides (average), runs the fused chain (:mod:`..cpu_epilogue`) and writes only the
+interior of the output and only the lanes below the channel count (a channel tail keeps its content).
 """
 
 from __future__ import annotations
