@@ -84,6 +84,14 @@ def plain_tiles(params: Params) -> bool:
     return f.oc_form or f.oc_rows
 
 
+def blocked_conv_params(params: Params) -> Params:
+    """The Params of a layer's convolution alone (its fused pooling dropped,
+    :func:`~.cpu_conv_pool.conv_params`) into its own unpadded b_fs_yx_fsv16 planes: what the band tiles compute
+    before they pool."""
+    conv = conv_params(params)
+    return dataclasses.replace(conv, output=conv.output.with_(format=FSV16))
+
+
 @register
 class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
     """Dense 2-D convolution on channel-vector row tiles into b_fs_yx_fsv16 (CPU engine, numba + LLVM IR).
@@ -129,8 +137,7 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
                 return f"fused pooling: needs a {FSV16.value} output in whole blocks, got {params.output}"
             if any(op.kind != "activation" for op in params.fused_ops[:-1]):
                 return f"fused pooling after {[op.kind for op in params.fused_ops[:-1]]}: needs activations only"
-            conv = conv_params(params)  # the convolution alone, into its own (blocked) planes
-            params = dataclasses.replace(conv, output=conv.output.with_(format=FSV16))
+            params = blocked_conv_params(params)
             if params.output.dims4[3] < FUSED_POOL_MIN_WIDTH:
                 return (f"fused pooling: convolution rows of {params.output.dims4[3]} pixels, needs "
                         f"{FUSED_POOL_MIN_WIDTH} or more")
@@ -166,8 +173,7 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
         """fn(data, weights[, bias], output)."""
         pool, pooled = fused_pool(params), params.output
         if pool is not None:  # the convolution alone into its blocked planes, then the pooling (pooled: the output)
-            conv = conv_params(params)
-            params = dataclasses.replace(conv, output=conv.output.with_(format=FSV16))
+            params = blocked_conv_params(params)
         a, _, x_lay, _, out_lay, n_img, c, h, wd, oc, icg, kh, kw, _, _, k, oh, ow, npix = shape_of(params)
         n_own = len(params.inputs)
         has_bias = int(n_own > 2)
