@@ -60,6 +60,18 @@ def reads_blocked(program: ProgramGraph, conv: ProgramNode) -> bool:
     return best is not None and best[1] in WHOLE_REGION_KERNELS
 
 
+def pool_reads_blocked(program: ProgramGraph, node: ProgramNode) -> bool:
+    """True when ``node`` is a pooling that a fast kernel runs from a blocked input into an unpadded bfyx output
+    (``pooling_cpu_fsv16``'s one pixel per plane: a global pooling after a network's last convolution), so it may
+    read a blocked region (passes/blocked_regions.py) and write plain data for the layers after it."""
+    if node.kind != "pooling" or node.dependencies[0].layout().rank != 4:
+        return False
+    p = node_params(program, node)
+    p.inputs = [p.inputs[0].with_(format=BLOCKED, padding=Padding())] + p.inputs[1:]
+    p.output = p.output.with_(format=Format.bfyx, padding=Padding())
+    return best_fast_kernel(p) is not None
+
+
 RECURRENT_R = {"lstm_sequence": 3, "gru_sequence": 2}  # the recurrence weights' dependency index
 WHOLE_REGION_KERNELS = frozenset({"convolution_cpu_oc_blocked"})
 """CPU kernels whose layers go blocked only with their whole region (passes/blocked_regions.py)."""
@@ -84,13 +96,16 @@ class ReorderInputs(BasePass):
         chosen = [n for n in program.order if kernels.get(n.id) is not None]
         if program.engine.kind == "cpu":  # the channel-vector blocked layers only in whole blocked regions
             ruled = {i for i, k in kernels.items() if k in WHOLE_REGION_KERNELS}
-            chosen = whole_regions(chosen, ruled, {i for i in kernels if reads_blocked(program, program.nodes[i])})
-            # a convolution that reads a blocked region and stays plain writes bfyx (it would inherit the format)
+            pools = {n.id for n in program.order if pool_reads_blocked(program, n)}
+            chosen = whole_regions(chosen, ruled,
+                                   {i for i in kernels if reads_blocked(program, program.nodes[i])} | pools)
+            # a convolution (or pooling) that reads a blocked region and stays plain writes bfyx (it would inherit
+            # the format)
             kept = {c.id for c in chosen}
             for conv in chosen:
                 if conv.id in ruled:
                     for r in region_of(conv)[1]:
-                        if r.kind == "convolution" and r.id not in kept:
+                        if (r.kind == "convolution" and r.id not in kept) or r.id in pools:
                             r.forced_format = Format.bfyx
         for conv in chosen:
             conv.forced_format = BLOCKED

@@ -34,6 +34,11 @@ CASES = [
     ((1, 16, 12, 30), 40, 3, 1, 1, FSV16, True, BFYX, True),  # blocked in, bfyx out (rows of 30: wide tiles)
     ((1, 48, 16, 18), 32, 1, 2, 0, FSV16, False, FSV16, False),  # strided 1x1
     ((1, 16, 9, 29), 96, 3, 1, 1, BFYX, True, FSV16, True),  # rows of 29: the wide tile and a moved-back last one
+    ((2, 32, 13, 13), 40, 1, 1, 0, FSV16, False, BFYX, False),  # 1x1 run flat (flat_rows: one row of 169), bfyx out
+    ((1, 16, 17, 17), 64, 1, 1, 0, BFYX, False, FSV16, False),  # 1x1 flat from bfyx (one row of 289)
+    ((2, 32, 10, 10), 48, 1, 1, 0, FSV16, False, FSV16, False),  # 1x1 flat in 4 rows of 25
+    ((1, 32, 10, 20), 32, 1, 1, 0, FSV16, False, BFYX, False),  # 1x1 flat in 5 rows of 40, bfyx out
+    ((1, 32, 13, 13), 48, 1, 1, 0, FSV16, True, FSV16, True),  # 1x1 with x padding in and out: its own rows
 ]
 
 
@@ -53,6 +58,30 @@ def test_matches_reference(rng, case):
                              xpad=xpad, opad=opads, fused=RELU)
     assert chosen == KERNEL
     assert_close(got, np.maximum(conv_ref(x, w, b, (s, s), (1, 1), (p, p), (p, p), 1), 0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("oh, ow", [(13, 13), (17, 17), (35, 35), (55, 55), (56, 56), (10, 10), (9, 17)])
+def test_flat_rows_cover_the_image_and_cost_no_more(oh, ow):
+    rows, width = ocb.flat_rows(oh, ow, 64)
+    assert rows * width == oh * ow and ocb.MIN_WIDTH <= width
+    assert width == ow or width <= ocb.FLAT_MAX_WIDTH
+    assert rows * ocb._row_cost(width, 64, oh * ow) <= oh * ocb._row_cost(ow, 64, oh * ow)
+
+
+def test_flat_path_taken_only_for_back_to_back_rows(rng, monkeypatch):
+    calls = []
+    real = ocb.flat_rows
+    monkeypatch.setattr(ocb, "flat_rows", lambda *a: calls.append(a) or real(*a))
+    x = f32(rng.standard_normal((1, 16, 13, 13)))
+    w = f32(rng.standard_normal((32, 16, 1, 1)))
+    want = conv_ref(x, w, None, (1, 1), (1, 1), (0, 0), (0, 0), 1)
+    for xpad, flat in ((NO_PAD, True), (Padding((0, 0, 1, 0), (0, 0, 0, 0)), True),
+                       (Padding((0, 0, 0, 1), (0, 0, 0, 0)), False)):
+        calls.clear()
+        got, chosen = run_direct(KERNEL, x, w, None, (1, 1), (1, 1), (0, 0), (0, 0), 1, xfmt=FSV16, wfmt=OSV16,
+                                 ofmt=FSV16, xpad=xpad)
+        assert chosen == KERNEL and bool(calls) == flat, xpad
+        assert_close(got, want, rtol=1e-4, atol=1e-4)
 
 
 def test_clamp_no_bias_and_dilation(rng):

@@ -206,6 +206,69 @@ def test_rejects_mixed_formats(cpu_engine):
     assert "differs" in (k.validate(p) or "")
 
 
+@pytest.mark.parametrize("mode", [M.max, M.average])
+@pytest.mark.parametrize("glob", [True, False])
+def test_blocked_to_bfyx_one_pixel(cpu_engine, rng, mode, glob):
+    """A b_fs_yx_fsv16 input (35 channels: a channel tail; a halo that is NaN) pooled to one pixel per plane
+    straight into bfyx (one_pixel_plain): a global pooling, or a 7x9 window over the 7x9 plane (GoogLeNet's head)."""
+    x = f32(rng.standard_normal((2, 35, 7, 9)))
+    prim = cl.Pooling("pool", "x", mode=mode, kernel=(7, 9), stride=(1, 1), global_pooling=glob)
+    lin = Layout(DataType.f32, FSV16, x.shape, Padding((0, 0, 1, 0), (0, 0, 0, 1)))
+    lout = prim.calc_output_layout([lin]).with_(format=Format.bfyx)
+    out, chosen = run_kernel(cpu_engine, "pooling", [lin], lout, prim.attrs(), [x], FAST)
+    assert chosen == FAST
+    x64 = x.astype(np.float64)
+    assert_close(out, x64.max(axis=(2, 3), keepdims=True) if mode == M.max else x64.mean(axis=(2, 3), keepdims=True))
+
+
+def test_blocked_to_bfyx_refusals(cpu_engine, monkeypatch):
+    """fsv16 -> bfyx only for one pixel a plane with its channels contiguous, no fused ops, and ONE_PIXEL_PLAIN."""
+    from kernel_selector.kernels.pooling import pooling_kernel_cpu_fsv16 as fsv
+    from kernel_selector.params import Params
+
+    k = fsv.PoolingKernelCpuFsv16()
+    prim = cl.Pooling("pool", "x", global_pooling=True)
+    lin = Layout(DataType.f32, FSV16, (1, 20, 5, 5))
+    lout = prim.calc_output_layout([lin]).with_(format=Format.bfyx)
+
+    def why(out, ops=()):
+        return k.validate(Params("pooling", "cpu", [lin], out, prim.attrs(), list(ops), "pool", cpu_engine.info))
+
+    assert why(lout) is None
+    assert "one output pixel" in (why(lout.with_(padding=Padding((0, 0, 1, 0), (0, 0, 0, 0)))) or "")
+    assert "fused ops" in (why(lout, [FusedOp("activation", FusedActivationAttrs("relu"))]) or "")
+    monkeypatch.setattr(fsv, "ONE_PIXEL_PLAIN", False)
+    assert "differs" in (why(lout) or "")
+
+
+def test_blocked_region_ends_in_global_pooling(cpu_engine, rng, monkeypatch):
+    """conv -> conv -> global average pooling -> softmax: the last convolution's region goes blocked (the pooling
+    reads it and writes bfyx, passes/reorder_inputs.pool_reads_blocked); with ONE_PIXEL_PLAIN off that convolution
+    writes bfyx (it reads the first one's blocked output); both match the float64 reference."""
+    from kernel_selector.kernels.pooling import pooling_kernel_cpu_fsv16 as fsv
+
+    x = f32(rng.standard_normal((2, 32, 13, 13)))
+    w1, w2 = f32(rng.standard_normal((32, 32, 3, 3)) / 17), f32(rng.standard_normal((40, 32, 1, 1)) / 6)
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(DataType.f32, Format.bfyx, x.shape)))
+    topo.add(cl.Data("w1", w1), cl.Data("w2", w2), cl.Convolution("c1", "x", weights="w1", pad=(1, 1)),
+             cl.Convolution("c2", "c1", weights="w2"), cl.Pooling("gap", "c2", mode=M.average, global_pooling=True),
+             cl.Softmax("prob", "gap", axis=1))
+    from tests.references import conv_ref
+
+    y = conv_ref(conv_ref(x.astype(np.float64), w1, None, (1, 1), (1, 1), (1, 1), (1, 1), 1), w2, None, (1, 1),
+                 (1, 1), (0, 0), (0, 0), 1).mean(axis=(2, 3), keepdims=True)
+    ref = np.exp(y - y.max(1, keepdims=True))
+    ref /= ref.sum(1, keepdims=True)
+    for on in (True, False):
+        monkeypatch.setattr(fsv, "ONE_PIXEL_PLAIN", on)
+        net = cl.Network(cl.Program(cpu_engine, topo))
+        fmts = [net.program.node(i).layout().format for i in ("c1", "c2", "gap")]
+        assert fmts == [FSV16, FSV16 if on else Format.bfyx, Format.bfyx], fmts  # off: c2 reads blocked, writes bfyx
+        assert net.program.node("gap").impl.kernel_name == (FAST if on else PLANES)
+        net.poison()
+        assert_close(net.run({"x": x})["prob"], ref, rtol=1e-4, atol=1e-6)
+
+
 @pytest.mark.parametrize("shape,k,s,pb,glob", [
     ((1, 64, 112, 112), (3, 3), (2, 2), (1, 1), False),   # ResNet pool1
     ((1, 192, 28, 28), (3, 3), (1, 1), (1, 1), False),    # Inception branch pooling

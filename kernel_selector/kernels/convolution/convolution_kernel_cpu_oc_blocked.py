@@ -32,6 +32,7 @@ from ...common.cpu_epilogue import EMPTY, chain_arrays
 from ...common.cpu_launch import Launcher
 from ...common.cpu_layout import layout_offset, row_map
 from ...common.cpu_microkernel import PANEL
+from ...common.cpu_microkernel_oc import ALT_WIDE
 from ...cpu_kernel_base import CpuKernelBase
 from ...kernel_base import FORCE_PRIORITY_1
 from ...params import Params, SupportedKey
@@ -90,6 +91,55 @@ def blocked_conv_params(params: Params) -> Params:
     before they pool."""
     conv = conv_params(params)
     return dataclasses.replace(conv, output=conv.output.with_(format=FSV16))
+
+
+FLAT = True
+"""Off: a 1×1 stride-1 layer whose input and output rows lie back to back runs its tiles along its own output rows,
+never :func:`flat_rows` (A/B measurements; read when a kernel is built)."""
+
+
+def flat_image(a: ConvolutionAttrs, kh: int, kw: int, w: int, x_px: int, x_y: int, ow: int, o_px: int,
+               o_y: int) -> bool:
+    """True when a layer's output pixels can be tiled as any rows of the same pixel count (:func:`flat_rows`): a
+    1×1 kernel, stride 1, no pads, and the rows of both the input (``w`` pixels ``x_px`` floats apart, rows ``x_y``
+    apart) and the output (``ow`` pixels, ``o_px`` / ``o_y``) back to back (no x padding); FLAT."""
+    return (FLAT and (kh, kw) == (1, 1) and tuple(a.stride) == (1, 1) and not any(a.pad) and not any(a.pad_end)
+            and x_y == w * x_px and o_y == ow * o_px)
+
+
+FLAT_MAX_WIDTH = 512
+""":func:`flat_rows` picks rows of at most this many pixels (or the image's own), so an image still splits into
+rows for the threads."""
+NARROW_TILE_COST = 1.25
+"""What a pixel of the main (7 × 32) tile costs against one of the wide second tile (14 × 32) where the second
+tile serves wide rows only (cpu_microkernel_oc.ALT_WIDE), a round figure: SqueezeNet's 512 → 1000 classifier at
+13 × 13, batch 8, as one row of 169 in 14-pixel tiles 3.27 ms against 3.61 in rows of 13 (7-pixel tiles, the same 182
+pixels computed; paired A/B on the 2-core Zen 5 VM, FLAT off); its 1 × 1 layers of K = 48-64 the same either way."""
+
+
+def flat_rows(oh: int, ow: int, k: int) -> tuple[int, int]:
+    """(rows, width) to tile an ``oh`` × ``ow`` image of a :func:`flat_image` layer of reduction length ``k`` along:
+    the width a divisor of OH·OW from MIN_WIDTH to FLAT_MAX_WIDTH pixels (or the image's own width) whose tiles
+    (:func:`~.cpu_conv_oc.alt_tile`; the last one of a row overlapped back to its end) cost least
+    (NARROW_TILE_COST); of equals the image's own width, else the narrowest. A 13 × 13 map runs as one row of 169
+    pixels in 14-pixel tiles instead of two 7-pixel tiles per 13-pixel row (the 14-pixel tile does not fit 13);
+    17 × 17 as one row of 289 (294 pixels computed instead of 476 in rows of 17). onnxruntime's NCHWc pointwise
+    convolution likewise runs an image's pixels as one run."""
+    n = oh * ow
+    best = (_row_cost(ow, k, n) * oh, 0, ow)
+    for d in range(MIN_WIDTH, min(n, FLAT_MAX_WIDTH) + 1):
+        if n % d == 0:
+            best = min(best, (_row_cost(d, k, n) * (n // d), 1, d))
+    return n // best[2], best[2]
+
+
+def _row_cost(width: int, k: int, npix: int) -> float:
+    """Cost of one output row of ``width`` in channel-vector tiles (every tile computed whole: the last one overlaps
+    back to the row's end), in wide-tile pixels."""
+    alt = alt_tile(k, npix, width)
+    px = tile_of(alt)[0]
+    narrow = ALT_WIDE and not alt
+    return -(-width // px) * px * (NARROW_TILE_COST if narrow else 1.0)
 
 
 @register
@@ -193,6 +243,10 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
             koff = blocked_offsets(icg, kh, kw, dy, dx, x_lay)
             x0 = layout_offset(x_lay) - a.pad[0] * p["y"] - a.pad[1] * p["x"]
             x_img, gw, sai = p["b"], sy * p["y"], sx * p["x"]
+        c_y = po["y"]
+        if pool is None and flat_image(a, kh, kw, wd, p["x"], p["y"], ow, po["x"], po["y"]):
+            oh, ow = flat_rows(oh, ow, k)  # the image as rows of another width (1×1, stride 1, rows back to back)
+            gw, c_y = ow * p["x"], ow * po["x"]
         alt = alt_tile(k, npix, ow)
         tile_c = tile_of(alt)[1]
         threads = numba.get_num_threads()
@@ -236,10 +290,10 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
                 return
             if plain_out:
                 launch(oc_row_tiles, src, x0, x_img, koff, gw, sai, oh, ow, k, wp, oc, out, c_off, po["b"], po["f"],
-                       po["y"], bias_pad, has_bias, bounds, oc_flags, no_codes, fa, fb, n_img, parts, 0, EMPTY, -1, 0,
+                       c_y, bias_pad, has_bias, bounds, oc_flags, no_codes, fa, fb, n_img, parts, 0, EMPTY, -1, 0,
                        0, 0, alt, 0, 1, 0)
                 return
             launch(oc_row_tiles_blocked, src, x0, x_img, koff, gw, sai, oh, ow, k, wp, oc, out, c_off, po["b"],
-                   po["f"], po["y"], bias_pad, has_bias, bounds, oc_flags, n_img, parts, EMPTY, -1, 0, 0, 0, alt, 1)
+                   po["f"], c_y, bias_pad, has_bias, bounds, oc_flags, n_img, parts, EMPTY, -1, 0, 0, 0, alt, 1)
 
         return fn

@@ -20,7 +20,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from cldnn_py.layout import DataType, Format
+from cldnn_py.layout import DataType, Format, Layout
 from cldnn_py.ops import PoolingAttrs, PoolingMode
 
 from ...common.cpu_epilogue import EMPTY, I0, NJIT, chain_arrays, chain_span, fused_reason, lane_step, operand_index
@@ -145,6 +145,20 @@ def average_divisors(mode: int, oh: int, ow: int, h: int, w: int, win: np.ndarra
     return np.ascontiguousarray(div, np.float32)
 
 
+ONE_PIXEL_PLAIN = True
+"""Off: the kernel refuses a b_fs_yx_fsv16 -> bfyx pooling (:func:`one_pixel_plain`), so a blocked region that ends
+in a global pooling stays plain (A/B measurements; read when a Program is built)."""
+
+
+def one_pixel_plain(x: Layout, out: Layout) -> bool:
+    """True for a b_fs_yx_fsv16 input pooled to a bfyx output of one pixel per plane whose channels lie contiguous
+    (feature pitch 1: no spatial padding), e.g. a global average pooling after a network's last convolution: each
+    slice's 16 lanes are stored as 16 channels in a row, so the blocked region of the convolution before it need not
+    end in a reorder (passes/reorder_inputs.py)."""
+    return (ONE_PIXEL_PLAIN and x.format == Format.b_fs_yx_fsv16 and out.format == Format.bfyx and out.rank == 4
+            and out.shape[2] == out.shape[3] == 1 and out.pitches["f"] == 1)
+
+
 @register
 class PoolingKernelCpuFsv16(CpuKernelBase):
     """2-D pooling on the CPU engine with every attribute of the pooling primitive as ``pooling_ref`` has it:
@@ -153,8 +167,9 @@ class PoolingKernelCpuFsv16(CpuKernelBase):
 
     Input (N, C, H, W) and output (N, C, OH, OW) f32 in the same format: b_fs_yx_fsv16 (16 lanes per pixel; channel
     tails computed in registers and never stored) or a plain one (bfyx, byxf, yxfb, fyxb); both padded as they like
-    (the interior is written). Fused ops: activations and one eltwise with a broadcastable operand. Threads: one
-    numba task per plane (B · ceil(C / 16) tasks for fsv16, B · C for plain formats).
+    (the interior is written); or a b_fs_yx_fsv16 input into a bfyx output of one pixel per plane
+    (:func:`one_pixel_plain`, no fused ops). Fused ops: activations and one eltwise with a broadcastable operand.
+    Threads: one numba task per plane (B · ceil(C / 16) tasks for fsv16, B · C for plain formats).
     """
 
     name = "pooling_cpu_fsv16"
@@ -167,12 +182,18 @@ class PoolingKernelCpuFsv16(CpuKernelBase):
                             output_formats=FORMATS)
 
     def validate(self, params: Params) -> str | None:
-        """4-D input, output in the input's format, a known mode, a fused chain the epilogue takes."""
+        """4-D input, output in the input's format (or :func:`one_pixel_plain`, no fused ops), a known mode, a fused
+        chain the epilogue takes."""
         x, out = params.inputs[0], params.output
         if x.rank != 4 or out.rank != 4:
             return f"input rank {x.rank} is not 4"
-        if x.format != out.format:
-            return f"output format {out.format.value} differs from the input's {x.format.value}"
+        if x.format != out.format and not one_pixel_plain(x, out):
+            return (f"output format {out.format.value} differs from the input's {x.format.value} (a "
+                    f"{Format.b_fs_yx_fsv16.value} input may write bfyx only for one output pixel a plane, channels "
+                    f"contiguous: got output {out.shape}, padding {out.padding})")
+        if x.format != out.format and params.fused_ops:
+            return (f"fused ops {[op.kind for op in params.fused_ops]} on a {Format.b_fs_yx_fsv16.value} -> "
+                    "bfyx pooling: needs none")
         if PoolingMode(params.attrs_as(PoolingAttrs).mode) not in MODES:
             return f"mode {params.attrs_as(PoolingAttrs).mode} unknown"
         return fused_reason(params)
@@ -193,6 +214,8 @@ class PoolingKernelCpuFsv16(CpuKernelBase):
         oh, ow = out.shape[2], out.shape[3]
         dims = np.array([n, -(-c // lanes), lanes, c, h, w, oh, ow], np.int64)
         mi, mo = row_map(x), row_map(out)
+        if x.format != out.format:  # one_pixel_plain: a plane's 16 lanes land on 16 contiguous channels
+            mo = np.array([mo[0], mo[1], 16, 0, 16], np.int64)
         launch = Launcher(out.count() * k[0] * k[1])  # taps read
         mode = MODES[PoolingMode(a.mode)]
         divs = average_divisors(mode, oh, ow, h, w, win)
