@@ -91,13 +91,28 @@ def fast_blocked_kernel(program: ProgramGraph, node: ProgramNode) -> str | None:
     return fast_blocked_for(node_params(program, node))
 
 
+BFYX_IN_PLACE = True
+"""Off: :func:`fast_blocked_for` tries a bfyx input in the blocked format only (A/B measurements; read when a
+Program is built)."""
+
+
 def fast_blocked_for(p: Params) -> str | None:
-    """:func:`fast_blocked_kernel` of a node's Params ``p`` (changed in place to the blocked layouts)."""
-    plain = best_plain_kernel(p) if not p.inputs[0].format.is_blocked else None
-    p.inputs = [p.inputs[0].with_(format=BLOCKED, padding=Padding()),
+    """:func:`fast_blocked_kernel` of a node's Params ``p`` (changed in place to the blocked layouts). A bfyx input
+    is tried as it is too, and kept where a better kernel reads it in place (``ReorderInputs._reads_plain``): a first
+    layer of 3 channels, which the CPU engine's blocked kernel refuses in the blocked format (idle lanes)."""
+    x = p.inputs[0]
+    plain = best_plain_kernel(p) if not x.format.is_blocked else None
+    p.inputs = [x.with_(format=BLOCKED, padding=Padding()),
                 p.inputs[1].with_(format=PACKED_WEIGHTS)] + p.inputs[2:]
     p.output = p.output.with_(format=BLOCKED)
     blocked = best_fast_kernel(p)
+    if x.format == Format.bfyx and BFYX_IN_PLACE:
+        p.inputs[0] = x
+        in_place = best_fast_kernel(p)
+        if in_place is not None and (blocked is None or in_place[0] < blocked[0]):
+            blocked = in_place
+        else:
+            p.inputs[0] = x.with_(format=BLOCKED, padding=Padding())
     if blocked is None or (plain is not None and plain[0] <= blocked[0]):
         return None
     return blocked[1]

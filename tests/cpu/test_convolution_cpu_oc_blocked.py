@@ -237,3 +237,32 @@ def test_fire_pooling_fused_into_blocked_convs(cpu_engine, rng, monkeypatch, poo
     assert all(op.kind != "pooling" for op in apart.program.node("e3").fused_ops)
     apart.poison()
     assert_close(apart.run({"x": x})["f3"], ref, rtol=1e-4, atol=1e-4)
+
+
+def test_first_layer_reads_plain_input_in_place(cpu_engine, rng, monkeypatch):
+    """A first layer of 3 channels without pads (SqueezeNet's stem) → relu → 3×3 stride-2 max pooling → 1×1: the
+    stem is chosen blocked from its bfyx input read in place (kernel_params.fast_blocked_for; no reorder), its
+    pooling fused; with BFYX_IN_PLACE off it stays bfyx on convolution_cpu_packed. Both match float64."""
+    from cldnn_py import kernel_params
+    from tests.references import pool_ref
+
+    x = f32(rng.standard_normal((2, 3, 37, 41)))
+    ref = {"x": x.astype(np.float64)}
+    topo = cl.Topology(cl.InputLayout("x", cl.Layout(DataType.f32, BFYX, x.shape)))
+    w = f32(rng.standard_normal((32, 3, 3, 3)) / 5)
+    topo.add(cl.Data("c0_w", w), cl.Convolution("c0", "x", weights="c0_w", stride=(2, 2)),
+             cl.Activation("c0_r", "c0", "relu"),
+             cl.Pooling("pool", "c0_r", mode="max", kernel=(3, 3), stride=(2, 2)))
+    ref["pool"] = pool_ref(np.maximum(conv_ref(ref["x"], w, None, (2, 2), (1, 1), (0, 0), (0, 0), 1), 0),
+                           cl.PoolingMode.max, (3, 3), (2, 2), (0, 0), (0, 0), False)
+    _conv(topo, rng, "c1", "pool", 32, 16, 1, ref, relu=False)
+    for on in (True, False):
+        monkeypatch.setattr(kernel_params, "BFYX_IN_PLACE", on)
+        net = cl.Network(cl.Program(cpu_engine, topo))
+        stem = net.program.node("c0")
+        assert (stem.impl.kernel_name, stem.layout().format) == ((KERNEL, FSV16) if on else
+                                                                 ("convolution_cpu_packed", BFYX))
+        assert stem.dependencies[0].id == "x"  # read in place, no reorder
+        assert [op.kind for op in stem.fused_ops][-1:] == ["pooling"]
+        net.poison()
+        assert_close(net.run({"x": x})["c1"], ref["c1"], rtol=1e-4, atol=1e-4)
