@@ -34,7 +34,8 @@ def halo(conv: ProgramNode) -> tuple[tuple[int, int], tuple[int, int]]:
     assert isinstance(a, ConvolutionAttrs)
     _, _, h, w = conv.dependencies[0].layout().dims4
     _, _, kh, kw = conv.dependencies[1].layout().shape
-    _, _, oh, ow = conv.layout().dims4
+    # the convolution's own output: with a fused pooling (passes/fuse_pool_into_conv.py) its layout is the pooled one
+    _, _, oh, ow = conv.primitive.calc_output_layout([d.layout() for d in conv.dependencies]).dims4
     return conv_halo((h, w), (kh, kw), (oh, ow), a.stride, a.dilation, a.pad)
 
 

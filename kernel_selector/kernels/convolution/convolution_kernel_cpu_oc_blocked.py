@@ -8,7 +8,8 @@ it, 16 channels of a pixel contiguous (onnxruntime's NCHWc convolutions, oneDNN'
 transpose and the 32 row stores of a bfyx output are gone (:mod:`.cpu_conv_oc_blocked`). The input is a
 b_fs_yx_fsv16 tensor (from another such layer) or a bfyx one (a network's first blocked layer reads its plain input
 in place), read through a table of patch-row offsets, the halo in its padding (passes/prepare_padding.py pads a
-blocked layer's producer) or a zero-bordered copy.
+blocked layer's producer) or a zero-bordered copy (blocked: :func:`~.cpu_conv_oc_blocked.pad_blocked`; bfyx, a
+network's input: :func:`~.cpu_conv_grid.pad_planes`).
 
 The layout optimizer (passes/reorder_inputs.py) makes such a layer blocked when this kernel validates, and on the CPU
 engine only where every convolution that reads the blocked data (through concatenations, poolings, activations and
@@ -48,7 +49,8 @@ from .convolution_kernel_cpu_packed import (
     shape_of,
     split_chain,
 )
-from .cpu_conv_common import f32_key, f32_view, validate_common
+from .cpu_conv_common import f32_key, f32_view, tensor_desc, validate_common
+from .cpu_conv_grid import pad_planes, plain_grid_offsets
 from .cpu_conv_oc import alt_tile, oc_chunks, oc_row_tiles, tile_of
 from .cpu_conv_oc_blocked import blocked_offsets, oc_row_tiles_blocked, pad_blocked
 from .cpu_conv_pool import (
@@ -146,8 +148,9 @@ def _row_cost(width: int, k: int, npix: int) -> float:
 class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
     """Dense 2-D convolution on channel-vector row tiles into b_fs_yx_fsv16 (CPU engine, numba + LLVM IR).
 
-    Inputs: data (N, C, H, W) f32 in b_fs_yx_fsv16 with C a multiple of 16, or bfyx whose padding holds the
-    layer's halo (y/x/batch padding allowed in both; none in the feature dimension); weights (OC, C, KH, KW) f32
+    Inputs: data (N, C, H, W) f32 in b_fs_yx_fsv16 with C a multiple of 16, or bfyx; the layer's halo read from
+    the padding where it holds it, else from a zero-bordered copy (y/x/batch padding allowed in both; none in the
+    feature dimension); weights (OC, C, KH, KW) f32
     ``os_iyx_osv16``; bias (OC,) plain. Output (N, OC, OH, OW) f32 b_fs_yx_fsv16, y/x/batch padding allowed, feature
     padding in whole blocks (the interior is written; the lanes of the last block past OC are written with what zero
     weights give); or bfyx (padding allowed) from a b_fs_yx_fsv16 input, through the transposing row tiles of
@@ -170,7 +173,7 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
 
     def validate(self, params: Params) -> str | None:
         """ENABLED; a b_fs_yx_fsv16 output, or a bfyx one from a b_fs_yx_fsv16 input; a b_fs_yx_fsv16 input of
-        whole blocks or a bfyx input whose padding holds the halo; output feature padding (an in-place
+        whole blocks or a bfyx input; output feature padding (an in-place
         concatenation's slice) in whole blocks; groups 1; fused activations the register epilogue takes; a shape
         ``convolution_cpu_packed`` runs on channel-vector tiles (:func:`plain_tiles`) with rows of MIN_WIDTH pixels
         or more. Each refusal names the expected and the actual value."""
@@ -201,8 +204,6 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
             return f"output feature padding {out.padding}: needs whole blocks of 16 before the first channel"
         if x.format == FSV16 and x.dims4[1] % 16:
             return f"a {FSV16.value} input of {x.dims4[1]} channels: needs a multiple of 16 (lanes would idle)"
-        if x.format == Format.bfyx and not covers_halo(params):
-            return f"a bfyx input whose padding {x.padding} does not hold the halo {input_halo(params)}"
         if int(params.attrs_as(ConvolutionAttrs).groups) != 1:
             return "groups: needs 1"
         _, _, res_at, rest = split_chain(list(params.fused_ops), out)
@@ -230,8 +231,18 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
         bounds, flags, _, _ = split_chain(list(params.fused_ops), out_lay)
         sy, sx, dy, dx = int(a.stride[0]), int(a.stride[1]), int(a.dilation[0]), int(a.dilation[1])
         p, po = x_lay.pitches, out_lay.pitches
-        copy = not covers_halo(params)  # a b_fs_yx_fsv16 input without the halo: a zero-bordered copy
-        if copy:
+        copy = not covers_halo(params)  # an input without the halo: a zero-bordered copy
+        plain_copy = copy and x_lay.format == Format.bfyx  # a network's input: zero-bordered planes
+        if plain_copy:
+            by, ay, bx, ax = input_halo(params)
+            hq, wq = h + by + ay, wd + bx + ax
+            x_img = c * hq * wq
+            scratch = np.zeros(n_img * x_img, np.float32)
+            koff = plain_grid_offsets(icg, kh, kw, dy, dx, hq, wq)
+            x0 = (by - a.pad[0]) * wq + (bx - a.pad[1])
+            gw, sai = sy * wq, sx
+            xd = tensor_desc(x_lay)
+        elif copy:
             by, ay, bx, ax = input_halo(params)
             hq, wq, n_blk = h + by + ay, wd + bx + ax, -(-c // 16)
             p_blk, p_img = hq * wq * 16, -(-c // 16) * hq * wq * 16
@@ -279,7 +290,10 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
             if has_bias:
                 bias_pad[:oc] = f32_view(bufs[2])[:oc]
             src = x
-            if copy:
+            if plain_copy:
+                launch_copy(pad_planes, x, xd, 0, n_img, scratch, x_img, c, h, wd, hq, wq, by, bx, 1, 1)
+                src = scratch
+            elif copy:
                 launch_copy(pad_blocked, x, x_in, p["b"], p["f"], p["y"], n_blk, h, wd, scratch, p_img, p_blk,
                             wq * 16, by, bx, n_img)
                 src = scratch
