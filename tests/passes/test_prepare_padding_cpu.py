@@ -131,13 +131,16 @@ def test_padded_buffers_share_only_with_their_layout_and_repeat_runs_agree(cpu, 
         np.testing.assert_allclose(net.run({"x": x})[cur], ref_net.run({"x": x})[cur], rtol=1e-4, atol=1e-5)
 
 
-def test_halo_of_a_convolution_with_a_fused_pooling(cpu, rng, monkeypatch):
+@pytest.mark.parametrize("blocked", [True, False], ids=["oc_blocked", "packed"])
+def test_halo_of_a_convolution_with_a_fused_pooling(cpu, rng, monkeypatch, blocked):
     """x → 1×1 (32 ch) → 3×3 pad 1 → relu → 2×2 max pooling (fused into the 3×3: its layout is the pooled one) → 1×1
     (the output, bfyx). The
     halo is the 3×3's own (one row and column each side, from its unpooled output size), so the blocked 3×3 reads
-    its input in place: the zero-bordered copy (cpu_conv_oc_blocked.pad_blocked) never runs; results as unoptimized."""
+    its input in place: the zero-bordered copy (pad_blocked, or packed's pad_planes with the blocked kernel off)
+    never runs; results as unoptimized."""
     from kernel_selector.kernels.convolution import convolution_kernel_cpu_oc_blocked as ocb
 
+    monkeypatch.setattr(ocb, "ENABLED", blocked)
     topo = cl.Topology(
         cl.InputLayout("x", cl.Layout(cl.DataType.f32, cl.Format.bfyx, (2, 16, 12, 18))),
         cl.Data("w1", _w(rng, 32, 16, 1, 1)), cl.Data("w2", _w(rng, 48, 32, 3, 3)),
@@ -149,7 +152,8 @@ def test_halo_of_a_convolution_with_a_fused_pooling(cpu, rng, monkeypatch):
     x = rng.standard_normal((2, 16, 12, 18)).astype(F)
     net = cl.Network(cl.Program(cpu, topo))
     conv = net.program.node("conv")
-    assert conv.impl.kernel_name == "convolution_cpu_oc_blocked" and conv.layout().shape[2:] == (6, 9)
+    want = "convolution_cpu_oc_blocked" if blocked else "convolution_cpu_packed"
+    assert conv.impl.kernel_name == want and conv.layout().shape[2:] == (6, 9)
     assert [op.kind for op in conv.fused_ops][-1:] == ["pooling"]
     pad = net.program.node("reduce").layout().padding
     assert pad.lower[2:] == (1, 1) and pad.upper[2:] == (1, 1), pad
@@ -157,7 +161,8 @@ def test_halo_of_a_convolution_with_a_fused_pooling(cpu, rng, monkeypatch):
     def no_copy(*a):
         raise AssertionError("an input read in place was copied")
 
-    monkeypatch.setattr(ocb, "pad_blocked", no_copy)  # the kernel looks the copy up when it runs
+    monkeypatch.setattr(ocb, "pad_blocked", no_copy)  # the kernels look the copy up when they run
+    monkeypatch.setattr(packed, "pad_planes", no_copy)
     got = net.run({"x": x})["out"]
     _, ref = _outputs(cpu, topo, x, optimize_data=False)
     np.testing.assert_allclose(got, ref["out"], rtol=1e-4, atol=1e-5)

@@ -568,7 +568,10 @@ def halo_read_in_place(params: Params) -> tuple[int, int, int, int] | None:
     """(before y, after y, before x, after x): the halo this kernel reads straight from its input, with no copy,
     once the input carries that much spatial padding: a dense k×k layer on channel-vector row tiles (IN_PLACE_GRID);
     (0, 0, 0, 0) for a 1×1 stride-1 layer that reads a padded input in place (ROWS_FROM_PADDED); None for a layer
-    that would copy a padded input or read it more slowly. For passes/prepare_padding.py."""
+    that would copy a padded input or read it more slowly. For passes/prepare_padding.py. A fused pooling's layer:
+    the halo of its convolution alone (:func:`~.cpu_conv_pool.conv_params`; the output of ``params`` is pooled)."""
+    if fused_pool(params) is not None:
+        params = conv_params(params)
     x_lay = params.inputs[0]
     if x_lay.format != Format.bfyx:
         return None
