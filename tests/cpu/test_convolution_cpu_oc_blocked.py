@@ -85,6 +85,25 @@ def test_flat_path_taken_only_for_back_to_back_rows(rng, monkeypatch):
         assert_close(got, want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("shape, k, s, p", [((2, 32, 9, 20), 1, 1, 0), ((1, 16, 13, 13), 1, 1, 0),
+                                            ((1, 32, 11, 29), 3, 1, 1), ((2, 16, 12, 17), 3, 2, 1)],
+                         ids=["1x1", "1x1-flat", "3x3", "3x3-s2"])
+def test_residual_sum_in_the_epilogue(rng, shape, k, s, p):
+    """relu(conv + residual) with a b_fs_yx_fsv16 residual of the output's shape (ResNet's bottleneck end), 48
+    output channels (a channel tail), the flat 1×1 path included."""
+    x = f32(rng.standard_normal(shape))
+    w = f32(rng.standard_normal((48, shape[1], k, k)))
+    b = f32(rng.standard_normal(48))
+    want = conv_ref(x, w, b, (s, s), (1, 1), (p, p), (p, p), 1)
+    r = f32(rng.standard_normal(want.shape))
+    got, chosen = run_direct(KERNEL, x, w, b, (s, s), (1, 1), (p, p), (p, p), 1, xfmt=FSV16, wfmt=OSV16, ofmt=FSV16,
+                             xpad=Padding((0, 0, p, p), (0, 0, p, p)),
+                             fused=[("eltwise", {"mode": "sum"}), ("activation", {"func": "relu"})], residual=r,
+                             rfmt=FSV16)
+    assert chosen == KERNEL
+    assert_close(got, np.maximum(want + r, 0), rtol=1e-4, atol=1e-4)
+
+
 def test_clamp_no_bias_and_dilation(rng):
     x = f32(rng.standard_normal((1, 16, 14, 16)))
     w = f32(rng.standard_normal((32, 16, 3, 3)))
@@ -118,7 +137,11 @@ def test_refusals_name_expected_and_actual():
     assert why and "7 pixels" in why and str(ocb.MIN_WIDTH) in why
     res = Layout(DataType.f32, FSV16, (1, 32, 12, 12))
     elt = FusedOp("eltwise", FusedEltwiseAttrs(mode="sum"), [res], [2])
-    why = kern.validate(_params(blk, 32, 3, ops=[elt]))
+    assert kern.validate(_params(blk, 32, 3, ops=[elt])) is None  # a blocked residual of the output's shape
+    bcast = FusedOp("eltwise", FusedEltwiseAttrs(mode="sum"), [Layout(DataType.f32, FSV16, (1, 32, 1, 1))], [2])
+    why = kern.validate(_params(blk, 32, 3, ops=[bcast]))
+    assert why and "eltwise" in why
+    why = kern.validate(_params(blk, 32, 3, ofmt=BFYX, ops=[elt]))  # a bfyx output takes no residual here
     assert why and "eltwise" in why
     act = FusedOp("activation", FusedActivationAttrs(func="relu"))
     assert kern.validate(_params(blk, 32, 3, ops=[act])) is None

@@ -164,7 +164,7 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
     name = "convolution_cpu_oc_blocked"
     primitive = "convolution"
     supports_fused_ops = True
-    fused_op_kinds = frozenset({"activation", "pooling"})  # pooling: last (cpu_conv_pool_blocked)
+    fused_op_kinds = frozenset({"activation", "eltwise", "pooling"})  # pooling: last; eltwise: a blocked residual
     writes_padded_blocks = True  # the output through its pitches and layout_offset: an in-place concat's slice
 
     def supported_key(self) -> SupportedKey:
@@ -206,8 +206,8 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
             return f"a {FSV16.value} input of {x.dims4[1]} channels: needs a multiple of 16 (lanes would idle)"
         if int(params.attrs_as(ConvolutionAttrs).groups) != 1:
             return "groups: needs 1"
-        _, _, res_at, rest = split_chain(list(params.fused_ops), out)
-        if res_at >= 0 or rest:
+        _, _, res_at, rest = split_chain(list(params.fused_ops), out, blocked=True)
+        if rest:
             return f"fused ops {[op.kind for op in params.fused_ops]}: needs what the register epilogue takes"
         if not plain_tiles(params):
             return "a shape convolution_cpu_packed runs on the pixel-vector GEMM (not channel-vector tiles)"
@@ -228,7 +228,9 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
         a, _, x_lay, _, out_lay, n_img, c, h, wd, oc, icg, kh, kw, _, _, k, oh, ow, npix = shape_of(params)
         n_own = len(params.inputs)
         has_bias = int(n_own > 2)
-        bounds, flags, _, _ = split_chain(list(params.fused_ops), out_lay)
+        bounds, flags, res_at, _ = split_chain(list(params.fused_ops), out_lay, blocked=True)
+        rm = row_map(params.fused_ops[res_at].extra_inputs[0]) if res_at >= 0 else None  # the residual's
+        r_y = int(rm[3]) if rm is not None else 0
         sy, sx, dy, dx = int(a.stride[0]), int(a.stride[1]), int(a.dilation[0]), int(a.dilation[1])
         p, po = x_lay.pitches, out_lay.pitches
         copy = not covers_halo(params)  # an input without the halo: a zero-bordered copy
@@ -255,9 +257,10 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
             x0 = layout_offset(x_lay) - a.pad[0] * p["y"] - a.pad[1] * p["x"]
             x_img, gw, sai = p["b"], sy * p["y"], sx * p["x"]
         c_y = po["y"]
-        if pool is None and flat_image(a, kh, kw, wd, p["x"], p["y"], ow, po["x"], po["y"]):
+        if pool is None and flat_image(a, kh, kw, wd, p["x"], p["y"], ow, po["x"], po["y"]) and \
+                (rm is None or r_y == ow * 16):
             oh, ow = flat_rows(oh, ow, k)  # the image as rows of another width (1×1, stride 1, rows back to back)
-            gw, c_y = ow * p["x"], ow * po["x"]
+            gw, c_y, r_y = ow * p["x"], ow * po["x"], ow * 16
         alt = alt_tile(k, npix, ow)
         tile_c = tile_of(alt)[1]
         threads = numba.get_num_threads()
@@ -306,6 +309,11 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
                 launch(oc_row_tiles, src, x0, x_img, koff, gw, sai, oh, ow, k, wp, oc, out, c_off, po["b"], po["f"],
                        c_y, bias_pad, has_bias, bounds, oc_flags, no_codes, fa, fb, n_img, parts, 0, EMPTY, -1, 0,
                        0, 0, alt, 0, 1, 0)
+                return
+            if rm is not None:  # the residual sum in the register epilogue (no overlapped last tile)
+                launch(oc_row_tiles_blocked, src, x0, x_img, koff, gw, sai, oh, ow, k, wp, oc, out, c_off, po["b"],
+                       po["f"], c_y, bias_pad, has_bias, bounds, oc_flags, n_img, parts, f32_view(bufs[n_own + 1]),
+                       int(rm[0]), int(rm[1]), int(rm[2]), r_y, alt, 1)
                 return
             launch(oc_row_tiles_blocked, src, x0, x_img, koff, gw, sai, oh, ow, k, wp, oc, out, c_off, po["b"],
                    po["f"], c_y, bias_pad, has_bias, bounds, oc_flags, n_img, parts, EMPTY, -1, 0, 0, 0, alt, 1)

@@ -334,13 +334,16 @@ def row_panels(oh: int, ow: int, npg: int) -> int:
     return rp if oh * rp <= ROW_PANELS_EXTRA * -(-npg // NR) else 0
 
 
-def split_chain(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, int, int, list[FusedOp]]:
+def split_chain(ops: list[FusedOp], out: Layout,
+                blocked: bool = False) -> tuple[np.ndarray, int, int, list[FusedOp]]:
     """The head of a fused chain that the micro-kernel applies in registers, and the rest: (bounds float32[16]: the
     two clamps' [lo, hi] then the two fake quantizations' (a, b, lo, hi, c, d); flags (bit 0: first clamp, bit 1:
     second clamp, bit 3: first fake quantization, bit 4: second, SILU / HSWISH: a SiLU / HardSwish); index in
     ``ops`` of a residual sum it takes or -1; the remaining ops). The head is [relu|clamp] [fake quantization]
     [SiLU|HardSwish] [sum of a pixel-contiguous operand] [relu|clamp] [fake quantization], each part optional, in
-    that order; a fake quantization is the four activations linear, round, clamp, linear that a QDQ pair becomes."""
+    that order; a fake quantization is the four activations linear, round, clamp, linear that a QDQ pair becomes.
+    ``blocked``: the output is b_fs_yx_fsv16 and the residual must be a b_fs_yx_fsv16 operand of the output's own
+    (N, C, H, W) (16 channels of a pixel contiguous, no broadcast) instead of a pixel-contiguous plain one."""
     bounds = np.array([0.0, np.inf, 0.0, np.inf] + [0.0] * 12, np.float32)
     flags, res_at, stage, i = 0, -1, 0, 0
     _, _, oh, ow = out.dims4
@@ -363,7 +366,8 @@ def split_chain(ops: list[FusedOp], out: Layout) -> tuple[np.ndarray, int, int, 
             flags |= _register_act(op)
             stage = 2
         elif op.kind == "eltwise" and op.elt().mode == "sum" and stage in (0, 1, 2) and \
-                _flat_operand(operand_map(op.extra_inputs[0], out), oh, ow, contiguous=True):
+                (_blocked_operand(op.extra_inputs[0], out) if blocked else
+                 _flat_operand(operand_map(op.extra_inputs[0], out), oh, ow, contiguous=True)):
             res_at, stage = i, 3
         else:
             break
@@ -398,6 +402,13 @@ def row_tiles(oc: int, groups: int) -> np.ndarray:
     ocg = oc // groups
     rows = [(g, r) for g in range(groups) for r in range(g * ocg // MR * MR, (g + 1) * ocg, MR)]
     return np.array(rows, np.int64).reshape(-1, 2)
+
+
+def _blocked_operand(lay: Layout, out: Layout) -> bool:
+    """True when ``lay`` is a b_fs_yx_fsv16 operand of the output's (N, C, H, W), no feature padding before its first
+    channel that is not whole blocks (a residual the blocked tiles read 16 channels of a pixel at a time)."""
+    return (lay.format == Format.b_fs_yx_fsv16 and out.format == Format.b_fs_yx_fsv16 and lay.rank == 4
+            and lay.dims4 == out.dims4 and lay.padding.lower[1] % 16 == 0)
 
 
 def _flat_operand(m: np.ndarray, oh: int, ow: int, contiguous: bool = False) -> bool:
