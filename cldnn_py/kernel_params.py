@@ -102,6 +102,10 @@ def fast_blocked_for(p: Params) -> str | None:
     layer of 3 channels, which the CPU engine's blocked kernel refuses in the blocked format (idle lanes)."""
     x = p.inputs[0]
     plain = best_plain_kernel(p) if not x.format.is_blocked else None
+    # a residual sum of the output's shape is read blocked too (passes/blocked_regions.reads_as_operand)
+    p.fused_ops = [dataclasses.replace(op, extra_inputs=[op.extra_inputs[0].with_(format=BLOCKED, padding=Padding())])
+                   if op.kind == "eltwise" and len(op.extra_inputs) == 1 and op.extra_inputs[0].rank == 4
+                   and op.extra_inputs[0].dims4 == p.output.dims4 else op for op in p.fused_ops]
     p.inputs = [x.with_(format=BLOCKED, padding=Padding()),
                 p.inputs[1].with_(format=PACKED_WEIGHTS)] + p.inputs[2:]
     p.output = p.output.with_(format=BLOCKED)

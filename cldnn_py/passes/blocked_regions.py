@@ -11,7 +11,8 @@ format), both downstream and, through their other inputs, upstream. The region g
 that writes into it is a candidate and every convolution that reads it is one too (a candidate reads either
 format: a bfyx input in place, or blocked). Any other reader (a pooling, an LRN, a softmax) keeps the region plain:
 their CPU kernels are fastest on bfyx, some have none for the blocked format. The rule runs to a fixed point: a
-candidate dropped from one region becomes a plain reader of the region it reads.
+candidate dropped from one region becomes a plain reader of the region it reads, and a candidate that takes a
+member of a plain region as a fused residual (:func:`reads_as_operand`) is dropped too.
 """
 
 from __future__ import annotations
@@ -38,11 +39,18 @@ def follows(node: ProgramNode) -> bool:
 
 
 def region_of(conv: ProgramNode) -> tuple[list[ProgramNode], list[ProgramNode], bool]:
+    """(writers, readers, output) of the region ``conv``'s output belongs to: :func:`region_members` without the
+    members."""
+    writers, readers, output, _ = region_members(conv)
+    return writers, readers, output
+
+
+def region_members(conv: ProgramNode) -> tuple[list[ProgramNode], list[ProgramNode], bool, set[str]]:
     """(writers, readers, output) of the region ``conv``'s output belongs to (module docstring): writers are the
     nodes that are not format-following and whose output enters the region (convolutions and anything else), readers
     the nodes that are not format-following and read it (convolutions, as their data input or a fused operand, and
     anything else); ``output``: a node of the region (a writer or a format-following node) is a network output,
-    which the user reads in bfyx."""
+    which the user reads in bfyx; the ids of its members (the writers and the format-following nodes)."""
     writers: dict[str, ProgramNode] = {conv.id: conv}
     readers: dict[str, ProgramNode] = {}
     seen = {conv.id}
@@ -68,7 +76,14 @@ def region_of(conv: ProgramNode) -> tuple[list[ProgramNode], list[ProgramNode], 
             else:
                 writers[dep.id] = dep
                 todo.append(dep)  # its other users read the region too
-    return list(writers.values()), list(readers.values()), output
+    return list(writers.values()), list(readers.values()), output, seen | set(writers)
+
+
+def reads_as_operand(reader: ProgramNode, members: set[str]) -> bool:
+    """True when ``reader`` takes a member of a region as a fused eltwise operand (a residual sum its blocked kernel
+    reads only in the blocked format, so it cannot stay blocked when that region goes plain)."""
+    return any(reader.dependencies[i].id in members for op in reader.fused_ops if op.kind == "eltwise"
+               for i in op.dep_indices)
 
 
 def whole_regions(chosen: list[ProgramNode], ruled: set[str], plain_readers: set[str]) -> list[ProgramNode]:
@@ -83,10 +98,14 @@ def whole_regions(chosen: list[ProgramNode], ruled: set[str], plain_readers: set
         for conv in chosen:
             if conv.id not in keep or conv.id not in ruled:
                 continue
-            writers, readers, output = region_of(conv)
+            writers, readers, output, members = region_members(conv)
             if not output and all(w.id in keep for w in writers) and all(r.id in keep or r.id in plain_readers
                                                                          for r in readers):
                 continue
+            for r in readers:  # a blocked residual needs this region blocked
+                if r.id in keep and r.id in ruled and reads_as_operand(r, members):
+                    keep.discard(r.id)
+                    changed = True
             for w in writers:
                 if w.id in keep and w.id in ruled:
                     keep.discard(w.id)

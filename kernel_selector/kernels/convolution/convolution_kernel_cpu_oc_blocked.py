@@ -77,6 +77,22 @@ tiles over the whole image, which row tiles of 7 pixels lose to (ResNet-50's 3×
 input 0.77 ms against 0.64)."""
 
 
+ANY_SHAPE = True
+"""On: at batch 1 the kernel takes every dense layer into a b_fs_yx_fsv16 output with rows of MIN_WIDTH_ANY pixels
+or more, the pixel-vector GEMM's shapes too, so whole residual networks run blocked with the residual sum fused
+(ResNet-50 at batch 1: 0.965-0.97× the time, paired A/B; its 56 × 56 1 × 1 layers 0.31 → 0.27 ms, the 7 × 7 3 × 3
+ones slower, 0.60 → 0.72). Batch 1 only: at batch 8 a task is a whole image of one 32-channel tile, so a narrow
+layer streams its input once per tile (ResNet-50's 256 → 64 1 × 1 at 56 × 56 4.6 ms against the GEMM's 2.2, the
+network 1.03-1.05× the time); at batch 1 the image's rows are split among the threads and both tiles of a band run
+together. A bfyx output keeps the rule below (the transposing row tiles ran Inception-v2's 128 → 160 3 × 3
+stride-2 layer into a concatenation 0.51 ms against the GEMM's 0.18). Off: only the shapes
+``convolution_cpu_packed`` runs on channel-vector tiles (:func:`plain_tiles`) with rows of MIN_WIDTH pixels or
+more. Read when a Program is built."""
+MIN_WIDTH_ANY = 7
+"""The narrowest output rows under ANY_SHAPE: ResNet's last stage (7 × 7) too, so its region need not end in a
+reorder; its 3 × 3 layers run slower there than ``convolution_cpu_packed``'s two-row tiles (0.73 ms against 0.59)."""
+
+
 def plain_tiles(params: Params) -> bool:
     """True when ``convolution_cpu_packed`` would run the layer (its convolution alone, bfyx unpadded in and out) on
     channel-vector tiles, flat or along rows: the shapes this kernel takes."""
@@ -209,10 +225,12 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
         _, _, res_at, rest = split_chain(list(params.fused_ops), out, blocked=True)
         if rest:
             return f"fused ops {[op.kind for op in params.fused_ops]}: needs what the register epilogue takes"
-        if not plain_tiles(params):
+        any_shape = ANY_SHAPE and out.format == FSV16 and out.dims4[0] == 1
+        if not any_shape and not plain_tiles(params):
             return "a shape convolution_cpu_packed runs on the pixel-vector GEMM (not channel-vector tiles)"
-        if out.dims4[3] < MIN_WIDTH:
-            return f"output rows of {out.dims4[3]} pixels: needs {MIN_WIDTH} or more"
+        min_width = MIN_WIDTH_ANY if any_shape else MIN_WIDTH
+        if out.dims4[3] < min_width:
+            return f"output rows of {out.dims4[3]} pixels: needs {min_width} or more"
         return None
 
     def priority(self, params: Params) -> int:
