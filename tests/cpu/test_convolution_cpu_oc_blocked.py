@@ -133,8 +133,11 @@ def test_refusals_name_expected_and_actual():
     assert why and "bfyx" in why
     why = kern.validate(_params(blk, 32, 3, groups=2))
     assert why and "groups" in why
-    why = kern.validate(_params(Layout(DataType.f32, FSV16, (1, 32, 7, 7)), 32, 3))
+    why = kern.validate(_params(Layout(DataType.f32, FSV16, (2, 32, 7, 7)), 32, 3))
     assert why and "7 pixels" in why and str(ocb.MIN_WIDTH) in why
+    assert kern.validate(_params(Layout(DataType.f32, FSV16, (1, 32, 7, 7)), 32, 3)) is None  # ANY_SHAPE, batch 1
+    why = kern.validate(_params(Layout(DataType.f32, FSV16, (1, 32, 6, 6)), 32, 3))
+    assert why and "6 pixels" in why and str(ocb.MIN_WIDTH_ANY) in why
     res = Layout(DataType.f32, FSV16, (1, 32, 12, 12))
     elt = FusedOp("eltwise", FusedEltwiseAttrs(mode="sum"), [res], [2])
     assert kern.validate(_params(blk, 32, 3, ops=[elt])) is None  # a blocked residual of the output's shape
