@@ -111,12 +111,9 @@ def fast_blocked_for(p: Params) -> str | None:
     p.output = p.output.with_(format=BLOCKED)
     blocked = best_fast_kernel(p)
     if x.format == Format.bfyx and BFYX_IN_PLACE:
-        p.inputs[0] = x
-        in_place = best_fast_kernel(p)
+        in_place = best_fast_kernel(dataclasses.replace(p, inputs=[x] + p.inputs[1:]))
         if in_place is not None and (blocked is None or in_place[0] < blocked[0]):
             blocked = in_place
-        else:
-            p.inputs[0] = x.with_(format=BLOCKED, padding=Padding())
     if blocked is None or (plain is not None and plain[0] <= blocked[0]):
         return None
     return blocked[1]

@@ -222,7 +222,7 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
             return f"a {FSV16.value} input of {x.dims4[1]} channels: needs a multiple of 16 (lanes would idle)"
         if int(params.attrs_as(ConvolutionAttrs).groups) != 1:
             return "groups: needs 1"
-        _, _, res_at, rest = split_chain(list(params.fused_ops), out, blocked=True)
+        _, _, _, rest = split_chain(list(params.fused_ops), out, blocked=True)
         if rest:
             return f"fused ops {[op.kind for op in params.fused_ops]}: needs what the register epilogue takes"
         any_shape = ANY_SHAPE and out.format == FSV16 and out.dims4[0] == 1
@@ -253,9 +253,10 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
         p, po = x_lay.pitches, out_lay.pitches
         copy = not covers_halo(params)  # an input without the halo: a zero-bordered copy
         plain_copy = copy and x_lay.format == Format.bfyx  # a network's input: zero-bordered planes
-        if plain_copy:
+        if copy:
             by, ay, bx, ax = input_halo(params)
             hq, wq = h + by + ay, wd + bx + ax
+        if plain_copy:
             x_img = c * hq * wq
             scratch = np.zeros(n_img * x_img, np.float32)
             koff = plain_grid_offsets(icg, kh, kw, dy, dx, hq, wq)
@@ -263,8 +264,7 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
             gw, sai = sy * wq, sx
             xd = tensor_desc(x_lay)
         elif copy:
-            by, ay, bx, ax = input_halo(params)
-            hq, wq, n_blk = h + by + ay, wd + bx + ax, -(-c // 16)
+            n_blk = -(-c // 16)
             p_blk, p_img = hq * wq * 16, -(-c // 16) * hq * wq * 16
             scratch = np.zeros(n_img * p_img, np.float32)
             koff = blocked_offsets(icg, kh, kw, dy, dx, x_lay.with_(padding=Padding((0, 0, by, bx), (0, 0, ay, ax))))
@@ -279,6 +279,7 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
                 (rm is None or r_y == ow * 16):
             oh, ow = flat_rows(oh, ow, k)  # the image as rows of another width (1×1, stride 1, rows back to back)
             gw, c_y, r_y = ow * p["x"], ow * po["x"], ow * 16
+        r_map = (int(rm[0]), int(rm[1]), int(rm[2])) if rm is not None else (-1, 0, 0)  # offset, image, block
         alt = alt_tile(k, npix, ow)
         tile_c = tile_of(alt)[1]
         threads = numba.get_num_threads()
@@ -328,12 +329,8 @@ class ConvolutionKernelCpuOcBlocked(CpuKernelBase):
                        c_y, bias_pad, has_bias, bounds, oc_flags, no_codes, fa, fb, n_img, parts, 0, EMPTY, -1, 0,
                        0, 0, alt, 0, 1, 0)
                 return
-            if rm is not None:  # the residual sum in the register epilogue (no overlapped last tile)
-                launch(oc_row_tiles_blocked, src, x0, x_img, koff, gw, sai, oh, ow, k, wp, oc, out, c_off, po["b"],
-                       po["f"], c_y, bias_pad, has_bias, bounds, oc_flags, n_img, parts, f32_view(bufs[n_own + 1]),
-                       int(rm[0]), int(rm[1]), int(rm[2]), r_y, alt, 1)
-                return
+            res = f32_view(bufs[n_own + 1]) if rm is not None else EMPTY  # the residual sum in the epilogue
             launch(oc_row_tiles_blocked, src, x0, x_img, koff, gw, sai, oh, ow, k, wp, oc, out, c_off, po["b"],
-                   po["f"], c_y, bias_pad, has_bias, bounds, oc_flags, n_img, parts, EMPTY, -1, 0, 0, 0, alt, 1)
+                   po["f"], c_y, bias_pad, has_bias, bounds, oc_flags, n_img, parts, res, *r_map, r_y, alt, 1)
 
         return fn
